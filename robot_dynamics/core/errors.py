@@ -1,0 +1,33 @@
+"""Named exceptions of the dynamics core.
+
+Every message names the culprit: the joint, link, frame or argument that is wrong.
+"""
+
+
+class RobotDynamicsError(Exception):
+    """Base class of every error raised by robot_dynamics."""
+
+
+class URDFError(RobotDynamicsError, ValueError):
+    """The robot description cannot be turned into a model (malformed XML, bad structure)."""
+
+
+class UnsupportedJointError(URDFError):
+    """A joint type the package does not model (``floating``, ``planar``)."""
+
+
+class KinematicTreeError(URDFError):
+    """The links and joints do not form a usable tree (duplicate names, cycles, several
+    roots, a base or tip link that does not exist, a tip that is not below the base)."""
+
+
+class UnknownFrameError(RobotDynamicsError, ValueError):
+    """A frame (link) name that the model does not know, or that is not below the base."""
+
+
+class AmbiguousTipError(RobotDynamicsError, ValueError):
+    """A call needs a tip frame, the model has several leaves and no ``tip_link``."""
+
+
+class InvalidInputError(RobotDynamicsError, ValueError):
+    """An argument of the wrong shape, or with NaN or infinite entries."""
