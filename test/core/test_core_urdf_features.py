@@ -1,0 +1,292 @@
+"""URDF features: fixed joints merged (their mass counts, their frames stay addressable),
+non-unit axes, prismatic and continuous joints, base_link re-rooting, tip_link defaults,
+payload, armature, friction from <dynamics>, and files that urdf_parser_py rejects."""
+import logging
+import warnings
+
+import numpy as np
+import pytest
+
+from robot_dynamics import RobotModel
+
+import oracles
+from conftest import load_model, random_state
+from oracles import DP_GRAVITY, assert_close
+
+DP_XML = oracles.urdf_xml("double_pendulum")
+
+
+def dp_model(xml=DP_XML, **kw):
+    kw.setdefault("gravity", DP_GRAVITY)
+    return RobotModel.from_urdf(xml, **kw)
+
+
+def _same_dynamics(a, b, rng, n_conf=3, what=""):
+    assert tuple(a.joint_names) == tuple(b.joint_names)
+    q = rng.uniform(-2, 2, size=(n_conf, a.n))
+    qd, qdd = rng.normal(size=(2, n_conf, a.n))
+    assert_close(a.mass_matrix(q), b.mass_matrix(q), 1e-12, f"{what} M")
+    assert_close(a.gravity_torques(q), b.gravity_torques(q), 1e-12, f"{what} g")
+    assert_close(a.inverse_dynamics(q, qd, qdd), b.inverse_dynamics(q, qd, qdd), 1e-12, f"{what} tau")
+
+
+# rod 2 of the double pendulum cut in two 0.5 m halves joined by a fixed joint: same dynamics
+_HALF_IZ = 5.0 * (0.5**2 + 0.1**2) / 12.0
+_HALF_IX = 5.0 * (0.1**2 + 0.1**2) / 12.0
+SPLIT_LINK2 = f"""
+  <link name="link2">
+    <inertial><origin xyz="0.25 0 0"/><mass value="5.0"/>
+      <inertia ixx="{_HALF_IX!r}" ixy="0" ixz="0" iyy="{_HALF_IZ!r}" iyz="0" izz="{_HALF_IZ!r}"/></inertial>
+  </link>
+  <joint name="split_joint" type="fixed">
+    <parent link="link2"/><child link="link2b"/><origin xyz="0.5 0 0" rpy="0 0 0"/>
+  </joint>
+  <link name="link2b">
+    <inertial><origin xyz="0.25 0 0"/><mass value="5.0"/>
+      <inertia ixx="{_HALF_IX!r}" ixy="0" ixz="0" iyy="{_HALF_IZ!r}" iyz="0" izz="{_HALF_IZ!r}"/></inertial>
+  </link>
+"""
+
+
+def _replace_link(xml, name, new):
+    start = xml.index(f'<link name="{name}">')
+    end = xml.index("</link>", start) + len("</link>")
+    return xml[:start] + new + xml[end:]
+
+
+def test_fixed_joint_merged_mass_counts(rng):
+    split = _replace_link(DP_XML, "link2", SPLIT_LINK2)
+    split = split.replace('<parent link="link2"/>\n    <child link="tip"/>\n    <origin xyz="1.0 0 0"',
+                          '<parent link="link2b"/>\n    <child link="tip"/>\n    <origin xyz="0.5 0 0"')
+    a, b = dp_model(), dp_model(split)
+    _same_dynamics(a, b, rng, what="rod 2 split by a fixed joint")
+    q = rng.uniform(-2, 2, size=2)
+    assert "link2b" in b.link_names and "tip" in b.link_names
+    assert_close(b.frame_pose(q, frame="tip"), a.frame_pose(q, frame="tip"), 1e-12, "tip pose")
+    # the fixed frame in the middle of rod 2: its pose and Jacobian are those of a point at 0.5 m
+    T = b.frame_pose(q, frame="link2b")
+    T2 = a.frame_pose(q, frame="link2")
+    assert_close(T[:3, 3], T2[:3, 3] + 0.5 * T2[:3, 0], 1e-12, "link2b origin")
+    J = b.jacobian(q, frame="link2b")
+    s1, s12, c1, c12 = np.sin(q[0]), np.sin(q.sum()), np.cos(q[0]), np.cos(q.sum())
+    assert_close(J[:2], [[-s1 - 0.5 * s12, -0.5 * s12], [c1 + 0.5 * c12, 0.5 * c12]], 1e-12, "J of link2b")
+
+
+def test_massless_fixed_tip_frame_addressable(rng):
+    a = dp_model()
+    q = rng.uniform(-2, 2, size=(4, 2))
+    for f in ("tip", "link2", "link1"):
+        assert a.frame_pose(q, frame=f).shape == (4, 4, 4)
+        assert a.jacobian(q, frame=f).shape == (4, 6, 2)
+
+
+def test_non_unit_axes_normalised(rng):
+    scaled = DP_XML.replace('<axis xyz="0 0 1"/>', '<axis xyz="0 0 5"/>', 1)
+    assert scaled != DP_XML
+    _same_dynamics(dp_model(), dp_model(scaled), rng, what="axis (0 0 5)")
+    flipped = DP_XML.replace('<axis xyz="0 0 1"/>', '<axis xyz="0 0 -0.5"/>', 1)
+    b = dp_model(flipped)
+    q = rng.uniform(-2, 2, size=2)
+    qm = q * np.array([-1.0, 1.0])
+    # joint 1 about -z: q1 -> -q1, torque 1 -> -torque 1
+    assert_close(b.gravity_torques(qm) * np.array([-1.0, 1.0]), dp_model().gravity_torques(q), 1e-12,
+                 "axis (0 0 -0.5)")
+
+
+SLIDER = """<?xml version="1.0"?>
+<robot name="slider">
+  <link name="base"/>
+  <joint name="lift" type="prismatic">
+    <parent link="base"/><child link="carriage"/>
+    <origin xyz="0 0 0.2"/><axis xyz="0 3 4"/>
+    <limit lower="-0.5" upper="0.5" effort="100" velocity="1"/>
+  </joint>
+  <link name="carriage">
+    <inertial><origin xyz="0.1 0 0"/><mass value="2.5"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+  <joint name="spin" type="continuous">
+    <parent link="carriage"/><child link="arm"/>
+    <origin xyz="0 0 0.1"/><axis xyz="1 0 0"/>
+  </joint>
+  <link name="arm">
+    <inertial><origin xyz="0 0.2 0"/><mass value="1.0"/>
+      <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.02"/></inertial>
+  </link>
+</robot>
+"""
+
+
+def test_prismatic_joint():
+    m = RobotModel.from_urdf(SLIDER)
+    assert tuple(m.joint_names) == ("lift", "spin")
+    # the prismatic axis (0, 0.6, 0.8): gravity load on it is total mass * 9.81 * 0.8
+    g = m.gravity_torques(np.array([0.1, 0.3]))
+    assert_close(g[0], 3.5 * 9.81 * 0.8, 1e-12, "prismatic gravity")
+    M = m.mass_matrix(np.array([0.1, 0.3]))
+    assert_close(M[0, 0], 3.5, 1e-12, "prismatic M00 = total mass")
+    T = m.frame_pose(np.array([0.1, 0.0]), frame="carriage")
+    assert_close(T[:3, 3], [0, 0.06, 0.2 + 0.08], 1e-12, "carriage position")
+    assert_close(m.jacobian(np.array([0.1, 0.0]), frame="carriage")[:, 0], [0, 0.6, 0.8, 0, 0, 0], 1e-12,
+                 "prismatic Jacobian column")
+
+
+def test_continuous_joint_periodic(rng):
+    m = RobotModel.from_urdf(SLIDER)
+    q = np.array([0.1, 0.7])
+    qd, qdd = rng.normal(size=(2, 2))
+    for k in (1, -3):
+        qk = q + np.array([0.0, 2 * np.pi * k])
+        assert_close(m.inverse_dynamics(qk, qd, qdd), m.inverse_dynamics(q, qd, qdd), 1e-9,
+                     "continuous joint beyond +-pi")
+    kane = oracles.KaneOracle(SLIDER, m.joint_names)
+    qk = np.array([0.1, 7.0])
+    assert_close(m.inverse_dynamics(qk, qd, qdd), kane.inverse_dynamics(qk, qd, qdd), 1e-9, "slider vs Kane")
+
+
+def test_limits_from_urdf():
+    m = load_model("mixed")
+    lo, hi = m.position_limits
+    i1 = list(m.joint_names).index("j1")
+    i2 = list(m.joint_names).index("j2")
+    assert (lo[i1], hi[i1]) == (-2.5, 2.5)
+    assert (lo[i2], hi[i2]) == (-0.2, 0.3)
+    assert m.velocity_limits[i1] == 3 and m.effort_limits[i2] == 200
+
+
+def test_base_link_rerooting():
+    a = dp_model(base_link="link1")
+    assert a.base_link == "link1"
+    assert tuple(a.joint_names) == ("joint2",)
+    assert a.tip_link == "tip"
+    q = np.array([0.4])
+    assert_close(a.frame_pose(q, frame="tip")[:3, 3], [1 + np.cos(0.4), np.sin(0.4), 0], 1e-12, "tip in link1")
+    # gravity is given in the new base frame: (0, -9.81, 0) in link 1's axes
+    assert_close(a.gravity_torques(q), [10 * 9.81 * 0.5 * np.cos(0.4)], 1e-12, "g rooted at link1")
+    assert "link1" not in a.leaf_links
+
+
+def test_tip_link_default_and_explicit():
+    assert dp_model().tip_link == "tip"
+    assert load_model("mixed").tip_link == "tool"
+    assert set(dp_model().leaf_links) == {"tip"}
+    m = dp_model(tip_link="link2")
+    assert m.tip_link == "link2"
+    q = np.array([0.3, -0.2])
+    assert_close(m.jacobian(q), m.jacobian(q, frame="link2"), 0, "tip_link as default frame")
+
+
+def test_tree_has_no_default_tip():
+    t = load_model("ytree")
+    assert t.tip_link is None
+    assert set(t.leaf_links) == {"left_l3", "right_l2"}
+    t2 = RobotModel.from_urdf(oracles.YTREE_URDF, tip_link="right_l2")
+    assert t2.tip_link == "right_l2"
+    q = np.zeros(t2.n)
+    assert_close(t2.jacobian(q), t.jacobian(q, frame="right_l2"), 0, "explicit tip in a tree")
+    # the tree's dynamics cover every actuated joint, whatever the tip
+    assert t2.n == t.n == 5
+
+
+def test_with_payload_point_mass_equals_urdf(rng):
+    """A point mass at the tip-frame origin = the tip link's URDF given that mass."""
+    base = dp_model()
+    heavy_tip = DP_XML.replace('<link name="tip"/>', '<link name="tip"><inertial><origin xyz="0 0 0"/>'
+                               '<mass value="2.0"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/>'
+                               '</inertial></link>')
+    _same_dynamics(base.with_payload(2.0, (0.0, 0.0, 0.0)), dp_model(heavy_tip), rng, what="payload 2 kg")
+    _same_dynamics(base.with_payload(2.0, (0.0, 0.0, 0.0), frame="tip"), dp_model(heavy_tip), rng,
+                   what="payload on frame tip")
+    # the original model is unchanged
+    _same_dynamics(base, dp_model(), rng, what="original after with_payload")
+
+
+def test_with_payload_rigid_body_equals_urdf(rng):
+    """A payload with COM offset and inertia (frame axes, about its COM) on the mixed robot's tool."""
+    com = (0.03, -0.02, 0.05)
+    I = np.array([[0.004, 0.0003, -0.0002], [0.0003, 0.005, 0.0001], [-0.0002, 0.0001, 0.003]])
+    m = load_model("mixed").with_payload(0.9, com, inertia=I)
+    child = (f'<joint name="payload_joint" type="fixed"><parent link="tool"/><child link="payload"/>'
+             f'<origin xyz="{com[0]} {com[1]} {com[2]}"/></joint><link name="payload"><inertial>'
+             f'<mass value="0.9"/><inertia ixx="{I[0,0]}" ixy="{I[0,1]}" ixz="{I[0,2]}" iyy="{I[1,1]}" '
+             f'iyz="{I[1,2]}" izz="{I[2,2]}"/></inertial></link></robot>')
+    ref = RobotModel.from_urdf(oracles.MIXED_URDF.replace("</robot>", child))
+    _same_dynamics(m, ref, rng, what="payload with inertia")
+    q = random_state(m, "mixed", rng)[0]
+    assert_close(m.jacobian(q), ref.jacobian(q, frame="tool"), 1e-12, "tip stays the tool")
+
+
+def test_armature(rng):
+    arm = np.array([0.1, 0.25])
+    a = dp_model()
+    b = a.with_armature(arm)
+    c = dp_model(armature=arm)
+    q, qd, qdd = rng.normal(size=(3, 4, 2))
+    assert_close(b.mass_matrix(q) - a.mass_matrix(q), np.broadcast_to(np.diag(arm), (4, 2, 2)), 1e-12,
+                 "armature on M's diagonal")
+    assert_close(c.mass_matrix(q), b.mass_matrix(q), 1e-12, "from_urdf(armature=) = with_armature")
+    assert_close(b.inverse_dynamics(q, qd, qdd) - a.inverse_dynamics(q, qd, qdd), arm * qdd, 1e-12,
+                 "armature in inverse dynamics")
+    assert_close(b.forward_dynamics(q, qd, b.inverse_dynamics(q, qd, qdd)), qdd, 1e-10, "FD with armature")
+
+
+def test_friction_from_urdf_dynamics(rng):
+    m = load_model("mixed")
+    names = list(m.joint_names)
+    damping = {"j1": 0.5, "j2": 2.0}
+    friction = {"j1": 0.2, "j3": 0.1}
+    d = np.array([damping.get(n, 0.0) for n in names])
+    f = np.array([friction.get(n, 0.0) for n in names])
+    assert_close(m.damping, d, 0, "damping")
+    assert_close(m.friction, f, 0, "friction")
+    qd = rng.normal(size=(3, m.n))
+    assert_close(m.friction_torques(qd), d * qd + f * np.sign(qd), 1e-14, "friction torques")
+    m2 = m.with_friction(damping=np.ones(m.n), friction=np.zeros(m.n))
+    assert_close(m2.friction_torques(qd), qd, 1e-14, "with_friction override")
+    assert_close(m.friction_torques(qd), d * qd + f * np.sign(qd), 1e-14, "original unchanged")
+
+
+def test_gravity_override(rng):
+    a = dp_model()
+    b = a.with_gravity((0.0, 0.0, -9.81))
+    assert_close(b.gravity, [0, 0, -9.81], 0, "gravity")
+    q = rng.normal(size=(3, 2))
+    assert_close(b.gravity_torques(q), np.zeros((3, 2)), 1e-12, "gravity normal to the plane")
+    assert_close(dp_model(gravity=(0, -19.62, 0)).gravity_torques(q), 2 * a.gravity_torques(q), 1e-12, "2 g")
+
+
+ODD_URDFS = {
+    "material_rgb3": ('<link name="link2">', '<link name="link2"><visual><geometry><box size="1 0.1 0.1"/>'
+                      '</geometry><material name="red"><color rgba="1 0 0"/></material></visual>'),
+    "transmission_odd": ("</robot>", '<transmission name="t1"><type>transmission_interface/SimpleTransmission'
+                         '</type><joint name="joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>'
+                         '</joint><actuator name="m1"><mechanicalReduction>abc</mechanicalReduction></actuator>'
+                         '</transmission></robot>'),
+    "visual_capsule": ('<link name="link2">', '<link name="link2"><visual><geometry><capsule radius="0.1" '
+                       'length="1"/></geometry></visual>'),
+    "box_two_values": ('<box size="1.0 0.1 0.1"/>', '<box size="1.0 0.1"/>'),
+    "material_bad_rgba": ('<link name="base_link"/>', '<material name="blue"><color rgba="0 0 1 oops"/>'
+                          '</material><link name="base_link"/>'),
+    "transmission_unnamed": ("</robot>", "<transmission><type>x</type></transmission></robot>"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_URDFS))
+def test_urdf_parser_py_rejects_but_we_load(case, rng, caplog):
+    old, new = ODD_URDFS[case]
+    xml = DP_XML.replace(old, new, 1)
+    assert xml != DP_XML
+    try:  # the premise: urdf_parser_py itself rejects this file
+        from urdf_parser_py.urdf import URDF
+
+        with pytest.raises(Exception):
+            URDF.from_xml_string(xml)
+    except ImportError:
+        pass
+    caplog.set_level(logging.WARNING)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        m = dp_model(xml)
+    warned = [str(x.message) for x in w] + [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warned, "loading a file that urdf_parser_py rejects should warn"
+    _same_dynamics(m, dp_model(), rng, what=case)
