@@ -1,0 +1,57 @@
+"""Articulated-body algorithm (Featherstone), O(n) forward dynamics in base-frame coordinates.
+
+Bodies at the same depth are processed together, so the loops run over tree depth, not over
+links. In world coordinates no transforms are needed between a body and its parent.
+"""
+
+import numpy as np
+
+from .spatial import motion_cross
+
+
+def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
+    """Joint accelerations of all body joints, (..., nb), for an unconstrained tree.
+
+    qd, tau: (..., nb). f_ext: optional ``(body, F_W)`` spatial force on a body, as in
+    :func:`~robot_dynamics.core.rnea.rnea`. Mimic joints are not handled here (the model's
+    ``forward_dynamics`` solves the reduced system instead).
+    """
+    tree = model.tree
+    S, I = kin.S, kin.I
+    Sqd = S * qd[..., None]
+    V = tree.ancestors @ Sqd
+    crmV = motion_cross(V)
+    c = (crmV @ Sqd[..., None])[..., 0]                          # Sdot qd, velocity-product accel
+    IA = I.copy()
+    pA = -(np.swapaxes(crmV, -1, -2) @ (I @ V[..., None]))[..., 0]   # V x* I V
+    if f_ext is not None and f_ext[0] >= 0:
+        pA[..., f_ext[0], :] -= f_ext[1]
+    U = np.empty_like(S)
+    D = np.empty(S.shape[:-1])
+    u = np.empty(S.shape[:-1])
+    for bodies, parents, has_parent in model._levels_up:
+        Sb = S[..., bodies, :]
+        Ub = (IA[..., bodies, :, :] @ Sb[..., None])[..., 0]
+        Db = np.einsum("...i,...i->...", Sb, Ub)
+        ub = tau[..., bodies] - np.einsum("...i,...i->...", Sb, pA[..., bodies, :])
+        U[..., bodies, :], D[..., bodies], u[..., bodies] = Ub, Db, ub
+        if has_parent.any():
+            Ia = IA[..., bodies, :, :] - Ub[..., :, None] * Ub[..., None, :] / Db[..., None, None]
+            pa = (pA[..., bodies, :] + (Ia @ c[..., bodies, :, None])[..., 0]
+                  + Ub * (ub / Db)[..., None])
+            keep = has_parent
+            # several children may share a parent: unbuffered adds, body axis first
+            np.add.at(np.moveaxis(IA, -3, 0), parents[keep], np.moveaxis(Ia[..., keep, :, :], -3, 0))
+            np.add.at(np.moveaxis(pA, -2, 0), parents[keep], np.moveaxis(pa[..., keep, :], -2, 0))
+    a = np.zeros(S.shape)
+    qdd = np.empty(S.shape[:-1])
+    a_base = np.zeros(6)
+    if gravity:
+        a_base[:3] = -model.gravity
+    for bodies, parents, has_parent in model._levels_down:
+        a_parent = np.where(has_parent[:, None], a[..., np.maximum(parents, 0), :], a_base)
+        ab = a_parent + c[..., bodies, :]
+        qb = (u[..., bodies] - np.einsum("...i,...i->...", U[..., bodies, :], ab)) / D[..., bodies]
+        qdd[..., bodies] = qb
+        a[..., bodies, :] = ab + S[..., bodies, :] * qb[..., None]
+    return qdd

@@ -1,0 +1,36 @@
+"""Coriolis matrix consistent with the Christoffel symbols of M(q), vectorised.
+
+Echeandia & Wensing (2021): with the body-level factorisation
+``B_i = 1/2 (V_i x* I_i - I_i V_i x + (I_i V_i) x-bar)``, the matrix
+``C = sum_i J_i^T (B_i J_i + I_i Jdot_i)`` equals the Christoffel-symbol C of the reference,
+so ``Mdot - 2 C`` is skew-symmetric. Composite (subtree) sums of ``B_i`` and ``I_i`` give::
+
+    j anc-or-self k:  C_jk = S_j . (B^C_k S_k + I^C_k Sdot_k)
+    k strict anc j:   C_jk = (B^C_j^T S_j) . S_k + (I^C_j S_j) . Sdot_k
+"""
+
+import numpy as np
+
+from .crba import composite_inertias
+from .spatial import force_bar, motion_cross
+
+
+def coriolis(model, kin, qd, IC=None):
+    """Coriolis matrix of all body joints, (..., nb, nb), at body joint velocities qd (..., nb)."""
+    tree = model.tree
+    anc = tree.ancestors
+    S, I = kin.S, kin.I
+    if IC is None:
+        IC = composite_inertias(model, kin)
+    V = anc @ (S * qd[..., None])
+    crmV = motion_cross(V)
+    IV = (I @ V[..., None])[..., 0]
+    B = 0.5 * (-np.swapaxes(crmV, -1, -2) @ I - I @ crmV + force_bar(IV))
+    BC = (anc.T @ B.reshape(B.shape[:-2] + (36,))).reshape(B.shape)
+    Sdot = (crmV @ S[..., None])[..., 0]
+    X1 = (BC @ S[..., None] + IC @ Sdot[..., None])[..., 0]
+    upper = (S @ np.swapaxes(X1, -1, -2)) * model._anc_T
+    Y1 = (np.swapaxes(BC, -1, -2) @ S[..., None])[..., 0]
+    Y2 = (IC @ S[..., None])[..., 0]
+    lower = (Y1 @ np.swapaxes(S, -1, -2) + Y2 @ np.swapaxes(Sdot, -1, -2)) * model._anc_strict
+    return upper + lower

@@ -1,0 +1,97 @@
+"""External wrench from joint torques (tau_ext = J^T f_ext) and the momentum observer."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class WrenchEstimate:
+    """Result of :meth:`RobotModel.estimate_external_wrench`.
+
+    wrench: (..., 6) ``[fx, fy, fz, tx, ty, tz]`` [N, N m], the wrench the environment applies to
+        the frame, moment about the frame origin, axes as requested.
+    singular_values: (..., k) singular values of J, k = min(6, n), descending.
+    min_singular_value: (...) the smallest of them.
+    near_singular: (...) bool, ``min_singular_value < singular_threshold``: the wrench
+        components along the weakest directions are damped (biased toward zero).
+    """
+
+    wrench: np.ndarray
+    singular_values: np.ndarray
+    min_singular_value: np.ndarray
+    near_singular: np.ndarray
+
+
+def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
+    """Solve ``J^T f = tau_ext`` for f by a selectively damped SVD pseudo-inverse.
+
+    J: (..., 6, n); tau_ext: (..., n). Singular values at or above ``singular_threshold`` are
+    inverted exactly; below it a damping ``lambda^2 = damping^2 (1 - (s / threshold)^2)`` fades
+    in (Nakamura & Hanafusa), which bounds the gain near a singularity.
+    Returns ``(f (..., 6), singular values (..., k))``.
+    """
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)       # J = U diag(s) Vt
+    ratio = np.clip(s / singular_threshold, 0.0, 1.0)
+    lam2 = damping ** 2 * (1.0 - ratio ** 2)
+    gain = s / (s ** 2 + lam2 + np.finfo(float).tiny)
+    # J^T = V diag(s) U^T, so f = U diag(gain) V^T tau
+    coeff = (Vt @ tau_ext[..., None])[..., 0] * gain
+    return (U @ coeff[..., None])[..., 0], s
+
+
+class MomentumObserver:
+    """Generalised momentum observer (De Luca & Mattone 2005): external joint torques without
+    joint accelerations.
+
+    With ``p = M(q) qd``::
+
+        r(t) = K_O [p(t) - p(0) - integral(tau + C^T qd - g + r) dt]
+
+    r converges to ``tau_ext`` (the joint torques of the external wrench, ``J^T f_ext``) with
+    first-order dynamics of bandwidth ``K_O`` [1/s] per joint.
+
+    model: the RobotModel. gain: scalar or (n,) [1/s]. friction: subtract the model's joint
+    friction from the applied torque (use when the robot really has that friction).
+    """
+
+    def __init__(self, model, gain=50.0, *, friction=False):
+        self.model = model
+        self.gain = np.broadcast_to(np.asarray(gain, dtype=float), (model.n,)).copy()
+        if np.any(self.gain <= 0) or not np.all(np.isfinite(self.gain)):
+            raise ValueError(f"observer gain must be finite and > 0, got {gain!r}")
+        self.friction = friction
+        self._p0 = None
+        self._integral = None
+        self.residual = None
+
+    def reset(self, q, qd):
+        """Start observing from state (q, qd) (..., n): the residual restarts at zero."""
+        M = self.model.mass_matrix(q)
+        self._p0 = (M @ np.asarray(qd, dtype=float)[..., None])[..., 0]
+        self._integral = np.zeros_like(self._p0)
+        self.residual = np.zeros_like(self._p0)
+
+    @property
+    def started(self):
+        return self._p0 is not None
+
+    def update(self, q, qd, tau, dt):
+        """Advance by dt [s] with the measured state and applied joint torque tau (..., n).
+
+        Returns the estimated external joint torques r (..., n) [N m or N]. The first call
+        after construction (or :meth:`reset`) initialises from (q, qd) and returns zeros.
+        """
+        if self._p0 is None:
+            self.reset(q, qd)
+            return self.residual.copy()
+        if not dt > 0:
+            raise ValueError(f"observer time step must be > 0, got {dt!r}")
+        M, CTqd, g = self.model.momentum_terms(q, qd)
+        tau = np.asarray(tau, dtype=float)
+        if self.friction:
+            tau = tau - self.model.friction_torques(qd)
+        self._integral += (tau + CTqd - g + self.residual) * dt
+        p = (M @ np.asarray(qd, dtype=float)[..., None])[..., 0]
+        self.residual = self.gain * (p - self._p0 - self._integral)
+        return self.residual.copy()

@@ -1,0 +1,71 @@
+"""Frame Jacobians, frame poses and the acceleration bias ``Jdot qd``."""
+
+import numpy as np
+
+from .spatial import motion_cross
+
+
+def frame_pose(model, T, frame):
+    """Pose (..., 4, 4) of link ``frame`` in the base frame, from body poses T (..., nb, 4, 4)."""
+    info = model.tree.frames[frame]
+    if info.body < 0:
+        return np.broadcast_to(info.T_body_frame, T.shape[:-3] + (4, 4)).copy()
+    return T[..., info.body, :, :] @ info.T_body_frame
+
+
+def frame_jacobian_full(model, kin, frame):
+    """Jacobian (..., 6, nb) over all body joints, rows ``[v; w]`` of the frame origin, base axes.
+
+    Returns ``(J_full, W_T_F)``.
+    """
+    info = model.tree.frames[frame]
+    W_T_F = frame_pose(model, kin.T, frame)
+    nb = model.tree.nb
+    if info.body < 0:
+        return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
+    S = kin.S
+    p = W_T_F[..., None, :3, 3]
+    Sv, Sw = S[..., :3], S[..., 3:]
+    # v_p = v_O + w x p
+    lin = np.empty(S.shape[:-1] + (3,))
+    lin[..., 0] = Sv[..., 0] + Sw[..., 1] * p[..., 2] - Sw[..., 2] * p[..., 1]
+    lin[..., 1] = Sv[..., 1] + Sw[..., 2] * p[..., 0] - Sw[..., 0] * p[..., 2]
+    lin[..., 2] = Sv[..., 2] + Sw[..., 0] * p[..., 1] - Sw[..., 1] * p[..., 0]
+    mask = model.tree.ancestors[info.body]
+    J = np.empty(S.shape[:-2] + (6, nb))
+    J[..., :3, :] = np.swapaxes(lin, -1, -2) * mask
+    J[..., 3:, :] = np.swapaxes(Sw, -1, -2) * mask
+    return J, W_T_F
+
+
+def to_local_axes(J, W_T_F):
+    """Rotate a (..., 6, k) Jacobian or (..., 6) vector from base axes to the frame's axes."""
+    Rt = np.swapaxes(W_T_F[..., :3, :3], -1, -2)
+    if J.ndim == W_T_F.ndim - 1:
+        return np.concatenate([(Rt @ J[..., :3, None])[..., 0],
+                               (Rt @ J[..., 3:, None])[..., 0]], axis=-1)
+    return np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
+
+
+def frame_acceleration_bias(model, kin, qd, frame):
+    """Classical acceleration of the frame at zero joint acceleration, no gravity: ``Jdot qd``.
+
+    qd: (..., nb). Returns ``(bias (..., 6) [m/s^2; rad/s^2] base axes, W_T_F)``.
+    """
+    info = model.tree.frames[frame]
+    W_T_F = frame_pose(model, kin.T, frame)
+    if info.body < 0:
+        return np.zeros(kin.T.shape[:-3] + (6,)), W_T_F
+    S = kin.S
+    mask = model.tree.ancestors[info.body]
+    Sqd = S * (qd * mask)[..., None]
+    V = Sqd.sum(axis=-2)
+    # spatial accel of the body at qdd = 0: sum_j V_j x S_j qd_j with V_j the velocity of body j
+    Vbodies = model.tree.ancestors @ Sqd
+    A = np.einsum("...jab,...jb->...a", motion_cross(Vbodies), Sqd)
+    p = W_T_F[..., :3, 3]
+    v, w = V[..., :3], V[..., 3:]
+    a, alpha = A[..., :3], A[..., 3:]
+    v_p = v + np.cross(w, p)
+    lin = a + np.cross(alpha, p) + np.cross(w, v_p)
+    return np.concatenate([lin, alpha], axis=-1), W_T_F

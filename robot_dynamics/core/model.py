@@ -1,0 +1,538 @@
+"""RobotModel: an immutable dynamics model of a fixed-base robot, built once from a URDF.
+
+All methods take batches: joint vectors of shape (..., n) give results of shape (..., n),
+(..., n, n), (..., 6, n) or (..., 4, 4), computed with a few vectorised numpy calls (no Python
+loop over the batch or, except ABA's depth loop, over the links).
+
+Conventions (see the package's dynamics reference):
+
+- joint vectors follow ``model.joint_names`` (actuated joints; fixed joints merged, mimic
+  joints slaved ``q_mimic = multiplier * q_driver + offset`` and their torque mapped onto the
+  driver);
+- ``M(q) qdd + C(q, qd) qd + g(q) = tau + J(q)^T f_ext``;
+- wrenches are ``[fx, fy, fz, tx, ty, tz]``: force, then moment about the frame origin, in
+  base-frame axes (``axes="local"``: the frame's axes); ``f_ext`` is the wrench the environment
+  applies to the robot;
+- Jacobians are (..., 6, n), rows ``[vx, vy, vz, wx, wy, wz]`` of the frame origin;
+- units: rad, m, s, kg, N, N m; gravity in the base frame (default ``[0, 0, -9.81]``).
+"""
+
+import difflib
+import math
+
+import numpy as np
+
+from . import aba as _aba
+from . import coriolis as _coriolis
+from . import crba as _crba
+from . import gravity as _gravity
+from . import jacobian as _jacobian
+from . import rnea as _rnea
+from . import simulate as _simulate
+from .errors import AmbiguousTipError, InvalidInputError, KinematicTreeError, UnknownFrameError
+from .estimation import WrenchEstimate, damped_pinv_solve
+from .kinematics import Kinematics, body_axes, motion_basis
+from .spatial import inertia_parameters, skew, spatial_inertia
+from .tree import PRISMATIC, build_tree
+from .urdf import parse_urdf
+
+
+class RobotModel:
+    """Rigid-body dynamics of a fixed-base robot (chain or tree). Immutable: ``with_*`` methods
+    return new models."""
+
+    def __init__(self, tree, *, tip_link=None, gravity=(0.0, 0.0, -9.81), armature=None):
+        self.tree = tree
+        self.joint_names = tree.joint_names
+        self.n = tree.n
+        self.base_link = tree.base_link
+        self.gravity = self._vector3(gravity, "gravity")
+        self.tip_link = self._resolve_tip(tip_link)
+        self.armature = self._per_joint(armature, "armature", default=0.0, nonneg=True)
+        self.damping = tree.damping
+        self.friction = tree.friction
+        self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
+        self._precompute()
+
+    # ---------------------------------------------------------------- construction
+    @classmethod
+    def from_urdf(cls, urdf, base_link=None, tip_link=None, gravity=(0.0, 0.0, -9.81),
+                  armature=None):
+        """Build a model from URDF XML text or a file path.
+
+        base_link: fixed base (default: the URDF root); joints above it and in other branches
+            are left out. tip_link: default frame of Jacobians and wrenches (default: the single
+            leaf of a chain; None for a tree with several leaves). gravity: (3,) m/s^2 in the
+            base frame. armature: (n,) reflected rotor inertia added to M's diagonal.
+        """
+        tree = build_tree(parse_urdf(urdf), base_link=base_link)
+        return cls(tree, tip_link=tip_link, gravity=gravity, armature=armature)
+
+    def _resolve_tip(self, tip_link):
+        tree = self.tree
+        if tip_link is None:
+            if len(tree.tip_candidates) == 1:
+                return tree.tip_candidates[0]
+            return None
+        if tip_link not in tree.frames:
+            raise KinematicTreeError(
+                f"tip_link {tip_link!r} is not a link below base link {tree.base_link!r}"
+                f"{self._suggest(tip_link)}")
+        return tip_link
+
+    def _precompute(self):
+        tree = self.tree
+        nb = tree.nb
+        self._basis = motion_basis(tree)
+        self._S_body = body_axes(tree)
+        anc = tree.ancestors
+        strict = anc - np.eye(nb)
+        self._anc_T = np.ascontiguousarray(anc.T)
+        self._anc_strict = strict
+        self._anc_T_strict = np.ascontiguousarray(strict.T)
+        self._prismatic = tree.joint_type == PRISMATIC
+        masses = tree.inertia[:, 0, 0]
+        self._subtree_mass = anc.T @ masses
+        # columns [axis; 0] and [first moment h_B; m]: T @ column gives z_W and m c_W
+        cols = np.zeros((nb, 4, 2))
+        cols[:, :3, 0] = tree.axis
+        cols[:, 0, 1] = tree.inertia[:, 2, 4] * -1.0  # m c from the block m [c]x
+        cols[:, 1, 1] = tree.inertia[:, 0, 5] * -1.0
+        cols[:, 2, 1] = tree.inertia[:, 1, 3] * -1.0
+        cols[:, 3, 1] = masses
+        self._axis_first_moment = cols
+        self._neg_gravity_skew = skew(-self.gravity)
+        self._G = tree.G
+        self._GT = np.ascontiguousarray(tree.G.T)
+        # ABA level sets: bodies grouped by depth
+        depth = np.zeros(nb, dtype=int)
+        for b in range(nb):
+            depth[b] = 1 + (depth[tree.parent[b]] if tree.parent[b] >= 0 else 0)
+        levels = []
+        for d in range(1, int(depth.max()) + 1 if nb else 1):
+            bodies = np.nonzero(depth == d)[0]
+            parents = tree.parent[bodies]
+            levels.append((bodies, parents, parents >= 0))
+        self._levels_down = tuple(levels)
+        self._levels_up = tuple(reversed(levels))
+
+    # ---------------------------------------------------------------- derived models
+    def _copy_with(self, **changes):
+        new = object.__new__(RobotModel)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        new._precompute()
+        return new
+
+    def with_gravity(self, gravity):
+        """New model with gravity (3,) [m/s^2] in the base frame."""
+        return self._copy_with(gravity=self._vector3(gravity, "gravity"))
+
+    def with_armature(self, armature):
+        """New model with armature (n,) [kg m^2 or kg] added to M's diagonal."""
+        return self._copy_with(armature=self._per_joint(armature, "armature", 0.0, nonneg=True))
+
+    def with_friction(self, damping=None, friction=None):
+        """New model overriding the URDF ``<dynamics>`` values: damping (n,) viscous
+        [N m s/rad], friction (n,) Coulomb [N m]; None keeps the current values."""
+        d = self.damping if damping is None else self._per_joint(damping, "damping", 0.0, True)
+        f = self.friction if friction is None else self._per_joint(friction, "friction", 0.0,
+                                                                  True)
+        return self._copy_with(damping=d, friction=f)
+
+    def with_payload(self, mass, com, inertia=None, frame=None):
+        """New model with a rigid payload attached to ``frame`` (default: the tip link).
+
+        mass: kg (>= 0); com: (3,) m, in the frame's axes; inertia: (3, 3) kg m^2 about the
+        payload's COM in the frame's axes (default: a point mass).
+        """
+        frame = self._frame(frame)
+        mass = float(mass)
+        if not math.isfinite(mass) or mass < 0:
+            raise InvalidInputError(f"payload mass must be finite and >= 0, got {mass}")
+        com = self._vector3(com, "payload com")
+        I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float)
+        if I_c.shape != (3, 3) or not np.all(np.isfinite(I_c)):
+            raise InvalidInputError(f"payload inertia must be a finite (3, 3) matrix, "
+                                    f"got shape {I_c.shape}")
+        if not np.allclose(I_c, I_c.T):
+            raise InvalidInputError("payload inertia must be symmetric")
+        info = self.tree.frames[frame]
+        I_frame = spatial_inertia(mass, com, I_c)
+        T = info.T_body_frame
+        X = np.zeros((6, 6))
+        X[:3, :3] = T[:3, :3]
+        X[3:, 3:] = T[:3, :3]
+        X[3:, :3] = skew(T[:3, 3]) @ T[:3, :3]
+        I_body = X @ I_frame @ X.T
+        tree = self.tree
+        if info.body < 0:
+            new_tree = _replace(tree, base_inertia=tree.base_inertia + I_body)
+        else:
+            inertia_all = tree.inertia.copy()
+            inertia_all[info.body] += I_body
+            new_tree = _replace(tree, inertia=inertia_all)
+        return self._copy_with(tree=new_tree)
+
+    # ---------------------------------------------------------------- input checking
+    def _suggest(self, name):
+        close = difflib.get_close_matches(str(name), list(self.tree.frames), n=3)
+        return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+
+    def _frame(self, frame):
+        if frame is None:
+            if self.tip_link is None:
+                raise AmbiguousTipError(
+                    f"no frame given and the model has no tip_link: the tree has several "
+                    f"leaves ({', '.join(self.tree.leaf_links)}); pass frame= or build the "
+                    f"model with tip_link=")
+            return self.tip_link
+        if frame not in self.tree.frames:
+            raise UnknownFrameError(
+                f"unknown frame {frame!r}: not a link below base link {self.base_link!r}"
+                f"{self._suggest(frame)}")
+        return frame
+
+    def _check_vector(self, x, name, size=None):
+        size = self.n if size is None else size
+        try:
+            arr = np.asarray(x, dtype=float)
+        except (TypeError, ValueError) as err:
+            raise InvalidInputError(f"{name} must be numeric: {err}") from None
+        if arr.ndim == 0 or arr.shape[-1] != size:
+            raise InvalidInputError(
+                f"{name} has shape {arr.shape}, expected (..., {size})"
+                + (f" ordered as {list(self.joint_names)}" if size == self.n else ""))
+        if not math.isfinite(arr.sum()):
+            bad = np.argwhere(~np.isfinite(arr))[0]
+            where = (f"joint {self.joint_names[bad[-1]]!r}" if size == self.n
+                     else f"component {bad[-1]}")
+            raise InvalidInputError(f"{name} has a NaN or infinite value at {where} "
+                                    f"(index {tuple(int(i) for i in bad)})")
+        return arr
+
+    def _vector3(self, x, name):
+        arr = np.asarray(x, dtype=float)
+        if arr.shape != (3,) or not np.all(np.isfinite(arr)):
+            raise InvalidInputError(f"{name} must be 3 finite numbers, got {x!r}")
+        return arr
+
+    def _per_joint(self, x, name, default, nonneg=False):
+        if x is None:
+            return np.full(self.n, default)
+        arr = np.asarray(x, dtype=float)
+        if arr.ndim == 0:
+            arr = np.full(self.n, float(arr))
+        if arr.shape != (self.n,) or not np.all(np.isfinite(arr)):
+            raise InvalidInputError(f"{name} must be {self.n} finite values "
+                                    f"(joints {list(self.joint_names)}), got shape {arr.shape}")
+        if nonneg and np.any(arr < 0):
+            k = int(np.argmax(arr < 0))
+            raise InvalidInputError(f"{name} must be >= 0; joint {self.joint_names[k]!r} "
+                                    f"has {arr[k]}")
+        return arr
+
+    def _full(self, x, offset=True):
+        """Actuated (..., n) -> all body joints (..., nb)."""
+        if not self.tree.has_mimic:
+            return x
+        full = x @ self._GT
+        return full + self.tree.q_offset if offset else full
+
+    def _reduce(self, tau_full):
+        return tau_full @ self._G if self.tree.has_mimic else tau_full
+
+    def _reduce_matrix(self, A):
+        return self._GT @ A @ self._G if self.tree.has_mimic else A
+
+    def _kin(self, q):
+        return Kinematics(self, self._full(q))
+
+    def _external(self, kin, f_ext, frame, q_shape):
+        """(body, spatial force about the base origin) of a tip wrench, or None."""
+        if f_ext is None:
+            return None
+        frame = self._frame(frame)
+        f = self._check_vector(f_ext, "f_ext", size=6)
+        info = self.tree.frames[frame]
+        W_T_F = _jacobian.frame_pose(self, kin.T, frame)
+        return info.body, _rnea.world_wrench(W_T_F[..., :3, 3], f)
+
+    # ---------------------------------------------------------------- dynamics
+    def gravity_torques(self, q):
+        """g(q) (..., n) [N m or N]: the joint torques that hold the robot still."""
+        q = self._check_vector(q, "q")
+        from .kinematics import body_transforms
+        T = body_transforms(self.tree, self._basis, self._full(q))
+        return self._reduce(_gravity.generalized_gravity(self, T))
+
+    def inverse_dynamics(self, q, qd, qdd, f_ext=None, frame=None):
+        """tau (..., n) = M qdd + C qd + g - J_frame^T f_ext (RNEA).
+
+        f_ext: (..., 6) wrench the environment applies to ``frame`` (default: the tip).
+        """
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        qdd = self._check_vector(qdd, "qdd")
+        kin = self._kin(q)
+        ext = self._external(kin, f_ext, frame, q.shape)
+        tau = _rnea.rnea(self, kin, self._full(qd, False), self._full(qdd, False), f_ext=ext)
+        tau = self._reduce(tau)
+        if self.armature.any():
+            tau = tau + self.armature * qdd
+        return tau
+
+    def nonlinear_effects(self, q, qd):
+        """h(q, qd) = C(q, qd) qd + g(q), (..., n)."""
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        kin = self._kin(q)
+        zero = np.zeros(np.broadcast_shapes(q.shape, qd.shape)[:-1] + (self.tree.nb,))
+        return self._reduce(_rnea.rnea(self, kin, self._full(qd, False), zero))
+
+    def mass_matrix(self, q):
+        """M(q) (..., n, n) [kg m^2 / kg], symmetric positive definite (CRBA), armature
+        included."""
+        q = self._check_vector(q, "q")
+        M, _ = _crba.crba(self, self._kin(q))
+        M = self._reduce_matrix(M)
+        if self.armature.any():
+            M = M + np.diag(self.armature)
+        return M
+
+    def coriolis_matrix(self, q, qd):
+        """C(q, qd) (..., n, n) with C qd the Coriolis/centrifugal torques and Mdot - 2C
+        skew-symmetric (the Christoffel-symbol C)."""
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        C = _coriolis.coriolis(self, self._kin(q), self._full(qd, False))
+        return self._reduce_matrix(C)
+
+    def momentum_terms(self, q, qd):
+        """``(M, C^T qd, g)`` at (q, qd), sharing one kinematics pass (momentum observer)."""
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        kin = self._kin(q)
+        qd_full = self._full(qd, False)
+        M, IC = _crba.crba(self, kin)
+        C = _coriolis.coriolis(self, kin, qd_full, IC=IC)
+        g = _gravity.generalized_gravity(self, kin.T)
+        M, C, g = self._reduce_matrix(M), self._reduce_matrix(C), self._reduce(g)
+        if self.armature.any():
+            M = M + np.diag(self.armature)
+        CTqd = (np.swapaxes(C, -1, -2) @ qd[..., None])[..., 0]
+        return M, CTqd, g
+
+    def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
+        """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (Cholesky of the CRBA
+        matrix; :meth:`aba` gives the same by the articulated-body algorithm)."""
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        tau = self._check_vector(tau, "tau")
+        kin = self._kin(q)
+        ext = self._external(kin, f_ext, frame, q.shape)
+        shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)[:-1]
+        h = _rnea.rnea(self, kin, self._full(qd, False), np.zeros(shape + (self.tree.nb,)),
+                       f_ext=ext)
+        M, _ = _crba.crba(self, kin)
+        M = self._reduce_matrix(M)
+        if self.armature.any():
+            M = M + np.diag(self.armature)
+        rhs = tau - self._reduce(h)
+        return np.linalg.solve(M, rhs[..., None])[..., 0]
+
+    def aba(self, q, qd, tau, f_ext=None, frame=None):
+        """qdd (..., n) by the articulated-body algorithm (O(n)); models without mimic joints
+        or armature."""
+        if self.tree.has_mimic or self.armature.any():
+            raise InvalidInputError("aba handles neither mimic joints nor armature; use "
+                                    "forward_dynamics")
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        tau = self._check_vector(tau, "tau")
+        kin = self._kin(q)
+        ext = self._external(kin, f_ext, frame, q.shape)
+        shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)
+        return _aba.aba(self, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape),
+                        f_ext=ext)
+
+    def friction_torques(self, qd):
+        """Joint friction (..., n): ``damping * qd + friction * sign(qd)`` (URDF
+        ``<dynamics damping friction>`` or :meth:`with_friction`)."""
+        qd = self._check_vector(qd, "qd")
+        return self.damping * qd + self.friction * np.sign(qd)
+
+    # ---------------------------------------------------------------- energy
+    def kinetic_energy(self, q, qd):
+        """1/2 qd^T M qd (...,) [J]."""
+        M = self.mass_matrix(q)
+        qd = self._check_vector(qd, "qd")
+        return 0.5 * np.einsum("...i,...ij,...j->...", qd, M, qd)
+
+    def potential_energy(self, q):
+        """-sum_i m_i gravity . c_i (...,) [J], zero at the base origin."""
+        q = self._check_vector(q, "q")
+        from .kinematics import body_transforms
+        T = body_transforms(self.tree, self._basis, self._full(q))
+        h = (T[..., :3, :] @ self._axis_first_moment[..., 1:])[..., 0]   # m c (base axes)
+        base_h = -np.array([self.tree.base_inertia[2, 4], self.tree.base_inertia[0, 5],
+                            self.tree.base_inertia[1, 3]])
+        return -(h.sum(axis=-2) + base_h) @ self.gravity
+
+    def total_energy(self, q, qd):
+        """Kinetic plus potential energy (...,) [J]."""
+        return self.kinetic_energy(q, qd) + self.potential_energy(q)
+
+    # ---------------------------------------------------------------- kinematics
+    def frame_pose(self, q, frame=None):
+        """Pose ``B_T_F`` (..., 4, 4) of link ``frame`` (default: tip) in the base frame."""
+        frame = self._frame(frame)
+        q = self._check_vector(q, "q")
+        from .kinematics import body_transforms
+        T = body_transforms(self.tree, self._basis, self._full(q))
+        return _jacobian.frame_pose(self, T, frame)
+
+    def jacobian(self, q, frame=None, axes="base"):
+        """Jacobian ``J`` (..., 6, n) of ``frame`` (default: tip): rows [vx vy vz wx wy wz] of
+        the frame origin. axes="base": base-frame axes (Pinocchio's LOCAL_WORLD_ALIGNED);
+        "local": the frame's own axes."""
+        frame = self._frame(frame)
+        self._check_axes(axes)
+        q = self._check_vector(q, "q")
+        J, W_T_F = _jacobian.frame_jacobian_full(self, self._kin(q), frame)
+        J = J @ self._G if self.tree.has_mimic else J
+        return _jacobian.to_local_axes(J, W_T_F) if axes == "local" else J
+
+    def jacobian_dot_qd(self, q, qd, frame=None, axes="base"):
+        """``Jdot qd`` (..., 6): classical acceleration [m/s^2; rad/s^2] of the frame origin at
+        zero joint acceleration (no gravity)."""
+        frame = self._frame(frame)
+        self._check_axes(axes)
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        bias, W_T_F = _jacobian.frame_acceleration_bias(self, self._kin(q),
+                                                        self._full(qd, False), frame)
+        return _jacobian.to_local_axes(bias, W_T_F) if axes == "local" else bias
+
+    def task_space_inertia(self, q, frame=None, rcond=1e-10):
+        """Lambda = (J M^-1 J^T)^-1 (..., 6, 6) [kg, kg m, kg m^2] of ``frame``, base axes;
+        a pseudo-inverse (relative cutoff rcond) where J is not full row rank."""
+        q = self._check_vector(q, "q")
+        J = self.jacobian(q, frame)
+        M = self.mass_matrix(q)
+        Minv_JT = np.linalg.solve(M, np.swapaxes(J, -1, -2))
+        return np.linalg.pinv(J @ Minv_JT, rcond=rcond, hermitian=True)
+
+    def _check_axes(self, axes):
+        if axes not in ("base", "local"):
+            raise InvalidInputError(f"axes must be 'base' or 'local', got {axes!r}")
+
+    # ---------------------------------------------------------------- estimation
+    def estimate_external_wrench(self, q, tau_ext, frame=None, axes="base", damping=0.05,
+                                 singular_threshold=0.01):
+        """Wrench f_ext (..., 6) on ``frame`` from external joint torques ``tau_ext = J^T f_ext``.
+
+        Solved with a pseudo-inverse of J^T that is damped only near a singularity (singular
+        values of J below ``singular_threshold``, damping up to ``damping``). Wrench components
+        J^T cannot see (its null space, e.g. all of them for n < 6) come out as zero.
+        Returns a :class:`WrenchEstimate`.
+        """
+        frame = self._frame(frame)
+        self._check_axes(axes)
+        q = self._check_vector(q, "q")
+        tau_ext = self._check_vector(tau_ext, "tau_ext")
+        J = self.jacobian(q, frame, axes=axes)
+        shape = np.broadcast_shapes(J.shape[:-2], tau_ext.shape[:-1])
+        f, s = damped_pinv_solve(np.broadcast_to(J, shape + J.shape[-2:]),
+                                 np.broadcast_to(tau_ext, shape + tau_ext.shape[-1:]),
+                                 damping=damping, singular_threshold=singular_threshold)
+        s_min = s[..., -1] if s.shape[-1] else np.zeros(s.shape[:-1])
+        return WrenchEstimate(wrench=f, singular_values=s, min_singular_value=s_min,
+                              near_singular=s_min < singular_threshold)
+
+    # ---------------------------------------------------------------- simulation
+    def step(self, q, qd, tau, dt, f_ext=None, frame=None, friction=False):
+        """One semi-implicit (symplectic) Euler step of length dt [s]: returns (q, qd)."""
+        tau = self._check_vector(tau, "tau")
+        if friction:
+            tau = tau - self.friction_torques(qd)
+        qdd = self.forward_dynamics(q, qd, tau, f_ext=f_ext, frame=frame)
+        qd_new = np.asarray(qd, dtype=float) + dt * qdd
+        return np.asarray(q, dtype=float) + dt * qd_new, qd_new
+
+    def simulate(self, q0, qd0, duration, tau=None, f_ext=None, frame=None, method="RK45",
+                 rtol=1e-8, atol=1e-10, sample_dt=None, friction=False, fixed_step=1e-3):
+        """Integrate the dynamics from (q0, qd0) (n,) for ``duration`` s.
+
+        tau: None (zero), (n,) constant, ``(times (k,), values (k, n))`` sampled (linear in
+        between), or a callable ``tau(t, q, qd) -> (n,)``. f_ext: constant (6,) wrench on
+        ``frame``. method: a solve_ivp method (RK45, RK23, DOP853, Radau, BDF, LSODA) or
+        "semi_implicit_euler" (fixed step ``fixed_step``). friction: include joint friction.
+        sample_dt: output sample period (default: the integrator's steps).
+        Returns a :class:`~robot_dynamics.core.simulate.SimulationResult`.
+        """
+        return _simulate.simulate(self, q0, qd0, duration, tau=tau, f_ext=f_ext, frame=frame,
+                                  method=method, rtol=rtol, atol=atol, sample_dt=sample_dt,
+                                  friction=friction, fixed_step=fixed_step)
+
+    # ---------------------------------------------------------------- description
+    @property
+    def link_names(self):
+        """Every link frame below (and including) the base."""
+        return tuple(self.tree.frames)
+
+    @property
+    def leaf_links(self):
+        return self.tree.leaf_links
+
+    @property
+    def position_limits(self):
+        return self.tree.lower, self.tree.upper
+
+    @property
+    def velocity_limits(self):
+        return self.tree.velocity_limit
+
+    @property
+    def effort_limits(self):
+        return self.tree.effort_limit
+
+    @property
+    def mimic_joints(self):
+        """{mimic joint: (driver, multiplier, offset)} for slaved joints."""
+        out = {}
+        for b, name in enumerate(self.tree.body_joint_names):
+            if name not in self._joint_index:
+                k = int(np.argmax(self.tree.G[b] != 0))
+                out[name] = (self.joint_names[k], float(self.tree.G[b, k]),
+                             float(self.tree.q_offset[b]))
+        return out
+
+    def link_inertial(self, body_joint):
+        """(mass, com (3,), inertia about com (3, 3)) of the body moved by a joint, body axes."""
+        b = self.tree.body_joint_names.index(body_joint)
+        return inertia_parameters(self.tree.inertia[b])
+
+    @property
+    def total_mass(self):
+        return float(self.tree.inertia[:, 0, 0].sum() + self.tree.base_inertia[0, 0])
+
+    def joint_index(self, name):
+        """Index of an actuated joint in every joint vector."""
+        try:
+            return self._joint_index[name]
+        except KeyError:
+            raise InvalidInputError(f"unknown joint {name!r}; actuated joints are "
+                                    f"{list(self.joint_names)}") from None
+
+    def __repr__(self):
+        return (f"RobotModel({self.n} joints, base_link={self.base_link!r}, "
+                f"tip_link={self.tip_link!r})")
+
+
+def _replace(tree, **changes):
+    import dataclasses
+    return dataclasses.replace(tree, **changes)
+
+
+__all__ = ["RobotModel", "WrenchEstimate"]

@@ -1,0 +1,59 @@
+"""Recursive Newton-Euler inverse dynamics, vectorised over bodies with ancestor masks.
+
+With every quantity in base-frame axes about the base origin (Featherstone's RNEA in world
+coordinates), the forward pass is a masked sum over ancestors and the backward pass a masked
+sum over descendants::
+
+    V_i = sum_{j anc i} S_j qd_j
+    A_i = a_0 + sum_{j anc i} (S_j qdd_j + V_j x S_j qd_j)        a_0 = [-g; 0]
+    f_i = I_i A_i + V_i x* I_i V_i
+    tau_j = S_j . sum_{i desc j} f_i
+"""
+
+import numpy as np
+
+from .spatial import motion_cross
+
+
+def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
+    """Joint forces of all bodies' joints.
+
+    kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+    qd, qdd: (..., nb) body joint velocities [rad/s, m/s] and accelerations.
+    gravity: include the model's gravity.
+    f_ext: optional ``(body, F_W)``: a spatial force ``[f; n]`` (..., 6) about the base origin,
+        base axes, that the environment applies to body ``body``.
+    Returns tau_full (..., nb) [N m or N].
+    """
+    tree = model.tree
+    S, I = kin.S, kin.I
+    anc = tree.ancestors
+    Sqd = S * qd[..., None]
+    V = anc @ Sqd
+    crmV = motion_cross(V)
+    A = anc @ (S * qdd[..., None] + (crmV @ Sqd[..., None])[..., 0])
+    if gravity:
+        A[..., :3] -= model.gravity
+    IV = (I @ V[..., None])
+    f = (I @ A[..., None] - np.swapaxes(crmV, -1, -2) @ IV)[..., 0]
+    F = anc.T @ f
+    tau = np.einsum("...i,...i->...", S, F)
+    if f_ext is not None:
+        body, F_W = f_ext
+        if body >= 0:
+            tau = tau - anc[body] * np.einsum("...ji,...i->...j", S, F_W)
+    return tau
+
+
+def world_wrench(point_W, wrench_W):
+    """Spatial force about the base origin of a wrench ``[f; n]`` given about ``point_W``.
+
+    point_W: (..., 3) m; wrench_W: (..., 6) [N, N m], base axes. Returns (..., 6).
+    """
+    out = np.array(wrench_W, dtype=float, copy=True)
+    f = out[..., :3]
+    p = point_W
+    out[..., 3] += p[..., 1] * f[..., 2] - p[..., 2] * f[..., 1]
+    out[..., 4] += p[..., 2] * f[..., 0] - p[..., 0] * f[..., 2]
+    out[..., 5] += p[..., 0] * f[..., 1] - p[..., 1] * f[..., 0]
+    return out

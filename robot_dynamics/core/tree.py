@@ -1,0 +1,260 @@
+"""The model as plain data: parent array, joint placements, axes, inertias (spatial_v2 style).
+
+A *body* is a rigid group of links moved by one movable joint: links attached by fixed joints
+are merged into their parent's body (their frames stay addressable). Bodies are numbered in
+depth-first order, so a parent always comes before its children and every subtree is a
+contiguous index range. Mimic joints are bodies of their own whose coordinate is slaved to a
+driver: ``q_full = G q + q_offset`` maps the actuated coordinates ``q`` (n,) to all body joint
+coordinates (nb,).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import KinematicTreeError, URDFError
+from .urdf import check_joint_type, joint_axis, joint_origin, link_spatial_inertia
+
+REVOLUTE, PRISMATIC = 0, 1
+
+
+@dataclass(frozen=True, eq=False)
+class FrameInfo:
+    """A link frame: the body it is rigidly attached to (-1: the base) and its placement."""
+
+    body: int
+    T_body_frame: np.ndarray  # (4, 4)
+
+
+@dataclass(frozen=True, eq=False)
+class KinematicTree:
+    """Immutable model data. Shapes: nb bodies (movable joints), n actuated joints."""
+
+    base_link: str
+    body_joint_names: tuple        # (nb,) name of the joint that moves each body
+    body_link_names: tuple         # (nb,) name of each body's link
+    joint_type: np.ndarray         # (nb,) REVOLUTE or PRISMATIC
+    parent: np.ndarray             # (nb,) parent body index, -1 for the base
+    T_parent_joint: np.ndarray     # (nb, 4, 4) joint frame in the parent body frame at q = 0
+    axis: np.ndarray               # (nb, 3) unit axis in the joint (= body) frame
+    inertia: np.ndarray            # (nb, 6, 6) spatial inertia about the body origin, body axes
+    base_inertia: np.ndarray       # (6, 6) links fixed to the base (they exert no joint torque)
+    frames: dict                   # link name -> FrameInfo
+    joint_names: tuple             # (n,) actuated joints
+    G: np.ndarray                  # (nb, n) mimic map
+    q_offset: np.ndarray           # (nb,)
+    has_mimic: bool
+    lower: np.ndarray              # (n,) position limits (-inf/inf when absent or continuous)
+    upper: np.ndarray
+    velocity_limit: np.ndarray     # (n,) inf when absent
+    effort_limit: np.ndarray       # (n,) inf when absent
+    damping: np.ndarray            # (n,) viscous friction, N m s/rad or N s/m
+    friction: np.ndarray           # (n,) Coulomb friction, N m or N
+    ancestors: np.ndarray          # (nb, nb) 1.0 where column j is an ancestor-or-self of row i
+    leaf_links: tuple              # links with no child link, below the base
+    tip_candidates: tuple          # leaf links at the end of a chain of bodies
+    jumps: tuple = field(default=())  # pointer-jumping index arrays for forward kinematics
+
+    @property
+    def nb(self):
+        return len(self.body_joint_names)
+
+    @property
+    def n(self):
+        return len(self.joint_names)
+
+
+def build_tree(robot, base_link=None):
+    """Build a :class:`KinematicTree` from a ``urdf_parser_py`` robot.
+
+    base_link: the link that is the fixed base; defaults to the URDF's root. Joints above it
+    and in other branches are not part of the model (they are the fixed environment).
+    """
+    links = {link.name: link for link in robot.links}
+    children = {name: [] for name in links}
+    parent_joint = {}
+    for joint in robot.joints:
+        for role, name in (("parent", joint.parent), ("child", joint.child)):
+            if name not in links:
+                raise KinematicTreeError(
+                    f"joint {joint.name!r} names {role} link {name!r}, which is not in the URDF")
+        if joint.child in parent_joint:
+            raise KinematicTreeError(
+                f"link {joint.child!r} is the child of two joints: "
+                f"{parent_joint[joint.child].name!r} and {joint.name!r}")
+        parent_joint[joint.child] = joint
+        children[joint.parent].append(joint)
+    roots = [name for name in links if name not in parent_joint]
+    if not links:
+        raise KinematicTreeError("the URDF has no links")
+    if len(roots) != 1:
+        if not roots:
+            raise KinematicTreeError("the URDF's joints form a cycle: no link is a root")
+        raise KinematicTreeError(f"the URDF has several root links: {', '.join(roots)}")
+    if base_link is None:
+        base_link = roots[0]
+    elif base_link not in links:
+        raise KinematicTreeError(
+            f"base_link {base_link!r} is not a link of the URDF (links: {', '.join(links)})")
+
+    # Walk the subtree below the base depth-first; merge fixed joints into bodies.
+    body_joint, body_link, joint_type, parent, T_pj, axis, inertia = [], [], [], [], [], [], []
+    frames = {base_link: FrameInfo(-1, np.eye(4))}
+    base_inertia = link_spatial_inertia(links[base_link])
+    body_inertia = []
+    visited = {base_link}
+    stack = [(joint, -1, np.eye(4)) for joint in reversed(children[base_link])]
+    while stack:
+        joint, body, T_body_parentlink = stack.pop()
+        if joint.child in visited:
+            raise KinematicTreeError(f"the URDF's joints form a cycle at link {joint.child!r}")
+        visited.add(joint.child)
+        check_joint_type(joint)
+        T_body_joint = T_body_parentlink @ joint_origin(joint)
+        child = links[joint.child]
+        I_link = link_spatial_inertia(child)
+        if joint.type == "fixed":
+            frames[child.name] = FrameInfo(body, T_body_joint)
+            X = _inertia_transform(T_body_joint)
+            merged = X @ I_link @ X.T
+            if body < 0:
+                base_inertia = base_inertia + merged
+            else:
+                body_inertia[body] = body_inertia[body] + merged
+            child_body, T_child = body, T_body_joint
+        else:
+            child_body = len(body_joint)
+            body_joint.append(joint.name)
+            body_link.append(child.name)
+            joint_type.append(PRISMATIC if joint.type == "prismatic" else REVOLUTE)
+            parent.append(body)
+            T_pj.append(T_body_joint)
+            axis.append(joint_axis(joint))
+            body_inertia.append(I_link)
+            frames[child.name] = FrameInfo(child_body, np.eye(4))
+            T_child = np.eye(4)
+        for grandchild in reversed(children[child.name]):
+            stack.append((grandchild, child_body, T_child))
+
+    nb = len(body_joint)
+    joint_by_name = {joint.name: joint for joint in robot.joints}
+    parent = np.array(parent, dtype=int)
+    ancestors = np.zeros((nb, nb))
+    for i in range(nb):
+        j = i
+        while j >= 0:
+            ancestors[i, j] = 1.0
+            j = parent[j]
+
+    # Actuated joints and the mimic map.
+    body_index = {name: b for b, name in enumerate(body_joint)}
+    actuated = [name for name in body_joint if joint_by_name[name].mimic is None]
+    act_index = {name: k for k, name in enumerate(actuated)}
+    G = np.zeros((nb, len(actuated)))
+    q_offset = np.zeros(nb)
+    for b, name in enumerate(body_joint):
+        multiplier, offset, driver, seen = 1.0, 0.0, name, {name}
+        while joint_by_name[driver].mimic is not None:
+            mimic = joint_by_name[driver].mimic
+            if mimic.joint not in body_index:
+                raise KinematicTreeError(
+                    f"joint {driver!r} mimics {mimic.joint!r}, which is not a movable joint "
+                    f"below base link {base_link!r}")
+            m = 1.0 if mimic.multiplier is None else float(mimic.multiplier)
+            o = 0.0 if mimic.offset is None else float(mimic.offset)
+            multiplier, offset = multiplier * m, offset * m + o
+            driver = mimic.joint
+            if driver in seen:
+                raise KinematicTreeError(f"mimic joints form a cycle through {driver!r}")
+            seen.add(driver)
+        G[b, act_index[driver]] = multiplier
+        q_offset[b] = offset
+
+    n = len(actuated)
+    lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
+    velocity, effort = np.full(n, np.inf), np.full(n, np.inf)
+    damping, friction = np.zeros(n), np.zeros(n)
+    for k, name in enumerate(actuated):
+        joint = joint_by_name[name]
+        if joint.limit is not None:
+            if joint.type != "continuous":
+                if joint.limit.lower is not None:
+                    lower[k] = joint.limit.lower
+                if joint.limit.upper is not None:
+                    upper[k] = joint.limit.upper
+            if joint.limit.velocity is not None:
+                velocity[k] = joint.limit.velocity
+            if joint.limit.effort is not None:
+                effort[k] = joint.limit.effort
+        if joint.dynamics is not None:
+            damping[k] = joint.dynamics.damping or 0.0
+            friction[k] = joint.dynamics.friction or 0.0
+        if damping[k] < 0 or friction[k] < 0:
+            raise URDFError(f"joint {name!r}: <dynamics> damping and friction must be >= 0")
+
+    link_children = {name: [j.child for j in children[name]] for name in frames}
+    leaf_links = tuple(name for name in frames if not link_children[name])
+    body_has_child = np.zeros(nb, dtype=bool)
+    body_has_child[parent[parent >= 0]] = True
+    tip_candidates = tuple(name for name in leaf_links
+                           if frames[name].body >= 0 and not body_has_child[frames[name].body])
+    if nb == 0:
+        tip_candidates = leaf_links if len(leaf_links) == 1 else ()
+
+    tree = KinematicTree(
+        base_link=base_link,
+        body_joint_names=tuple(body_joint),
+        body_link_names=tuple(body_link),
+        joint_type=np.array(joint_type, dtype=int),
+        parent=parent,
+        T_parent_joint=np.array(T_pj).reshape(nb, 4, 4),
+        axis=np.array(axis, dtype=float).reshape(nb, 3),
+        inertia=np.array(body_inertia).reshape(nb, 6, 6),
+        base_inertia=base_inertia,
+        frames=frames,
+        joint_names=tuple(actuated),
+        G=G,
+        q_offset=q_offset,
+        has_mimic=bool(nb != n or np.any(q_offset != 0.0)),
+        lower=lower, upper=upper, velocity_limit=velocity, effort_limit=effort,
+        damping=damping, friction=friction,
+        ancestors=ancestors,
+        leaf_links=leaf_links,
+        tip_candidates=tip_candidates,
+        jumps=_pointer_jumps(parent),
+    )
+    return tree
+
+
+def _inertia_transform(T):
+    """Force transform (6, 6) ``[[R, 0], [[p]x R, R]]``: maps ``[f; n]`` from frame to parent."""
+    from .spatial import skew
+
+    R, p = T[:3, :3], T[:3, 3]
+    X = np.zeros((6, 6))
+    X[:3, :3] = R
+    X[3:, 3:] = R
+    X[3:, :3] = skew(p) @ R
+    return X
+
+
+def _pointer_jumps(parent):
+    """Index arrays for log-depth forward kinematics (pointer jumping over the parent array).
+
+    Step k composes each body's transform with the one 2^k levels up; index ``nb`` stands for
+    the base (identity).
+    """
+    nb = len(parent)
+    pointer = np.where(parent >= 0, parent, nb)
+    depth = np.zeros(nb, dtype=int)
+    for i in range(nb):
+        depth[i] = 1 + (depth[parent[i]] if parent[i] >= 0 else 0)
+    jumps = []
+    reach = 1
+    max_depth = int(depth.max()) if nb else 0
+    extended = np.append(pointer, nb)
+    while reach < max_depth:
+        jumps.append(extended[:nb].copy())
+        extended = extended[extended]
+        reach *= 2
+    return tuple(jumps)
