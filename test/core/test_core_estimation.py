@@ -1,0 +1,148 @@
+"""Task-space inertia, external wrench estimation (damped pseudo-inverse of J^T, singular values)
+and the generalised momentum observer."""
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from robot_dynamics import MomentumObserver
+
+import oracles
+from conftest import load_model, random_state, robot_params
+from oracles import assert_close
+
+UR5_Q = np.array([0.3, -1.2, 1.5, -0.9, 1.1, 0.4])          # far from singularities
+UR5_Q_SINGULAR = np.array([0.3, -1.2, 0.0, -0.9, 0.0, 0.4])  # elbow straight and wrist 2 = 0
+
+
+def _mv(A, x):
+    return (A @ x[..., None])[..., 0]
+
+
+@pytest.mark.parametrize("name", robot_params(["ur5", "kinova", "panda_arm"]))
+def test_task_space_inertia(name, rng):
+    model = load_model(name)
+    frame = oracles.default_frame(name)
+    q = random_state(model, name, rng, (3,))[0]
+    J = model.jacobian(q, frame=frame)
+    M = model.mass_matrix(q)
+    ref = np.linalg.inv(J @ np.linalg.solve(M, np.swapaxes(J, -1, -2)))
+    cond = float(np.max(np.linalg.cond(ref)))
+    Lam = model.task_space_inertia(q, frame=frame)
+    assert Lam.shape == (3, 6, 6)
+    assert_close(Lam, ref, max(1e-9, 1e-14 * cond), f"{name} Lambda vs inv(J M^-1 J^T)")
+    assert_close(Lam, np.swapaxes(Lam, -1, -2), 1e-9 * max(1.0, cond * 1e-5), "Lambda symmetric")
+    if model.n == 6:  # square J: Lambda = J^-T M J^-1
+        Jinv = np.linalg.inv(J)
+        assert_close(Lam, np.swapaxes(Jinv, -1, -2) @ M @ Jinv, max(1e-9, 1e-14 * cond), "J^-T M J^-1")
+
+
+@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+def test_estimate_external_wrench_recovers_known_wrench(rng):
+    model = load_model("ur5")
+    f = np.array([12.0, -7.0, 20.0, 1.5, -0.8, 0.6])
+    J = model.jacobian(UR5_Q)
+    tau_ext = J.T @ f
+    est = model.estimate_external_wrench(UR5_Q, tau_ext)
+    assert_close(est.wrench, f, 1e-6, "recovered wrench (base axes)")
+    sv = np.linalg.svd(J, compute_uv=False)
+    assert_close(np.sort(est.singular_values), np.sort(sv), 1e-9, "singular values of J")
+    assert_close(est.min_singular_value, sv.min(), 1e-9, "min singular value")
+    assert not bool(est.near_singular)
+    # frame axes: blockdiag(R^T, R^T) f
+    R = model.frame_pose(UR5_Q)[:3, :3]
+    est_l = model.estimate_external_wrench(UR5_Q, tau_ext, axes="local")
+    assert_close(est_l.wrench, np.concatenate([R.T @ f[:3], R.T @ f[3:]]), 1e-6, "recovered wrench (local)")
+    # it is the f_ext of inverse dynamics: tau_ext = tau_measured - (M qdd + C qd + g)
+    qd, qdd = rng.normal(size=(2, 6))
+    tau_measured = model.inverse_dynamics(UR5_Q, qd, qdd, f_ext=f)
+    tau_ext2 = tau_measured - model.inverse_dynamics(UR5_Q, qd, qdd)
+    assert_close(model.estimate_external_wrench(UR5_Q, -tau_ext2).wrench, f, 1e-6,
+                 "f_ext of inverse dynamics (tau_measured = tau_rigid - J^T f_ext)")
+    # batch
+    fb = rng.normal(scale=10.0, size=(4, 6))
+    qb = UR5_Q + rng.normal(scale=0.05, size=(4, 6))
+    tb = _mv(np.swapaxes(model.jacobian(qb), -1, -2), fb)
+    eb = model.estimate_external_wrench(qb, tb)
+    assert eb.wrench.shape == (4, 6) and np.shape(eb.near_singular) == (4,)
+    assert_close(eb.wrench, fb, 1e-5, "batch")
+
+
+@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.parametrize("eps", [0.0, 1e-9, 1e-6])
+def test_estimate_external_wrench_near_singularity(eps, rng):
+    model = load_model("ur5")
+    q = UR5_Q_SINGULAR + eps
+    tau_ext = rng.normal(scale=5.0, size=6)
+    damping = 1e-2
+    est = model.estimate_external_wrench(q, tau_ext, damping=damping)
+    assert np.all(np.isfinite(est.wrench))
+    assert bool(est.near_singular)
+    assert est.min_singular_value < 1e-5
+    # a damped pseudo-inverse has gain <= 1 / (2 lambda) whatever lambda's convention (lambda or lambda^2)
+    assert np.linalg.norm(est.wrench) <= np.linalg.norm(tau_ext) / (2 * damping) * (1 + 1e-9)
+    # a wrench in the range of the singular Jacobian's well-conditioned directions is still recovered
+    J = model.jacobian(q)
+    U, s, Vt = np.linalg.svd(J.T)  # J^T = U s Vt, 6 x 6
+    f = Vt[0] * 10.0  # the best-conditioned wrench direction
+    est2 = model.estimate_external_wrench(q, J.T @ f, damping=damping)
+    assert_close(est2.wrench, f, 1e-2 * 10, "well-conditioned direction near the singularity")
+
+
+def _simulate_with_external_torque(model, q0, tau_fn, tau_ext, t_end, dt):
+    """Reference trajectory: M qdd + h = tau(t, q, qd) + tau_ext, solve_ivp at rtol 1e-11."""
+    n = model.n
+
+    def rhs(t, x):
+        q, qd = x[:n], x[n:]
+        return np.concatenate([qd, model.forward_dynamics(q, qd, tau_fn(t, q, qd) + tau_ext)])
+
+    t = np.arange(0.0, t_end + dt / 2, dt)
+    sol = solve_ivp(rhs, (0, t[-1]), np.concatenate([q0, np.zeros(n)]), method="DOP853", t_eval=t,
+                    rtol=1e-11, atol=1e-12)
+    assert sol.success
+    return t, sol.y[:n].T, sol.y[n:].T
+
+
+@pytest.mark.parametrize("name", robot_params(["double_pendulum", "mixed", "ur5"]))
+def test_momentum_observer_converges(name, rng):
+    model = load_model(name)
+    n = model.n
+    q0 = random_state(model, name, rng)[0] * 0.5
+    tau_ext = rng.normal(scale=2.0, size=n)
+    # a damped, gravity-compensated arm with a small excitation
+    tau_fn = lambda t, q, qd: model.gravity_torques(q) - 3.0 * qd + 0.5 * np.sin(3 * t)  # noqa: E731
+    dt, gain = 1e-3, 50.0
+    t, q, qd = _simulate_with_external_torque(model, q0, tau_fn, tau_ext, 1.0, dt)
+    obs = MomentumObserver(model, gain=gain)
+    obs.reset(q[0], qd[0])
+    r = np.zeros((len(t), n))
+    for k in range(1, len(t)):
+        # torque applied over the step (known to the controller); the observer sees q, qd only
+        r[k] = obs.update(q[k], qd[k], tau_fn(t[k - 1], q[k - 1], qd[k - 1]), dt)
+    scale = np.abs(tau_ext).max()
+    # first-order convergence with time constant 1/gain: at t = 1/gain about 63 %
+    k1 = int(round(1.0 / gain / dt))
+    frac = r[k1] @ tau_ext / (tau_ext @ tau_ext)
+    assert 0.45 < frac < 0.8, f"observer at t=1/K reached {frac:.2f} of tau_ext"
+    # converged after 20 time constants: small error (discretisation O(dt))
+    err = np.abs(r[-200:] - tau_ext).max()
+    assert err < 0.03 * scale, f"observer error {err:.3e} (tau_ext {tau_ext})"
+
+
+def test_momentum_observer_per_joint_gain(rng):
+    model = load_model("double_pendulum")
+    gains = np.array([20.0, 80.0])
+    tau_ext = np.array([1.5, -0.7])
+    tau_fn = lambda t, q, qd: model.gravity_torques(q) - 3.0 * qd  # noqa: E731
+    dt = 1e-3
+    t, q, qd = _simulate_with_external_torque(model, np.array([0.2, -0.4]), tau_fn, tau_ext, 0.6, dt)
+    obs = MomentumObserver(model, gain=gains)
+    obs.reset(q[0], qd[0])
+    r = [np.zeros(2)]
+    for k in range(1, len(t)):
+        r.append(obs.update(q[k], qd[k], tau_fn(t[k - 1], q[k - 1], qd[k - 1]), dt))
+    r = np.array(r)
+    k = int(round(0.03 / dt))  # 0.6 time constants of joint 1, 2.4 of joint 2
+    frac = r[k] / tau_ext
+    assert frac[1] > frac[0] + 0.2, f"faster gain must converge faster: {frac}"
+    assert np.abs(r[-1] - tau_ext).max() < 0.05 * np.abs(tau_ext).max()
