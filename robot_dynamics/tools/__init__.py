@@ -1,0 +1,1 @@
+"""Command-line tool, demo and plotting helpers (no ROS needed except in the demo)."""

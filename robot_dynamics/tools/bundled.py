@@ -1,0 +1,112 @@
+"""The robots bundled with the package (URDFs in ``urdf/``) and where to find them.
+
+A bundled robot has a short name (``panda``, ``double_pendulum``) usable wherever a URDF path is
+accepted by the CLI and the demo, plus the settings its URDF cannot carry (the gravity direction of
+the planar double pendulum, a home configuration, the tip frame).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True)
+class BundledRobot:
+    """Settings of one bundled robot.
+
+    Attributes:
+        name: short name.
+        filename: file name in the package's ``urdf/`` folder.
+        base_link: base frame of the model.
+        tip_link: tip frame (wrenches are estimated there).
+        gravity: (3,) gravity in the base frame [m/s^2].
+        home: joint positions [rad] in the model's joint order, the demo's start configuration.
+        description: one line for --help texts.
+    """
+
+    name: str
+    filename: str
+    base_link: str
+    tip_link: str
+    gravity: Tuple[float, float, float]
+    home: Tuple[float, ...]
+    description: str
+
+
+BUNDLED = {
+    "panda": BundledRobot(
+        name="panda",
+        filename="panda_arm.urdf",
+        base_link="panda_link0",
+        tip_link="tool",
+        gravity=(0.0, 0.0, -9.81),
+        # Franka's "ready" pose: elbow up, tool pointing down, 0.31 m in front of the base.
+        home=(0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785),
+        description="Franka Emika Panda, 7 DOF + hand (inertial parameters of Gaz et al. 2019)",
+    ),
+    "double_pendulum": BundledRobot(
+        name="double_pendulum",
+        filename="double_pendulum.urdf",
+        base_link="base_link",
+        tip_link="tip",
+        gravity=(0.0, -9.81, 0.0),
+        # released from horizontal at rest, as in the reference benchmark
+        home=(0.0, 0.0),
+        description="planar double pendulum of the reference (two 10 kg, 1 m rods), gravity -y",
+    ),
+}
+
+
+def urdf_dirs():
+    """Folders searched for bundled URDFs, in order: the source tree, then installed locations."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    dirs = [os.path.normpath(os.path.join(here, "..", "..", "urdf"))]
+    dirs.append(os.path.join(sys.prefix, "share", "robot_dynamics", "urdf"))
+    try:  # a colcon/ament install
+        from ament_index_python.packages import get_package_share_directory
+
+        dirs.append(os.path.join(get_package_share_directory("robot_dynamics"), "urdf"))
+    except Exception:  # noqa: BLE001 - not installed the ament way, or ament_index missing
+        pass
+    return dirs
+
+
+def bundled_urdf_path(name: str) -> str:
+    """Absolute path of a bundled robot's URDF.
+
+    Raises:
+        KeyError: ``name`` is not a bundled robot (the message lists the bundled ones).
+        FileNotFoundError: the package's urdf folder cannot be found.
+    """
+    if name not in BUNDLED:
+        raise KeyError(f"unknown bundled robot {name!r}; bundled robots: {', '.join(sorted(BUNDLED))}")
+    filename = BUNDLED[name].filename
+    for folder in urdf_dirs():
+        path = os.path.join(folder, filename)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"bundled URDF {filename} not found in: {', '.join(urdf_dirs())}")
+
+
+def resolve_urdf(spec: str) -> Tuple[str, Optional[BundledRobot]]:
+    """Turn a CLI argument into (path, bundled robot or None).
+
+    ``spec`` is a file path, or a bundled robot's name when no such file exists. A path whose file
+    is the bundled file itself also returns that robot's settings (so ``urdf/double_pendulum.urdf``
+    gets the pendulum's gravity).
+    """
+    if os.path.exists(spec):
+        real = os.path.realpath(spec)
+        for robot in BUNDLED.values():
+            try:
+                if os.path.realpath(bundled_urdf_path(robot.name)) == real:
+                    return spec, robot
+            except FileNotFoundError:
+                pass
+        return spec, None
+    if spec in BUNDLED:
+        return bundled_urdf_path(spec), BUNDLED[spec]
+    return spec, None

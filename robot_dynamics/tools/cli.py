@@ -1,0 +1,656 @@
+"""``robot-dynamics``: the dynamics of a URDF from the command line, no ROS needed.
+
+Subcommands (each takes a URDF path, or the name of a bundled robot: ``panda``, ``double_pendulum``)::
+
+    robot-dynamics info URDF                       tree, joints, masses, total mass, fixed/mimic joints
+    robot-dynamics gravity URDF --q ...            g(q): joint torques that hold the arm still [Nm]
+    robot-dynamics mass-matrix URDF --q ...        M(q) [kg m^2]
+    robot-dynamics jacobian URDF --q ... --frame F J(q) of frame F, rows [vx vy vz wx wy wz]
+    robot-dynamics simulate URDF --duration 10 --plot out.png    forward simulation + energy
+    robot-dynamics wrench URDF --q ... --tau ...   external wrench on the tip from joint torques
+
+Joint vectors (``--q``, ``--qd``, ``--qdd``, ``--tau``) are given in the model's joint order
+(``info`` lists it) as numbers separated by spaces or commas, or as ``name=value`` pairs (joints
+not named are 0). Common options: ``--base-link``, ``--tip-link``, ``--gravity GX GY GZ``,
+``--json`` (one JSON object on stdout, for programs).
+
+Exit codes: 0 success; 2 bad command-line argument (wrong vector length, unknown joint or frame,
+non-finite number); 3 the URDF cannot be read or turned into a model; 1 any other error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import xml.etree.ElementTree as ET
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_BAD_URDF = 3
+
+WRENCH_AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
+TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
+
+
+class CLIError(Exception):
+    """An error to report to the user with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+# ----------------------------------------------------------------------------------- parsing
+
+
+def _split_tokens(values: Sequence[str]) -> List[str]:
+    tokens: List[str] = []
+    for value in values:
+        tokens.extend(tok for tok in value.replace(",", " ").split() if tok)
+    return tokens
+
+
+def parse_joint_vector(
+    values: Optional[Sequence[str]], joint_names: Sequence[str], option: str, default: float = 0.0
+) -> np.ndarray:
+    """Parse ``--q``-style values into an (n,) float array in ``joint_names`` order.
+
+    Accepts n numbers, or ``name=value`` pairs (unnamed joints get ``default``).
+
+    Raises:
+        CLIError: wrong count, unknown joint name, not a number, NaN or infinity.
+    """
+    n = len(joint_names)
+    if values is None:
+        return np.full(n, default, dtype=float)
+    tokens = _split_tokens(values)
+    if not tokens:
+        raise CLIError(f"{option}: no values given; expected {n} ({', '.join(joint_names)})")
+    out = np.full(n, default, dtype=float)
+    if any("=" in tok for tok in tokens):
+        index = {name: i for i, name in enumerate(joint_names)}
+        for tok in tokens:
+            if "=" not in tok:
+                raise CLIError(f"{option}: mix of 'name=value' and plain values ({tok!r}); use one form")
+            name, _, text = tok.partition("=")
+            if name not in index:
+                raise CLIError(
+                    f"{option}: unknown joint {name!r}; the model's joints are: {', '.join(joint_names)}"
+                )
+            out[index[name]] = _to_float(text, option, name)
+        return out
+    if len(tokens) != n:
+        raise CLIError(
+            f"{option}: got {len(tokens)} value(s), the model has {n} joint(s): {', '.join(joint_names)}"
+        )
+    for i, tok in enumerate(tokens):
+        out[i] = _to_float(tok, option, joint_names[i])
+    return out
+
+
+def _to_float(text: str, option: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise CLIError(f"{option}: {text!r} (for {what}) is not a number") from None
+    if not math.isfinite(value):
+        raise CLIError(f"{option}: {text!r} (for {what}) is not finite")
+    return value
+
+
+def parse_fixed_vector(values: Optional[Sequence[str]], size: int, option: str, labels: Sequence[str]):
+    """Parse a fixed-size vector option (gravity: 3, wrench: 6)."""
+    if values is None:
+        return None
+    tokens = _split_tokens(values)
+    if len(tokens) != size:
+        raise CLIError(f"{option}: got {len(tokens)} value(s), expected {size} ({' '.join(labels)})")
+    return np.array([_to_float(tok, option, label) for tok, label in zip(tokens, labels)])
+
+
+# ----------------------------------------------------------------------------------- model
+
+
+def load_model(args):
+    """Build the RobotModel from ``args.urdf`` and the common options. Returns (model, path, bundled)."""
+    from robot_dynamics import RobotModel
+    from robot_dynamics.core.errors import RobotDynamicsError, URDFError
+    from robot_dynamics.tools.bundled import resolve_urdf
+
+    path, bundled = resolve_urdf(args.urdf)
+    if not os.path.isfile(path):
+        raise CLIError(
+            f"URDF {args.urdf!r}: no such file (bundled robots: panda, double_pendulum)", EXIT_BAD_URDF
+        )
+    gravity = parse_fixed_vector(args.gravity, 3, "--gravity", ("gx", "gy", "gz"))
+    if gravity is None:
+        gravity = np.array(bundled.gravity) if bundled is not None else np.array([0.0, 0.0, -9.81])
+    base = args.base_link
+    tip = args.tip_link
+    if bundled is not None:
+        base = base or bundled.base_link
+        tip = tip or (bundled.tip_link if (base == bundled.base_link) else None)
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            xml = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"URDF {path}: cannot read: {exc}", EXIT_BAD_URDF) from None
+    try:
+        model = RobotModel.from_urdf(xml, base_link=base, tip_link=tip, gravity=tuple(gravity))
+    except URDFError as exc:
+        code = EXIT_USAGE if _names_cli_link(exc, base, tip) else EXIT_BAD_URDF
+        raise CLIError(f"URDF {path}: {exc}", code) from None
+    except RobotDynamicsError as exc:
+        raise CLIError(f"URDF {path}: {exc}", EXIT_USAGE) from None
+    return model, path, xml, bundled
+
+
+def _names_cli_link(exc: Exception, base: Optional[str], tip: Optional[str]) -> bool:
+    """True when a model error is about a --base-link/--tip-link given on the command line."""
+    text = str(exc)
+    return any(name and repr(name) in text or (name and f'"{name}"' in text) for name in (base, tip))
+
+
+def _frame(args, model) -> Optional[str]:
+    frame = getattr(args, "frame", None)
+    if frame is None:
+        return None
+    if frame not in model.link_names and frame != model.base_link:
+        raise CLIError(
+            f"--frame: unknown frame {frame!r}; frames below {model.base_link}: {', '.join(model.link_names)}"
+        )
+    return frame
+
+
+def _check_limits(model, q: np.ndarray, warnings: List[str]) -> None:
+    lower, upper = model.position_limits
+    for i, name in enumerate(model.joint_names):
+        lo, hi = float(lower[i]), float(upper[i])
+        if math.isfinite(lo) and math.isfinite(hi) and not (lo - 1e-12 <= q[i] <= hi + 1e-12):
+            warnings.append(f"{name} = {q[i]:g} is outside its limits [{lo:g}, {hi:g}]")
+
+
+# ----------------------------------------------------------------------------------- URDF tree
+
+
+def urdf_tree(xml: str) -> Dict:
+    """Links, joints and masses read straight from the URDF XML (for ``info``)."""
+    root = ET.fromstring(xml)
+    links = {}
+    for link in root.findall("link"):
+        mass_el = link.find("inertial/mass")
+        links[link.get("name")] = float(mass_el.get("value", "0")) if mass_el is not None else 0.0
+    joints = []
+    for joint in root.findall("joint"):
+        mimic = joint.find("mimic")
+        joints.append(
+            {
+                "name": joint.get("name"),
+                "type": joint.get("type"),
+                "parent": joint.find("parent").get("link"),
+                "child": joint.find("child").get("link"),
+                "mimic": None
+                if mimic is None
+                else {
+                    "joint": mimic.get("joint"),
+                    "multiplier": float(mimic.get("multiplier", "1")),
+                    "offset": float(mimic.get("offset", "0")),
+                },
+            }
+        )
+    return {"robot": root.get("name"), "links": links, "joints": joints}
+
+
+def _subtree_links(tree: Dict, base: str) -> List[str]:
+    children: Dict[str, List[str]] = {}
+    for joint in tree["joints"]:
+        children.setdefault(joint["parent"], []).append(joint["child"])
+    out, stack = [], [base]
+    while stack:
+        link = stack.pop()
+        out.append(link)
+        stack.extend(reversed(children.get(link, [])))
+    return out
+
+
+def _tree_lines(tree: Dict, base: str, actuated: Sequence[str]) -> List[str]:
+    by_parent: Dict[str, List[Dict]] = {}
+    for joint in tree["joints"]:
+        by_parent.setdefault(joint["parent"], []).append(joint)
+    lines = [f"{base} ({tree['links'].get(base, 0.0):.3f} kg)"]
+
+    def walk(link: str, prefix: str) -> None:
+        kids = by_parent.get(link, [])
+        for k, joint in enumerate(kids):
+            last = k == len(kids) - 1
+            tag = joint["type"]
+            if joint["mimic"]:
+                tag += f", mimics {joint['mimic']['joint']}"
+            elif joint["name"] in actuated:
+                tag += f", q[{list(actuated).index(joint['name'])}]"
+            child = joint["child"]
+            lines.append(
+                f"{prefix}{'`-' if last else '|-'} {joint['name']} [{tag}] -> "
+                f"{child} ({tree['links'].get(child, 0.0):.3f} kg)"
+            )
+            walk(child, prefix + ("   " if last else "|  "))
+
+    walk(base, "")
+    return lines
+
+
+# ----------------------------------------------------------------------------------- formatting
+
+
+def _fmt_vec(values, precision: int) -> str:
+    return "[" + ", ".join(f"{v: .{precision}f}" for v in np.asarray(values, dtype=float)) + "]"
+
+
+def _fmt_matrix(mat, row_labels, col_labels, precision: int) -> List[str]:
+    mat = np.asarray(mat, dtype=float)
+    width = max(precision + 7, max((len(c) for c in col_labels), default=0) + 1)
+    label_w = max(len(r) for r in row_labels)
+    lines = [" " * label_w + " " + "".join(f"{c:>{width}}" for c in col_labels)]
+    for label, row in zip(row_labels, mat):
+        lines.append(f"{label:<{label_w}} " + "".join(f"{v:>{width}.{precision}f}" for v in row))
+    return lines
+
+
+def _short(names: Sequence[str]) -> List[str]:
+    """Joint names shortened for column headers (common prefix dropped)."""
+    names = list(names)
+    if len(names) < 2:
+        return names
+    prefix = os.path.commonprefix(names)
+    if prefix and all(len(n) > len(prefix) for n in names):
+        return [n[len(prefix):] if len(prefix) > 2 else n for n in names]
+    return names
+
+
+# ----------------------------------------------------------------------------------- commands
+
+
+def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    tree = urdf_tree(xml)
+    below = _subtree_links(tree, model.base_link)
+    below_set = set(below)
+    total_mass = sum(tree["links"].get(link, 0.0) for link in below)
+    lower, upper = model.position_limits
+    joints = []
+    for i, name in enumerate(model.joint_names):
+        jx = next(j for j in tree["joints"] if j["name"] == name)
+        joints.append(
+            {
+                "index": i,
+                "name": name,
+                "type": jx["type"],
+                "parent": jx["parent"],
+                "child": jx["child"],
+                "lower": float(lower[i]),
+                "upper": float(upper[i]),
+                "velocity_limit": float(model.velocity_limits[i]),
+                "effort_limit": float(model.effort_limits[i]),
+                "damping": float(model.damping[i]),
+                "friction": float(model.friction[i]),
+            }
+        )
+    in_tree = [j for j in tree["joints"] if j["child"] in below_set and j["child"] != model.base_link]
+    fixed = [j["name"] for j in in_tree if j["type"] == "fixed"]
+    mimic = [
+        {"name": j["name"], **j["mimic"]} for j in in_tree if j["mimic"] is not None
+    ]
+    out.update(
+        {
+            "robot": tree["robot"],
+            "urdf": path,
+            "base_link": model.base_link,
+            "tip_link": model.tip_link,
+            "leaf_links": list(model.leaf_links),
+            "gravity": [float(g) for g in model.gravity],
+            "n": int(model.n),
+            "joint_names": list(model.joint_names),
+            "joints": joints,
+            "fixed_joints": fixed,
+            "mimic_joints": mimic,
+            "link_masses": {link: tree["links"].get(link, 0.0) for link in below},
+            "total_mass": total_mass,
+        }
+    )
+    p = args.precision
+    lines = [
+        f"robot      {tree['robot']}  ({path})",
+        f"base link  {model.base_link}    tip link  {model.tip_link}    leaves  {', '.join(model.leaf_links)}",
+        f"gravity    {_fmt_vec(model.gravity, 3)} m/s^2 (base frame)",
+        f"total mass {total_mass:.3f} kg ({len(below)} links at or below {model.base_link})",
+        "",
+        f"actuated joints ({model.n}), the order of every joint vector:",
+        f"  {'#':>2} {'name':<20} {'type':<10} {'lower':>8} {'upper':>8} {'vel':>7} {'effort':>8} "
+        f"{'damping':>8} {'friction':>8}",
+    ]
+    for j in joints:
+        lines.append(
+            f"  {j['index']:>2} {j['name']:<20} {j['type']:<10} {j['lower']:>8.{p}f} {j['upper']:>8.{p}f} "
+            f"{j['velocity_limit']:>7.3g} {j['effort_limit']:>8.4g} {j['damping']:>8.4g} {j['friction']:>8.4g}"
+        )
+    lines.append(f"fixed joints ({len(fixed)}): {', '.join(fixed) if fixed else 'none'} (merged into their parent)")
+    if mimic:
+        lines.append(
+            "mimic joints: "
+            + ", ".join(f"{m['name']} = {m['multiplier']:g} * {m['joint']} + {m['offset']:g}" for m in mimic)
+        )
+    else:
+        lines.append("mimic joints: none")
+    lines += ["", "tree (joint [type] -> link (mass)):"] + ["  " + line for line in _tree_lines(tree, model.base_link, model.joint_names)]
+    return lines
+
+
+def cmd_gravity(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    q = parse_joint_vector(args.q, model.joint_names, "--q")
+    _check_limits(model, q, out.setdefault("warnings", []))
+    g = np.asarray(model.gravity_torques(q), dtype=float)
+    out.update({"joint_names": list(model.joint_names), "q": q.tolist(), "gravity_torques": g.tolist(),
+                "gravity": [float(x) for x in model.gravity]})
+    p = args.precision
+    lines = [f"gravity torques g(q) [Nm or N], gravity {_fmt_vec(model.gravity, 3)} m/s^2:"]
+    w = max(len(n) for n in model.joint_names)
+    for name, qi, gi in zip(model.joint_names, q, g):
+        lines.append(f"  {name:<{w}}  q = {qi: .{p}f}   g = {gi: .{p}f}")
+    return lines
+
+
+def cmd_mass_matrix(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    q = parse_joint_vector(args.q, model.joint_names, "--q")
+    _check_limits(model, q, out.setdefault("warnings", []))
+    m = np.asarray(model.mass_matrix(q), dtype=float)
+    eig = np.linalg.eigvalsh(0.5 * (m + m.T))
+    out.update({"joint_names": list(model.joint_names), "q": q.tolist(), "mass_matrix": m.tolist(),
+                "eigenvalues": eig.tolist()})
+    short = _short(model.joint_names)
+    lines = [f"mass matrix M(q) [kg m^2] at q = {_fmt_vec(q, 4)}:"]
+    lines += ["  " + line for line in _fmt_matrix(m, short, short, args.precision)]
+    lines.append(f"eigenvalues: {_fmt_vec(eig, args.precision)}")
+    return lines
+
+
+def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    q = parse_joint_vector(args.q, model.joint_names, "--q")
+    _check_limits(model, q, out.setdefault("warnings", []))
+    frame = _frame(args, model)
+    if frame is None and model.tip_link is None:
+        raise CLIError(
+            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) and no --tip-link"
+        )
+    jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
+    pose = np.asarray(model.frame_pose(q, frame=frame), dtype=float)
+    sv = np.linalg.svd(jac, compute_uv=False)
+    out.update({"joint_names": list(model.joint_names), "q": q.tolist(), "frame": frame or model.tip_link,
+                "axes": args.axes, "rows": list(TWIST_AXES), "jacobian": jac.tolist(),
+                "frame_pose": pose.tolist(), "singular_values": sv.tolist()})
+    short = _short(model.joint_names)
+    lines = [
+        f"Jacobian of {frame or model.tip_link} ({args.axes} axes; rows: linear velocity of the frame "
+        f"origin, angular velocity) at q = {_fmt_vec(q, 4)}:"
+    ]
+    lines += ["  " + line for line in _fmt_matrix(jac, TWIST_AXES, short, args.precision)]
+    lines.append(f"frame origin in {model.base_link}: {_fmt_vec(pose[:3, 3], args.precision)} m")
+    lines.append(f"singular values: {_fmt_vec(sv, args.precision)}")
+    return lines
+
+
+def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    q = parse_joint_vector(args.q, model.joint_names, "--q")
+    _check_limits(model, q, out.setdefault("warnings", []))
+    if args.tau is None:
+        raise CLIError("--tau is required: the measured joint torques (or, with --external, tau_ext)")
+    tau = parse_joint_vector(args.tau, model.joint_names, "--tau")
+    qd = parse_joint_vector(args.qd, model.joint_names, "--qd")
+    qdd = parse_joint_vector(args.qdd, model.joint_names, "--qdd")
+    frame = _frame(args, model)
+    if frame is None and model.tip_link is None:
+        raise CLIError(
+            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) and no --tip-link"
+        )
+    if args.external:
+        tau_ext = tau
+    else:
+        # M qdd + C qd + g = tau + J^T f_ext  =>  J^T f_ext = (M qdd + C qd + g) - tau
+        tau_ext = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float) - tau
+    est = model.estimate_external_wrench(q, tau_ext, frame=frame, axes=args.axes, damping=args.damping)
+    wrench = np.asarray(est.wrench, dtype=float)
+    jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
+    residual = tau_ext - jac.T @ wrench
+    out.update({
+        "joint_names": list(model.joint_names), "q": q.tolist(), "qd": qd.tolist(), "qdd": qdd.tolist(),
+        "tau": tau.tolist(), "tau_ext": tau_ext.tolist(), "frame": frame or model.tip_link, "axes": args.axes,
+        "wrench_labels": list(WRENCH_AXES), "wrench": wrench.tolist(),
+        "singular_values": np.asarray(est.singular_values, dtype=float).tolist(),
+        "min_singular_value": float(est.min_singular_value), "near_singular": bool(est.near_singular),
+        "torque_residual": residual.tolist(),
+    })
+    p = args.precision
+    lines = [
+        f"external wrench on {frame or model.tip_link} (applied by the environment on the robot; "
+        f"{args.axes} axes, moment about the frame origin):",
+        "  " + "  ".join(f"{lab} = {v: .{p}f}" for lab, v in zip(WRENCH_AXES, wrench)),
+        f"external joint torques J^T f: {_fmt_vec(tau_ext, p)}",
+        f"unexplained torque |tau_ext - J^T f| = {np.linalg.norm(residual):.3g} "
+        f"(non-zero when tau_ext is outside the range of J^T)",
+        f"smallest singular value of J: {float(est.min_singular_value):.4g}"
+        + ("  ** near a singularity: some wrench directions are not observable **" if est.near_singular else ""),
+    ]
+    return lines
+
+
+def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    if bundled is not None and args.q is None:
+        q0 = np.array(bundled.home, dtype=float)
+    else:
+        q0 = parse_joint_vector(args.q, model.joint_names, "--q")
+    qd0 = parse_joint_vector(args.qd, model.joint_names, "--qd")
+    tau = parse_joint_vector(args.tau, model.joint_names, "--tau")
+    if not (args.duration > 0 and math.isfinite(args.duration)):
+        raise CLIError(f"--duration must be a positive number of seconds, got {args.duration}")
+    if args.duration > args.max_duration:
+        raise CLIError(f"--duration {args.duration} s is beyond --max-duration {args.max_duration} s")
+    if not (args.sample_dt > 0 and args.sample_dt <= args.duration):
+        raise CLIError(f"--sample-dt must be in (0, duration], got {args.sample_dt}")
+    tau_arg = None if not np.any(tau) else tau
+    start = time.perf_counter()
+    res = model.simulate(q0, qd0, args.duration, tau=tau_arg, method=args.method, rtol=args.rtol,
+                         atol=args.atol, sample_dt=args.sample_dt, friction=args.friction,
+                         fixed_step=args.fixed_step)
+    elapsed = time.perf_counter() - start
+    t = np.asarray(res.t, dtype=float)
+    q = np.asarray(res.q, dtype=float)
+    qd = np.asarray(res.qd, dtype=float)
+    energy = np.asarray(res.energy, dtype=float)
+    drift = float(np.max(np.abs(energy - energy[0])))
+    # relative to the largest kinetic energy of the run (E0 is often 0 by the potential's datum)
+    scale = max(float(np.max(np.asarray(model.kinetic_energy(q, qd), dtype=float))), abs(float(energy[0])), 1e-12)
+    out.update({
+        "joint_names": list(model.joint_names), "method": args.method, "duration": args.duration,
+        "friction": bool(args.friction), "wall_time": elapsed, "samples": int(t.size),
+        "q0": q0.tolist(), "qd0": qd0.tolist(), "tau": tau.tolist(),
+        "final_q": q[-1].tolist(), "final_qd": qd[-1].tolist(),
+        "energy_initial": float(energy[0]), "energy_final": float(energy[-1]),
+        "energy_max_abs_drift": drift, "energy_max_rel_drift": drift / scale,
+    })
+    if args.json_series:
+        out.update({"t": t.tolist(), "q": q.tolist(), "qd": qd.tolist(), "energy": energy.tolist()})
+    p = args.precision
+    lines = [
+        f"simulated {args.duration:g} s with {args.method} (rtol {args.rtol:g}, atol {args.atol:g}"
+        f"{', friction' if args.friction else ', no friction'}) in {elapsed:.2f} s wall time, "
+        f"{t.size} samples every {args.sample_dt:g} s",
+        f"  start q  = {_fmt_vec(q0, p)}",
+        f"  final q  = {_fmt_vec(q[-1], p)}",
+        f"  final qd = {_fmt_vec(qd[-1], p)}",
+        f"  energy   E0 = {energy[0]:.6f} J, E_end = {energy[-1]:.6f} J, max |E - E0| = {drift:.3g} J "
+        f"({100.0 * drift / scale:.2g} % of the largest kinetic energy)",
+    ]
+    if args.plot:
+        from robot_dynamics.tools.plotting import plot_trajectory
+
+        tau_series = np.asarray(res.tau, dtype=float) if res.tau is not None else None
+        plot_trajectory(args.plot, t=t, q=q, qd=qd, energy=energy, tau=tau_series if np.any(tau_series) else None,
+                        joint_names=model.joint_names,
+                        title=f"{os.path.basename(path)}: {args.duration:g} s, {args.method}")
+        out["plot"] = os.path.abspath(args.plot)
+        lines.append(f"plot written to {args.plot}")
+    return lines
+
+
+COMMANDS = {
+    "info": cmd_info,
+    "gravity": cmd_gravity,
+    "mass-matrix": cmd_mass_matrix,
+    "jacobian": cmd_jacobian,
+    "simulate": cmd_simulate,
+    "wrench": cmd_wrench,
+}
+
+
+# ----------------------------------------------------------------------------------- argparse
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises CLIError instead of exiting, so --json can report usage errors too."""
+
+    def error(self, message):  # noqa: D401
+        raise CLIError(f"{message} (see: {self.prog} --help)", EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    common.add_argument("urdf", help="URDF file, or a bundled robot: panda, double_pendulum")
+    common.add_argument("--base-link", default=None, help="base frame (default: the URDF root)")
+    common.add_argument("--tip-link", default=None, help="tip frame (default: the only leaf)")
+    common.add_argument("--gravity", nargs=3, metavar=("GX", "GY", "GZ"), default=None,
+                        help="gravity in the base frame [m/s^2] (default 0 0 -9.81; the bundled double "
+                             "pendulum: 0 -9.81 0)")
+    common.add_argument("--json", action="store_true", help="print one JSON object (for programs)")
+    common.add_argument("--precision", type=int, default=4, help="decimals in human output (default 4)")
+
+    def joint_vec(p, flag, text):
+        p.add_argument(flag, nargs="+", default=None, metavar="V",
+                       help=text + " (n numbers in joint order, or name=value pairs; default zeros)")
+
+    parser = _Parser(
+        prog="robot-dynamics",
+        description="Rigid-body dynamics of a URDF: gravity torques, mass matrix, Jacobian, simulation "
+                    "and external-wrench estimation. No ROS needed.",
+        epilog="Exit codes: 0 ok, 1 unexpected error, 2 bad argument, 3 bad or unreadable URDF.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    sub.add_parser("info", parents=[common], help="tree, joints, masses, total mass, fixed/mimic joints")
+
+    p = sub.add_parser("gravity", parents=[common], help="gravity torques g(q)")
+    joint_vec(p, "--q", "joint positions [rad, m]")
+
+    p = sub.add_parser("mass-matrix", parents=[common], help="joint-space mass matrix M(q)")
+    joint_vec(p, "--q", "joint positions [rad, m]")
+
+    p = sub.add_parser("jacobian", parents=[common], help="Jacobian of a frame (rows vx vy vz wx wy wz)")
+    joint_vec(p, "--q", "joint positions [rad, m]")
+    p.add_argument("--frame", default=None, help="link/frame name (default: the tip link)")
+    p.add_argument("--axes", choices=("base", "local"), default="base",
+                   help="express in base axes (default) or the frame's own axes")
+
+    p = sub.add_parser("simulate", parents=[common], help="forward simulation with constant torques")
+    joint_vec(p, "--q", "initial joint positions (default: zeros, or a bundled robot's home pose)")
+    joint_vec(p, "--qd", "initial joint velocities")
+    joint_vec(p, "--tau", "constant applied joint torques [Nm]")
+    p.add_argument("--duration", type=float, default=10.0, help="simulated time [s] (default 10)")
+    p.add_argument("--max-duration", type=float, default=600.0, help="refuse longer simulations (default 600 s)")
+    p.add_argument("--sample-dt", type=float, default=0.01, help="output sample period [s] (default 0.01)")
+    p.add_argument("--method", default="RK45",
+                   help="integrator: any scipy solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...) "
+                        "or semi_implicit_euler (default RK45)")
+    p.add_argument("--rtol", type=float, default=1e-8, help="relative tolerance (default 1e-8)")
+    p.add_argument("--atol", type=float, default=1e-10, help="absolute tolerance (default 1e-10)")
+    p.add_argument("--fixed-step", type=float, default=1e-3, help="step of semi_implicit_euler [s] (default 1e-3)")
+    p.add_argument("--friction", action="store_true", help="include URDF damping and friction")
+    p.add_argument("--plot", default=None, metavar="PNG", help="write a plot of q, qd and energy to this PNG")
+    p.add_argument("--json-series", action="store_true", help="with --json, include the sampled trajectory")
+
+    p = sub.add_parser("wrench", parents=[common],
+                       help="external wrench on the tip from joint torques (damped pinv of J^T)")
+    joint_vec(p, "--q", "joint positions [rad, m]")
+    joint_vec(p, "--tau", "measured joint torques [Nm] (with --external: the external joint torques)")
+    joint_vec(p, "--qd", "joint velocities (default zeros)")
+    joint_vec(p, "--qdd", "joint accelerations (default zeros)")
+    p.add_argument("--external", action="store_true",
+                   help="--tau already is tau_ext = J^T f_ext (skip subtracting M qdd + C qd + g)")
+    p.add_argument("--frame", default=None, help="frame the wrench acts on (default: the tip link)")
+    p.add_argument("--axes", choices=("base", "local"), default="base", help="axes of the result (default base)")
+    p.add_argument("--damping", type=float, default=1e-6, help="pseudo-inverse damping (default 1e-6)")
+    return parser
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    return "--json" in argv
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the ``robot-dynamics`` console script. Returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = _wants_json(argv)
+    out: Dict = {}
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help
+            return int(exc.code or 0)
+        out["command"] = args.command
+        model, path, xml, bundled = load_model(args)
+        lines = COMMANDS[args.command](args, model, path, xml, bundled, out)
+    except CLIError as exc:
+        return _fail(str(exc), exc.code, as_json, out)
+    except Exception as exc:  # noqa: BLE001 - last resort: say what happened, non-zero exit
+        from robot_dynamics.core.errors import InvalidInputError, RobotDynamicsError
+
+        if isinstance(exc, (InvalidInputError, RobotDynamicsError)):
+            return _fail(f"{type(exc).__name__}: {exc}", EXIT_USAGE, as_json, out)
+        return _fail(f"unexpected {type(exc).__name__}: {exc}", EXIT_ERROR, as_json, out)
+    warnings = out.get("warnings") or []
+    if as_json:
+        out["ok"] = True
+        print(json.dumps(out, indent=None if os.environ.get("ROBOT_DYNAMICS_JSON_COMPACT") else 2))
+    else:
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print("\n".join(lines))
+    return EXIT_OK
+
+
+def _fail(message: str, code: int, as_json: bool, out: Dict) -> int:
+    print(f"robot-dynamics: error: {message}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"ok": False, "command": out.get("command"), "error": message, "exit_code": code}))
+    return code
+
+
+def console_main() -> None:  # pragma: no cover - thin wrapper
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # output piped into `head` and the like
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = EXIT_OK
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    console_main()

@@ -1,0 +1,150 @@
+"""PNG plots shared by the ``robot-dynamics`` CLI and the demo.
+
+matplotlib with the Agg backend only (no display needed, safe in CI and over SSH). Every function
+takes plain numpy arrays, writes one PNG and returns the path it wrote. Parent folders are created.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Sequence
+
+import numpy as np
+
+WRENCH_LABELS = ("fx [N]", "fy [N]", "fz [N]", "tx [Nm]", "ty [Nm]", "tz [Nm]")
+
+
+def _figure(n_rows: int, n_cols: int = 1, height_per_row: float = 2.2, width: float = 11.0):
+    """A new Figure with an Agg canvas (no pyplot global state)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, max(3.0, height_per_row * n_rows)), dpi=100)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(n_rows, n_cols, squeeze=False)
+    return fig, axes
+
+
+def _save(fig, path: str) -> str:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    return path
+
+
+def plot_trajectory(
+    path: str,
+    *,
+    t: np.ndarray,
+    q: np.ndarray,
+    qd: np.ndarray,
+    energy: Optional[np.ndarray] = None,
+    tau: Optional[np.ndarray] = None,
+    joint_names: Sequence[str],
+    title: str = "",
+) -> str:
+    """Plot a joint trajectory: positions, velocities, torques (if given) and total energy.
+
+    Args:
+        path: PNG file to write.
+        t: (k,) time [s].
+        q: (k, n) joint positions [rad or m].
+        qd: (k, n) joint velocities [rad/s or m/s].
+        energy: (k,) total mechanical energy [J] (kinetic + potential), optional.
+        tau: (k, n) applied joint torques [Nm or N], optional.
+        joint_names: n names, for the legend.
+        title: figure title.
+    """
+    t = np.asarray(t, dtype=float)
+    panels = ["q", "qd"] + (["tau"] if tau is not None else []) + (["E"] if energy is not None else [])
+    fig, axes = _figure(len(panels))
+    for ax, panel in zip(axes[:, 0], panels):
+        if panel == "q":
+            ax.plot(t, np.asarray(q))
+            ax.set_ylabel("position [rad]")
+            ax.legend(list(joint_names), fontsize=7, ncol=min(len(joint_names), 7), loc="upper right")
+        elif panel == "qd":
+            ax.plot(t, np.asarray(qd))
+            ax.set_ylabel("velocity [rad/s]")
+        elif panel == "tau":
+            ax.plot(t, np.asarray(tau))
+            ax.set_ylabel("torque [Nm]")
+        else:
+            e = np.asarray(energy, dtype=float)
+            ax.plot(t, e, color="k")
+            drift = float(np.max(np.abs(e - e[0]))) if e.size else 0.0
+            ax.set_ylabel("energy [J]")
+            ax.set_title(f"total energy (max |E - E0| = {drift:.3g} J)", fontsize=9)
+        ax.grid(True, alpha=0.3)
+    axes[-1, 0].set_xlabel("time [s]")
+    if title:
+        fig.suptitle(title)
+    return _save(fig, path)
+
+
+def plot_wrench_demo(
+    path: str,
+    *,
+    t_wrench: np.ndarray,
+    applied: np.ndarray,
+    estimated: np.ndarray,
+    t_joints: np.ndarray,
+    tau: np.ndarray,
+    joint_names: Sequence[str],
+    t_estimated: Optional[np.ndarray] = None,
+    title: str = "",
+) -> str:
+    """Plot applied vs estimated external wrench (6 panels) and the joint torques.
+
+    Args:
+        path: PNG file to write.
+        t_wrench: (k,) time of the applied-wrench samples [s].
+        applied: (k, 6) applied wrench [fx fy fz tx ty tz] (N, Nm), base axes, about the tip origin.
+        estimated: (m, 6) estimated wrench, same convention.
+        t_estimated: (m,) time of the estimates [s] (default ``t_wrench``).
+        t_joints: (j,) time of the joint-torque samples [s].
+        tau: (j, n) joint torques [Nm] (the effort reported in joint_states).
+        joint_names: n names.
+        title: figure title.
+    """
+    t_est = t_wrench if t_estimated is None else t_estimated
+    applied = np.asarray(applied, dtype=float).reshape(-1, 6)
+    estimated = np.asarray(estimated, dtype=float).reshape(-1, 6)
+    fig, axes = _figure(4, 2, height_per_row=2.3)
+    for i in range(6):
+        ax = axes[i // 2, i % 2]
+        ax.plot(t_wrench, applied[:, i], color="tab:blue", lw=2.0, label="applied")
+        ax.plot(t_est, estimated[:, i], color="tab:orange", lw=1.2, ls="--", label="estimated")
+        ax.set_ylabel(WRENCH_LABELS[i])
+        ax.grid(True, alpha=0.3)
+        if i == 0:
+            ax.legend(fontsize=8, loc="upper right")
+    gs = axes[3, 0].get_gridspec()
+    axes[3, 0].remove()
+    axes[3, 1].remove()
+    ax_tau = fig.add_subplot(gs[3, :])
+    ax_tau.plot(np.asarray(t_joints), np.asarray(tau))
+    ax_tau.set_ylabel("joint torque [Nm]")
+    ax_tau.set_xlabel("time [s]")
+    ax_tau.grid(True, alpha=0.3)
+    ax_tau.legend(list(joint_names), fontsize=7, ncol=min(len(joint_names), 7), loc="upper right")
+    axes[2, 0].set_xlabel("time [s]")
+    axes[2, 1].set_xlabel("time [s]")
+    if title:
+        fig.suptitle(title)
+    return _save(fig, path)
+
+
+def is_png(path: str) -> bool:
+    """True when ``path`` starts with the 8-byte PNG signature and has a non-empty IHDR."""
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+    return head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+
+
+def png_size(path: str) -> tuple:
+    """(width, height) in pixels, read from the PNG's IHDR chunk."""
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
