@@ -14,6 +14,11 @@ UR5_Q = np.array([0.3, -1.2, 1.5, -0.9, 1.1, 0.4])          # far from singulari
 UR5_Q_SINGULAR = np.array([0.3, -1.2, 0.0, -0.9, 0.0, 0.4])  # elbow straight and wrist 2 = 0
 
 
+def _ur5():
+    # ur5_robot.urdf has three leaves (ee_link, tool0, base): name the tip
+    return load_model("ur5", tip_link="tool0")
+
+
 def _mv(A, x):
     return (A @ x[..., None])[..., 0]
 
@@ -38,7 +43,7 @@ def test_task_space_inertia(name, rng):
 
 @pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
 def test_estimate_external_wrench_recovers_known_wrench(rng):
-    model = load_model("ur5")
+    model = _ur5()
     f = np.array([12.0, -7.0, 20.0, 1.5, -0.8, 0.6])
     J = model.jacobian(UR5_Q)
     tau_ext = J.T @ f
@@ -70,7 +75,7 @@ def test_estimate_external_wrench_recovers_known_wrench(rng):
 @pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
 @pytest.mark.parametrize("eps", [0.0, 1e-9, 1e-6])
 def test_estimate_external_wrench_near_singularity(eps, rng):
-    model = load_model("ur5")
+    model = _ur5()
     q = UR5_Q_SINGULAR + eps
     tau_ext = rng.normal(scale=5.0, size=6)
     damping = 1e-2
