@@ -18,6 +18,8 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 # Started from a python of another bootstrapped venv? Let ours set its own LD_LIBRARY_PATH.
 unexport _ROS_WHEELS_BOOTSTRAP_COMPLETE
 
+# `make test TESTS=test/test_smoke_dds.py PYTEST_ARGS=-x` runs a subset.
+TESTS ?= test
 PYTEST_ARGS ?=
 LINT_PATHS := robot_dynamics test benchmarks scripts setup.py
 
@@ -30,7 +32,7 @@ help:
 	@echo "make install     install robot_dynamics (editable) into .venv"
 	@echo "make bench       run benchmarks/*.py            make lint        ruff over the sources"
 	@echo "make clean       remove .venv and build outputs"
-	@echo "variables: ROS_DOMAIN_ID (default 42), PYTEST_ARGS, VENV"
+	@echo "variables: ROS_DOMAIN_ID (default 42), TESTS (default test), PYTEST_ARGS, VENV"
 
 venv setup:
 	@bash scripts/setup_env.sh
@@ -43,7 +45,7 @@ install: interfaces
 
 test: install
 	@echo "[make test] ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
-	@rc=0; "$(PY)" -m pytest test $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; "$(PY)" -m pytest $(TESTS) $(PYTEST_ARGS) || rc=$$?; \
 	if [[ $$rc -eq 5 ]]; then echo "[make test] ERROR: pytest collected no tests" >&2; fi; \
 	exit $$rc
 
