@@ -1,0 +1,240 @@
+"""Message <-> numpy conversions for the ROS adapters (no dynamics here).
+
+Every joint-space vector inside the package is ordered by ``model.joint_names``; messages carry
+their own name order. The helpers below translate between the two, and :class:`JointStateMerger`
+merges partial ``sensor_msgs/JointState`` messages (several drivers, joint_state_publisher) into
+one full state, by joint name.
+
+Units are the message units: positions in rad or m, velocities in rad/s or m/s, efforts in N m
+or N, wrenches ``[fx fy fz tx ty tz]`` in N and N m.
+"""
+
+from array import array
+
+import numpy as np
+
+from builtin_interfaces.msg import Duration
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+
+
+class JointStateError(ValueError):
+    """A joint-state message that cannot be used (non-finite values, inconsistent lengths).
+
+    The message names the joint and the field.
+    """
+
+
+def to_array(values):
+    """A float64 numpy array (any shape) as the ``array('d')`` that message sequence fields hold.
+
+    Assigning an ``array('d')`` to a ``float64[]`` field skips rclpy's per-element conversion.
+    """
+    out = array('d')
+    out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    return out
+
+
+def as_numpy(sequence):
+    """A read-only float64 view (no copy) of a message ``float64[]`` field (``array('d')``)."""
+    if isinstance(sequence, array) and sequence.typecode == 'd':
+        if len(sequence) == 0:
+            return np.empty(0)
+        return np.frombuffer(sequence, dtype=np.float64)
+    return np.asarray(sequence, dtype=np.float64)
+
+
+def stamp_to_seconds(stamp):
+    """``builtin_interfaces/Time`` -> float seconds."""
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def seconds_to_duration(seconds):
+    """float seconds (>= 0) -> ``builtin_interfaces/Duration``."""
+    sec = int(np.floor(seconds))
+    nanosec = int(round((seconds - sec) * 1e9))
+    if nanosec >= 1000000000:
+        sec, nanosec = sec + 1, nanosec - 1000000000
+    return Duration(sec=sec, nanosec=nanosec)
+
+
+def duration_to_seconds(duration):
+    """``builtin_interfaces/Duration`` -> float seconds."""
+    return duration.sec + duration.nanosec * 1e-9
+
+
+def matrix_to_multiarray(matrix, row_label='rows', col_label='cols'):
+    """A 2-D numpy array -> ``std_msgs/Float64MultiArray``, row-major, layout filled."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    rows, cols = matrix.shape
+    msg = Float64MultiArray()
+    msg.layout.dim = [
+        MultiArrayDimension(label=row_label, size=rows, stride=rows * cols),
+        MultiArrayDimension(label=col_label, size=cols, stride=cols),
+    ]
+    msg.layout.data_offset = 0
+    msg.data = to_array(matrix)
+    return msg
+
+
+def wrench_to_msg(wrench, msg):
+    """Write ``[fx fy fz tx ty tz]`` into a ``geometry_msgs/Wrench`` in place; returns it."""
+    f = msg.force
+    t = msg.torque
+    f.x, f.y, f.z, t.x, t.y, t.z = (float(v) for v in wrench)
+    return msg
+
+
+def wrench_from_msg(msg):
+    """``geometry_msgs/Wrench`` -> (6,) ``[fx fy fz tx ty tz]``."""
+    f, t = msg.force, msg.torque
+    return np.array([f.x, f.y, f.z, t.x, t.y, t.z])
+
+
+def name_index(names, joint_index, context):
+    """Map message names onto model indices.
+
+    Args:
+        names: joint names of a message (any order, may hold unknown joints).
+        joint_index: dict joint name -> model index.
+        context: what the names belong to, for error messages.
+
+    Returns:
+        (msg_idx, model_idx, unknown): int arrays of equal length (positions in the message,
+        positions in the model vector) and the list of names the model does not know.
+
+    Raises:
+        JointStateError: a joint name appears twice.
+    """
+    msg_idx, model_idx, unknown = [], [], []
+    seen = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            raise JointStateError(f'{context}: joint {name!r} appears twice')
+        seen.add(name)
+        j = joint_index.get(name)
+        if j is None:
+            unknown.append(name)
+        else:
+            msg_idx.append(i)
+            model_idx.append(j)
+    return (np.array(msg_idx, dtype=np.intp), np.array(model_idx, dtype=np.intp), unknown)
+
+
+def vector_in_model_order(names, values, joint_index, n, context, field, default=None):
+    """A full (n,) model-order vector from a named message vector.
+
+    Joints missing from ``names`` take ``default[j]`` (a (n,) array) or raise when ``default`` is
+    None; unknown names are ignored. Raises :class:`JointStateError` naming the joint and field
+    on a length mismatch or a non-finite value.
+    """
+    values = as_numpy(values)
+    if len(values) != len(names):
+        raise JointStateError(
+            f'{context}: {field} has {len(values)} values for {len(names)} joint names')
+    msg_idx, model_idx, _ = name_index(names, joint_index, context)
+    if default is None:
+        if len(model_idx) != n:
+            missing = sorted(set(joint_index) - {names[i] for i in msg_idx})
+            raise JointStateError(f'{context}: {field} is missing joints {missing}')
+        out = np.empty(n)
+    else:
+        out = np.array(default, dtype=np.float64, copy=True)
+    sub = values[msg_idx]
+    bad = ~np.isfinite(sub)
+    if bad.any():
+        name = names[int(msg_idx[np.argmax(bad)])]
+        raise JointStateError(f'{context}: {field} of joint {name!r} is not finite')
+    out[model_idx] = sub
+    return out
+
+
+class JointStateMerger:
+    """Merges (partial) JointState messages into a full model-order state, by joint name.
+
+    Holds the latest position, velocity and effort of every model joint and which of them have
+    been received. Unknown joint names are ignored. A message with a non-finite value in any
+    field of a known joint, or with a field whose length differs from the number of names, is
+    rejected as a whole (nothing of it is merged).
+
+    Attributes (shape (n,), model order, updated in place):
+        position, velocity, effort: latest values (0 until received).
+        has_position, has_velocity, has_effort: bool, received at least once.
+    """
+
+    __slots__ = ('joint_names', 'n', 'joint_index', 'position', 'velocity', 'effort',
+                 'has_position', 'has_velocity', 'has_effort', 'complete_position',
+                 'complete_velocity', 'complete_effort', '_cache_names', '_cache')
+
+    def __init__(self, joint_names):
+        self.joint_names = tuple(joint_names)
+        self.n = len(self.joint_names)
+        self.joint_index = {name: i for i, name in enumerate(self.joint_names)}
+        self.position = np.zeros(self.n)
+        self.velocity = np.zeros(self.n)
+        self.effort = np.zeros(self.n)
+        self.has_position = np.zeros(self.n, dtype=bool)
+        self.has_velocity = np.zeros(self.n, dtype=bool)
+        self.has_effort = np.zeros(self.n, dtype=bool)
+        self.complete_position = self.n == 0
+        self.complete_velocity = self.n == 0
+        self.complete_effort = self.n == 0
+        self._cache_names = None
+        self._cache = None
+
+    def _indices(self, names):
+        # Drivers publish the same name list every time: one list comparison, no allocation.
+        if names != self._cache_names:
+            msg_idx, model_idx, unknown = name_index(names, self.joint_index, 'joint_states')
+            self._cache = (msg_idx, model_idx, unknown, len(msg_idx) == self.n
+                           and bool(np.all(msg_idx == model_idx)) and len(names) == self.n)
+            self._cache_names = list(names)
+        return self._cache
+
+    def merge(self, msg):
+        """Merge one ``sensor_msgs/JointState``; returns the list of unknown joint names.
+
+        Raises:
+            JointStateError: naming the joint and field; the state is left unchanged.
+        """
+        names = msg.name
+        msg_idx, model_idx, unknown, identity = self._indices(names)
+        count = len(names)
+        fields = []
+        for field, values, target, have in (
+                ('position', msg.position, self.position, self.has_position),
+                ('velocity', msg.velocity, self.velocity, self.has_velocity),
+                ('effort', msg.effort, self.effort, self.has_effort)):
+            length = len(values)
+            if length == 0:
+                continue
+            if length != count:
+                raise JointStateError(
+                    f'joint_states: {field} has {length} values for {count} joint names')
+            data = as_numpy(values)
+            sub = data if identity else data[msg_idx]
+            if not np.isfinite(sub).all():
+                bad = ~np.isfinite(sub)
+                name = names[int(msg_idx[np.argmax(bad)])]
+                raise JointStateError(
+                    f'joint_states: {field} of joint {name!r} is {float(sub[np.argmax(bad)])}')
+            fields.append((sub, target, have))
+        for sub, target, have in fields:
+            if identity:
+                target[:] = sub
+            else:
+                target[model_idx] = sub
+            if not have.all():
+                have[model_idx] = True
+        self.complete_position = bool(self.has_position.all())
+        self.complete_velocity = bool(self.has_velocity.all())
+        self.complete_effort = bool(self.has_effort.all())
+        return unknown
+
+    def missing(self, field='position'):
+        """Names of model joints for which ``field`` was never received."""
+        have = getattr(self, 'has_' + field)
+        return [name for name, ok in zip(self.joint_names, have) if not ok]
+
+    def snapshot(self):
+        """Copies (position, velocity, effort) of the current state."""
+        return self.position.copy(), self.velocity.copy(), self.effort.copy()

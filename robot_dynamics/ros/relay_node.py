@@ -1,0 +1,58 @@
+"""A bare rclpy relay: ``joint_states`` (JointState) in, ``~/output`` (Float64MultiArray) out.
+
+No math: the baseline of ``benchmarks/bench_node.py``. Each output carries the input's header
+stamp as its first two values ``[stamp.sec, stamp.nanosec]`` followed by the input efforts, so a
+measuring subscriber can compute the latency; a JointGroupEffortController would not use it.
+The subscription has the same QoS as the dynamics node's (best effort, depth 10).
+Console script ``relay_node``.
+"""
+
+from array import array
+import sys
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+
+class RelayNode(Node):
+    def __init__(self, node_name='relay_node', **kwargs):
+        super().__init__(node_name, **kwargs)
+        qos = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
+                         reliability=ReliabilityPolicy.BEST_EFFORT,
+                         durability=DurabilityPolicy.VOLATILE)
+        self._pub = self.create_publisher(Float64MultiArray, '~/output', 10)
+        self._out = Float64MultiArray()
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states, qos)
+
+    def _on_joint_states(self, msg):
+        data = array('d', (msg.header.stamp.sec, msg.header.stamp.nanosec))
+        data.extend(msg.effort)
+        self._out.data = data
+        self._pub.publish(self._out)
+
+
+def main(args=None):
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = RelayNode()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
