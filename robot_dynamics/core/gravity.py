@@ -19,4 +19,4 @@ def generalized_gravity(model, T):
     u = w @ model._neg_gravity_skew                     # (w x a) with a = -gravity
     if model._prismatic.any():
         u[..., model._prismatic, :] = model._subtree_mass[model._prismatic, None] * (-model.gravity)
-    return np.einsum("...i,...i->...", z, u)
+    return (z * u).sum(axis=-1)

@@ -23,18 +23,19 @@ def frame_jacobian_full(model, kin, frame):
     nb = model.tree.nb
     if info.body < 0:
         return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
-    S = kin.S
-    p = W_T_F[..., None, :3, 3]
-    Sv, Sw = S[..., :3], S[..., 3:]
-    # v_p = v_O + w x p
-    lin = np.empty(S.shape[:-1] + (3,))
-    lin[..., 0] = Sv[..., 0] + Sw[..., 1] * p[..., 2] - Sw[..., 2] * p[..., 1]
-    lin[..., 1] = Sv[..., 1] + Sw[..., 2] * p[..., 0] - Sw[..., 0] * p[..., 2]
-    lin[..., 2] = Sv[..., 2] + Sw[..., 0] * p[..., 1] - Sw[..., 1] * p[..., 0]
+    z = kin.zh[..., 0]
+    d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]        # frame origin relative to joints
     mask = model.tree.ancestors[info.body]
-    J = np.empty(S.shape[:-2] + (6, nb))
-    J[..., :3, :] = np.swapaxes(lin, -1, -2) * mask
-    J[..., 3:, :] = np.swapaxes(Sw, -1, -2) * mask
+    J = np.empty(z.shape[:-2] + (6, nb))
+    # revolute: z x d; prismatic: z
+    J[..., 0, :] = (z[..., 1] * d[..., 2] - z[..., 2] * d[..., 1]) * mask
+    J[..., 1, :] = (z[..., 2] * d[..., 0] - z[..., 0] * d[..., 2]) * mask
+    J[..., 2, :] = (z[..., 0] * d[..., 1] - z[..., 1] * d[..., 0]) * mask
+    J[..., 3:, :] = np.swapaxes(z, -1, -2) * mask
+    prismatic = model._prismatic
+    if prismatic.any():
+        J[..., :3, prismatic] = J[..., 3:, prismatic]
+        J[..., 3:, prismatic] = 0.0
     return J, W_T_F
 
 

@@ -13,52 +13,64 @@ from .tree import PRISMATIC, REVOLUTE
 
 
 def motion_basis(tree):
-    """(nb, 4, 16): ``[1, sin q, 1 - cos q, q] @ basis`` is the flattened ``T_parent_body(q)``.
+    """Constant arrays that make every joint transform a single matrix product.
 
-    Revolute about unit axis a with ``K = [a]x``: ``R(q) = I + sin q K + (1 - cos q) K^2``;
-    prismatic: translation ``q a``.
+    Revolute about unit axis a with ``K = [a]x``: ``R(q) = I + sin q K + (1 - cos q) K^2``, so
+    ``T_parent_body(q) = [1, sin q, cos q] @ [T0 (I + K^2), T0 K, -T0 K^2]`` and
+    ``[1, sin q, cos q] = sin(q * [0, 1, 1] + [pi/2, 0, pi/2])``. Prismatic: translation
+    ``q a``, added as ``q * T0 P``.
+
+    Returns ``(basis (nb, 3, 16), prismatic_basis (nb, 16))``.
     """
     nb = tree.nb
-    basis = np.zeros((nb, 4, 4, 4))
+    basis = np.zeros((nb, 3, 4, 4))
+    prismatic = np.zeros((nb, 4, 4))
     for b in range(nb):
         T0 = tree.T_parent_joint[b]
         a = tree.axis[b]
-        basis[b, 0] = T0
         if tree.joint_type[b] == REVOLUTE:
             K = np.zeros((4, 4))
             K[:3, :3] = skew(a)
+            basis[b, 0] = T0 + T0 @ K @ K
             basis[b, 1] = T0 @ K
-            basis[b, 2] = T0 @ K @ K
+            basis[b, 2] = -T0 @ K @ K
         else:
+            basis[b, 0] = T0
             P = np.zeros((4, 4))
             P[:3, 3] = a
-            basis[b, 3] = T0 @ P
-    return basis.reshape(nb, 4, 16)
+            prismatic[b] = T0 @ P
+    return basis.reshape(nb, 3, 16), prismatic.reshape(nb, 16)
 
 
-def body_transforms(tree, basis, q_full):
+_PHASE_SCALE = np.array([0.0, 1.0, 1.0])
+_PHASE_SHIFT = np.array([np.pi / 2, 0.0, np.pi / 2])
+
+#: batch size from which forward kinematics composes level by level (fewer flops) instead of
+#: by pointer jumping (fewer numpy calls)
+LEVEL_LOOP_BATCH = 16
+
+
+def body_transforms(model, q_full):
     """Transforms of every body frame in the base frame.
 
     q_full: (..., nb) joint coordinates of all bodies (rad or m).
     Returns ``W_T_B`` (..., nb, 4, 4).
     """
+    tree = model.tree
     nb = tree.nb
     batch = q_full.shape[:-1]
-    coeffs = np.empty(batch + (nb, 1, 4))
-    coeffs[..., 0, 0] = 1.0
-    np.sin(q_full, out=coeffs[..., 0, 1])
-    np.cos(q_full, out=coeffs[..., 0, 2])
-    np.subtract(1.0, coeffs[..., 0, 2], out=coeffs[..., 0, 2])
-    coeffs[..., 0, 3] = q_full
-    local = (coeffs @ basis).reshape(batch + (nb, 4, 4))
-    if not tree.jumps:
-        return local
-    T = np.empty(batch + (nb + 1, 4, 4))
-    T[..., nb, :, :] = np.eye(4)
-    T[..., :nb, :, :] = local
-    for jump in tree.jumps:
-        T[..., :nb, :, :] = T[..., jump, :, :] @ T[..., :nb, :, :]
-    return T[..., :nb, :, :]
+    coeffs = np.sin(q_full[..., None] * _PHASE_SCALE + _PHASE_SHIFT)[..., None, :]
+    T = (coeffs @ model._basis)
+    if model._has_prismatic:
+        T += q_full[..., None, None] * model._prismatic_basis[:, None, :]
+    T = T.reshape(batch + (nb, 4, 4))
+    if q_full.size >= LEVEL_LOOP_BATCH * nb:
+        for bodies, parents in model._fk_levels:
+            T[..., bodies, :, :] = T[..., parents, :, :] @ T[..., bodies, :, :]
+    else:
+        for has, target in model._fk_jumps:
+            T[..., has, :, :] = T[..., target, :, :] @ T[..., has, :, :]
+    return T
 
 
 class Kinematics:
@@ -71,14 +83,12 @@ class Kinematics:
       I: (..., nb, 6, 6) spatial inertias of the bodies.
     """
 
-    __slots__ = ("model", "T", "_S", "_X", "_I")
+    __slots__ = ("model", "T", "_S", "_X", "_I", "_pX", "_zh")
 
     def __init__(self, model, q_full):
         self.model = model
-        self.T = body_transforms(model.tree, model._basis, q_full)
-        self._S = None
-        self._X = None
-        self._I = None
+        self.T = body_transforms(model, q_full)
+        self._S = self._X = self._I = self._pX = self._zh = None
 
     @property
     def X(self):
@@ -88,14 +98,37 @@ class Kinematics:
             X = np.zeros(T.shape[:-2] + (6, 6))
             X[..., :3, :3] = R
             X[..., 3:, 3:] = R
-            X[..., :3, 3:] = (T[..., :3, 3] @ SKEW_BASIS).reshape(T.shape[:-2] + (3, 3)) @ R
+            X[..., :3, 3:] = self.pX @ R
             self._X = X
         return self._X
 
     @property
+    def pX(self):
+        """(..., nb, 3, 3) cross-product matrices of the body origins."""
+        if self._pX is None:
+            p = self.T[..., :3, 3]
+            self._pX = (p @ SKEW_BASIS).reshape(p.shape + (3,))
+        return self._pX
+
+    @property
+    def zh(self):
+        """(..., nb, 3, 2): joint axes z_j and body first moments m_i c_i, base axes."""
+        if self._zh is None:
+            self._zh = self.T[..., :3, :] @ self.model._axis_first_moment
+        return self._zh
+
+    @property
     def S(self):
         if self._S is None:
-            self._S = (self.X @ self.model._S_body)[..., 0]
+            z = self.zh[..., 0]
+            S = np.empty(z.shape[:-1] + (6,))
+            S[..., 3:] = z
+            S[..., :3] = (self.pX @ z[..., None])[..., 0]
+            prismatic = self.model._prismatic
+            if prismatic.any():
+                S[..., prismatic, :3] = z[..., prismatic, :]
+                S[..., prismatic, 3:] = 0.0
+            self._S = S
         return self._S
 
     @property
@@ -108,13 +141,28 @@ class Kinematics:
         return self._I
 
 
-def body_axes(tree):
-    """(nb, 6, 1) joint motion axes in body coordinates: ``[a; 0]`` prismatic, ``[0; a]``
-    revolute."""
-    S_body = np.zeros((tree.nb, 6, 1))
-    for b in range(tree.nb):
-        if tree.joint_type[b] == PRISMATIC:
-            S_body[b, :3, 0] = tree.axis[b]
-        else:
-            S_body[b, 3:, 0] = tree.axis[b]
-    return S_body
+def fk_schedules(tree):
+    """Index schedules for :func:`body_transforms`.
+
+    Returns ``(jumps, levels)``. ``jumps``: pointer jumping, a list of ``(bodies, targets)``;
+    step k composes each listed body with the body 2^k levels up, so a chain of depth D takes
+    ceil(log2 D) batched products. ``levels``: ``(bodies, parents)`` per tree depth >= 2, for
+    composing level by level.
+    """
+    nb = tree.nb
+    parent = np.asarray(tree.parent)
+    depth = np.zeros(nb, dtype=int)
+    for i in range(nb):
+        depth[i] = 1 + (depth[parent[i]] if parent[i] >= 0 else 0)
+    jumps = []
+    pointer = parent.copy()
+    while np.any(pointer >= 0):
+        has = np.nonzero(pointer >= 0)[0]
+        jumps.append((has, pointer[has]))
+        pointer = np.where(pointer >= 0, pointer[np.maximum(pointer, 0)], -1)
+        pointer[parent < 0] = -1
+    levels = []
+    for d in range(2, int(depth.max()) + 1 if nb else 0):
+        bodies = np.nonzero(depth == d)[0]
+        levels.append((bodies, parent[bodies]))
+    return tuple(jumps), tuple(levels)

@@ -31,7 +31,7 @@ from . import rnea as _rnea
 from . import simulate as _simulate
 from .errors import AmbiguousTipError, InvalidInputError, KinematicTreeError, UnknownFrameError
 from .estimation import WrenchEstimate, damped_pinv_solve
-from .kinematics import Kinematics, body_axes, motion_basis
+from .kinematics import Kinematics, body_transforms, fk_schedules, motion_basis
 from .spatial import inertia_parameters, skew, spatial_inertia
 from .tree import PRISMATIC, build_tree
 from .urdf import parse_urdf
@@ -83,8 +83,9 @@ class RobotModel:
     def _precompute(self):
         tree = self.tree
         nb = tree.nb
-        self._basis = motion_basis(tree)
-        self._S_body = body_axes(tree)
+        self._basis, self._prismatic_basis = motion_basis(tree)
+        self._has_prismatic = bool(np.any(tree.joint_type == PRISMATIC))
+        self._fk_jumps, self._fk_levels = fk_schedules(tree)
         anc = tree.ancestors
         strict = anc - np.eye(nb)
         self._anc_T = np.ascontiguousarray(anc.T)
@@ -262,8 +263,7 @@ class RobotModel:
     def gravity_torques(self, q):
         """g(q) (..., n) [N m or N]: the joint torques that hold the robot still."""
         q = self._check_vector(q, "q")
-        from .kinematics import body_transforms
-        T = body_transforms(self.tree, self._basis, self._full(q))
+        T = body_transforms(self, self._full(q))
         return self._reduce(_gravity.generalized_gravity(self, T))
 
     def inverse_dynamics(self, q, qd, qdd, f_ext=None, frame=None):
@@ -372,8 +372,7 @@ class RobotModel:
     def potential_energy(self, q):
         """-sum_i m_i gravity . c_i (...,) [J], zero at the base origin."""
         q = self._check_vector(q, "q")
-        from .kinematics import body_transforms
-        T = body_transforms(self.tree, self._basis, self._full(q))
+        T = body_transforms(self, self._full(q))
         h = (T[..., :3, :] @ self._axis_first_moment[..., 1:])[..., 0]   # m c (base axes)
         base_h = -np.array([self.tree.base_inertia[2, 4], self.tree.base_inertia[0, 5],
                             self.tree.base_inertia[1, 3]])
@@ -388,8 +387,7 @@ class RobotModel:
         """Pose ``B_T_F`` (..., 4, 4) of link ``frame`` (default: tip) in the base frame."""
         frame = self._frame(frame)
         q = self._check_vector(q, "q")
-        from .kinematics import body_transforms
-        T = body_transforms(self.tree, self._basis, self._full(q))
+        T = body_transforms(self, self._full(q))
         return _jacobian.frame_pose(self, T, frame)
 
     def jacobian(self, q, frame=None, axes="base"):

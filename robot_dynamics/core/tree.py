@@ -8,7 +8,7 @@ driver: ``q_full = G q + q_offset`` maps the actuated coordinates ``q`` (n,) to 
 coordinates (nb,).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -53,7 +53,6 @@ class KinematicTree:
     ancestors: np.ndarray          # (nb, nb) 1.0 where column j is an ancestor-or-self of row i
     leaf_links: tuple              # links with no child link, below the base
     tip_candidates: tuple          # leaf links at the end of a chain of bodies
-    jumps: tuple = field(default=())  # pointer-jumping index arrays for forward kinematics
 
     @property
     def nb(self):
@@ -221,7 +220,6 @@ def build_tree(robot, base_link=None):
         ancestors=ancestors,
         leaf_links=leaf_links,
         tip_candidates=tip_candidates,
-        jumps=_pointer_jumps(parent),
     )
     return tree
 
@@ -236,25 +234,3 @@ def _inertia_transform(T):
     X[3:, 3:] = R
     X[3:, :3] = skew(p) @ R
     return X
-
-
-def _pointer_jumps(parent):
-    """Index arrays for log-depth forward kinematics (pointer jumping over the parent array).
-
-    Step k composes each body's transform with the one 2^k levels up; index ``nb`` stands for
-    the base (identity).
-    """
-    nb = len(parent)
-    pointer = np.where(parent >= 0, parent, nb)
-    depth = np.zeros(nb, dtype=int)
-    for i in range(nb):
-        depth[i] = 1 + (depth[parent[i]] if parent[i] >= 0 else 0)
-    jumps = []
-    reach = 1
-    max_depth = int(depth.max()) if nb else 0
-    extended = np.append(pointer, nb)
-    while reach < max_depth:
-        jumps.append(extended[:nb].copy())
-        extended = extended[extended]
-        reach *= 2
-    return tuple(jumps)
