@@ -212,6 +212,15 @@ class RobotModel:
                                     f"(index {tuple(int(i) for i in bad)})")
         return arr
 
+    @staticmethod
+    def _check_batch(**arrays):
+        """Leading (batch) shape shared by joint arrays, or InvalidInputError naming them."""
+        try:
+            return np.broadcast_shapes(*(a.shape[:-1] for a in arrays.values()))
+        except ValueError:
+            shapes = ", ".join(f"{name} {a.shape[:-1]}" for name, a in arrays.items())
+            raise InvalidInputError(f"batch shapes do not broadcast: {shapes}") from None
+
     def _vector3(self, x, name):
         arr = np.asarray(x, dtype=float)
         if arr.shape != (3,) or not np.all(np.isfinite(arr)):
@@ -274,6 +283,7 @@ class RobotModel:
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         qdd = self._check_vector(qdd, "qdd")
+        self._check_batch(q=q, qd=qd, qdd=qdd)
         kin = self._kin(q)
         ext = self._external(kin, f_ext, frame, q.shape)
         tau = _rnea.rnea(self, kin, self._full(qd, False), self._full(qdd, False), f_ext=ext)
@@ -287,7 +297,7 @@ class RobotModel:
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         kin = self._kin(q)
-        zero = np.zeros(np.broadcast_shapes(q.shape, qd.shape)[:-1] + (self.tree.nb,))
+        zero = np.zeros(self._check_batch(q=q, qd=qd) + (self.tree.nb,))
         return self._reduce(_rnea.rnea(self, kin, self._full(qd, False), zero))
 
     def mass_matrix(self, q):
@@ -305,6 +315,7 @@ class RobotModel:
         skew-symmetric (the Christoffel-symbol C)."""
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
+        self._check_batch(q=q, qd=qd)
         C = _coriolis.coriolis(self, self._kin(q), self._full(qd, False))
         return self._reduce_matrix(C)
 
@@ -329,9 +340,9 @@ class RobotModel:
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
+        shape = self._check_batch(q=q, qd=qd, tau=tau)
         kin = self._kin(q)
         ext = self._external(kin, f_ext, frame, q.shape)
-        shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)[:-1]
         h = _rnea.rnea(self, kin, self._full(qd, False), np.zeros(shape + (self.tree.nb,)),
                        f_ext=ext)
         M, _ = _crba.crba(self, kin)
@@ -350,9 +361,9 @@ class RobotModel:
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
+        shape = self._check_batch(q=q, qd=qd, tau=tau) + (self.tree.nb,)
         kin = self._kin(q)
         ext = self._external(kin, f_ext, frame, q.shape)
-        shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)
         return _aba.aba(self, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape),
                         f_ext=ext)
 

@@ -50,9 +50,11 @@ def world_wrench(point_W, wrench_W):
 
     point_W: (..., 3) m; wrench_W: (..., 6) [N, N m], base axes. Returns (..., 6).
     """
-    out = np.array(wrench_W, dtype=float, copy=True)
+    p = np.asarray(point_W, dtype=float)
+    wrench_W = np.asarray(wrench_W, dtype=float)
+    shape = np.broadcast_shapes(p.shape[:-1], wrench_W.shape[:-1]) + (6,)
+    out = np.array(np.broadcast_to(wrench_W, shape))
     f = out[..., :3]
-    p = point_W
     out[..., 3] += p[..., 1] * f[..., 2] - p[..., 2] * f[..., 1]
     out[..., 4] += p[..., 2] * f[..., 0] - p[..., 0] * f[..., 2]
     out[..., 5] += p[..., 0] * f[..., 1] - p[..., 1] * f[..., 0]
