@@ -264,3 +264,17 @@ def test_batch_semantics(name, call, rng):
     out1 = np.asarray(fn(model, frame, flat(q), flat(qd), flat(qdd), flat(w)))
     assert out1.shape == flat(single).shape
     assert_close(out1, flat(single), 1e-10, f"{call} (6,) batch")
+
+
+@pytest.mark.parametrize("name", robot_params(["mixed", "ur5"]))
+def test_single_wrench_broadcasts_over_batch(name, rng):
+    """One f_ext (6,) with a batch of configurations applies to every configuration."""
+    model = load_model(name)
+    frame = oracles.default_frame(name)
+    q, qd, qdd = random_state(model, name, rng, (4,))
+    f = rng.normal(scale=5.0, size=6)
+    fb = np.broadcast_to(f, (4, 6))
+    assert_close(model.inverse_dynamics(q, qd, qdd, f_ext=f, frame=frame),
+                 model.inverse_dynamics(q, qd, qdd, f_ext=fb, frame=frame), 1e-12, "ID single f_ext")
+    assert_close(model.forward_dynamics(q, qd, qdd, f_ext=f, frame=frame),
+                 model.forward_dynamics(q, qd, qdd, f_ext=fb, frame=frame), 1e-12, "FD single f_ext")
