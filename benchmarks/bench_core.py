@@ -66,6 +66,17 @@ def timeit_us(fn, number, repeat):
     return min(times), statistics.median(times)
 
 
+def timeit_pair(fn_a, fn_b, number, repeat):
+    """Interleaved timing of two callables (a, b, a, b, ...: both see the same machine load).
+    Returns ((min, median) of a, (min, median) of b) per call in µs."""
+    fn_a(), fn_b()  # warm-up
+    ta, tb = [], []
+    for _ in range(repeat):
+        ta.append(timeit.timeit(fn_a, number=number) / number * 1e6)
+        tb.append(timeit.timeit(fn_b, number=number) / number * 1e6)
+    return (min(ta), statistics.median(ta)), (min(tb), statistics.median(tb))
+
+
 def ours_calls(model, frame, q, qd, qdd, tau):
     return {
         "gravity_torques": lambda: model.gravity_torques(q),
@@ -280,13 +291,18 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
     agree = max(float(np.max(np.abs(a - b))) for a, b in chk.values())
 
     number, repeat = args.number, args.repeat
-    ours1 = {k: timeit_us(f, number, repeat) for k, f in ours_calls(model, frame, q, qd, qdd, tau).items()}
-    pin1 = {k: timeit_us(f, number, repeat) for k, f in pin_calls(pm, pd, fid, qp, qdp, qddp, taup).items()}
+    ours_f = ours_calls(model, frame, q, qd, qdd, tau)
+    pin_f = pin_calls(pm, pd, fid, qp, qdp, qddp, taup)
+    ours1, pin1 = {}, {}
+    for k in CALLS:
+        ours1[k], pin1[k] = timeit_pair(ours_f[k], pin_f[k], number, repeat)
     bn, br = max(1, number // 100), max(3, repeat // 2)
-    oursB = {k: tuple(t / B for t in timeit_us(f, bn, br))
-             for k, f in ours_calls(model, frame, Q, QD, QDD, TAU).items()}
-    loops, _ = pin_loop_calls(pm, pd, fid, Qp, QDp, QDDp, TAUp)
-    pinB = {k: tuple(t / B for t in timeit_us(f, bn, br)) for k, f in loops.items()}
+    oursB_f = ours_calls(model, frame, Q, QD, QDD, TAU)
+    pinB_f, _ = pin_loop_calls(pm, pd, fid, Qp, QDp, QDDp, TAUp)
+    oursB, pinB = {}, {}
+    for k in CALLS:
+        a, b = timeit_pair(oursB_f[k], pinB_f[k], bn, br)
+        oursB[k], pinB[k] = tuple(t / B for t in a), tuple(t / B for t in b)
 
     kdl, kdl_note = None, ""
     if kdl_ok:
@@ -302,7 +318,7 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
     print(f"\n=== {label} ({n} DOF, frame {frame}); max |ours - pin| (g, tau, qdd) = {agree:.1e}")
     if kdl_note:
         print("    " + kdl_note)
-    print("  single configuration (µs per call, min of repeats; median in brackets)")
+    print("  single configuration (µs per call, min of interleaved repeats; median in brackets)")
     hdr = f"  {'call':18s} {'ours':>9s} {'(med)':>9s} {'pin':>9s} {'ratio':>7s} {'target':>7s} {'':5s}"
     hdr += f" {'KDL':>9s} {'ours/KDL':>8s}" if kdl else ""
     print(hdr)
@@ -352,9 +368,9 @@ def bench_simulation(args):
     def run_ours():
         return model.simulate(np.zeros(2), np.zeros(2), 10.0, method="RK45", rtol=1e-8, atol=1e-10)
 
-    rep = max(3, args.repeat // 3)
-    t_ours = min(timeit.repeat(run_ours, number=1, repeat=rep))
-    t_pin = min(timeit.repeat(run_pin, number=1, repeat=rep))
+    rep = max(3, args.repeat // 2)
+    (t_ours, _), (t_pin, _) = timeit_pair(run_ours, run_pin, 1, rep)
+    t_ours, t_pin = t_ours * 1e-6, t_pin * 1e-6
     nfev["n"] = 0
     sol = run_pin()
     res = run_ours()
