@@ -165,4 +165,14 @@ def fk_schedules(tree):
     for d in range(2, int(depth.max()) + 1 if nb else 0):
         bodies = np.nonzero(depth == d)[0]
         levels.append((bodies, parent[bodies]))
-    return tuple(jumps), tuple(levels)
+    return (tuple((as_index(a), as_index(b)) for a, b in jumps),
+            tuple((as_index(a), as_index(b)) for a, b in levels))
+
+
+def as_index(indices):
+    """A slice for a run of consecutive indices (a view, cheaper than fancy indexing), else the
+    index array itself."""
+    indices = np.asarray(indices)
+    if indices.size and np.all(np.diff(indices) == 1):
+        return slice(int(indices[0]), int(indices[-1]) + 1)
+    return indices

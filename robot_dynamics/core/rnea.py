@@ -37,7 +37,7 @@ def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
     IV = (I @ V[..., None])
     f = (I @ A[..., None] - np.swapaxes(crmV, -1, -2) @ IV)[..., 0]
     F = anc.T @ f
-    tau = np.einsum("...i,...i->...", S, F)
+    tau = (S * F).sum(axis=-1)
     if f_ext is not None:
         body, F_W = f_ext
         if body >= 0:
