@@ -7,9 +7,12 @@ wheels and robot_dynamics_interfaces install their ament resource index under ``
 with it ``ament_index_python`` finds ``robot_dynamics`` (launch/config/urdf in share/) and the
 interface packages.
 
+The prefix is APPENDED: a sourced colcon overlay (install/setup.sh) listed earlier keeps
+precedence over the venv's own copies, as an overlay should.
+
 Libraries are found by the ros-wheels-bootstrapper hook (re-exec with LD_LIBRARY_PATH =
-``<venv>/lib`` + ``site-packages/ros_*.libs``); this hook only adds the ament index. It prepends
-nothing when the prefix is already listed, so a user's sourced ROS environment is kept.
+``<venv>/lib`` + ``site-packages/ros_*.libs``); this hook only adds the ament index. It adds
+nothing when the prefix is already listed.
 """
 import os
 import sys
@@ -20,7 +23,7 @@ def _add_ament_prefix() -> None:
     current = os.environ.get('AMENT_PREFIX_PATH', '')
     parts = [p for p in current.split(os.pathsep) if p]
     if prefix not in parts:
-        os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join([prefix] + parts)
+        os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(parts + [prefix])
 
 
 _add_ament_prefix()
