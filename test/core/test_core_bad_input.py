@@ -257,3 +257,55 @@ def test_bad_gravity_and_armature():
     with pytest.raises(InvalidInputError) as ei:
         RobotModel.from_urdf(DP_XML, armature=[0.1, 0.2, 0.3])
     assert "armature" in str(ei.value)
+
+
+def test_frame_above_rerooted_base():
+    m = RobotModel.from_urdf(DP_XML, base_link="link1", gravity=oracles.DP_GRAVITY)
+    with pytest.raises(UnknownFrameError) as ei:
+        m.frame_pose(np.zeros(1), frame="base_link")
+    assert "base_link" in str(ei.value)
+
+
+def test_simulate_bad_arguments(dp):
+    with pytest.raises(InvalidInputError) as ei:
+        dp.simulate(Z2, Z2, 0.1, method="leapfrog_of_doom")
+    assert "leapfrog_of_doom" in str(ei.value)
+    with pytest.raises(InvalidInputError) as ei:
+        dp.simulate(Z2, Z2, 0.1, tau=(np.array([0.0, 0.1]), np.zeros((3, 2))))
+    assert "tau" in str(ei.value)
+    with pytest.raises(InvalidInputError) as ei:
+        dp.simulate(np.zeros(3), Z2, 0.1)
+    assert "q0" in str(ei.value)
+    with pytest.raises(InvalidInputError) as ei:
+        dp.simulate(Z2, Z2, -1.0)
+    assert "duration" in str(ei.value)
+    for dt in (float("nan"), -1e-3, float("inf")):
+        with pytest.raises(InvalidInputError) as ei:
+            dp.step(Z2, Z2, Z2, dt=dt)
+        assert "dt" in str(ei.value)
+
+
+def test_payload_bad_arguments(dp):
+    with pytest.raises(InvalidInputError) as ei:
+        dp.with_payload(-1.0, (0, 0, 0))
+    assert "mass" in str(ei.value)
+    with pytest.raises(InvalidInputError) as ei:
+        dp.with_payload(1.0, (0, 0))
+    assert "com" in str(ei.value)
+    with pytest.raises(InvalidInputError) as ei:
+        dp.with_payload(1.0, (0, 0, 0), inertia=np.eye(2))
+    assert "inertia" in str(ei.value)
+
+
+def test_observer_bad_arguments(dp):
+    from robot_dynamics import MomentumObserver
+
+    for gain in (np.ones(3), -5.0, float("nan")):
+        with pytest.raises(InvalidInputError) as ei:
+            MomentumObserver(dp, gain=gain)
+        assert "gain" in str(ei.value)
+    obs = MomentumObserver(dp, gain=10.0)
+    obs.reset(Z2, Z2)
+    with pytest.raises(InvalidInputError) as ei:
+        obs.update(Z2, Z2, np.zeros(3), 1e-3)
+    assert "tau" in str(ei.value)

@@ -151,3 +151,22 @@ def test_momentum_observer_per_joint_gain(rng):
     frac = r[k] / tau_ext
     assert frac[1] > frac[0] + 0.2, f"faster gain must converge faster: {frac}"
     assert np.abs(r[-1] - tau_ext).max() < 0.05 * np.abs(tau_ext).max()
+
+
+def test_momentum_observer_batch(rng):
+    """A batch of observers (B, n) equals independent observers."""
+    model = load_model("double_pendulum")
+    obs_b = MomentumObserver(model, gain=30.0)
+    obs = [MomentumObserver(model, gain=30.0) for _ in range(3)]
+    q, qd = rng.normal(size=(2, 3, 2))
+    obs_b.reset(q, qd)
+    for i in range(3):
+        obs[i].reset(q[i], qd[i])
+    for _ in range(5):
+        q = q + 1e-3 * qd
+        qd = qd + 1e-3 * rng.normal(size=(3, 2))
+        tau = rng.normal(size=(3, 2))
+        rb = obs_b.update(q, qd, tau, 1e-3)
+        r = np.array([obs[i].update(q[i], qd[i], tau[i], 1e-3) for i in range(3)])
+        assert rb.shape == (3, 2)
+        assert_close(rb, r, 1e-12, "batched observer")

@@ -83,3 +83,26 @@ def test_rerooted_model_vs_kane(base, rng):
         assert_close(model.frame_pose(q[i], frame="tool"), kane.frame_pose(q[i], "tool"), 1e-12,
                      f"tool pose rooted at {base}")
         assert_close(model.jacobian(q[i]), kane.jacobian(q[i], "tool"), 1e-12, f"tool J rooted at {base}")
+
+
+@pytest.mark.parametrize("name,base,frame", [
+    pytest.param(*p, id=f"{p[0]}-{p[1]}", marks=pytest.mark.skipif(not oracles.has_erd(), reason="no example-robot-data"))
+    for p in [("baxter", "left_arm_mount", "left_gripper"), ("ur5", "shoulder_link", "tool0"),
+              ("panda_gripper", "panda_link3", "panda_leftfinger")]])
+def test_rerooted_real_robot_vs_kane(name, base, frame, rng):
+    """Re-rooting a real tree/chain at an intermediate link (Baxter: one arm with its gripper)."""
+    model = load_model(name, base_link=base)
+    assert model.base_link == base
+    kane = oracles.KaneOracle(oracles.urdf_xml(name), model.joint_names, base_link=base)
+    assert set(model.joint_names) == {j.name for j in kane.full if j.mimic is None}
+    info = kane.info
+    q = oracles.random_q(info, model.joint_names, rng, (2,))
+    qd, qdd = rng.normal(size=(2, 2, model.n))
+    for i in range(2):
+        assert_close(model.inverse_dynamics(q[i], qd[i], qdd[i]), kane.inverse_dynamics(q[i], qd[i], qdd[i]),
+                     1e-9, f"{name} tau rooted at {base}")
+        assert_close(model.mass_matrix(q[i]), kane.mass_matrix(q[i]), 1e-9, f"{name} M rooted at {base}")
+        assert_close(model.jacobian(q[i], frame=frame), kane.jacobian(q[i], frame), 1e-12,
+                     f"{name} J of {frame} rooted at {base}")
+        assert_close(model.frame_pose(q[i], frame=frame), kane.frame_pose(q[i], frame), 1e-12,
+                     f"{name} pose of {frame} rooted at {base}")
