@@ -401,6 +401,9 @@ def main():
 
     print(f"numpy {np.__version__}, scipy {scipy.__version__}, pinocchio {pin.__version__}, "
           f"python {sys.version.split()[0]}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{os.cpu_count()} CPUs, load average {load:.2f} (ours and pin are timed interleaved: the ratios "
+          "see the same load)")
     kdl_ok, why = kdl_available()
     print("KDL: " + ("PyKDL via " + SYSTEM_PYTHON if kdl_ok else f"skipped: {why}"))
     rng = np.random.default_rng(0)
