@@ -146,3 +146,48 @@ def test_mimic_against_pinocchio_mimic_model(name, rng):
         M = pin.crba(pm, pd, qm)
         M = np.triu(M) + np.triu(M, 1).T
         assert_close(model.mass_matrix(q[i]), M[np.ix_(perm, perm)], TOL, f"{name} M vs pin mimic model")
+
+
+@pytest.mark.parametrize("name", robot_params(["ur5", "panda_gripper", "baxter", "kinova", "mixed"]))
+def test_jacobian_dot_qd_vs_classical_acceleration(name, rng):
+    """Jdot qd = pin's classical frame acceleration at qdd = 0 (LOCAL_WORLD_ALIGNED and LOCAL)."""
+    model = load_model(name)
+    P = _pin(name, model)
+    frame = oracles.default_frame(name)
+    fid = P.frame_id(frame)
+    q, qd, _ = random_state(model, name, rng, (2,))
+    for i in range(2):
+        qp, vp = P.qp(q[i]), P.vp(qd[i])
+        pin.forwardKinematics(P.model, P.data, qp, vp, np.zeros(P.model.nv))
+        pin.updateFramePlacements(P.model, P.data)
+        for axes, ref_frame in (("base", pin.LOCAL_WORLD_ALIGNED), ("local", pin.LOCAL)):
+            a = pin.getFrameClassicalAcceleration(P.model, P.data, fid, ref_frame)
+            ref = np.concatenate([a.linear, a.angular])
+            assert_close(model.jacobian_dot_qd(q[i], qd[i], frame=frame, axes=axes), ref, TOL,
+                         f"{name} Jdot qd ({axes}) vs pin classical acceleration")
+
+
+@pytest.mark.parametrize("name", robot_params(["ur5", "panda_gripper", "baxter", "xarm7"]))
+def test_energies_vs_pinocchio(name, rng):
+    model = load_model(name)
+    P = _pin(name, model)
+    q, qd, _ = random_state(model, name, rng, (2,))
+    for i in range(2):
+        K = pin.computeKineticEnergy(P.model, P.data, P.qp(q[i]), P.vp(qd[i]))
+        assert_close(model.kinetic_energy(q[i], qd[i]), K, TOL, f"{name} kinetic energy")
+    # potential energy: equal up to a constant (pin adds nothing for the fixed root; we may choose a zero)
+    Pp = np.array([pin.computePotentialEnergy(P.model, P.data, P.qp(x)) for x in q])
+    Po = model.potential_energy(q)
+    assert_close(Po[1] - Po[0], Pp[1] - Pp[0], TOL, f"{name} potential energy differences")
+
+
+@pytest.mark.parametrize("name", robot_params(["ur5", "baxter"]))
+def test_other_gravity_vs_pinocchio(name, rng):
+    gravity = (1.5, -2.0, -9.0)
+    model = load_model(name).with_gravity(gravity)
+    P = oracles.PinOracle(oracles.urdf_xml(name), model.joint_names, gravity=gravity)
+    q, qd, qdd = random_state(model, name, rng, (2,))
+    for i in range(2):
+        assert_close(model.inverse_dynamics(q[i], qd[i], qdd[i]), P.rnea(q[i], qd[i], qdd[i]), TOL,
+                     f"{name} tau with gravity {gravity}")
+        assert_close(model.gravity_torques(q[i]), P.gravity_torques(q[i]), TOL, f"{name} g with {gravity}")
