@@ -43,6 +43,7 @@ def plot_trajectory(
     tau: Optional[np.ndarray] = None,
     joint_names: Sequence[str],
     title: str = "",
+    extra: Optional[tuple] = None,
 ) -> str:
     """Plot a joint trajectory: positions, velocities, torques (if given) and total energy.
 
@@ -55,9 +56,11 @@ def plot_trajectory(
         tau: (k, n) applied joint torques [Nm or N], optional.
         joint_names: n names, for the legend.
         title: figure title.
+        extra: optional last panel ``(t (m,), values (m, c), ylabel, legend labels)``.
     """
     t = np.asarray(t, dtype=float)
     panels = ["q", "qd"] + (["tau"] if tau is not None else []) + (["E"] if energy is not None else [])
+    panels += ["extra"] if extra is not None else []
     fig, axes = _figure(len(panels))
     for ax, panel in zip(axes[:, 0], panels):
         if panel == "q":
@@ -70,6 +73,11 @@ def plot_trajectory(
         elif panel == "tau":
             ax.plot(t, np.asarray(tau))
             ax.set_ylabel("torque [Nm]")
+        elif panel == "extra":
+            t_x, values, ylabel, labels = extra
+            ax.plot(np.asarray(t_x), np.asarray(values))
+            ax.set_ylabel(ylabel)
+            ax.legend(list(labels), fontsize=7, ncol=min(len(labels), 6), loc="upper right")
         else:
             e = np.asarray(energy, dtype=float)
             ax.plot(t, e, color="k")
