@@ -19,6 +19,8 @@ def load_model(name, **overrides):
 
     if not oracles.is_local(name) and not oracles.has_erd():
         pytest.skip("example-robot-data is not installed")
+    if name == "bundled_panda" and not os.path.exists(oracles.BUNDLED_PANDA_URDF):
+        pytest.skip("urdf/panda_arm.urdf is not in this checkout")
     kw = dict(oracles.model_kwargs(name))
     kw.update(overrides)
     key = (name, tuple(sorted((k, repr(v)) for k, v in kw.items())))

@@ -24,6 +24,7 @@ import numpy as np
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOUBLE_PENDULUM_URDF = os.path.join(REPO_ROOT, "urdf", "double_pendulum.urdf")
 DP_GRAVITY = (0.0, -9.81, 0.0)
+BUNDLED_PANDA_URDF = os.path.join(REPO_ROOT, "urdf", "panda_arm.urdf")  # the package's bundled arm
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,7 +240,7 @@ YTREE_URDF = """<?xml version="1.0"?>
 </robot>
 """
 
-LOCAL_ROBOTS = ("double_pendulum", "mixed", "ytree")
+LOCAL_ROBOTS = ("double_pendulum", "mixed", "ytree", "bundled_panda")
 
 
 def is_local(name):
@@ -260,6 +261,9 @@ def urdf_xml(name):
         return MIXED_URDF
     if name == "ytree":
         return YTREE_URDF
+    if name == "bundled_panda":
+        with open(BUNDLED_PANDA_URDF) as f:
+            return f.read()
     rel, transform = ERD_ROBOTS[name]
     d = robots_dir()
     if d is None:
@@ -279,7 +283,8 @@ def model_kwargs(name):
 def default_frame(name):
     """A frame (link) on which Jacobian/wrench tests act, for each test robot."""
     return {
-        "double_pendulum": "tip", "mixed": "tool", "ytree": "left_l3", "ur5": "tool0",
+        "double_pendulum": "tip", "mixed": "tool", "bundled_panda": "tool", "ytree": "left_l3",
+        "ur5": "tool0",
         "panda_arm": "panda_hand", "panda_gripper": "panda_hand", "baxter": "left_gripper",
         "kinova": "j2s6s200_end_effector", "xarm7": "link_eef", "z1": "link06", "so100": "gripper",
     }[name]

@@ -8,7 +8,8 @@ import oracles
 from conftest import load_model, random_state, robot_params
 from oracles import assert_close
 
-ROBOTS = ["double_pendulum", "mixed", "ytree", "ur5", "panda_gripper", "baxter", "kinova", "so100"]
+ROBOTS = ["double_pendulum", "mixed", "ytree", "bundled_panda", "ur5", "panda_gripper", "baxter", "kinova",
+          "so100"]
 
 
 def _kane(name, model, **kw):

@@ -15,7 +15,7 @@ from conftest import load_model, random_state, robot_params  # noqa: E402
 from oracles import assert_close  # noqa: E402
 
 ROBOTS = ["ur5", "panda_arm", "panda_gripper", "baxter", "kinova", "xarm7", "z1", "so100",
-          "double_pendulum", "mixed", "ytree"]
+          "double_pendulum", "mixed", "ytree", "bundled_panda"]
 TOL = 1e-9
 N_CONF = 3
 
