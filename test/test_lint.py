@@ -22,4 +22,6 @@ def test_ruff():
     paths = [p for p in PATHS if os.path.exists(os.path.join(REPO, p))]
     out = subprocess.run([ruff, 'check', '--no-cache', *paths], cwd=REPO,
                          capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, 'ruff found problems:\n' + out.stdout + out.stderr
+    assert out.returncode == 0, (
+        'ruff found problems (fix them; many are fixed by `.venv/bin/ruff check --fix <path>`):\n'
+        + out.stdout + out.stderr)
