@@ -42,7 +42,7 @@ from robot_dynamics.core.errors import RobotDynamicsError
 from . import parameters as P
 from .conversions import (JointStateError, JointStateMerger, as_numpy, duration_to_seconds,
                           matrix_to_multiarray, name_index, seconds_to_duration,
-                          stamp_to_seconds, to_array, vector_in_model_order, wrench_from_msg,
+                          to_array, vector_in_model_order, wrench_from_msg,
                           wrench_to_msg)
 from .filters import FilteredDifferentiator
 
@@ -457,7 +457,6 @@ class DynamicsNode(Node):
             return
         values = self._values
         model = active.model
-        n = active.n
         stamp = msg.header.stamp
         if stamp.sec == 0 and stamp.nanosec == 0:
             stamp = self.get_clock().now().to_msg()
@@ -603,7 +602,7 @@ class DynamicsNode(Node):
         self._rate_window = (now, processed)
         active = self._active
         status = DiagnosticStatus()
-        status.name = f'{self.get_name()}: dynamics'
+        status.name = f'{self.get_fully_qualified_name()}: dynamics'
         status.hardware_id = active.model.base_link if active is not None else ''
         problems = []
         level = DiagnosticStatus.OK

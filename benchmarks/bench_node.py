@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Node benchmark: the dynamics node against a bare rclpy relay, side by side, in one run.
+
+Four processes over real DDS (this machine only):
+  publisher  publishes sensor_msgs/JointState of the 7-DOF Panda (urdf/panda_arm.urdf, moving
+             along a smooth trajectory, efforts of the model plus a constant external wrench) at
+             --rate Hz for --duration s; header.stamp = wall-clock send time.
+  relay      robot_dynamics.ros.relay_node: JointState in, Float64MultiArray out, no math
+             (the input stamp is copied into the output).
+  dynamics   robot_dynamics.ros.dynamics_node: on every message gravity torques, feed-forward
+             torques (+ ~/effort_command), momentum-observer external torques and wrench.
+  measurer   subscribes to every output and records arrival time - input stamp.
+
+Both nodes subscribe to the same joint_states topic. Latency of the dynamics node is reported
+for ~/feedforward_torques (the command path: published together with ~/effort_command, right
+after the batched gravity/feed-forward call) and ~/external_wrench (the last output of each
+message: the whole processing). Targets (issue 4): dynamics median latency <= 1.3 x relay's,
+processed >= 99 % of the relay's. Prints a table; exit code 0 whatever the result (it is a
+measurement, not a test); --check makes a missed target exit 1.
+
+Usage: python benchmarks/bench_node.py [--duration 30] [--rate 1000] [--domain-id N]
+Sets ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else 73).
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+URDF = os.path.join(REPO, 'urdf', 'panda_arm.urdf')
+NS = '/rd_bench'
+TOPIC = NS + '/joint_states'
+RELAY_OUT = NS + '/relay_node/output'
+DYN = NS + '/dynamics_node'
+WARMUP_S = 2.0
+
+
+def _log(text):
+    print(f'[bench_node] {text}', flush=True)
+
+
+# ----------------------------------------------------------------------------- publisher role
+def run_publisher(args):
+    import rclpy
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from builtin_interfaces.msg import Time
+
+    from robot_dynamics import RobotModel
+
+    model = RobotModel.from_urdf(URDF)
+    n = model.n
+    period = 1.0 / args.rate
+    total = int(round((WARMUP_S + args.duration) * args.rate))
+    # Precompute the whole stream (the publisher must not be the bottleneck).
+    t = np.arange(total) * period
+    q0 = np.array([0.0, -0.4, 0.0, -2.0, 0.0, 1.6, 0.8])
+    amp = np.array([0.3, 0.2, 0.3, 0.2, 0.4, 0.3, 0.5])
+    w = 2 * np.pi * 0.2
+    q = q0 + amp * np.sin(w * t)[:, None]
+    qd = amp * w * np.cos(w * t)[:, None]
+    qdd = -amp * w * w * np.sin(w * t)[:, None]
+    f_ext = np.array([0.0, 0.0, -10.0, 0.0, 0.0, 0.0])
+    tau = np.empty((total, n))
+    for start in range(0, total, 2000):
+        sl = slice(start, start + 2000)
+        tau[sl] = model.inverse_dynamics(q[sl], qd[sl], qdd[sl], f_ext=f_ext)
+
+    rclpy.init()
+    node = rclpy.create_node('bench_publisher', namespace=NS)
+    qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+    pub = node.create_publisher(JointState, TOPIC, qos)
+    deadline = time.monotonic() + 60.0
+    while pub.get_subscription_count() < 2:
+        if time.monotonic() > deadline:
+            _log('publisher: the two nodes did not subscribe within 60 s')
+            sys.exit(2)
+        rclpy.spin_once(node, timeout_sec=0.05)
+    msg = JointState()
+    msg.name = list(model.joint_names)
+    from array import array
+    rows = [(array('d', q[i]), array('d', qd[i]), array('d', tau[i])) for i in range(total)]
+    stamp = Time()
+    start = time.perf_counter()
+    warm = int(WARMUP_S * args.rate)
+    run_start_ns = run_end_ns = 0
+    for i in range(total):
+        target = start + i * period
+        delay = target - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        if i == warm:
+            run_start_ns = time.time_ns()
+        msg.position, msg.velocity, msg.effort = rows[i]
+        now = time.time_ns()
+        stamp.sec, stamp.nanosec = divmod(now, 1000000000)
+        msg.header.stamp = stamp
+        pub.publish(msg)
+    run_end_ns = time.time_ns()
+    elapsed = time.perf_counter() - start
+    with open(args.out, 'w') as f:
+        json.dump({'run_start_ns': run_start_ns, 'run_end_ns': run_end_ns,
+                   'published': total - warm, 'achieved_rate': total / elapsed}, f)
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+# ----------------------------------------------------------------------------- measurer role
+def run_measurer(args):
+    import rclpy
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from geometry_msgs.msg import WrenchStamped
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    rclpy.init()
+    node = rclpy.create_node('bench_measurer', namespace=NS)
+    qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    cap = int((WARMUP_S + args.duration) * args.rate * 1.2) + 1000
+    data = {k: (np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64), [0])
+            for k in ('relay', 'feedforward', 'wrench', 'command')}
+    clock = time.time_ns
+
+    def recorder(key, stamp_of):
+        sent, arrived, count = data[key]
+
+        def callback(msg):
+            now = clock()
+            i = count[0]
+            if i < cap:
+                sent[i] = stamp_of(msg)
+                arrived[i] = now
+                count[0] = i + 1
+        return callback
+
+    def relay_stamp(msg):
+        return int(msg.data[0]) * 1000000000 + int(msg.data[1])
+
+    def header_stamp(msg):
+        return msg.header.stamp.sec * 1000000000 + msg.header.stamp.nanosec
+
+    subs = [
+        node.create_subscription(Float64MultiArray, RELAY_OUT,
+                                 recorder('relay', relay_stamp), qos),
+        node.create_subscription(JointState, DYN + '/feedforward_torques',
+                                 recorder('feedforward', header_stamp), qos),
+        node.create_subscription(WrenchStamped, DYN + '/external_wrench',
+                                 recorder('wrench', header_stamp), qos),
+        node.create_subscription(Float64MultiArray, DYN + '/effort_command',
+                                 recorder('command', lambda msg: 0), qos),
+    ]
+    deadline = time.monotonic() + 60.0
+    while any(s.get_publisher_count() < 1 for s in subs):
+        if time.monotonic() > deadline:
+            _log('measurer: outputs not matched within 60 s')
+            sys.exit(2)
+        rclpy.spin_once(node, timeout_sec=0.05)
+    print('MEASURER READY', flush=True)
+    while not os.path.exists(args.stop):
+        rclpy.spin_once(node, timeout_sec=0.05)
+    out = {}
+    for key, (sent, arrived, count) in data.items():
+        out[key + '_sent'] = sent[:count[0]]
+        out[key + '_arrived'] = arrived[:count[0]]
+    np.savez(args.out, **out)
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+# ----------------------------------------------------------------------------- orchestration
+def _start(argv, log_path, env):
+    log = open(log_path, 'wb')
+    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, start_new_session=True)
+
+
+def _stop(proc):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _wait_for(path_or_proc_check, timeout, what):
+    deadline = time.monotonic() + timeout
+    while not path_or_proc_check():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f'timed out waiting for {what}')
+        time.sleep(0.1)
+
+
+def _stats(sent, arrived, start_ns, end_ns):
+    keep = (sent >= start_ns) & (sent <= end_ns)
+    lat = (arrived[keep] - sent[keep]) / 1000.0  # microseconds
+    if lat.size == 0:
+        return 0, float('nan'), float('nan'), float('nan')
+    return int(lat.size), float(np.median(lat)), float(np.percentile(lat, 99)), float(lat.mean())
+
+
+def orchestrate(args):
+    import yaml
+
+    env = dict(os.environ)
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    env['ROS_DOMAIN_ID'] = str(args.domain_id)
+    env['PYTHONUNBUFFERED'] = '1'
+    tmp = tempfile.mkdtemp(prefix='rd_bench_node_')
+    params = os.path.join(tmp, 'dynamics.yaml')
+    with open(URDF) as f:
+        urdf = f.read()
+    with open(params, 'w') as f:
+        yaml.safe_dump({'/**': {'ros__parameters': {
+            'robot_description': urdf,
+            'wrench_estimation': 'momentum_observer',
+            'observer_gain': 50.0,
+            'publish_effort_command': True,
+            'effort_command_source': 'feedforward',
+            'diagnostics_period': 1.0,
+        }}}, f)
+    py = sys.executable
+    me = os.path.abspath(__file__)
+    stop = os.path.join(tmp, 'stop')
+    procs = {}
+    try:
+        procs['relay'] = _start(
+            [py, '-m', 'robot_dynamics.ros.relay_node', '--ros-args', '-r', '__ns:=' + NS,
+             '-r', 'joint_states:=' + TOPIC], os.path.join(tmp, 'relay.log'), env)
+        procs['dynamics'] = _start(
+            [py, '-m', 'robot_dynamics.ros.dynamics_node', '--ros-args', '-r', '__ns:=' + NS,
+             '-r', 'joint_states:=' + TOPIC, '--params-file', params],
+            os.path.join(tmp, 'dynamics.log'), env)
+        measurer_log = os.path.join(tmp, 'measurer.log')
+        procs['measurer'] = _start(
+            [py, me, '--role', 'measure', '--duration', str(args.duration), '--rate',
+             str(args.rate), '--out', os.path.join(tmp, 'measure.npz'), '--stop', stop],
+            measurer_log, env)
+
+        def measurer_ready():
+            if procs['measurer'].poll() is not None:
+                raise RuntimeError('measurer exited: ' + open(measurer_log).read())
+            return 'MEASURER READY' in open(measurer_log).read()
+        _wait_for(measurer_ready, 90, 'the nodes and the measurer to connect')
+        _log(f'nodes up; publishing {args.rate:g} Hz for {WARMUP_S:g} s warm-up + '
+             f'{args.duration:g} s (ROS_DOMAIN_ID={args.domain_id})')
+        pub_out = os.path.join(tmp, 'publisher.json')
+        procs['publisher'] = _start(
+            [py, me, '--role', 'publish', '--duration', str(args.duration), '--rate',
+             str(args.rate), '--out', pub_out], os.path.join(tmp, 'publisher.log'), env)
+        code = procs['publisher'].wait(timeout=WARMUP_S + args.duration + 120)
+        if code != 0:
+            raise RuntimeError('publisher failed: ' +
+                               open(os.path.join(tmp, 'publisher.log')).read())
+        time.sleep(1.0)  # drain
+        for key in ('relay', 'dynamics'):
+            if procs[key].poll() is not None:
+                raise RuntimeError(f'{key} node died: ' +
+                                   open(os.path.join(tmp, key + '.log')).read())
+        open(stop, 'w').close()
+        procs['measurer'].wait(timeout=60)
+        with open(pub_out) as f:
+            pub = json.load(f)
+        data = np.load(os.path.join(tmp, 'measure.npz'))
+    finally:
+        for proc in procs.values():
+            _stop(proc)
+    start_ns, end_ns = pub['run_start_ns'], pub['run_end_ns']
+    rows = {}
+    for key in ('relay', 'feedforward', 'wrench'):
+        rows[key] = _stats(data[key + '_sent'], data[key + '_arrived'], start_ns, end_ns)
+    relay_count, relay_median, relay_p99, _ = rows['relay']
+    published = pub['published']
+    print()
+    print(f'Node benchmark: 7-DOF Panda, {args.rate:g} Hz for {args.duration:g} s '
+          f'({published} messages published, achieved {pub["achieved_rate"]:.0f} Hz), '
+          f'{os.cpu_count()} CPUs')
+    header = (f'{"output":44s} {"processed":>9s} {"vs relay":>8s} {"median us":>10s} '
+              f'{"p99 us":>9s} {"median/relay":>12s} {"p99/relay":>9s}')
+    print(header)
+    print('-' * len(header))
+    labels = {'relay': 'relay_node ~/output (no math)',
+              'feedforward': 'dynamics_node ~/feedforward_torques',
+              'wrench': 'dynamics_node ~/external_wrench (all done)'}
+    for key in ('relay', 'feedforward', 'wrench'):
+        count, median, p99, _ = rows[key]
+        print(f'{labels[key]:44s} {count:9d} {count / max(relay_count, 1):8.1%} {median:10.1f} '
+              f'{p99:9.1f} {median / relay_median:12.2f} {p99 / relay_p99:9.2f}')
+    ok_latency = rows['feedforward'][1] <= 1.3 * relay_median
+    ok_latency_all = rows['wrench'][1] <= 1.3 * relay_median
+    ok_count = min(rows['feedforward'][0], rows['wrench'][0]) >= 0.99 * relay_count
+    print()
+    print(f'target median latency <= 1.3 x relay: command path '
+          f'{"MET" if ok_latency else "MISSED"} ({rows["feedforward"][1] / relay_median:.2f}x), '
+          f'whole processing {"MET" if ok_latency_all else "MISSED"} '
+          f'({rows["wrench"][1] / relay_median:.2f}x)')
+    print(f'target processed >= 99% of relay: {"MET" if ok_count else "MISSED"}')
+    if args.keep:
+        _log(f'logs and raw data kept in {tmp}')
+    return 0 if (ok_latency and ok_count) or not args.check else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--duration', type=float, default=30.0, help='measured seconds (30)')
+    parser.add_argument('--rate', type=float, default=1000.0, help='publish rate, Hz (1000)')
+    parser.add_argument('--domain-id', type=int,
+                        default=int(os.environ.get('ROS_DOMAIN_ID') or 73))
+    parser.add_argument('--check', action='store_true', help='exit 1 when a target is missed')
+    parser.add_argument('--keep', action='store_true', help='keep the logs and raw data')
+    parser.add_argument('--role', choices=('orchestrate', 'publish', 'measure'),
+                        default='orchestrate', help=argparse.SUPPRESS)
+    parser.add_argument('--out', help=argparse.SUPPRESS)
+    parser.add_argument('--stop', help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.role == 'publish':
+        return run_publisher(args)
+    if args.role == 'measure':
+        return run_measurer(args)
+    return orchestrate(args)
+
+
+if __name__ == '__main__':
+    sys.exit(main() or 0)
