@@ -40,6 +40,8 @@ def test_joints_match(name):
     pin_names = {P.model.names[i] for i in range(1, P.model.njoints)}
     mimic = {j.name for j in P.info.joints.values() if j.mimic is not None}
     assert set(model.joint_names) == pin_names - mimic
+    if "gravity" not in oracles.model_kwargs(name):  # our default gravity is pin's default
+        assert_close(model.gravity, pin.Model().gravity.linear, 0, "default gravity")
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
