@@ -21,7 +21,7 @@ unexport _ROS_WHEELS_BOOTSTRAP_COMPLETE
 # `make test TESTS=test/test_smoke_dds.py PYTEST_ARGS=-x` runs a subset.
 TESTS ?= test
 PYTEST_ARGS ?=
-LINT_PATHS := robot_dynamics test benchmarks scripts setup.py
+LINT_PATHS := $(wildcard robot_dynamics test benchmarks scripts launch) setup.py
 
 .PHONY: help venv setup interfaces install test demo bench lint clean
 

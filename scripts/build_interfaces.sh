@@ -18,6 +18,9 @@ PY="$VENV/bin/python"
 log() { echo "[build_interfaces] $*"; }
 die() { echo "[build_interfaces] ERROR: $*" >&2; exit 1; }
 
+# shellcheck source=venv_lock.sh
+source "$REPO/scripts/venv_lock.sh"
+
 [[ -x "$PY" ]] || die "$PY missing: run scripts/setup_env.sh (make venv) first"
 [[ -f "$VENV/.stamp-requirements" ]] || die "environment not set up: run scripts/setup_env.sh (make venv) first"
 command -v cmake >/dev/null || die "cmake not found"

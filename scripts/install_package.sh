@@ -15,6 +15,9 @@ STAMP="$VENV/.stamp-install"
 log() { echo "[install_package] $*"; }
 die() { echo "[install_package] ERROR: $*" >&2; exit 1; }
 
+# shellcheck source=venv_lock.sh
+source "$REPO/scripts/venv_lock.sh"
+
 [[ -x "$PY" ]] || die "$PY missing: run scripts/setup_env.sh (make venv) first"
 cd "$REPO"
 shopt -s nullglob

@@ -19,10 +19,13 @@ die() { echo "[setup_env] ERROR: $*" >&2; exit 1; }
 
 for f in "${REQS[@]}"; do [[ -f "$f" ]] || die "missing $f"; done
 
+# shellcheck source=venv_lock.sh
+source "$REPO/scripts/venv_lock.sh"
+
 # A venv whose interpreter went away (python upgraded, copied tree) is rebuilt from scratch.
-if [[ -e "$VENV" ]] && ! "$VENV/bin/python" -c 'pass' >/dev/null 2>&1; then
+if [[ -e "$VENV/bin/python" ]] && ! "$VENV/bin/python" -c 'pass' >/dev/null 2>&1; then
     log "existing $VENV is broken; recreating it"
-    rm -rf "$VENV"
+    find "$VENV" -mindepth 1 -maxdepth 1 ! -name .setup.lock -exec rm -rf {} +
 fi
 
 if [[ ! -x "$VENV/bin/python" ]]; then
@@ -34,7 +37,7 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 
 key="$( { cat "${REQS[@]}" "$REPO/scripts/setup_env.sh" "$REPO/scripts/patch_wheel_cmake.py" \
-              "$REPO/scripts/venv_env_hook.py"; "$VENV/bin/python" -VV; } | sha256sum | cut -d' ' -f1)"
+              "$REPO/scripts/venv_env_hook.py" "$REPO/scripts/venv_lock.sh"; "$VENV/bin/python" -VV; } | sha256sum | cut -d' ' -f1)"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$key" ]]; then
     log "environment up to date ($VENV)"
     exit 0
