@@ -21,6 +21,10 @@ Shared fixtures and helpers (use them rather than ad-hoc ``subprocess.Popen``):
     ``unique_name`` fixture    a short unique token for node names / namespaces, so processes of
                                different tests never talk to each other by accident.
 
+Launch files: mark launch_pytest tests ``@pytest.mark.launch_test`` (skipped where launch_pytest
+is missing, as in the wheel environment) and import launch_pytest with
+``pytest.importorskip('launch_pytest')`` at the top of the module.
+
 A node under test is started like this::
 
     def test_something(start_process, console_script, ros_node, unique_name):
@@ -67,6 +71,26 @@ MARKERS = {
 def pytest_configure(config):
     for name, text in MARKERS.items():
         config.addinivalue_line('markers', '%s: %s' % (name, text))
+
+
+def _launch_pytest_available():
+    try:
+        import launch_pytest  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def pytest_collection_modifyitems(config, items):
+    # launch_pytest is not on PyPI: tests marked launch_test skip cleanly without it. (A module
+    # that imports launch_pytest at top level should start with
+    # `launch_pytest = pytest.importorskip('launch_pytest')` instead.)
+    if _launch_pytest_available():
+        return
+    skip = pytest.mark.skip(reason='launch_pytest is not installed (not on PyPI; see README)')
+    for item in items:
+        if 'launch_test' in item.keywords:
+            item.add_marker(skip)
 
 
 def pytest_report_header(config):
