@@ -1,0 +1,306 @@
+"""The ``robot-dynamics`` command-line tool: every subcommand on the bundled URDFs, ``--json``
+checked against the core, bad input -> non-zero exit with a message naming the culprit, and the
+PNG plot of ``simulate``.
+
+Most tests call ``cli.main(argv)`` in-process (fast); a few run the installed console script as a
+user would, to check the real exit codes and streams.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from robot_dynamics import RobotModel
+from robot_dynamics.tools import cli
+from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
+from robot_dynamics.tools.plotting import is_png, png_size
+
+PANDA_HOME = list(BUNDLED["panda"].home)
+PANDA_Q = [0.3, -0.5, 0.2, -2.0, 0.1, 1.4, -0.6]
+
+
+def panda():
+    return RobotModel.from_urdf(bundled_urdf_path("panda"), tip_link="tool")
+
+
+def pendulum():
+    return RobotModel.from_urdf(bundled_urdf_path("double_pendulum"), gravity=(0.0, -9.81, 0.0))
+
+
+def run_json(capsys, *argv):
+    code = cli.main([*map(str, argv), "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    data = json.loads(out.out)
+    assert data["ok"] is True
+    return data
+
+
+def run_fail(capsys, *argv):
+    code = cli.main(list(map(str, argv)))
+    out = capsys.readouterr()
+    return code, out.err
+
+
+# ------------------------------------------------------------------------------ info
+
+
+def test_info_panda_json(capsys):
+    data = run_json(capsys, "info", "panda")
+    assert data["joint_names"] == [f"panda_joint{i}" for i in range(1, 8)]
+    assert data["base_link"] == "panda_link0" and data["tip_link"] == "tool"
+    assert data["fixed_joints"] == ["panda_joint8", "panda_hand_joint", "tool_joint"]
+    assert data["mimic_joints"] == []
+    # masses of franka_description / Gaz et al. 2019, plus the 0.73 kg hand
+    assert data["link_masses"]["panda_link1"] == pytest.approx(4.970684)
+    assert data["total_mass"] == pytest.approx(17.421901, abs=1e-6)
+    model = panda()
+    lower, upper = model.position_limits
+    assert [j["lower"] for j in data["joints"]] == pytest.approx(list(lower))
+    assert [j["effort_limit"] for j in data["joints"]] == pytest.approx(list(model.effort_limits))
+    assert [j["damping"] for j in data["joints"]] == pytest.approx([0.003] * 7)
+
+
+def test_info_human_lists_tree(capsys):
+    assert cli.main(["info", "panda"]) == 0
+    text = capsys.readouterr().out
+    assert "total mass 17.422 kg" in text
+    assert "panda_joint4 [revolute, q[3]] -> panda_link4 (3.588 kg)" in text
+    assert "tool_joint [fixed] -> tool" in text
+
+
+def test_info_pendulum_gets_bundled_gravity(capsys):
+    data = run_json(capsys, "info", "double_pendulum")
+    assert data["gravity"] == pytest.approx([0.0, -9.81, 0.0])
+    assert data["total_mass"] == pytest.approx(20.0)
+    # the gravity option overrides the bundled default
+    data = run_json(capsys, "info", "double_pendulum", "--gravity", "0", "0", "-1")
+    assert data["gravity"] == pytest.approx([0.0, 0.0, -1.0])
+
+
+def _erd_panda():
+    """example-robot-data's panda.urdf (gripper with a mimic finger joint), or skip."""
+    import glob
+    import site
+
+    roots = list(site.getsitepackages()) + [os.path.join(sys.prefix, "lib", "python3.11", "site-packages")]
+    for root in roots:
+        hits = glob.glob(os.path.join(root, "cmeel.prefix", "share", "example-robot-data", "robots",
+                                      "panda_description", "urdf", "panda.urdf"))
+        if hits:
+            return hits[0]
+    pytest.skip("example-robot-data (test oracle) is not installed")
+
+
+def test_info_reports_mimic_joints(capsys):
+    data = run_json(capsys, "info", _erd_panda(), "--tip-link", "panda_hand_tcp")
+    assert [m["name"] for m in data["mimic_joints"]] == ["panda_finger_joint2"]
+    assert data["mimic_joints"][0]["joint"] == "panda_finger_joint1"
+    assert "panda_finger_joint2" not in data["joint_names"]
+
+
+# ------------------------------------------------------------------------------ numbers vs the core
+
+
+def test_gravity_matches_core(capsys):
+    data = run_json(capsys, "gravity", "panda", "--q", *PANDA_Q)
+    np.testing.assert_allclose(data["gravity_torques"], panda().gravity_torques(np.array(PANDA_Q)),
+                               rtol=0, atol=1e-12)
+
+
+def test_gravity_named_and_comma_forms(capsys):
+    a = run_json(capsys, "gravity", "panda", "--q", ",".join(map(str, PANDA_Q)))
+    b = run_json(capsys, "gravity", "panda", "--q", *[f"panda_joint{i + 1}={v}" for i, v in enumerate(PANDA_Q)])
+    np.testing.assert_allclose(a["gravity_torques"], b["gravity_torques"], atol=0)
+    c = run_json(capsys, "gravity", "panda", "--q", "panda_joint4=-2.0")
+    np.testing.assert_allclose(c["q"], [0, 0, 0, -2.0, 0, 0, 0])
+
+
+def test_gravity_pendulum_closed_form(capsys):
+    # reference section 3: g1 = (m1 r1 + m2 l1) g c1 + m2 r2 g c12, g2 = m2 r2 g c12
+    q = np.array([0.4, -1.1])
+    data = run_json(capsys, "gravity", "double_pendulum", "--q", *q)
+    g, c1, c12 = 9.81, np.cos(q[0]), np.cos(q[0] + q[1])
+    expected = [(10 * 0.5 + 10 * 1.0) * g * c1 + 10 * 0.5 * g * c12, 10 * 0.5 * g * c12]
+    np.testing.assert_allclose(data["gravity_torques"], expected, rtol=1e-12)
+
+
+def test_mass_matrix_matches_core(capsys):
+    data = run_json(capsys, "mass-matrix", "panda", "--q", *PANDA_Q)
+    m = panda().mass_matrix(np.array(PANDA_Q))
+    np.testing.assert_allclose(data["mass_matrix"], m, atol=1e-12)
+    np.testing.assert_allclose(data["eigenvalues"], np.linalg.eigvalsh(m), atol=1e-10)
+    assert min(data["eigenvalues"]) > 0
+
+
+@pytest.mark.parametrize("frame,axes", [(None, "base"), ("panda_link5", "local"), ("tool", "local")])
+def test_jacobian_matches_core(capsys, frame, axes):
+    argv = ["jacobian", "panda", "--q", *PANDA_Q, "--axes", axes] + (["--frame", frame] if frame else [])
+    data = run_json(capsys, *argv)
+    model = panda()
+    j = model.jacobian(np.array(PANDA_Q), frame=frame, axes=axes)
+    np.testing.assert_allclose(data["jacobian"], j, atol=1e-12)
+    assert data["rows"] == ["vx", "vy", "vz", "wx", "wy", "wz"]
+    assert data["frame"] == (frame or "tool")
+    np.testing.assert_allclose(data["frame_pose"], model.frame_pose(np.array(PANDA_Q), frame=frame), atol=1e-12)
+
+
+def test_wrench_recovers_a_known_push(capsys):
+    """tau measured = M qdd + C qd + g - J^T f (the arm held still against f) -> f back."""
+    model = panda()
+    q = np.array(PANDA_Q)
+    f = np.array([3.0, -2.0, -10.0, 0.4, -0.2, 1.0])
+    tau = model.inverse_dynamics(q, np.zeros(7), np.zeros(7), f_ext=f)
+    data = run_json(capsys, "wrench", "panda", "--q", *q, "--tau", *tau)
+    np.testing.assert_allclose(data["wrench"], f, atol=1e-6)
+    assert data["near_singular"] is False
+    assert np.linalg.norm(data["torque_residual"]) < 1e-6
+    # the same through --external with tau_ext = J^T f
+    tau_ext = model.jacobian(q).T @ f
+    data = run_json(capsys, "wrench", "panda", "--q", *q, "--tau", *tau_ext, "--external")
+    np.testing.assert_allclose(data["wrench"], f, atol=1e-6)
+
+
+def test_wrench_with_motion_and_local_axes(capsys):
+    model = panda()
+    q, qd, qdd = np.array(PANDA_Q), np.linspace(-0.5, 0.5, 7), np.linspace(1.0, -1.0, 7)
+    f_local = np.array([1.0, 2.0, 3.0, 0.1, 0.2, 0.3])
+    rot = model.frame_pose(q)[:3, :3]
+    f_base = np.concatenate([rot @ f_local[:3], rot @ f_local[3:]])
+    tau = model.inverse_dynamics(q, qd, qdd, f_ext=f_base)
+    data = run_json(capsys, "wrench", "panda", "--q", *q, "--qd", *qd, "--qdd", *qdd, "--tau", *tau,
+                    "--axes", "local")
+    np.testing.assert_allclose(data["wrench"], f_local, atol=1e-6)
+
+
+def test_wrench_pendulum_reports_unobservable_part(capsys):
+    """2 joints cannot explain 6 wrench components: the result is the least-norm wrench."""
+    data = run_json(capsys, "wrench", "double_pendulum", "--q", "0.3", "0.6", "--tau", "1.0", "2.0",
+                    "--external")
+    model = pendulum()
+    j = model.jacobian(np.array([0.3, 0.6]))
+    np.testing.assert_allclose(j.T @ np.array(data["wrench"]), [1.0, 2.0], atol=1e-6)
+    assert len(data["singular_values"]) == 2
+
+
+def test_simulate_json_matches_core(capsys):
+    data = run_json(capsys, "simulate", "double_pendulum", "--duration", "1.0", "--sample-dt", "0.1",
+                    "--json-series")
+    ref = pendulum().simulate(np.zeros(2), np.zeros(2), 1.0, sample_dt=0.1)
+    np.testing.assert_allclose(data["t"], ref.t, atol=1e-12)
+    np.testing.assert_allclose(data["q"], ref.q, atol=1e-9)
+    np.testing.assert_allclose(data["final_q"], ref.q[-1], atol=1e-9)
+    assert data["q0"] == [0.0, 0.0]  # the bundled start: released from horizontal
+    assert data["energy_max_abs_drift"] < 1e-4
+
+
+def test_simulate_writes_png(tmp_path, capsys):
+    out = tmp_path / "plots" / "pendulum.png"
+    data = run_json(capsys, "simulate", "double_pendulum", "--duration", "10", "--plot", out)
+    assert data["plot"] == str(out)
+    assert out.is_file() and is_png(str(out))
+    width, height = png_size(str(out))
+    assert width >= 800 and height >= 500
+    assert out.stat().st_size > 20_000  # a real figure, not an empty canvas
+    # energy of the 10 s reference run is conserved by RK45 (rtol 1e-8)
+    assert data["energy_max_rel_drift"] < 1e-5
+
+
+def test_simulate_constant_torque_and_method(capsys):
+    data = run_json(capsys, "simulate", "panda", "--duration", "0.2", "--method", "semi_implicit_euler",
+                    "--tau", "0", "1", "0", "0", "0", "0", "0", "--friction")
+    ref = panda().simulate(np.array(PANDA_HOME), np.zeros(7), 0.2, tau=np.array([0, 1.0, 0, 0, 0, 0, 0]),
+                           method="semi_implicit_euler", sample_dt=0.01, friction=True)
+    np.testing.assert_allclose(data["final_q"], ref.q[-1], atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize("argv,code,needle", [
+    (["gravity", "panda", "--q", "1", "2"], 2, "--q: got 2 value(s), the model has 7 joint(s): panda_joint1"),
+    (["gravity", "panda", "--q", "panda_joint9=1"], 2, "unknown joint 'panda_joint9'"),
+    (["gravity", "panda", "--q", "0", "0", "0", "nan", "0", "0", "0"], 2, "'nan' (for panda_joint4) is not finite"),
+    (["gravity", "panda", "--q", "0", "0", "x", "0", "0", "0", "0"], 2, "'x' (for panda_joint3) is not a number"),
+    (["jacobian", "panda", "--frame", "nolink"], 2, "--frame: unknown frame 'nolink'"),
+    (["gravity", "panda", "--tip-link", "nolink"], 2, "tip_link 'nolink'"),
+    (["gravity", "panda", "--gravity", "0", "0"], 2, "--gravity"),
+    (["wrench", "panda", "--q", *map(str, PANDA_HOME)], 2, "--tau is required"),
+    (["simulate", "double_pendulum", "--duration", "-1"], 2, "--duration must be a positive number"),
+    (["simulate", "double_pendulum", "--method", "Euler"], 2, "unknown integration method 'Euler'"),
+    (["bogus", "panda"], 2, "invalid choice: 'bogus'"),
+    (["gravity", "/nonexistent/robot.urdf"], 3, "no such file"),
+])
+def test_bad_arguments(capsys, argv, code, needle):
+    got, err = run_fail(capsys, *argv)
+    assert got == code, err
+    assert needle in err
+
+
+def test_bad_urdfs(tmp_path, capsys):
+    cases = {
+        "truncated.urdf": ("<robot name='x'><link name='a'/>", "malformed URDF XML"),
+        "dangling.urdf": ("<robot name='x'><link name='a'/><joint name='j' type='revolute'><parent link='a'/>"
+                          "<child link='b'/><axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' "
+                          "velocity='1'/></joint></robot>", "'j'"),
+        "floating.urdf": ("<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+                          "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
+                          "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint></robot>",
+                          "free"),
+    }
+    for name, (text, needle) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        code, err = run_fail(capsys, "info", path)
+        assert code == 3, (name, err)
+        assert needle in err, (name, err)
+
+
+def test_json_error_object(capsys):
+    code = cli.main(["gravity", "panda", "--q", "1", "--json"])
+    out = capsys.readouterr()
+    assert code == 2
+    data = json.loads(out.out)
+    assert data["ok"] is False and data["exit_code"] == 2 and "--q" in data["error"]
+
+
+def test_limit_warning(capsys):
+    data = run_json(capsys, "gravity", "panda", "--q", "0", "0", "0", "0.5", "0", "0", "0")
+    assert any("panda_joint4 = 0.5 is outside its limits" in w for w in data["warnings"])
+
+
+# ------------------------------------------------------------------------------ the console script
+
+
+def _console(name):
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    if not os.path.exists(path):
+        pytest.skip(f"console script {name} not installed (make install)")
+    return path
+
+
+def test_console_script_exit_codes(tmp_path):
+    exe = _console("robot-dynamics")
+    ok = subprocess.run([exe, "gravity", "panda", "--q", *map(str, PANDA_HOME), "--json"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["gravity_torques"][3] == pytest.approx(21.88, abs=0.01)
+    bad = subprocess.run([exe, "mass-matrix", "panda", "--q", "1", "2", "3"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2
+    assert "robot-dynamics: error: --q: got 3 value(s)" in bad.stderr
+    assert bad.stdout == ""
+    missing = subprocess.run([exe, "info", str(tmp_path / "nope.urdf")], capture_output=True, text=True,
+                             timeout=120)
+    assert missing.returncode == 3 and "no such file" in missing.stderr
+
+
+def test_module_entry_point():
+    out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.cli", "info", "double_pendulum"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "actuated joints (2)" in out.stdout
