@@ -2,7 +2,11 @@
 
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
+
+from .errors import InvalidInputError
 
 
 @dataclass(frozen=True)
@@ -57,9 +61,13 @@ class MomentumObserver:
 
     def __init__(self, model, gain=50.0, *, friction=False):
         self.model = model
-        self.gain = np.broadcast_to(np.asarray(gain, dtype=float), (model.n,)).copy()
+        try:
+            self.gain = np.broadcast_to(np.asarray(gain, dtype=float), (model.n,)).copy()
+        except ValueError:
+            raise InvalidInputError(f"observer gain must be a scalar or {model.n} values "
+                                    f"(joints {list(model.joint_names)}), got {gain!r}") from None
         if np.any(self.gain <= 0) or not np.all(np.isfinite(self.gain)):
-            raise ValueError(f"observer gain must be finite and > 0, got {gain!r}")
+            raise InvalidInputError(f"observer gain must be finite and > 0, got {gain!r}")
         self.friction = friction
         self._p0 = None
         self._integral = None
@@ -85,10 +93,10 @@ class MomentumObserver:
         if self._p0 is None:
             self.reset(q, qd)
             return self.residual.copy()
-        if not dt > 0:
-            raise ValueError(f"observer time step must be > 0, got {dt!r}")
+        if not (math.isfinite(dt) and dt > 0):
+            raise InvalidInputError(f"observer time step dt must be finite and > 0, got {dt!r}")
+        tau = self.model._check_vector(tau, "tau")
         M, CTqd, g = self.model.momentum_terms(q, qd)
-        tau = np.asarray(tau, dtype=float)
         if self.friction:
             tau = tau - self.model.friction_torques(qd)
         self._integral += (tau + CTqd - g + self.residual) * dt

@@ -78,29 +78,31 @@ class Kinematics:
 
     Attributes (base-frame axes, about the base-frame origin):
       T: (..., nb, 4, 4) body poses ``W_T_B``.
-      X: (..., nb, 6, 6) motion transforms ``[[R, [p]x R], [0, R]]`` body -> base.
+      F: (..., nb, 6, 6) force transforms body -> base.
       S: (..., nb, 6) joint motion axes ``[v; w]`` (revolute ``[p x z; z]``, prismatic ``[z; 0]``).
       I: (..., nb, 6, 6) spatial inertias of the bodies.
     """
 
-    __slots__ = ("model", "T", "_S", "_X", "_I", "_pX", "_zh")
+    __slots__ = ("model", "T", "_S", "_F", "_I", "_pX", "_zh")
 
     def __init__(self, model, q_full):
         self.model = model
         self.T = body_transforms(model, q_full)
-        self._S = self._X = self._I = self._pX = self._zh = None
+        self._S = self._F = self._I = self._pX = self._zh = None
 
     @property
-    def X(self):
-        if self._X is None:
+    def F(self):
+        """(..., nb, 6, 6) force transforms ``[[R, 0], [[p]x R, R]]`` body -> base (the inverse
+        transpose of the motion transform ``[[R, [p]x R], [0, R]]``)."""
+        if self._F is None:
             T = self.T
             R = T[..., :3, :3]
-            X = np.zeros(T.shape[:-2] + (6, 6))
-            X[..., :3, :3] = R
-            X[..., 3:, 3:] = R
-            X[..., :3, 3:] = self.pX @ R
-            self._X = X
-        return self._X
+            F = np.zeros(T.shape[:-2] + (6, 6))
+            F[..., :3, :3] = R
+            F[..., 3:, 3:] = R
+            F[..., 3:, :3] = self.pX @ R
+            self._F = F
+        return self._F
 
     @property
     def pX(self):
@@ -134,10 +136,9 @@ class Kinematics:
     @property
     def I(self):  # noqa: E743 - the book's name for spatial inertia
         if self._I is None:
-            # I_W = X^-T I_B X^-1, and X^-1 is X with each 3x3 block transposed in place
-            shape = self.X.shape
-            Xinv = self.X.reshape(shape[:-2] + (2, 3, 2, 3)).swapaxes(-1, -3).reshape(shape)
-            self._I = np.swapaxes(Xinv, -1, -2) @ self.model.tree.inertia @ Xinv
+            # I_W = X^-T I_B X^-1 = F I_B F^T
+            F = self.F
+            self._I = F @ self.model.tree.inertia @ np.swapaxes(F, -1, -2)
         return self._I
 
 

@@ -462,6 +462,8 @@ class RobotModel:
     # ---------------------------------------------------------------- simulation
     def step(self, q, qd, tau, dt, f_ext=None, frame=None, friction=False):
         """One semi-implicit (symplectic) Euler step of length dt [s]: returns (q, qd)."""
+        if not (isinstance(dt, (int, float, np.floating)) and math.isfinite(dt) and dt > 0):
+            raise InvalidInputError(f"step: dt must be a finite number > 0, got {dt!r}")
         tau = self._check_vector(tau, "tau")
         if friction:
             tau = tau - self.friction_torques(qd)
