@@ -6,7 +6,7 @@ links. In world coordinates no transforms are needed between a body and its pare
 
 import numpy as np
 
-from .spatial import motion_cross
+from .spatial import mask_mul, motion_cross
 
 
 def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
@@ -19,7 +19,7 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
     tree = model.tree
     S, I = kin.S, kin.I
     Sqd = S * qd[..., None]
-    V = tree.ancestors @ Sqd
+    V = mask_mul(tree.ancestors, Sqd)
     crmV = motion_cross(V)
     c = (crmV @ Sqd[..., None])[..., 0]                          # Sdot qd, velocity-product accel
     IA = I.copy()

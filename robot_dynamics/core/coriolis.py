@@ -12,7 +12,7 @@ so ``Mdot - 2 C`` is skew-symmetric. Composite (subtree) sums of ``B_i`` and ``I
 import numpy as np
 
 from .crba import composite_inertias
-from .spatial import force_bar, motion_cross
+from .spatial import force_bar, mask_mul, motion_cross
 
 
 def coriolis(model, kin, qd, IC=None):
@@ -22,11 +22,11 @@ def coriolis(model, kin, qd, IC=None):
     S, I = kin.S, kin.I
     if IC is None:
         IC = composite_inertias(model, kin)
-    V = anc @ (S * qd[..., None])
+    V = mask_mul(anc, S * qd[..., None])
     crmV = motion_cross(V)
     IV = (I @ V[..., None])[..., 0]
     B = 0.5 * (-np.swapaxes(crmV, -1, -2) @ I - I @ crmV + force_bar(IV))
-    BC = (anc.T @ B.reshape(B.shape[:-2] + (36,))).reshape(B.shape)
+    BC = mask_mul(model._anc_T, B.reshape(B.shape[:-2] + (36,))).reshape(B.shape)
     Sdot = (crmV @ S[..., None])[..., 0]
     X1 = (BC @ S[..., None] + IC @ Sdot[..., None])[..., 0]
     upper = (S @ np.swapaxes(X1, -1, -2)) * model._anc_T

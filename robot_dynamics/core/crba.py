@@ -6,13 +6,15 @@ Composite inertias are subtree sums (one product with the descendant mask); then
 
 import numpy as np
 
+from .spatial import mask_mul
+
 
 def composite_inertias(model, kin):
     """(..., nb, 6, 6): ``I^C_j = sum_{i in subtree(j)} I_i`` in base axes about the origin."""
     tree = model.tree
     I = kin.I
     flat = I.reshape(I.shape[:-2] + (36,))
-    return (tree.ancestors.T @ flat).reshape(I.shape)
+    return mask_mul(model._anc_T, flat).reshape(I.shape)
 
 
 def crba(model, kin, IC=None):

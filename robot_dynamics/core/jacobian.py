@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .spatial import motion_cross
+from .spatial import mask_mul, motion_cross
 
 
 def frame_pose(model, T, frame):
@@ -62,7 +62,7 @@ def frame_acceleration_bias(model, kin, qd, frame):
     Sqd = S * (qd * mask)[..., None]
     V = Sqd.sum(axis=-2)
     # spatial accel of the body at qdd = 0: sum_j V_j x S_j qd_j with V_j the velocity of body j
-    Vbodies = model.tree.ancestors @ Sqd
+    Vbodies = mask_mul(model.tree.ancestors, Sqd)
     A = np.einsum("...jab,...jb->...a", motion_cross(Vbodies), Sqd)
     p = W_T_F[..., :3, 3]
     v, w = V[..., :3], V[..., 3:]

@@ -109,7 +109,7 @@ class Kinematics:
         """(..., nb, 3, 3) cross-product matrices of the body origins."""
         if self._pX is None:
             p = self.T[..., :3, 3]
-            self._pX = (p @ SKEW_BASIS).reshape(p.shape + (3,))
+            self._pX = skew(p)
         return self._pX
 
     @property

@@ -12,7 +12,7 @@ sum over descendants::
 
 import numpy as np
 
-from .spatial import motion_cross
+from .spatial import mask_mul, motion_cross
 
 
 def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
@@ -29,14 +29,14 @@ def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
     S, I = kin.S, kin.I
     anc = tree.ancestors
     Sqd = S * qd[..., None]
-    V = anc @ Sqd
+    V = mask_mul(anc, Sqd)
     crmV = motion_cross(V)
-    A = anc @ (S * qdd[..., None] + (crmV @ Sqd[..., None])[..., 0])
+    A = mask_mul(anc, S * qdd[..., None] + (crmV @ Sqd[..., None])[..., 0])
     if gravity:
         A[..., :3] -= model.gravity
     IV = (I @ V[..., None])
     f = (I @ A[..., None] - np.swapaxes(crmV, -1, -2) @ IV)[..., 0]
-    F = anc.T @ f
+    F = mask_mul(model._anc_T, f)
     tau = (S * F).sum(axis=-1)
     if f_ext is not None:
         body, F_W = f_ext

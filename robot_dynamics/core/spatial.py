@@ -25,10 +25,26 @@ SKEW_BASIS[2, 0 * 3 + 1] = -1.0
 SKEW_BASIS[2, 1 * 3 + 0] = 1.0
 
 
+def right_mul(X, C):
+    """``X @ C`` for a stack X (..., k) and one matrix C (k, m), as a single matrix product."""
+    if X.ndim <= 2:
+        return X @ C
+    k = X.shape[-1]
+    return (X.reshape(-1, k) @ C).reshape(X.shape[:-1] + (C.shape[-1],))
+
+
+def mask_mul(mask, X):
+    """``mask @ X`` for a constant (nb, nb) matrix and a stack X (..., nb, k), as one product.
+
+    This is how sums over ancestors or descendants of every body are taken.
+    """
+    return mask @ X   # measured: numpy's stacked product beats one GEMM plus the copies
+
+
 def skew(p):
     """Cross-product matrices ``[p]x``, shape ``(..., 3, 3)``, of vectors ``p`` ``(..., 3)``."""
     p = np.asarray(p, dtype=float)
-    return (p @ SKEW_BASIS).reshape(p.shape[:-1] + (3, 3))
+    return right_mul(p, SKEW_BASIS).reshape(p.shape[:-1] + (3, 3))
 
 
 def _motion_cross_basis():
@@ -68,12 +84,12 @@ FORCE_BAR_BASIS = _force_bar_basis()
 
 def motion_cross(V):
     """``crm(V)`` ``(..., 6, 6)``: ``crm(V) M`` is the motion cross product ``V x M``."""
-    return (V @ MOTION_CROSS_BASIS).reshape(V.shape[:-1] + (6, 6))
+    return right_mul(V, MOTION_CROSS_BASIS).reshape(V.shape[:-1] + (6, 6))
 
 
 def force_bar(F):
     """``(..., 6, 6)`` matrix ``B`` with ``B V = V x* F`` (the force cross product)."""
-    return (F @ FORCE_BAR_BASIS).reshape(F.shape[:-1] + (6, 6))
+    return right_mul(F, FORCE_BAR_BASIS).reshape(F.shape[:-1] + (6, 6))
 
 
 def rpy_to_matrix(rpy):
