@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 import uuid
 
 import pytest
@@ -91,6 +92,38 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if 'launch_test' in item.keywords:
             item.add_marker(skip)
+
+
+# ``from conftest import helper`` in a test module: test/, test/core/ and test/ros/ each have a
+# conftest.py, none is in a package, so all of them are the module "conftest" and sys.modules holds
+# only the one pytest loaded last -- a test module would import the wrong directory's helpers.
+# Bind "conftest" to the test module's nearest conftest.py before the module is imported and
+# before each of its tests runs. (Better still: put shared helpers in a uniquely named module,
+# as test/ros/node_test_helpers.py does.)
+def _bind_nearest_conftest(config, path):
+    loaded = {}
+    for plugin in config.pluginmanager.get_plugins():
+        if isinstance(plugin, types.ModuleType) and getattr(plugin, '__file__', None):
+            loaded[os.path.realpath(plugin.__file__)] = plugin
+    directory = os.path.dirname(os.path.realpath(str(path)))
+    root = os.path.realpath(str(config.rootpath))
+    while True:
+        module = loaded.get(os.path.join(directory, 'conftest.py'))
+        if module is not None:
+            sys.modules['conftest'] = module
+            return
+        if directory == root or os.path.dirname(directory) == directory:
+            return
+        directory = os.path.dirname(directory)
+
+
+def pytest_collectstart(collector):
+    if isinstance(collector, pytest.Module):
+        _bind_nearest_conftest(collector.config, collector.path)
+
+
+def pytest_runtest_setup(item):
+    _bind_nearest_conftest(item.config, item.path)
 
 
 def pytest_report_header(config):
