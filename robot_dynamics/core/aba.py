@@ -17,7 +17,7 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
     ``forward_dynamics`` solves the reduced system instead).
     """
     tree = model.tree
-    S, I = kin.S, kin.I
+    I, S = kin.I, kin.S   # I first: S then comes from the force transforms
     Sqd = S * qd[..., None]
     V = mask_mul(tree.ancestors, Sqd)
     crmV = motion_cross(V)

@@ -19,7 +19,7 @@ def coriolis(model, kin, qd, IC=None):
     """Coriolis matrix of all body joints, (..., nb, nb), at body joint velocities qd (..., nb)."""
     tree = model.tree
     anc = tree.ancestors
-    S, I = kin.S, kin.I
+    I, S = kin.I, kin.S   # I first: S then comes from the force transforms
     if IC is None:
         IC = composite_inertias(model, kin)
     V = mask_mul(anc, S * qd[..., None])

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .spatial import mask_mul, motion_cross
+from .spatial import mask_mul, motion_cross, skew
 
 
 def frame_pose(model, T, frame):
@@ -25,17 +25,14 @@ def frame_jacobian_full(model, kin, frame):
         return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
     z = kin.zh[..., 0]
     d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]        # frame origin relative to joints
-    mask = model.tree.ancestors[info.body]
-    J = np.empty(z.shape[:-2] + (6, nb))
-    # revolute: z x d; prismatic: z
-    J[..., 0, :] = (z[..., 1] * d[..., 2] - z[..., 2] * d[..., 1]) * mask
-    J[..., 1, :] = (z[..., 2] * d[..., 0] - z[..., 0] * d[..., 2]) * mask
-    J[..., 2, :] = (z[..., 0] * d[..., 1] - z[..., 1] * d[..., 0]) * mask
-    J[..., 3:, :] = np.swapaxes(z, -1, -2) * mask
+    d_x_z = (skew(d) @ z[..., None])[..., 0]              # revolute: v = z x d = -(d x z)
+    cols = np.concatenate([-d_x_z, z], axis=-1) * model._frame_masks[info.body]
     prismatic = model._prismatic
     if prismatic.any():
-        J[..., :3, prismatic] = J[..., 3:, prismatic]
-        J[..., 3:, prismatic] = 0.0
+        cols[..., prismatic, :3] = z[..., prismatic, :] * model._frame_masks[info.body][
+            prismatic]
+        cols[..., prismatic, 3:] = 0.0
+    J = np.swapaxes(cols, -1, -2)
     return J, W_T_F
 
 

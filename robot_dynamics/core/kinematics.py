@@ -42,6 +42,7 @@ def motion_basis(tree):
     return basis.reshape(nb, 3, 16), prismatic.reshape(nb, 16)
 
 
+_SWAP_HALVES = np.array([3, 4, 5, 0, 1, 2])
 _PHASE_SCALE = np.array([0.0, 1.0, 1.0])
 _PHASE_SHIFT = np.array([np.pi / 2, 0.0, np.pi / 2])
 
@@ -122,14 +123,18 @@ class Kinematics:
     @property
     def S(self):
         if self._S is None:
-            z = self.zh[..., 0]
-            S = np.empty(z.shape[:-1] + (6,))
-            S[..., 3:] = z
-            S[..., :3] = (self.pX @ z[..., None])[..., 0]
-            prismatic = self.model._prismatic
-            if prismatic.any():
-                S[..., prismatic, :3] = z[..., prismatic, :]
-                S[..., prismatic, 3:] = 0.0
+            if self._F is not None:
+                # F [a_w; a_v] = [R a_w; [p]x R a_w + R a_v] is S with its halves swapped
+                S = (self._F @ self.model._S_body_swapped)[..., _SWAP_HALVES, 0]
+            else:
+                z = self.zh[..., 0]
+                S = np.empty(z.shape[:-1] + (6,))
+                S[..., 3:] = z
+                S[..., :3] = (self.pX @ z[..., None])[..., 0]
+                prismatic = self.model._prismatic
+                if prismatic.any():
+                    S[..., prismatic, :3] = z[..., prismatic, :]
+                    S[..., prismatic, 3:] = 0.0
             self._S = S
         return self._S
 
@@ -140,6 +145,18 @@ class Kinematics:
             F = self.F
             self._I = F @ self.model.tree.inertia @ np.swapaxes(F, -1, -2)
         return self._I
+
+
+def swapped_body_axes(tree):
+    """(nb, 6, 1) joint axes in body coordinates with halves swapped, ``[w; v]``: revolute
+    ``[a; 0]``, prismatic ``[0; a]`` (what the force transform maps to the swapped world axis)."""
+    S = np.zeros((tree.nb, 6, 1))
+    for b in range(tree.nb):
+        if tree.joint_type[b] == PRISMATIC:
+            S[b, 3:, 0] = tree.axis[b]
+        else:
+            S[b, :3, 0] = tree.axis[b]
+    return S
 
 
 def fk_schedules(tree):

@@ -31,7 +31,8 @@ from . import rnea as _rnea
 from . import simulate as _simulate
 from .errors import AmbiguousTipError, InvalidInputError, KinematicTreeError, UnknownFrameError
 from .estimation import WrenchEstimate, damped_pinv_solve
-from .kinematics import Kinematics, body_transforms, fk_schedules, motion_basis
+from .kinematics import (Kinematics, body_transforms, fk_schedules, motion_basis,
+                         swapped_body_axes)
 from .spatial import inertia_parameters, skew, spatial_inertia
 from .tree import PRISMATIC, build_tree
 from .urdf import parse_urdf
@@ -86,6 +87,8 @@ class RobotModel:
         self._basis, self._prismatic_basis = motion_basis(tree)
         self._has_prismatic = bool(np.any(tree.joint_type == PRISMATIC))
         self._fk_jumps, self._fk_levels = fk_schedules(tree)
+        self._S_body_swapped = swapped_body_axes(tree)
+        self._frame_masks = tree.ancestors[:, :, None]   # (nb, nb, 1): joints moving each body
         anc = tree.ancestors
         strict = anc - np.eye(nb)
         self._anc_T = np.ascontiguousarray(anc.T)

@@ -26,7 +26,7 @@ def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
     Returns tau_full (..., nb) [N m or N].
     """
     tree = model.tree
-    S, I = kin.S, kin.I
+    I, S = kin.I, kin.S   # I first: S then comes from the force transforms
     anc = tree.ancestors
     Sqd = S * qd[..., None]
     V = mask_mul(anc, Sqd)
