@@ -15,7 +15,7 @@ from robot_dynamics.core.errors import (
 )
 
 import oracles
-from conftest import load_model
+from core_helpers import load_model
 
 DP_XML = oracles.urdf_xml("double_pendulum")
 

@@ -7,7 +7,7 @@ from scipy.integrate import solve_ivp
 from robot_dynamics import MomentumObserver
 
 import oracles
-from conftest import load_model, random_state, robot_params
+from core_helpers import load_model, random_state, robot_params
 from oracles import assert_close
 
 UR5_Q = np.array([0.3, -1.2, 1.5, -0.9, 1.1, 0.4])          # far from singularities

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import oracles
-from conftest import load_model, random_state, robot_params
+from core_helpers import load_model, random_state, robot_params
 from oracles import assert_close
 
 ROBOTS = ["double_pendulum", "mixed", "ytree", "bundled_panda", "ur5", "panda_gripper", "baxter", "kinova",

@@ -10,7 +10,7 @@ import pytest
 from robot_dynamics import RobotModel
 
 import oracles
-from conftest import load_model, random_state
+from core_helpers import load_model, random_state
 from oracles import DP_GRAVITY, assert_close
 
 DP_XML = oracles.urdf_xml("double_pendulum")
