@@ -17,8 +17,8 @@ Topics (relative names, so they remap)
         saturation, plus the optional joint impedance; not friction or end stops), averaged over
         the integration steps since the previous message, as a torque-controlled arm's driver
         reports its (filtered) joint torque. Stamp: simulation time (see "Time").
-    publishes ``~/applied_wrench`` (``geometry_msgs/WrenchStamped``): the external wrench being
-        applied now, base axes, moment about the origin of the link in ``header.frame_id``
+    publishes ``~/applied_wrench`` (``geometry_msgs/WrenchStamped``): the external wrench applied
+        in the last integration step before the stamp, base axes, moment about the origin of the link in ``header.frame_id``
         (all zeros with frame_id = the tip link when none is applied). Same stamp as joint_states,
         so an estimate can be compared sample by sample.
     subscribes ``~/commands`` (``std_msgs/Float64MultiArray``): joint torques [Nm] ordered by the
@@ -144,6 +144,7 @@ class ArmSimulator(Node):
 
         self._lock = threading.RLock()
         self._model: Optional[RobotModel] = None
+        self._last_log: Dict[str, float] = {}
         self._stats = {"commands": 0, "rejected_commands": 0, "wrenches": 0, "rejected_wrenches": 0,
                        "overruns": 0, "models": 0, "rejected_models": 0, "steps": 0}
 
@@ -368,6 +369,7 @@ class ArmSimulator(Node):
         self._applied_sum = np.zeros(n)
         self._applied_count = 0
         self._wrench = None
+        self._wrench_in_step = None
         self._braked = cfg["brakes"]
 
     def _on_set_parameters(self, params: Sequence[Parameter]) -> SetParametersResult:
@@ -408,13 +410,13 @@ class ArmSimulator(Node):
             idx = self._cfg["cmd_index"]
             data = np.asarray(msg.data, dtype=float)
             if data.size != len(idx):
-                self._reject("rejected_commands",
+                self._reject("rejected_commands", "length",
                              f"~/commands has {data.size} values, expected {len(idx)} "
                              f"(ordered by parameter joints: {', '.join(self._cfg['joints'])})")
                 return
             if not np.all(np.isfinite(data)):
                 bad = [self._cfg["joints"][i] for i in np.flatnonzero(~np.isfinite(data))]
-                self._reject("rejected_commands", f"~/commands has NaN/inf for {', '.join(bad)}")
+                self._reject("rejected_commands", "nan", f"~/commands has NaN/inf for {', '.join(bad)}")
                 return
             cmd = np.zeros(self._model.n)
             cmd[idx] = data
@@ -433,15 +435,15 @@ class ArmSimulator(Node):
             f, t = msg.wrench.force, msg.wrench.torque
             w = np.array([f.x, f.y, f.z, t.x, t.y, t.z], dtype=float)
             if link is None:
-                self._reject("rejected_wrenches", "~/external_wrench without frame_id and the model has no tip link")
+                self._reject("rejected_wrenches", "no_frame", "~/external_wrench without frame_id and the model has no tip link")
                 return
             if link not in self._model.link_names:
-                self._reject("rejected_wrenches",
+                self._reject("rejected_wrenches", "frame",
                              f"~/external_wrench frame_id {link!r} is not a link of the model "
                              f"(links: {', '.join(self._model.link_names)})")
                 return
             if not np.all(np.isfinite(w)):
-                self._reject("rejected_wrenches", "~/external_wrench has a NaN/inf component")
+                self._reject("rejected_wrenches", "nan", "~/external_wrench has a NaN/inf component")
                 return
             if self._cfg["axes"] == "link":
                 rot = np.asarray(self._model.frame_pose(self._q, frame=link), dtype=float)[:3, :3]
@@ -453,10 +455,13 @@ class ArmSimulator(Node):
             self._wrench = (link, w, until) if np.any(w) else None
             self._stats["wrenches"] += 1
 
-    def _reject(self, counter: str, text: str) -> None:
+    def _reject(self, counter: str, kind: str, text: str) -> None:
+        """Count a rejected message and log it (each kind of problem at most every 2 s)."""
         self._stats[counter] += 1
-        self.get_logger().warning(f"{text} ({self._stats[counter]} rejected so far)",
-                                  throttle_duration_sec=2.0)
+        now = time.monotonic()
+        if now - self._last_log.get(counter + kind, -1e9) >= 2.0:
+            self._last_log[counter + kind] = now
+            self.get_logger().warning(f"{text} ({self._stats[counter]} rejected so far)")
 
     def _on_reset(self, request, response):
         with self._lock:
@@ -478,6 +483,7 @@ class ArmSimulator(Node):
         q, qd = self._q, self._qd
         if self._braked:
             self._applied = np.zeros(model.n)
+            self._wrench_in_step = None
             self._applied_count += 1
             self._k += 1
             return
@@ -500,6 +506,7 @@ class ArmSimulator(Node):
                 q, qd, cfg["lower"], cfg["upper"], cfg["limit_stiffness"], cfg["limit_damping"])
         if self._wrench is not None and self._k >= self._wrench[2]:
             self._wrench = None
+        self._wrench_in_step = self._wrench
         if self._wrench is not None:
             link, w, _ = self._wrench
             q_new, qd_new = model.step(q, qd, tau_total, cfg["dt"], f_ext=w, frame=link,
@@ -533,8 +540,8 @@ class ArmSimulator(Node):
         self._applied_count = 0
         ws = WrenchStamped()
         ws.header.stamp = stamp
-        if self._wrench is not None:
-            link, w, _ = self._wrench
+        if self._wrench_in_step is not None:   # the wrench of the last step (not one received since)
+            link, w, _ = self._wrench_in_step
         else:
             link, w = self._model.tip_link or self._model.base_link, np.zeros(6)
         ws.header.frame_id = link

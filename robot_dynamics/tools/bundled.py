@@ -66,9 +66,13 @@ def urdf_dirs():
     dirs = [os.path.normpath(os.path.join(here, "..", "..", "urdf"))]
     dirs.append(os.path.join(sys.prefix, "share", "robot_dynamics", "urdf"))
     try:  # a colcon/ament install
+        import warnings
+
         from ament_index_python.packages import get_package_share_directory
 
-        dirs.append(os.path.join(get_package_share_directory("robot_dynamics"), "urdf"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dirs.append(os.path.join(get_package_share_directory("robot_dynamics"), "urdf"))
     except Exception:  # noqa: BLE001 - not installed the ament way, or ament_index missing
         pass
     return dirs

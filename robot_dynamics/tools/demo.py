@@ -583,7 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--observer-gain", type=float, default=50.0, help="momentum observer gain [1/s] (default 50)")
     p.add_argument("--observer-max-dt", type=float, default=None,
                    help="dynamics_node's observer_max_dt: a longer gap between joint_states restarts the "
-                        "observer [s] (default 1/observer-gain)")
+                        "observer [s] (default 1.5/observer-gain)")
     p.add_argument("--impedance-hz", type=float, default=5.0,
                    help="natural frequency of the simulated drives' joint impedance [Hz] (default 5)")
     p.add_argument("--force-tolerance", type=float, default=0.5,
@@ -661,9 +661,10 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
         "effort_command_source": "gravity", "command_joints": joints,
         "wrench_estimation": "momentum_observer", "observer_gain": float(args.observer_gain),
         "wrench_frame": "base", "friction_compensation": not pendulum,
-        # The observer update is explicit: a joint_states gap much longer than 1/gain (messages the
-        # node had no CPU for) would make it overshoot. Restart it instead (see the README).
-        "observer_max_dt": float(args.observer_max_dt if args.observer_max_dt else 1.0 / args.observer_gain),
+        # The observer update is explicit: its residual is scaled by (1 - gain*dt) per message, so a
+        # joint_states gap longer than 2/gain (messages the node had no CPU for) would make it
+        # overshoot. Restart it after gaps longer than 1.5/gain instead (see the README).
+        "observer_max_dt": float(args.observer_max_dt if args.observer_max_dt else 1.5 / args.observer_gain),
     }
     sim_file = os.path.join(log_dir, "arm_simulator.yaml")
     node_file = os.path.join(log_dir, "dynamics_node.yaml")

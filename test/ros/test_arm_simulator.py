@@ -1,0 +1,303 @@
+"""arm_simulator as a separate process over real DDS, checked against the core.
+
+* free fall with zero torque: every published state equals the core's ``simulate`` with the same
+  fixed-step integrator (semi_implicit_euler, 1 ms) to 1e-9 rad, and stays within 0.01 rad of the
+  core's RK45 (rtol 1e-10) for the first 0.3 s (the first-order error of a 1 ms step);
+* energy without friction (double pendulum released from horizontal, 1 kHz fixed step, 3 s):
+  max |E - E0| <= 2 % of the largest kinetic energy (the core's integrator gives 1.2 %), and
+  equal to the core's own run to 1e-6 J;
+* ``~/commands`` in another joint order (and a subset) land on the right joints; saturation at
+  the URDF effort limits; wrong-length / NaN commands rejected while the node keeps running;
+* external wrench: echoed on ``~/applied_wrench``, its effect equals the core's ``step`` with
+  ``f_ext``; ``~/reset``; the URDF from the ``robot_description`` topic; ``/clock``.
+"""
+
+import time
+
+import numpy as np
+import pytest
+import yaml
+
+from robot_dynamics import RobotModel
+from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
+
+pytestmark = pytest.mark.ros
+
+rclpy = pytest.importorskip("rclpy")
+from geometry_msgs.msg import WrenchStamped  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
+from rosgraph_msgs.msg import Clock  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray, String  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+PANDA_HOME = np.array(BUNDLED["panda"].home)
+NS_PER_S = 1_000_000_000
+
+
+def read(path):
+    with open(path) as fh:
+        return fh.read()
+
+
+class SimClient:
+    """Talks to one arm_simulator process from the test's rclpy node."""
+
+    def __init__(self, ros_node, proc, ns):
+        self.ros = ros_node
+        self.proc = proc
+        self.ns = ns
+        node = ros_node.node
+        self.states = []     # (stamp_ns, names, q, qd, effort)
+        self.applied = []    # (stamp_ns, frame_id, wrench)
+        self.clock = []
+        node.create_subscription(JointState, ns + "/joint_states", self._on_js, 1000)
+        node.create_subscription(WrenchStamped, ns + "/arm_simulator/applied_wrench", self._on_applied, 1000)
+        self.cmd_pub = node.create_publisher(Float64MultiArray, ns + "/arm_simulator/commands", 10)
+        self.wrench_pub = node.create_publisher(WrenchStamped, ns + "/arm_simulator/external_wrench", 10)
+        self.reset_client = node.create_client(Trigger, ns + "/arm_simulator/reset")
+
+    def _on_js(self, msg):
+        stamp = msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
+        self.states.append((stamp, list(msg.name), np.array(msg.position), np.array(msg.velocity),
+                            np.array(msg.effort)))
+
+    def _on_applied(self, msg):
+        stamp = msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
+        f, t = msg.wrench.force, msg.wrench.torque
+        self.applied.append((stamp, msg.header.frame_id, np.array([f.x, f.y, f.z, t.x, t.y, t.z])))
+
+    def wait_states(self, count=1, timeout=30.0):
+        start = len(self.states)
+        ok = self.ros.spin_until(lambda: len(self.states) >= start + count, timeout)
+        assert ok, "no joint_states from arm_simulator:\n" + self.proc.output()
+
+    def command(self, values):
+        self.cmd_pub.publish(Float64MultiArray(data=[float(v) for v in values]))
+
+    def push(self, wrench, frame):
+        msg = WrenchStamped()
+        msg.header.frame_id = frame
+        (msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z,
+         msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z) = (float(v) for v in wrench)
+        self.wrench_pub.publish(msg)
+
+    def release(self, n, timeout=20.0):
+        """Publish zero commands until the braked arm moves; return the release step index info."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.command(np.zeros(n))
+            self.ros.spin_for(0.05)
+            if any(np.any(s[3] != 0) for s in self.states[-5:]):
+                return
+        raise AssertionError("the arm never started moving:\n" + self.proc.output())
+
+    def motion_since_release(self):
+        """(stamps_ns, q, qd) of the messages from the last one at rest before the motion on."""
+        moving = [i for i, s in enumerate(self.states) if np.any(s[3] != 0)]
+        first = moving[0]
+        assert first > 0, "the message at the release step was not received"
+        sel = self.states[first - 1:]
+        stamps = np.array([s[0] for s in sel], dtype=np.int64)
+        assert np.all(np.diff(stamps) > 0)
+        return stamps, np.array([s[2] for s in sel]), np.array([s[3] for s in sel])
+
+
+@pytest.fixture
+def arm_simulator(start_process, python_module, ros_node, unique_name, tmp_path):
+    """Factory: arm_simulator(urdf=xml or None, wait_loaded=True, **params) -> SimClient."""
+    count = [0]
+
+    def _start(urdf=None, wait_loaded=True, **params):
+        if urdf is not None:
+            params["robot_description"] = urdf
+        ns = "/" + unique_name + ("_%d" % count[0] if count[0] else "")
+        path = tmp_path / ("sim_params_%d.yaml" % count[0])
+        count[0] += 1
+        with open(path, "w") as fh:
+            yaml.safe_dump({"/**": {"ros__parameters": params}}, fh)
+        proc = start_process(python_module("robot_dynamics.ros.arm_simulator") + [
+            "--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)], name="arm_simulator" + ns)
+        if wait_loaded:
+            proc.wait_for_output(r"model loaded", timeout=60.0)
+        return SimClient(ros_node, proc, ns)
+
+    return _start
+
+
+def panda_model(**kw):
+    return RobotModel.from_urdf(read(bundled_urdf_path("panda")), **kw)
+
+
+def pendulum_model():
+    return RobotModel.from_urdf(read(bundled_urdf_path("double_pendulum")), gravity=(0.0, -9.81, 0.0))
+
+
+# ------------------------------------------------------------------------------------------ tests
+
+
+def test_free_fall_matches_core_simulate(arm_simulator, ros_node):
+    """Zero torque from the Panda's home pose: the published trajectory is the core's."""
+    sim = arm_simulator(read(bundled_urdf_path("panda")), initial_positions=PANDA_HOME.tolist(),
+                        integration_rate=1000.0, publish_rate=250.0, publish_clock=True,
+                        hold_until_first_command=True, friction=True)
+    sim.wait_states(5)
+    # braked: nothing moves, effort 0, stamps are simulated time (publish_clock) in 4 ms steps
+    for stamp, names, q, qd, effort in sim.states[-5:]:
+        assert names == [f"panda_joint{i}" for i in range(1, 8)]
+        np.testing.assert_array_equal(q, PANDA_HOME)
+        assert not np.any(qd) and not np.any(effort)
+    sim.release(7)
+    ros_node.spin_until(lambda: (sim.states[-1][0] - sim.motion_since_release()[0][0]) >= 0.6 * NS_PER_S, 30)
+    stamps, q, qd = sim.motion_since_release()
+    steps = (stamps - stamps[0]) // 1_000_000           # 1 ms steps since the release
+    assert np.all((stamps - stamps[0]) % 1_000_000 == 0)
+    assert np.all(np.diff(steps) == 4)                   # every message received, 4 steps apart
+    model = panda_model()
+    duration = steps[-1] * 1e-3
+    ref = model.simulate(PANDA_HOME, np.zeros(7), duration, method="semi_implicit_euler",
+                         fixed_step=1e-3, friction=True)
+    np.testing.assert_allclose(q, ref.q[steps], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(qd, ref.qd[steps], rtol=0, atol=1e-7)
+    # against the adaptive integrator: the 1 ms first-order error over 0.3 s of free fall
+    rk = model.simulate(PANDA_HOME, np.zeros(7), 0.3, method="RK45", rtol=1e-10, atol=1e-12,
+                        friction=True, sample_dt=1e-3)
+    early = steps <= 300
+    assert np.max(np.abs(q[early] - rk.q[steps[early]])) < 0.01
+    assert np.max(np.abs(q[-1] - PANDA_HOME)) > 0.2      # it really fell
+
+
+def test_energy_conserved_without_friction(arm_simulator, ros_node):
+    """Double pendulum released from horizontal, no friction, zero torque, 1 kHz fixed step."""
+    sim = arm_simulator(read(bundled_urdf_path("double_pendulum")), gravity=[0.0, -9.81, 0.0],
+                        integration_rate=1000.0, publish_rate=250.0, publish_clock=True,
+                        hold_until_first_command=True, friction=False)
+    sim.wait_states(3)
+    sim.release(2)
+    ros_node.spin_until(lambda: (sim.states[-1][0] - sim.motion_since_release()[0][0]) >= 3.0 * NS_PER_S, 60)
+    stamps, q, qd = sim.motion_since_release()
+    model = pendulum_model()
+    energy = model.total_energy(q, qd)
+    e0 = model.total_energy(np.zeros(2), np.zeros(2))
+    ke_max = np.max(model.kinetic_energy(q, qd))
+    assert ke_max > 100.0                                # it swings (max about 197 J)
+    drift = np.max(np.abs(energy - e0))
+    assert drift <= 0.02 * ke_max, f"energy drift {drift:.3f} J = {100 * drift / ke_max:.2f} % of {ke_max:.1f} J"
+    steps = (stamps - stamps[0]) // 1_000_000
+    ref = model.simulate(np.zeros(2), np.zeros(2), steps[-1] * 1e-3, method="semi_implicit_euler",
+                         fixed_step=1e-3)
+    np.testing.assert_allclose(energy, ref.energy[steps], rtol=0, atol=1e-6)
+
+
+def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_node):
+    joints = ["panda_joint7", "panda_joint1", "panda_joint4"]
+    sim = arm_simulator(read(bundled_urdf_path("panda")), joints=joints, gravity=[0.0, 0.0, 0.0],
+                        initial_positions=PANDA_HOME.tolist(), friction=False)
+    sim.wait_states(2)
+
+    def effort_by_name():
+        _, names, _, _, effort = sim.states[-1]
+        return dict(zip(names, effort))
+
+    def settled(expected):
+        got = effort_by_name()
+        return all(abs(got[k] - v) < 1e-12 for k, v in expected.items())
+
+    expected = {"panda_joint7": 1.5, "panda_joint1": -2.0, "panda_joint4": 3.0,
+                "panda_joint2": 0.0, "panda_joint3": 0.0, "panda_joint5": 0.0, "panda_joint6": 0.0}
+    assert ros_node.spin_until(lambda: (sim.command([1.5, -2.0, 3.0]) or settled(expected)), 20), effort_by_name()
+    # saturation at the URDF effort limit (12 Nm for joint 7, 87 Nm for joint 1)
+    sat = {"panda_joint7": 12.0, "panda_joint1": -87.0, "panda_joint4": 3.0}
+    assert ros_node.spin_until(lambda: (sim.command([100.0, -500.0, 3.0]) or settled(sat)), 20), effort_by_name()
+    # the torque acts on those joints: joint 7 accelerates positive, joint 1 negative
+    _, _, q, qd, _ = sim.states[-1]
+    assert qd[6] > 0 and qd[0] < 0
+    # back to rest before the spinning arm gets fast (no friction, no gravity)
+    assert ros_node.spin_until(lambda: (sim.command([0.0, 0.0, 0.3]) or settled({"panda_joint4": 0.3})), 20)
+    assert ros_node.call(sim.reset_client, Trigger.Request()).success
+    # a command of the wrong length, or with NaN, is rejected and counted; the node goes on
+    sim.command([1.0, 2.0])
+    sim.command([float("nan"), 0.0, 0.0])
+    ros_node.spin_for(0.5)
+    sim.proc.assert_alive()
+    assert settled({"panda_joint4": 0.3, "panda_joint7": 0.0})   # the last valid command holds
+    out = sim.proc.output()
+    assert "~/commands has 2 values, expected 3 (ordered by parameter joints: panda_joint7, panda_joint1, panda_joint4)" in out
+    assert "NaN/inf for panda_joint7" in out
+
+
+def test_external_wrench_matches_core_step(arm_simulator, ros_node):
+    """A wrench on the tool for 40 ms (external_wrench_duration) in zero gravity from rest: the
+    published motion is the core's step with f_ext during exactly the steps ~/applied_wrench
+    reports, then free motion."""
+    f = np.array([0.0, 8.0, -5.0, 0.0, 0.3, 0.0])
+    sim = arm_simulator(read(bundled_urdf_path("panda")), gravity=[0.0, 0.0, 0.0],
+                        initial_positions=PANDA_HOME.tolist(), friction=False, publish_clock=True,
+                        integration_rate=1000.0, publish_rate=1000.0, external_wrench_duration=0.04)
+    sim.wait_states(3)
+    assert ros_node.spin_until(lambda: sim.wrench_pub.get_subscription_count() > 0, 20)
+    sim.push(f, "tool")                                  # once: each message restarts the 40 ms
+    assert ros_node.spin_until(lambda: any(np.any(a[2]) for a in sim.applied), 20)
+    ros_node.spin_for(0.5)
+    on = [(s, w) for s, frame, w in sim.applied if np.any(w)]
+    assert all(np.allclose(w, f) for _, w in on)
+    assert len(on) == 40                                 # 40 steps of 1 ms, one message per step
+    assert all(frame == "tool" for _, frame, w in sim.applied if np.any(w))
+    # replay with the core: states published at stamp k are after step k
+    model = panda_model(gravity=(0.0, 0.0, 0.0))
+    first_on = on[0][0]
+    states = {s[0]: (s[2], s[3]) for s in sim.states}
+    k0 = first_on - 1_000_000                           # state before the first step with the wrench
+    q, qd = states[k0]
+    np.testing.assert_array_equal(q, PANDA_HOME)
+    stamp = k0
+    for k in range(300):
+        stamp += 1_000_000
+        w = f if first_on <= stamp <= on[-1][0] else None
+        q, qd = model.step(q, qd, np.zeros(7), 1e-3, f_ext=w, frame="tool" if w is not None else None)
+        if stamp in states:
+            np.testing.assert_allclose(states[stamp][0], q, atol=1e-9)
+            np.testing.assert_allclose(states[stamp][1], qd, atol=1e-7)
+    assert np.max(np.abs(q - PANDA_HOME)) > 1e-3
+
+
+def test_reset_service_and_clock(arm_simulator, ros_node):
+    clocks = []
+    ros_node.node.create_subscription(Clock, "/clock", lambda m: clocks.append(m.clock.sec * NS_PER_S + m.clock.nanosec), 100)
+    sim = arm_simulator(read(bundled_urdf_path("panda")), initial_positions=PANDA_HOME.tolist(),
+                        publish_clock=True)
+    sim.wait_states(3)
+    assert ros_node.spin_until(lambda: np.max(np.abs(sim.states[-1][2] - PANDA_HOME)) > 0.05, 20)
+    result = ros_node.call(sim.reset_client, Trigger.Request())
+    assert result.success, result.message
+    n = len(sim.states)
+    sim.wait_states(1)
+    stamp_after = sim.states[n][0]
+    # right after the reset the arm is back near home (one publication period of free fall)
+    assert np.max(np.abs(sim.states[n][2] - PANDA_HOME)) < 1e-2
+    # simulated time did not go backwards, and /clock was published
+    assert stamp_after > sim.states[n - 1][0]
+    assert clocks and max(clocks) >= stamp_after - 10_000_000
+
+
+def test_robot_description_topic_and_bad_urdf(arm_simulator, ros_node):
+    sim = arm_simulator(None, wait_loaded=False, initial_positions=[0.3, -0.2],
+                        gravity=[0.0, -9.81, 0.0])
+    sim.proc.wait_for_output(r"waiting for a URDF on the robot_description topic", timeout=60.0)
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
+    pub.publish(String(data="<robot name='broken'><link name='a'/>"))
+    sim.proc.wait_for_output(r"robot_description topic message rejected: URDFError", timeout=30.0)
+    pub.publish(String(data=read(bundled_urdf_path("double_pendulum"))))
+    sim.proc.wait_for_output(r"model loaded: 2 joints", timeout=30.0)
+    sim.wait_states(2)
+    assert sim.states[-1][1] == ["joint1", "joint2"]
+    sim.proc.assert_alive()
+
+
+def test_bad_parameters_are_rejected(arm_simulator):
+    sim = arm_simulator(read(bundled_urdf_path("panda")), wait_loaded=False, initial_positions=[0.0, 1.0],
+                        joints=["panda_joint1", "nope"])
+    sim.proc.wait_for_output(r"robot_description parameter rejected: ValueError: joints: unknown joint\(s\) nope",
+                             timeout=60.0)
+    sim.proc.assert_alive()
