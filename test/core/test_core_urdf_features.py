@@ -290,3 +290,9 @@ def test_urdf_parser_py_rejects_but_we_load(case, rng, caplog):
     warned = [str(x.message) for x in w] + [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert warned, "loading a file that urdf_parser_py rejects should warn"
     _same_dynamics(m, dp_model(), rng, what=case)
+
+
+def test_urdf_from_path_or_string(rng):
+    a = RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
+    b = RobotModel.from_urdf(DP_XML, gravity=DP_GRAVITY)
+    _same_dynamics(a, b, rng, what="path vs XML string")
