@@ -171,7 +171,8 @@ class DemoError(Exception):
 
 def _yaml_params(node: str, params: Dict) -> str:
     """A ROS 2 parameter file; JSON scalars and lists are valid YAML (the URDF string included)."""
-    lines = [f"{node}:", "  ros__parameters:"]
+    # "/**": the process has one node, whatever its namespace (--namespace) and name
+    lines = [f"/**:  # {node}", "  ros__parameters:"]
     for key, value in params.items():
         if isinstance(value, np.ndarray):
             value = value.tolist()
@@ -730,12 +731,18 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
               f"for {duration:g} s", file=out, flush=True)
 
         display = Display(out, args.live)
+        # The script runs on simulated time (the joint_states stamps), so a CPU-starved simulator
+        # that falls behind the wall clock still gets every phase at its full length.
         wall0 = time.monotonic()
+        wall_limit = 3.0 * duration + 30.0
         while True:
             now = time.monotonic()
-            t = now - wall0
+            t = (monitor.latest()[0] - t0_ns) * 1e-9
             if t >= duration:
                 break
+            if now - wall0 > wall_limit:
+                raise DemoError(f"simulated time reached only {t:.2f} s of {duration:g} s after "
+                                f"{now - wall0:.0f} s of wall time (is the machine overloaded?)")
             for child in children:
                 if not child.alive():
                     raise DemoError(f"{child.name} exited with code {child.popen.returncode}:\n{child.tail()}")

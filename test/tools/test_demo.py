@@ -1,0 +1,75 @@
+"""The main-job demo, shortened, run as a user runs it (``python -m robot_dynamics.tools.demo``):
+three processes over real DDS (arm_simulator, dynamics_node, the demo's monitor).
+
+Stated tolerances (the same the demo's PASS line uses):
+* the pushes (10 N down; 5 N sideways + 1 Nm twist) are recovered, after convergence, to within
+  0.5 N per force axis and 0.05 Nm per torque axis; each converges within 0.5 s;
+* the held pose (tool position) drifts less than 0.5 mm while holding and after the releases.
+* double pendulum: energy drift of the 4 kHz fixed step below 2 % of the largest kinetic energy.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from robot_dynamics.tools.plotting import is_png, png_size
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+pytest.importorskip("rclpy")
+
+
+def run_demo(tmp_path, unique_name, *extra, timeout=180):
+    plot = tmp_path / "demo.png"
+    argv = [sys.executable, "-m", "robot_dynamics.tools.demo", "--no-live", "--plot", str(plot),
+            "--namespace", "/" + unique_name, *extra]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=str(tmp_path))
+    summary_path = tmp_path / "demo.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
+    return out, plot, summary
+
+
+def test_demo_push_recovered_and_pose_held(tmp_path, unique_name):
+    out, plot, s = run_demo(tmp_path, unique_name, "--duration", "4")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert s is not None and s["passed"] is True
+    # what the user sees: the live lines and the summary
+    assert "push 10 N down" in out.stdout and "summary (panda" in out.stdout
+    assert "result: PASS" in out.stdout
+    err_max = np.asarray(s["steady_error_max"])
+    assert np.all(err_max[:3] <= 0.5), s
+    assert np.all(err_max[3:] <= 0.05), s
+    assert len(s["pushes"]) == 4   # push down, release, push sideways + twist, release
+    for push in s["pushes"]:
+        assert 0.0 <= push["convergence_time_s"] <= 0.5, push
+    assert s["pose_drift_hold_mm"] < 0.5 and s["pose_drift_final_mm"] < 0.5, s
+    # the pushes really moved the compliant arm, and gravity compensation is what holds it
+    assert s["deflection_under_push_max_mm"] > 1.0
+    assert s["sag_without_gravity_compensation_mm"] > 5.0
+    assert s["samples"]["estimates"] > 200 and s["samples"]["joint_states"] > 500
+    assert is_png(str(plot))
+    width, height = png_size(str(plot))
+    assert width >= 800 and height >= 600
+    assert os.path.getsize(plot) > 30_000
+
+
+def test_demo_double_pendulum_energy(tmp_path, unique_name):
+    out, plot, s = run_demo(tmp_path, unique_name, "--robot", "double_pendulum", "--duration", "2")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert s["max_kinetic_energy_J"] > 100.0             # it swings
+    assert s["energy_drift_relative_to_max_kinetic"] < 0.02, s
+    assert s["max_joint_deviation_from_rk45_rad"] < 0.01, s
+    assert "energy: start" in out.stdout
+    assert is_png(str(plot))
+
+
+def test_demo_bad_arguments(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.demo", "--robot", "nope"],
+                         capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert out.returncode == 2 and "bundled robots are panda, double_pendulum" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", str(tmp_path / "x.urdf")],
+                         capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert out.returncode == 2 and "no such file" in out.stderr
