@@ -49,8 +49,14 @@ test: install
 	if [[ $$rc -eq 5 ]]; then echo "[make test] ERROR: pytest collected no tests" >&2; fi; \
 	exit $$rc
 
+# The demo's own DDS domain (43) unless ROS_DOMAIN_ID is given on the command line or in the
+# environment; discovery stays on this machine. DEMO_ARGS are passed on (e.g.
+# DEMO_ARGS="--robot double_pendulum", "--duration 20", "--urdf my_arm.urdf --tip-link tool0").
+demo: DEMO_ROS_DOMAIN_ID ?= $(if $(filter file,$(origin ROS_DOMAIN_ID)),43,$(ROS_DOMAIN_ID))
 demo: install
-	@bash scripts/demo.sh
+	@echo "[make demo] ROS_DOMAIN_ID=$(DEMO_ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST"
+	@ROS_DOMAIN_ID=$(DEMO_ROS_DOMAIN_ID) ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST \
+		"$(VENV)/bin/robot-dynamics-demo" $(DEMO_ARGS)
 
 bench: install
 	@bash scripts/bench.sh
