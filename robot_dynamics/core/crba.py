@@ -11,7 +11,6 @@ from .spatial import mask_mul
 
 def composite_inertias(model, kin):
     """(..., nb, 6, 6): ``I^C_j = sum_{i in subtree(j)} I_i`` in base axes about the origin."""
-    tree = model.tree
     I = kin.I
     flat = I.reshape(I.shape[:-2] + (36,))
     return mask_mul(model._anc_T, flat).reshape(I.shape)

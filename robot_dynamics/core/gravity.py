@@ -6,14 +6,12 @@ With base-frame first moments ``h_i = m_i c_i`` and subtree sums ``H_j``, ``M_j`
     prismatic: g_j = M_j z_j . a
 """
 
-import numpy as np
 
 from .spatial import mask_mul
 
 
 def generalized_gravity(model, T):
     """g for all body joints, (..., nb) [N m or N], from body poses ``T`` (..., nb, 4, 4)."""
-    tree = model.tree
     zh = T[..., :3, :] @ model._axis_first_moment      # (..., nb, 3, 2): z_j, h_j (base axes)
     z = zh[..., 0]
     H = mask_mul(model._anc_T, zh[..., 1])

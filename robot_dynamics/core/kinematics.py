@@ -8,7 +8,7 @@ jumping over the parent array composes them in ``ceil(log2(depth))`` batched pro
 
 import numpy as np
 
-from .spatial import SKEW_BASIS, skew
+from .spatial import skew
 from .tree import PRISMATIC, REVOLUTE
 
 

@@ -97,7 +97,7 @@ def build_tree(robot, base_link=None):
             f"base_link {base_link!r} is not a link of the URDF (links: {', '.join(links)})")
 
     # Walk the subtree below the base depth-first; merge fixed joints into bodies.
-    body_joint, body_link, joint_type, parent, T_pj, axis, inertia = [], [], [], [], [], [], []
+    body_joint, body_link, joint_type, parent, T_pj, axis = [], [], [], [], [], []
     frames = {base_link: FrameInfo(-1, np.eye(4))}
     base_inertia = link_spatial_inertia(links[base_link])
     body_inertia = []
