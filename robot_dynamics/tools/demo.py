@@ -244,7 +244,7 @@ class Recording:
 class Monitor:
     """The demo's own rclpy node (private context, executor in a background thread)."""
 
-    def __init__(self, namespace: str, joint_names: Sequence[str]):
+    def __init__(self, namespace: str, joint_names: Sequence[str], external_torques: bool = False):
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from geometry_msgs.msg import WrenchStamped
@@ -265,7 +265,8 @@ class Monitor:
         self.node.create_subscription(JointState, f"{ns}/joint_states", self._on_js, 100)
         self.node.create_subscription(WrenchStamped, f"{ns}/arm_simulator/applied_wrench", self._on_applied, 100)
         self.node.create_subscription(WrenchStamped, f"{ns}/dynamics_node/external_wrench", self._on_est, 100)
-        self.node.create_subscription(JointState, f"{ns}/dynamics_node/external_torques", self._on_ext, 100)
+        if external_torques:
+            self.node.create_subscription(JointState, f"{ns}/dynamics_node/external_torques", self._on_ext, 100)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self._thread = threading.Thread(target=self._spin, daemon=True)
@@ -604,6 +605,9 @@ def build_parser() -> argparse.ArgumentParser:
     live.add_argument("--live", dest="live", action="store_true", default=None,
                       help="redraw the table in place (default when stdout is a terminal)")
     live.add_argument("--no-live", dest="live", action="store_false", help="one plain line per second")
+    p.add_argument("--attach", action="store_true",
+                   help="do not start the nodes: drive and watch an arm_simulator and a dynamics_node "
+                        "already running with the demo's parameters (launch/demo.launch.py does this)")
     p.add_argument("--startup-timeout", type=float, default=60.0, help="give up if the nodes are not up [s]")
     return p
 
@@ -621,8 +625,9 @@ def _fmt(v, spec=".3f") -> str:
     return "n/a" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
 
 
-def run(args, out=sys.stdout) -> Tuple[int, Dict]:
-    t_start = time.monotonic()
+def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
+    """Robot, parameters of arm_simulator and dynamics_node, scripted duration [s] and integration
+    rate [Hz] for the demo options ``args`` (also used by launch/demo.launch.py)."""
     setup = resolve_robot(args)
     model = setup.model
     pendulum = setup.pendulum
@@ -630,32 +635,23 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     if not (math.isfinite(duration) and 0.5 <= duration <= 600):
         raise DemoError(f"--duration must be between 0.5 and 600 s, got {duration}", EXIT_USAGE)
     rate = args.rate if args.rate is not None else (4000.0 if pendulum else 1000.0)
-    ns = args.namespace.rstrip("/")
-    if ns and not ns.startswith("/"):
-        ns = "/" + ns
     joints = list(model.joint_names)
     if pendulum:
         stiffness, damping = np.zeros(model.n), np.zeros(model.n)
     else:
         stiffness, damping = joint_impedance(model, setup.q0, args.impedance_hz)
     setup.stiffness = stiffness
-    script = [] if pendulum else push_script(duration, args.force, args.side_force, args.twist)
-
-    plot_path = args.plot
-    out_dir = os.path.dirname(os.path.abspath(plot_path))
-    os.makedirs(out_dir, exist_ok=True)
-    log_dir = tempfile.mkdtemp(prefix="robot_dynamics_demo_")
     sim_params = {
         "robot_description": setup.urdf, "base_link": setup.base_link, "tip_link": setup.tip_link,
-        "gravity": list(setup.gravity), "joints": joints, "initial_positions": setup.q0,
+        "gravity": list(setup.gravity), "joints": joints, "initial_positions": setup.q0.tolist(),
         "integration_rate": float(rate), "publish_rate": float(args.publish_rate),
         "friction": not pendulum, "hold_until_first_command": True,
         "external_wrench_duration": 0.0, "external_wrench_timeout": 0.5,
         "external_wrench_axes": "base",
     }
     if not pendulum:
-        sim_params["joint_impedance.stiffness"] = stiffness
-        sim_params["joint_impedance.damping"] = damping
+        sim_params["joint_impedance.stiffness"] = stiffness.tolist()
+        sim_params["joint_impedance.damping"] = damping.tolist()
     node_params = {
         "robot_description": setup.urdf, "base_link": setup.base_link, "tip_link": setup.tip_link,
         "gravity": list(setup.gravity), "publish_effort_command": not pendulum,
@@ -667,6 +663,24 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
         # overshoot. Restart it after gaps longer than 1.5/gain instead (see the README).
         "observer_max_dt": float(args.observer_max_dt if args.observer_max_dt else 1.5 / args.observer_gain),
     }
+    return setup, sim_params, node_params, duration, rate
+
+
+def run(args, out=sys.stdout) -> Tuple[int, Dict]:
+    t_start = time.monotonic()
+    setup, sim_params, node_params, duration, rate = demo_settings(args)
+    model = setup.model
+    pendulum = setup.pendulum
+    ns = args.namespace.rstrip("/")
+    if ns and not ns.startswith("/"):
+        ns = "/" + ns
+    joints = list(model.joint_names)
+    script = [] if pendulum else push_script(duration, args.force, args.side_force, args.twist)
+
+    plot_path = args.plot
+    out_dir = os.path.dirname(os.path.abspath(plot_path))
+    os.makedirs(out_dir, exist_ok=True)
+    log_dir = tempfile.mkdtemp(prefix="robot_dynamics_demo_")
     sim_file = os.path.join(log_dir, "arm_simulator.yaml")
     node_file = os.path.join(log_dir, "dynamics_node.yaml")
     with open(sim_file, "w") as fh:
@@ -680,19 +694,23 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     print(f"robot_dynamics demo: {setup.name} ({model.n} joints, tip {setup.tip_link}), "
           f"ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
           f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET')}", file=out)
-    print(f"  starting arm_simulator ({rate:g} Hz fixed step, joint_states {args.publish_rate:g} Hz) and "
-          f"dynamics_node as separate processes (logs in {log_dir}) ...", file=out, flush=True)
     remap_cmd = [] if pendulum else [f"{ns}/arm_simulator/commands:={ns}/dynamics_node/effort_command"]
-    children = [
-        Child("arm_simulator", _node_argv("robot_dynamics.ros.arm_simulator", "arm_simulator", sim_file, ns,
-                                          remap_cmd), os.path.join(log_dir, "arm_simulator.log"), env),
-        Child("dynamics_node", _node_argv("robot_dynamics.ros.dynamics_node", "dynamics_node", node_file, ns,
-                                          []), os.path.join(log_dir, "dynamics_node.log"), env),
-    ]
+    if args.attach:
+        print(f"  attaching to the running {ns}/arm_simulator and {ns}/dynamics_node ...", file=out, flush=True)
+        children = []
+    else:
+        print(f"  starting arm_simulator ({rate:g} Hz fixed step, joint_states {args.publish_rate:g} Hz) and "
+              f"dynamics_node as separate processes (logs in {log_dir}) ...", file=out, flush=True)
+        children = [
+            Child("arm_simulator", _node_argv("robot_dynamics.ros.arm_simulator", "arm_simulator", sim_file, ns,
+                                              remap_cmd), os.path.join(log_dir, "arm_simulator.log"), env),
+            Child("dynamics_node", _node_argv("robot_dynamics.ros.dynamics_node", "dynamics_node", node_file,
+                                              ns, []), os.path.join(log_dir, "dynamics_node.log"), env),
+        ]
     monitor = None
     summary: Dict = {}
     try:
-        monitor = Monitor(ns, joints)
+        monitor = Monitor(ns, joints, external_torques=pendulum)
         # ---- wait until both nodes are up and (push demo) the gravity torques flow
         deadline = time.monotonic() + args.startup_timeout
         while True:
@@ -730,6 +748,7 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
         print(f"  nodes up after {setup_s:.1f} s; {'releasing the pendulum' if pendulum else 'holding the pose'} "
               f"for {duration:g} s", file=out, flush=True)
 
+        cpu0 = time.process_time()
         display = Display(out, args.live)
         # The script runs on simulated time (the joint_states stamps), so a CPU-starved simulator
         # that falls behind the wall clock still gets every phase at its full length.
@@ -757,6 +776,7 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
         if not pendulum:
             monitor.push(np.zeros(6), setup.tip_link)
         display.done()
+        demo_cpu = (time.process_time() - cpu0) / max(time.monotonic() - wall0, 1e-9)
         time.sleep(0.1)
     finally:
         for child in children:
@@ -779,7 +799,7 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     summary.update({"robot": setup.name, "urdf": setup.urdf_path, "tip_link": setup.tip_link,
                     "duration_s": duration, "integration_rate_hz": rate,
                     "publish_rate_hz": args.publish_rate, "observer_gain": args.observer_gain,
-                    "setup_time_s": setup_s, "total_time_s": time.monotonic() - t_start, "passed": ok,
+                    "setup_time_s": setup_s, "demo_process_cpu_fraction": demo_cpu, "total_time_s": time.monotonic() - t_start, "passed": ok,
                     "plot": os.path.abspath(plot_path)})
     _plot(rec, setup, t0_ns, plot_path, pendulum, duration)
     if args.save_recording:

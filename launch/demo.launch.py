@@ -1,0 +1,103 @@
+"""The robot_dynamics demo with a full ROS 2 install: the simulated arm, the dynamics node and
+(optionally) the scripted pushes with the live table, summary and plot.
+
+    ros2 launch robot_dynamics demo.launch.py                        # Panda, pushes, out/demo.png
+    ros2 launch robot_dynamics demo.launch.py robot:=double_pendulum
+    ros2 launch robot_dynamics demo.launch.py run_demo:=false        # only the two nodes: push by hand
+    ros2 launch robot_dynamics demo.launch.py urdf_file:=/path/arm.urdf tip_link:=tool0
+
+It is the equivalent of ``make demo`` / ``robot-dynamics-demo``: the same parameters (computed by
+``robot_dynamics.tools.demo.demo_settings``), with launch starting the nodes and the demo attaching
+to them (``robot-dynamics-demo --attach``). The simulator's ``~/commands`` is remapped onto the
+dynamics node's ``~/effort_command`` (gravity compensation holds the arm).
+
+Arguments:
+    robot        bundled robot: panda (default) or double_pendulum.
+    urdf_file    your URDF instead (default: empty = the bundled robot).
+    tip_link     frame that is pushed / where the wrench is estimated (default: the robot's).
+    duration     scripted seconds (default: 12 for the pushes, 10 for the pendulum).
+    namespace    namespace of the nodes (default: none).
+    run_demo     true (default): also run the pushes, live table, summary and plot;
+                 false: start only arm_simulator and dynamics_node. Push the tool by hand with
+                 ros2 topic pub -r 20 /arm_simulator/external_wrench geometry_msgs/msg/WrenchStamped
+                 "{header: {frame_id: tool}, wrench: {force: {z: -10.0}}}"
+                 and watch ros2 topic echo /dynamics_node/external_wrench.
+    plot         PNG written by the demo (default out/demo.png in the working directory).
+"""
+
+import os
+import shutil
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction, Shutdown
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+
+def _executable(name):
+    """launch_ros arguments for a robot_dynamics executable: the ament one (colcon install), else
+    the console script on PATH (the wheel environment's venv)."""
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+        try:
+            prefix = get_package_prefix('robot_dynamics')
+            if os.path.exists(os.path.join(prefix, 'lib', 'robot_dynamics', name)):
+                return {'package': 'robot_dynamics', 'executable': name}
+        except PackageNotFoundError:
+            pass
+    except ImportError:
+        pass
+    path = shutil.which(name)
+    if path is None:
+        raise RuntimeError(f'{name} not found: install robot_dynamics (colcon build, or make install)')
+    return {'executable': path}
+
+
+def _actions(context):
+    from robot_dynamics.tools.demo import build_parser, demo_settings
+
+    value = lambda name: LaunchConfiguration(name).perform(context)  # noqa: E731
+    argv = ['--robot', value('robot'), '--plot', value('plot')]
+    if value('urdf_file'):
+        argv += ['--urdf', os.path.expanduser(value('urdf_file'))]
+    if value('tip_link'):
+        argv += ['--tip-link', value('tip_link')]
+    if value('duration'):
+        argv += ['--duration', value('duration')]
+    namespace = value('namespace').strip('/')
+    if namespace:
+        argv += ['--namespace', '/' + namespace]
+    args = build_parser().parse_args(argv)
+    setup, sim_params, node_params, _, _ = demo_settings(args)
+    ns = '/' + namespace if namespace else ''
+    remaps = [] if setup.pendulum else [
+        (ns + '/arm_simulator/commands', ns + '/dynamics_node/effort_command')]
+    actions = [
+        Node(name='arm_simulator', namespace=namespace, parameters=[sim_params], remappings=remaps,
+             output='screen', **_executable('arm_simulator')),
+        Node(name='dynamics_node', namespace=namespace, parameters=[node_params], output='screen',
+             **_executable('dynamics_node')),
+    ]
+    if value('run_demo').lower() in ('true', '1', 'yes'):
+        demo = shutil.which('robot-dynamics-demo')
+        if demo is None:
+            raise RuntimeError('robot-dynamics-demo not found on PATH')
+        actions.append(ExecuteProcess(cmd=[demo, '--attach', *argv], output='screen',
+                                      on_exit=[Shutdown(reason='demo finished')]))
+    return actions
+
+
+def generate_launch_description():
+    return LaunchDescription([
+        DeclareLaunchArgument('robot', default_value='panda',
+                              description='bundled robot: panda or double_pendulum'),
+        DeclareLaunchArgument('urdf_file', default_value='', description='your URDF instead'),
+        DeclareLaunchArgument('tip_link', default_value='', description='pushed / estimated frame'),
+        DeclareLaunchArgument('duration', default_value='', description='scripted seconds'),
+        DeclareLaunchArgument('namespace', default_value='', description='namespace of the nodes'),
+        DeclareLaunchArgument('run_demo', default_value='true',
+                              description='run the scripted pushes, summary and plot'),
+        DeclareLaunchArgument('plot', default_value=os.path.join('out', 'demo.png'),
+                              description='PNG written by the demo'),
+        OpaqueFunction(function=_actions),
+    ])
