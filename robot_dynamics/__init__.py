@@ -6,6 +6,7 @@
 
 from .core import (AmbiguousTipError, InvalidInputError, KinematicTreeError,  # noqa: F401
                    MomentumObserver, RobotDynamicsError, RobotModel, SimulationResult,
+                   SingularInertiaError,
                    UnknownFrameError, UnsupportedJointError, URDFError, URDFWarning,
                    WrenchEstimate)
 

@@ -1,7 +1,8 @@
 """The dynamics core: pure numpy/scipy, no ROS. See :class:`RobotModel`."""
 
 from .errors import (AmbiguousTipError, InvalidInputError, KinematicTreeError,  # noqa: F401
-                     RobotDynamicsError, UnknownFrameError, UnsupportedJointError, URDFError)
+                     RobotDynamicsError, SingularInertiaError, UnknownFrameError,
+                     UnsupportedJointError, URDFError)
 from .estimation import MomentumObserver, WrenchEstimate  # noqa: F401
 from .model import RobotModel  # noqa: F401
 from .simulate import SimulationResult  # noqa: F401

@@ -6,7 +6,7 @@ links. In world coordinates no transforms are needed between a body and its pare
 
 import numpy as np
 
-from .spatial import mask_mul, motion_cross
+from .spatial import motion_cross
 
 
 def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
@@ -19,11 +19,11 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
     tree = model.tree
     I, S = kin.I, kin.S   # I first: S then comes from the force transforms
     Sqd = S * qd[..., None]
-    V = mask_mul(tree.ancestors, Sqd)
+    V = tree.ancestors @ Sqd
     crmV = motion_cross(V)
     c = (crmV @ Sqd[..., None])[..., 0]                          # Sdot qd, velocity-product accel
     IA = I.copy()
-    pA = -(np.swapaxes(crmV, -1, -2) @ (I @ V[..., None]))[..., 0]   # V x* I V
+    pA = -(crmV.swapaxes(-1, -2) @ (I @ V[..., None]))[..., 0]   # V x* I V
     if f_ext is not None and f_ext[0] >= 0:
         pA[..., f_ext[0], :] -= f_ext[1]
     U = np.empty_like(S)

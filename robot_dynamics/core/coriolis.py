@@ -9,10 +9,9 @@ so ``Mdot - 2 C`` is skew-symmetric. Composite (subtree) sums of ``B_i`` and ``I
     k strict anc j:   C_jk = (B^C_j^T S_j) . S_k + (I^C_j S_j) . Sdot_k
 """
 
-import numpy as np
 
 from .crba import composite_inertias
-from .spatial import force_bar, mask_mul, motion_cross
+from .spatial import force_bar, motion_cross
 
 
 def coriolis(model, kin, qd, IC=None):
@@ -22,15 +21,15 @@ def coriolis(model, kin, qd, IC=None):
     I, S = kin.I, kin.S   # I first: S then comes from the force transforms
     if IC is None:
         IC = composite_inertias(model, kin)
-    V = mask_mul(anc, S * qd[..., None])
+    V = anc @ (S * qd[..., None])
     crmV = motion_cross(V)
     IV = (I @ V[..., None])[..., 0]
-    B = 0.5 * (-np.swapaxes(crmV, -1, -2) @ I - I @ crmV + force_bar(IV))
-    BC = mask_mul(model._anc_T, B.reshape(B.shape[:-2] + (36,))).reshape(B.shape)
+    B = 0.5 * (-crmV.swapaxes(-1, -2) @ I - I @ crmV + force_bar(IV))
+    BC = (model._anc_T @ B.reshape(B.shape[:-2] + (36,))).reshape(B.shape)
     Sdot = (crmV @ S[..., None])[..., 0]
     X1 = (BC @ S[..., None] + IC @ Sdot[..., None])[..., 0]
-    upper = (S @ np.swapaxes(X1, -1, -2)) * model._anc_T
-    Y1 = (np.swapaxes(BC, -1, -2) @ S[..., None])[..., 0]
+    upper = (S @ X1.swapaxes(-1, -2)) * model._anc_T
+    Y1 = (BC.swapaxes(-1, -2) @ S[..., None])[..., 0]
     Y2 = (IC @ S[..., None])[..., 0]
-    lower = (Y1 @ np.swapaxes(S, -1, -2) + Y2 @ np.swapaxes(Sdot, -1, -2)) * model._anc_strict
+    lower = (Y1 @ S.swapaxes(-1, -2) + Y2 @ Sdot.swapaxes(-1, -2)) * model._anc_strict
     return upper + lower

@@ -4,16 +4,14 @@ Composite inertias are subtree sums (one product with the descendant mask); then
 ``M_jk = S_j . (I^C_k S_k)`` for ``j`` an ancestor-or-self of ``k``, and symmetric.
 """
 
-import numpy as np
 
-from .spatial import mask_mul
 
 
 def composite_inertias(model, kin):
     """(..., nb, 6, 6): ``I^C_j = sum_{i in subtree(j)} I_i`` in base axes about the origin."""
     I = kin.I
     flat = I.reshape(I.shape[:-2] + (36,))
-    return mask_mul(model._anc_T, flat).reshape(I.shape)
+    return (model._anc_T @ flat).reshape(I.shape)
 
 
 def crba(model, kin, IC=None):
@@ -25,7 +23,7 @@ def crba(model, kin, IC=None):
         IC = composite_inertias(model, kin)
     S = kin.S
     FS = (IC @ S[..., None])[..., 0]
-    P = S @ np.swapaxes(FS, -1, -2)          # P[j, k] = S_j . I^C_k S_k
+    P = S @ FS.swapaxes(-1, -2)          # P[j, k] = S_j . I^C_k S_k
     upper = P * model._anc_T                 # keep j ancestor-or-self of k
-    M = upper + np.swapaxes(P * model._anc_T_strict, -1, -2)
+    M = upper + (P * model._anc_T_strict).swapaxes(-1, -2)
     return M, IC

@@ -31,3 +31,8 @@ class AmbiguousTipError(RobotDynamicsError, ValueError):
 
 class InvalidInputError(RobotDynamicsError, ValueError):
     """An argument of the wrong shape, or with NaN or infinite entries."""
+
+
+class SingularInertiaError(RobotDynamicsError, ValueError):
+    """The joint-space inertia matrix is singular (a joint moves no mass or inertia), so
+    forward dynamics is undefined; add armature or inertia to the links it moves."""

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .spatial import mask_mul, motion_cross, skew
+from .spatial import motion_cross, skew
 
 
 def frame_pose(model, T, frame):
@@ -32,13 +32,13 @@ def frame_jacobian_full(model, kin, frame):
         cols[..., prismatic, :3] = z[..., prismatic, :] * model._frame_masks[info.body][
             prismatic]
         cols[..., prismatic, 3:] = 0.0
-    J = np.swapaxes(cols, -1, -2)
+    J = cols.swapaxes(-1, -2)
     return J, W_T_F
 
 
 def to_local_axes(J, W_T_F):
     """Rotate a (..., 6, k) Jacobian or (..., 6) vector from base axes to the frame's axes."""
-    Rt = np.swapaxes(W_T_F[..., :3, :3], -1, -2)
+    Rt = W_T_F[..., :3, :3].swapaxes(-1, -2)
     if J.ndim == W_T_F.ndim - 1:
         return np.concatenate([(Rt @ J[..., :3, None])[..., 0],
                                (Rt @ J[..., 3:, None])[..., 0]], axis=-1)
@@ -59,7 +59,7 @@ def frame_acceleration_bias(model, kin, qd, frame):
     Sqd = S * (qd * mask)[..., None]
     V = Sqd.sum(axis=-2)
     # spatial accel of the body at qdd = 0: sum_j V_j x S_j qd_j with V_j the velocity of body j
-    Vbodies = mask_mul(model.tree.ancestors, Sqd)
+    Vbodies = model.tree.ancestors @ Sqd
     A = np.einsum("...jab,...jb->...a", motion_cross(Vbodies), Sqd)
     p = W_T_F[..., :3, 3]
     v, w = V[..., :3], V[..., 3:]

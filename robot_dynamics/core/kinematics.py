@@ -143,7 +143,7 @@ class Kinematics:
         if self._I is None:
             # I_W = X^-T I_B X^-1 = F I_B F^T
             F = self.F
-            self._I = F @ self.model.tree.inertia @ np.swapaxes(F, -1, -2)
+            self._I = F @ self.model.tree.inertia @ F.swapaxes(-1, -2)
         return self._I
 
 

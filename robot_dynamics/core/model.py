@@ -21,6 +21,7 @@ import difflib
 import math
 
 import numpy as np
+from scipy.linalg.lapack import dposv as _dposv
 
 from . import aba as _aba
 from . import coriolis as _coriolis
@@ -29,7 +30,8 @@ from . import gravity as _gravity
 from . import jacobian as _jacobian
 from . import rnea as _rnea
 from . import simulate as _simulate
-from .errors import AmbiguousTipError, InvalidInputError, KinematicTreeError, UnknownFrameError
+from .errors import (AmbiguousTipError, InvalidInputError, KinematicTreeError,
+                     SingularInertiaError, UnknownFrameError)
 from .estimation import WrenchEstimate, damped_pinv_solve
 from .kinematics import (Kinematics, body_transforms, fk_schedules, motion_basis,
                          swapped_body_axes)
@@ -299,9 +301,8 @@ class RobotModel:
         """h(q, qd) = C(q, qd) qd + g(q), (..., n)."""
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
-        kin = self._kin(q)
-        zero = np.zeros(self._check_batch(q=q, qd=qd) + (self.tree.nb,))
-        return self._reduce(_rnea.rnea(self, kin, self._full(qd, False), zero))
+        self._check_batch(q=q, qd=qd)
+        return self._reduce(_rnea.rnea(self, self._kin(q), self._full(qd, False), None))
 
     def mass_matrix(self, q):
         """M(q) (..., n, n) [kg m^2 / kg], symmetric positive definite (CRBA), armature
@@ -334,26 +335,43 @@ class RobotModel:
         M, C, g = self._reduce_matrix(M), self._reduce_matrix(C), self._reduce(g)
         if self.armature.any():
             M = M + np.diag(self.armature)
-        CTqd = (np.swapaxes(C, -1, -2) @ qd[..., None])[..., 0]
+        CTqd = (C.swapaxes(-1, -2) @ qd[..., None])[..., 0]
         return M, CTqd, g
 
     def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
-        """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (Cholesky of the CRBA
-        matrix; :meth:`aba` gives the same by the articulated-body algorithm)."""
+        """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (CRBA matrix, LU solve;
+        :meth:`aba` gives the same by the articulated-body algorithm)."""
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
-        shape = self._check_batch(q=q, qd=qd, tau=tau)
+        self._check_batch(q=q, qd=qd, tau=tau)
+        return self._forward_dynamics(q, qd, tau, f_ext, frame)
+
+    def _forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
+        """forward_dynamics on checked float arrays (the integrators' inner loop)."""
         kin = self._kin(q)
         ext = self._external(kin, f_ext, frame, q.shape)
-        h = _rnea.rnea(self, kin, self._full(qd, False), np.zeros(shape + (self.tree.nb,)),
-                       f_ext=ext)
+        h = _rnea.rnea(self, kin, self._full(qd, False), None, f_ext=ext)
         M, _ = _crba.crba(self, kin)
         M = self._reduce_matrix(M)
         if self.armature.any():
             M = M + np.diag(self.armature)
         rhs = tau - self._reduce(h)
-        return np.linalg.solve(M, rhs[..., None])[..., 0]
+        if M.ndim == 2:
+            # one configuration: LAPACK's Cholesky solve directly (numpy's wrapper costs more
+            # than the solve itself for a 7x7 system)
+            _, x, info = _dposv(M, rhs, lower=1)
+            if info == 0:
+                return x
+        try:
+            return np.linalg.solve(M, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            diag = np.diagonal(M, axis1=-2, axis2=-1).reshape(-1, self.n)
+            k = int(np.argmin(diag.min(axis=0)))
+            raise SingularInertiaError(
+                f"forward dynamics: the joint-space inertia matrix is singular; joint "
+                f"{self.joint_names[k]!r} moves little or no inertia (add armature or link "
+                f"inertia)") from None
 
     def aba(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) by the articulated-body algorithm (O(n)); models without mimic joints
@@ -432,7 +450,7 @@ class RobotModel:
         q = self._check_vector(q, "q")
         J = self.jacobian(q, frame)
         M = self.mass_matrix(q)
-        Minv_JT = np.linalg.solve(M, np.swapaxes(J, -1, -2))
+        Minv_JT = np.linalg.solve(M, J.swapaxes(-1, -2))
         return np.linalg.pinv(J @ Minv_JT, rcond=rcond, hermitian=True)
 
     def _check_axes(self, axes):
@@ -467,12 +485,15 @@ class RobotModel:
         """One semi-implicit (symplectic) Euler step of length dt [s]: returns (q, qd)."""
         if not (isinstance(dt, (int, float, np.floating)) and math.isfinite(dt) and dt > 0):
             raise InvalidInputError(f"step: dt must be a finite number > 0, got {dt!r}")
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
+        self._check_batch(q=q, qd=qd, tau=tau)
         if friction:
             tau = tau - self.friction_torques(qd)
-        qdd = self.forward_dynamics(q, qd, tau, f_ext=f_ext, frame=frame)
-        qd_new = np.asarray(qd, dtype=float) + dt * qdd
-        return np.asarray(q, dtype=float) + dt * qd_new, qd_new
+        qdd = self._forward_dynamics(q, qd, tau, f_ext=f_ext, frame=frame)
+        qd_new = qd + dt * qdd
+        return q + dt * qd_new, qd_new
 
     def simulate(self, q0, qd0, duration, tau=None, f_ext=None, frame=None, method="RK45",
                  rtol=1e-8, atol=1e-10, sample_dt=None, friction=False, fixed_step=1e-3):

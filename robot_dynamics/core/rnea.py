@@ -12,14 +12,14 @@ sum over descendants::
 
 import numpy as np
 
-from .spatial import mask_mul, motion_cross
+from .spatial import motion_cross
 
 
 def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
     """Joint forces of all bodies' joints.
 
     kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
-    qd, qdd: (..., nb) body joint velocities [rad/s, m/s] and accelerations.
+    qd, qdd: (..., nb) body joint velocities [rad/s, m/s] and accelerations (None: zero).
     gravity: include the model's gravity.
     f_ext: optional ``(body, F_W)``: a spatial force ``[f; n]`` (..., 6) about the base origin,
         base axes, that the environment applies to body ``body``.
@@ -29,14 +29,15 @@ def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
     I, S = kin.I, kin.S   # I first: S then comes from the force transforms
     anc = tree.ancestors
     Sqd = S * qd[..., None]
-    V = mask_mul(anc, Sqd)
+    V = anc @ Sqd                      # sums over ancestors
     crmV = motion_cross(V)
-    A = mask_mul(anc, S * qdd[..., None] + (crmV @ Sqd[..., None])[..., 0])
+    bias = (crmV @ Sqd[..., None])[..., 0]                 # Sdot_j qd_j
+    A = anc @ (bias if qdd is None else S * qdd[..., None] + bias)
     if gravity:
         A[..., :3] -= model.gravity
     IV = (I @ V[..., None])
-    f = (I @ A[..., None] - np.swapaxes(crmV, -1, -2) @ IV)[..., 0]
-    F = mask_mul(model._anc_T, f)
+    f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
+    F = model._anc_T @ f               # sums over descendants
     tau = (S * F).sum(axis=-1)
     if f_ext is not None:
         body, F_W = f_ext

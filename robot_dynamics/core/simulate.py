@@ -1,6 +1,7 @@
 """Forward-dynamics simulation: scipy's solve_ivp integrators and a fixed-step semi-implicit
 Euler integrator for real-time use."""
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +88,8 @@ def simulate(model, q0, qd0, duration, *, tau=None, f_ext=None, frame=None, meth
         tau_t = np.asarray(torque(t, q, qd), dtype=float)
         if tau_t.shape != (n,):
             raise InvalidInputError(f"tau(t, q, qd) returned shape {tau_t.shape}, expected ({n},)")
+        if not math.isfinite(tau_t.sum()):
+            raise InvalidInputError(f"tau(t, q, qd) returned a NaN or infinite value at t = {t}")
         return tau_t
 
     if method in FIXED_STEP_METHODS:
@@ -115,8 +118,8 @@ def simulate(model, q0, qd0, duration, *, tau=None, f_ext=None, frame=None, meth
             tau_t = applied(t, q, qd)
             if friction:
                 tau_t = tau_t - model.friction_torques(qd)
-            return np.concatenate([qd, model.forward_dynamics(q, qd, tau_t, f_ext=fext,
-                                                              frame=frame)])
+            return np.concatenate([qd, model._forward_dynamics(q, qd, tau_t, f_ext=fext,
+                                                               frame=frame)])
 
         sol = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, qd0]), method=method,
                         rtol=rtol, atol=atol, t_eval=t_eval)

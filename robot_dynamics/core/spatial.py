@@ -33,14 +33,6 @@ def right_mul(X, C):
     return (X.reshape(-1, k) @ C).reshape(X.shape[:-1] + (C.shape[-1],))
 
 
-def mask_mul(mask, X):
-    """``mask @ X`` for a constant (nb, nb) matrix and a stack X (..., nb, k), as one product.
-
-    This is how sums over ancestors or descendants of every body are taken.
-    """
-    return mask @ X   # measured: numpy's stacked product beats one GEMM plus the copies
-
-
 def skew(p):
     """Cross-product matrices ``[p]x``, shape ``(..., 3, 3)``, of vectors ``p`` ``(..., 3)``."""
     p = np.asarray(p, dtype=float)
