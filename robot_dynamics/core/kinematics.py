@@ -65,12 +65,13 @@ def body_transforms(model, q_full):
     if model._has_prismatic:
         T += q_full[..., None, None] * model._prismatic_basis[:, None, :]
     T = T.reshape(batch + (nb, 4, 4))
-    if q_full.size >= LEVEL_LOOP_BATCH * nb:
-        for bodies, parents in model._fk_levels:
+    schedule = model._fk_levels if q_full.size >= LEVEL_LOOP_BATCH * nb else model._fk_jumps
+    for bodies, parents in schedule:
+        if isinstance(bodies, slice):
+            # in place: numpy buffers the overlapping operands itself
+            np.matmul(T[..., parents, :, :], T[..., bodies, :, :], out=T[..., bodies, :, :])
+        else:
             T[..., bodies, :, :] = T[..., parents, :, :] @ T[..., bodies, :, :]
-    else:
-        for has, target in model._fk_jumps:
-            T[..., has, :, :] = T[..., target, :, :] @ T[..., has, :, :]
     return T
 
 
@@ -101,7 +102,7 @@ class Kinematics:
             F = np.zeros(T.shape[:-2] + (6, 6))
             F[..., :3, :3] = R
             F[..., 3:, 3:] = R
-            F[..., 3:, :3] = self.pX @ R
+            np.matmul(self.pX, R, out=F[..., 3:, :3])
             self._F = F
         return self._F
 
