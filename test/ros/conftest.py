@@ -9,9 +9,7 @@ The domain comes from the environment (test/conftest.py: ROS_DOMAIN_ID, LOCALHOS
 import pytest
 import yaml
 
-rclpy = pytest.importorskip('rclpy')
-
-from node_test_helpers import NodeClient  # noqa: E402
+from node_test_helpers import NodeClient
 
 
 @pytest.fixture
