@@ -369,18 +369,25 @@ class Monitor:
 
 
 class Display:
-    """Live table: redrawn in place on a terminal, one plain line per second otherwise."""
+    """Live table: redrawn in place on a terminal, one plain line per simulated second otherwise."""
 
     def __init__(self, stream, live: Optional[bool], period: float = 0.25):
         self.stream = stream
         self.tty = stream.isatty() if live is None else live
-        self.period = period if self.tty else 1.0
+        self.period = period
         self._last = -1e9
+        self._last_second = 0
         self._height = 0
 
-    def due(self, now: float) -> bool:
-        if now - self._last >= self.period:
-            self._last = now
+    def due(self, now: float, t_sim: float) -> bool:
+        """Live: every ``period`` s of wall time. Plain: once per simulated second (from 1 s)."""
+        if self.tty:
+            if now - self._last >= self.period:
+                self._last = now
+                return True
+            return False
+        if int(t_sim) > self._last_second:
+            self._last_second = int(t_sim)
             return True
         return False
 
@@ -787,7 +794,7 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
                 # published at ~50 Hz while it applies; a zero wrench removes it at once
                 phase = phase_at(script, t)
                 monitor.push(phase.wrench, setup.tip_link)
-            if display.due(now):
+            if display.due(now, t):
                 _show(display, monitor, setup, t, duration, phase, t0_ns, pendulum)
             time.sleep(0.02)
         if not pendulum:
@@ -856,16 +863,18 @@ def _show(display: Display, monitor: Monitor, setup: RobotSetup, t: float, durat
     disp = (1e3 * float(np.linalg.norm(np.asarray(model.frame_pose(q), dtype=float)[:3, 3] - pose0))
             if q is not None else float("nan"))
     header = f"  {'wrench':<10}" + "".join(f"{a + (' [N]' if a[0] == 'f' else '[Nm]'):>8}" for a in AXES)
+    lag_ms = 1e3 * (js_stamp - est_stamp) * 1e-9 if (js_stamp is not None and est_stamp is not None) else 0.0
+    behind = f"   (estimate {lag_ms:.0f} ms behind: node catching up)" if lag_ms > 50 else ""
     lines = [
-        f"t = {t:5.1f} / {duration:g} s   {phase.name if phase else ''}",
+        f"t = {t:5.1f} / {duration:g} s   {phase.name if phase else ''}{behind}",
         header,
         _row("applied", applied),
         _row("estimated", est),
         _row("error", err),
         f"  tool displacement from the held pose: {disp:6.2f} mm",
     ]
-    plain = (f"t={t:5.1f}s {phase.name if phase else '':<40} applied={np.round(applied, 2).tolist() if applied is not None else '-'} "
-             f"estimated={np.round(est, 2).tolist() if est is not None else '-'} tool {disp:.2f} mm")
+    plain = (f"t={t:5.1f}s {phase.name if phase else '':<36} applied={np.round(applied, 2).tolist() if applied is not None else '-'} "
+             f"estimated={np.round(est, 2).tolist() if est is not None else '-'} tool {disp:.2f} mm{behind}")
     display.show(lines, plain)
 
 
