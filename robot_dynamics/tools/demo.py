@@ -380,14 +380,15 @@ class Display:
         self._height = 0
 
     def due(self, now: float, t_sim: float) -> bool:
-        """Live: every ``period`` s of wall time. Plain: once per simulated second (from 1 s)."""
+        """Live: every ``period`` s of wall time. Plain: once per simulated second, at 0.5 s, 1.5 s,
+        ... (between the script's phase boundaries, which fall on whole seconds by default)."""
         if self.tty:
             if now - self._last >= self.period:
                 self._last = now
                 return True
             return False
-        if int(t_sim) > self._last_second:
-            self._last_second = int(t_sim)
+        if int(t_sim + 0.5) > self._last_second:
+            self._last_second = int(t_sim + 0.5)
             return True
         return False
 
