@@ -217,8 +217,10 @@ class ArmSimulator(Node):
         self._wrench_last_rx = 0
         self._cmd_index: List[int] = []   # model index of each ~/commands entry
 
-        self._js_pub = self.create_publisher(JointState, "joint_states", 10)
-        self._wrench_pub = self.create_publisher(WrenchStamped, "~/applied_wrench", 10)
+        # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
+        # CPU) gets every sample late rather than losing some (the observer integrates them).
+        self._js_pub = self.create_publisher(JointState, "joint_states", 100)
+        self._wrench_pub = self.create_publisher(WrenchStamped, "~/applied_wrench", 100)
         self._clock_pub = None
         self.create_subscription(Float64MultiArray, "~/commands", self._on_commands, 10)
         self.create_subscription(WrenchStamped, "~/external_wrench", self._on_wrench, 10)
