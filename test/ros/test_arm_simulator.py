@@ -12,6 +12,7 @@
   ``f_ext``; ``~/reset``; the URDF from the ``robot_description`` topic; ``/clock``.
 """
 
+import re
 import time
 
 import numpy as np
@@ -270,14 +271,19 @@ def test_reset_service_and_clock(arm_simulator, ros_node):
     assert ros_node.spin_until(lambda: np.max(np.abs(sim.states[-1][2] - PANDA_HOME)) > 0.05, 20)
     result = ros_node.call(sim.reset_client, Trigger.Request())
     assert result.success, result.message
-    n = len(sim.states)
-    sim.wait_states(1)
-    stamp_after = sim.states[n][0]
+    # "reset to the initial configuration at t = 2.860 s (simulated time keeps running)"
+    t_reset = float(re.search(r"at t = ([0-9.]+) s", result.message).group(1))
+    reset_ns = int(round(t_reset * 1000)) * 1_000_000
+    assert ros_node.spin_until(lambda: sim.states[-1][0] > reset_ns, 20)
+    after = next(i for i, st in enumerate(sim.states) if st[0] > reset_ns)
     # right after the reset the arm is back near home (one publication period of free fall)
-    assert np.max(np.abs(sim.states[n][2] - PANDA_HOME)) < 1e-2
-    # simulated time did not go backwards, and /clock was published
-    assert stamp_after > sim.states[n - 1][0]
-    assert clocks and max(clocks) >= stamp_after - 10_000_000
+    assert np.max(np.abs(sim.states[after][2] - PANDA_HOME)) < 1e-2
+    before = max(i for i, st in enumerate(sim.states) if st[0] < reset_ns)
+    assert np.max(np.abs(sim.states[before][2] - PANDA_HOME)) > 0.05   # it had fallen before
+    # simulated time did not go backwards, and /clock was published with it
+    stamps = [st[0] for st in sim.states]
+    assert all(b > a for a, b in zip(stamps, stamps[1:]))
+    assert clocks and max(clocks) >= sim.states[after][0]
 
 
 def test_robot_description_topic_and_bad_urdf(arm_simulator, ros_node):
