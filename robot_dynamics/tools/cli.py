@@ -624,13 +624,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _fail(f"{type(exc).__name__}: {exc}", EXIT_USAGE, as_json, out)
         return _fail(f"unexpected {type(exc).__name__}: {exc}", EXIT_ERROR, as_json, out)
     warnings = out.get("warnings") or []
-    if as_json:
-        out["ok"] = True
-        print(json.dumps(out, indent=None if os.environ.get("ROBOT_DYNAMICS_JSON_COMPACT") else 2))
-    else:
-        for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        print("\n".join(lines))
+    try:
+        if as_json:
+            out["ok"] = True
+            print(json.dumps(out, indent=None if os.environ.get("ROBOT_DYNAMICS_JSON_COMPACT") else 2))
+        else:
+            for warning in warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            print("\n".join(lines))
+        sys.stdout.flush()
+    except BrokenPipeError:  # output piped into `head` and the like: not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
     return EXIT_OK
 
 
@@ -641,16 +646,5 @@ def _fail(message: str, code: int, as_json: bool, out: Dict) -> int:
     return code
 
 
-def console_main() -> None:  # pragma: no cover - thin wrapper
-    try:
-        code = main()
-        sys.stdout.flush()
-    except BrokenPipeError:  # output piped into `head` and the like
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        code = EXIT_OK
-    sys.exit(code)
-
-
 if __name__ == "__main__":
-    console_main()
+    sys.exit(main())

@@ -894,11 +894,11 @@ def _plot(rec: Recording, setup: RobotSetup, t0_ns: int, path: str, pendulum: bo
         q, qd = np.asarray(rec.js_q)[keep_js], np.asarray(rec.js_qd)[keep_js]
         energy = np.asarray(model.total_energy(q, qd), dtype=float)
         ext_t = (np.asarray(rec.ext_stamp, dtype=np.int64) - t0_ns) * 1e-9
-        keep_ext = ext_t >= 0
+        keep_ext = ext_t >= 0.1   # the brakes' torque, seen as external until 0.1 s, left out
         ext = np.asarray(rec.ext_tau).reshape(-1, model.n)[keep_ext]
         plot_trajectory(path, t=js_t[keep_js], q=q, qd=qd, energy=energy, joint_names=model.joint_names,
                         title="double pendulum released from horizontal, zero torque (arm_simulator over DDS)",
-                        extra=(ext_t[keep_ext], ext, "estimated external\ntorque [Nm] (none)",
+                        extra=(ext_t[keep_ext], ext, "estimated external\ntorque [Nm] (none)\nfrom 0.1 s",
                                [f"{n}" for n in model.joint_names]))
     else:
         keep_app = app_t >= 0
