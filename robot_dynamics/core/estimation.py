@@ -53,7 +53,8 @@ class MomentumObserver:
         r(t) = K_O [p(t) - p(0) - integral(tau + C^T qd - g + r) dt]
 
     r converges to ``tau_ext`` (the joint torques of the external wrench, ``J^T f_ext``) with
-    first-order dynamics of bandwidth ``K_O`` [1/s] per joint.
+    first-order dynamics of bandwidth ``K_O`` [1/s] per joint. The discrete update treats r
+    implicitly (backward Euler), so it stays stable for any ``gain * dt``.
 
     model: the RobotModel. gain: scalar or (n,) [1/s]. friction: subtract the model's joint
     friction from the applied torque (use when the robot really has that friction).
@@ -99,7 +100,12 @@ class MomentumObserver:
         M, CTqd, g = self.model.momentum_terms(q, qd)
         if self.friction:
             tau = tau - self.model.friction_torques(qd)
-        self._integral += (tau + CTqd - g + self.residual) * dt
+        # The residual enters its own integral implicitly (r at the end of the step), so the
+        # update is stable and monotone for any gain * dt, e.g. after a gap in the samples:
+        #   r_new = K (p - p0 - I_old - (tau + C^T qd - g + r_new) dt)
+        known = tau + CTqd - g
         p = (M @ np.asarray(qd, dtype=float)[..., None])[..., 0]
-        self.residual = self.gain * (p - self._p0 - self._integral)
+        u = p - self._p0 - self._integral - known * dt
+        self.residual = self.gain * u / (1.0 + self.gain * dt)
+        self._integral = self._integral + (known + self.residual) * dt
         return self.residual.copy()
