@@ -56,7 +56,10 @@ Physics options
     ``friction`` (default true): URDF ``<dynamics damping friction>`` act on the joints.
     ``effort_limit_saturation`` (default true): commands are clipped at the URDF effort limits.
     ``position_limits`` (default false): joint limits act as stiff spring-damper stops
-    (``limit_stiffness`` Nm/rad, ``limit_damping`` Nm s/rad), contact torques not in ``effort``.
+    whose stiffness and damping are set per joint from the joint's inertia at the initial
+    configuration, K_i = w^2 M_ii, D_i = 2 zeta w M_ii with w = 2 pi ``limit_frequency`` (default
+    100 Hz) and zeta = ``limit_damping_ratio`` (default 1), so that they stay stable at the fixed
+    step; contact torques are not in ``effort``.
     ``joint_impedance.stiffness`` / ``.damping`` (per joint or one value; default off): a
     drive-level joint impedance around ``joint_impedance.setpoint`` (default: the initial
     configuration) added to the torque command, as the joint-impedance modes of torque-controlled
@@ -108,16 +111,19 @@ def impedance_torques(q, qd, setpoint, stiffness, damping):
 
 def limit_stop_torques(q, qd, lower, upper, stiffness, damping):
     """Spring-damper end stops: torque pushing a joint back inside [lower, upper] [Nm].
+    stiffness, damping: scalars or (n,) per joint.
 
     Zero inside the limits. Beyond a limit: -k * penetration - d * qd, the damping part only
     while moving further out (so a stop never pulls the joint into itself). Infinite limits
     (continuous joints) never act.
     """
+    k = np.broadcast_to(np.asarray(stiffness, dtype=float), q.shape)
+    d = np.broadcast_to(np.asarray(damping, dtype=float), q.shape)
     tau = np.zeros_like(q)
     above = q > upper
     below = q < lower
-    tau[above] = -stiffness * (q[above] - upper[above]) - damping * np.maximum(qd[above], 0.0)
-    tau[below] = -stiffness * (q[below] - lower[below]) - damping * np.minimum(qd[below], 0.0)
+    tau[above] = -k[above] * (q[above] - upper[above]) - d[above] * np.maximum(qd[above], 0.0)
+    tau[below] = -k[below] * (q[below] - lower[below]) - d[below] * np.minimum(qd[below], 0.0)
     return tau
 
 
@@ -135,8 +141,8 @@ def _descriptor(description: str, ptype=None, **kwargs) -> ParameterDescriptor:
 class ArmSimulator(Node):
     """Simulated torque-controlled arm; see the module docstring for the interface."""
 
-    _RUNTIME_KEYS = ("hold_until_first_command", "friction", "effort_limit_saturation", "position_limits", "limit_stiffness",
-                     "limit_damping", "command_timeout", "external_wrench_duration",
+    _RUNTIME_KEYS = ("hold_until_first_command", "friction", "effort_limit_saturation", "position_limits", "limit_frequency",
+                     "limit_damping_ratio", "command_timeout", "external_wrench_duration",
                      "external_wrench_timeout", "real_time_factor", "max_lag")
 
     def __init__(self, node_name: str = "arm_simulator", **kwargs):
@@ -179,8 +185,10 @@ class ArmSimulator(Node):
         dp("friction", True, _descriptor("Apply the URDF joint damping and friction."))
         dp("effort_limit_saturation", True, _descriptor("Clip commands at the URDF effort limits."))
         dp("position_limits", False, _descriptor("URDF position limits act as stiff end stops."))
-        dp("limit_stiffness", 10000.0, _descriptor("End-stop stiffness [Nm/rad or N/m]."))
-        dp("limit_damping", 100.0, _descriptor("End-stop damping [Nm s/rad or N s/m]."))
+        dp("limit_frequency", 100.0, _descriptor(
+            "End stops: natural frequency of each joint against its stop [Hz] (stiffness "
+            "(2 pi f)^2 M_ii at the initial configuration). Keep 2 pi f / integration_rate < 1."))
+        dp("limit_damping_ratio", 1.0, _descriptor("End stops: damping ratio (1 = critical)."))
         dp("joint_impedance.stiffness", Parameter.Type.DOUBLE_ARRAY, _descriptor(
             "Drive-level joint stiffness [Nm/rad], one value or one per joint. Unset: off."))
         dp("joint_impedance.damping", Parameter.Type.DOUBLE_ARRAY, _descriptor(
@@ -307,16 +315,18 @@ class ArmSimulator(Node):
         axes = p["external_wrench_axes"]
         if axes not in ("base", "link"):
             raise ValueError(f"external_wrench_axes must be 'base' or 'link', not {axes!r}")
-        for key in ("limit_stiffness", "limit_damping", "command_timeout", "external_wrench_duration",
+        for key in ("limit_frequency", "limit_damping_ratio", "command_timeout", "external_wrench_duration",
                     "external_wrench_timeout", "max_lag"):
             if not (math.isfinite(float(p[key])) and float(p[key]) >= 0):
                 raise ValueError(f"{key} must be a finite number >= 0, got {p[key]}")
         lower, upper = model.position_limits
+        inertia = np.diag(np.asarray(model.mass_matrix(q0), dtype=float)).copy()  # M_ii(q0)
         return {
             "brakes": bool(p["hold_until_first_command"]),
             "friction": bool(p["friction"]), "saturation": bool(p["effort_limit_saturation"]),
             "position_limits": bool(p["position_limits"]),
-            "limit_stiffness": float(p["limit_stiffness"]), "limit_damping": float(p["limit_damping"]),
+            "limit_stiffness": (2 * math.pi * float(p["limit_frequency"])) ** 2 * inertia,
+            "limit_damping": 2 * float(p["limit_damping_ratio"]) * 2 * math.pi * float(p["limit_frequency"]) * inertia,
             "command_timeout": float(p["command_timeout"]),
             "wrench_duration": float(p["external_wrench_duration"]),
             "wrench_timeout": float(p["external_wrench_timeout"]),
@@ -572,8 +582,16 @@ class ArmSimulator(Node):
                         pace_wall0, pace_k0 = time.monotonic(), self._k
                         origin_ns = 0 if publish_clock else time.time_ns() - int(round(self._k * cfg["dt"] * NANO))
                     every = cfg["publish_every"]
-                    for _ in range(every - (self._k % every)):  # steps up to the next publication
-                        self._step_once()
+                    try:
+                        for _ in range(every - (self._k % every)):  # steps up to the next publication
+                            self._step_once()
+                    except Exception as exc:  # noqa: BLE001 - the physics thread must not die
+                        self._stats["step_errors"] = self._stats.get("step_errors", 0) + 1
+                        self.get_logger().error(
+                            f"integration step failed ({type(exc).__name__}: {exc}); resetting to the "
+                            "initial configuration", throttle_duration_sec=1.0)
+                        self._reset_state()
+                        self._k += 1
                     k, dt = self._k, cfg["dt"]
             if not ready:
                 time.sleep(0.05)

@@ -227,17 +227,26 @@ def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_n
     assert "NaN/inf for panda_joint7" in out
 
 
-def test_external_wrench_matches_core_step(arm_simulator, ros_node):
+@pytest.mark.parametrize("axes", ["base", "link"])
+def test_external_wrench_matches_core_step(arm_simulator, ros_node, axes):
     """A wrench on the tool for 40 ms (external_wrench_duration) in zero gravity from rest: the
     published motion is the core's step with f_ext during exactly the steps ~/applied_wrench
-    reports, then free motion."""
-    f = np.array([0.0, 8.0, -5.0, 0.0, 0.3, 0.0])
+    reports, then free motion. With external_wrench_axes: link the message is in the tool's axes
+    and ~/applied_wrench reports it in base axes."""
+    f_msg = np.array([0.0, 8.0, -5.0, 0.0, 0.3, 0.0])
+    model = panda_model(gravity=(0.0, 0.0, 0.0))
+    if axes == "link":
+        rot = model.frame_pose(PANDA_HOME, frame="tool")[:3, :3]
+        f = np.concatenate([rot @ f_msg[:3], rot @ f_msg[3:]])
+    else:
+        f = f_msg
     sim = arm_simulator(read(bundled_urdf_path("panda")), gravity=[0.0, 0.0, 0.0],
                         initial_positions=PANDA_HOME.tolist(), friction=False, publish_clock=True,
-                        integration_rate=1000.0, publish_rate=1000.0, external_wrench_duration=0.04)
+                        integration_rate=1000.0, publish_rate=1000.0, external_wrench_duration=0.04,
+                        external_wrench_axes=axes)
     sim.wait_states(3)
     assert ros_node.spin_until(lambda: sim.wrench_pub.get_subscription_count() > 0, 20)
-    sim.push(f, "tool")                                  # once: each message restarts the 40 ms
+    sim.push(f_msg, "tool")                              # once: each message restarts the 40 ms
     assert ros_node.spin_until(lambda: any(np.any(a[2]) for a in sim.applied), 20)
     ros_node.spin_for(0.5)
     on = [(s, w) for s, frame, w in sim.applied if np.any(w)]
@@ -245,7 +254,6 @@ def test_external_wrench_matches_core_step(arm_simulator, ros_node):
     assert len(on) == 40                                 # 40 steps of 1 ms, one message per step
     assert all(frame == "tool" for _, frame, w in sim.applied if np.any(w))
     # replay with the core: states published at stamp k are after step k
-    model = panda_model(gravity=(0.0, 0.0, 0.0))
     first_on = on[0][0]
     states = {s[0]: (s[2], s[3]) for s in sim.states}
     k0 = first_on - 1_000_000                           # state before the first step with the wrench
@@ -307,3 +315,39 @@ def test_bad_parameters_are_rejected(arm_simulator):
     sim.proc.wait_for_output(r"robot_description parameter rejected: ValueError: joints: unknown joint\(s\) nope",
                              timeout=60.0)
     sim.proc.assert_alive()
+
+
+def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
+    """+3 Nm on joint 7 (zero gravity) drives it into its upper limit 2.8973 rad; the stop
+    (100 Hz against the joint's inertia, critically damped) holds it there, stable at 1 kHz,
+    with a penetration of about tau/k (~1e-3 rad)."""
+    sim = arm_simulator(read(bundled_urdf_path("panda")), gravity=[0.0, 0.0, 0.0], joints=["panda_joint7"],
+                        initial_positions=[0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 2.5], friction=True,
+                        position_limits=True)
+    sim.wait_states(2)
+    upper = 2.8973
+    assert ros_node.spin_until(lambda: sim.command([3.0]) or sim.states[-1][2][6] > upper - 1e-3, 20)
+    ros_node.spin_for(1.0)
+    q7 = np.array([st[2][6] for st in sim.states[-100:]])
+    assert np.all(q7 < upper + 5e-3) and np.all(q7 > upper - 1e-3), (q7.min(), q7.max())
+    assert abs(sim.states[-1][3][6]) < 0.05
+
+
+def test_drive_and_stop_laws():
+    """The two small laws the simulator adds to the core's dynamics."""
+    from robot_dynamics.ros.arm_simulator import impedance_torques, limit_stop_torques
+
+    q = np.array([0.5, -1.2, 0.0, 3.5])
+    qd = np.array([1.0, -2.0, 0.5, 0.0])
+    np.testing.assert_allclose(
+        impedance_torques(q, qd, setpoint=np.zeros(4), stiffness=np.full(4, 10.0), damping=np.full(4, 2.0)),
+        -10.0 * q - 2.0 * qd)
+    lower = np.array([-1.0, -1.0, -1.0, -np.inf])
+    upper = np.array([0.4, 1.0, 1.0, np.inf])
+    tau = limit_stop_torques(q, qd, lower, upper, 1000.0, 10.0)
+    # joint 0 beyond upper and moving out: spring + damper; joint 1 beyond lower and moving out;
+    # joint 2 inside: nothing; joint 3 continuous (infinite limits): nothing
+    np.testing.assert_allclose(tau, [-1000.0 * 0.1 - 10.0 * 1.0, -1000.0 * (-0.2) - 10.0 * (-2.0), 0.0, 0.0])
+    # moving back inside: the damper does not pull against the spring
+    tau_back = limit_stop_torques(q, -qd, lower, upper, 1000.0, 10.0)
+    np.testing.assert_allclose(tau_back[:2], [-100.0, 200.0])
