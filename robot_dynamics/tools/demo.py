@@ -50,6 +50,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
+NODE_OBSERVER_MAX_DT = 0.5  # the dynamics node's default observer_max_dt [s]
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE, EXIT_STARTUP = 0, 1, 2, 3
 
 
@@ -595,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--observer-gain", type=float, default=50.0, help="momentum observer gain [1/s] (default 50)")
     p.add_argument("--observer-max-dt", type=float, default=None,
                    help="dynamics_node's observer_max_dt: a longer gap between joint_states restarts the "
-                        "observer [s] (default 1.5/observer-gain)")
+                        "observer [s] (default: the node's, 0.5 s)")
     p.add_argument("--impedance-hz", type=float, default=5.0,
                    help="natural frequency of the simulated drives' joint impedance [Hz] (default 5)")
     p.add_argument("--force-tolerance", type=float, default=0.5,
@@ -668,11 +669,9 @@ def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
         "effort_command_source": "gravity", "command_joints": joints,
         "wrench_estimation": "momentum_observer", "observer_gain": float(args.observer_gain),
         "wrench_frame": "base", "friction_compensation": not pendulum,
-        # The observer update is explicit: its residual is scaled by (1 - gain*dt) per message, so a
-        # joint_states gap longer than 2/gain (messages the node had no CPU for) would make it
-        # overshoot. Restart it after gaps longer than 1.5/gain instead (see the README).
-        "observer_max_dt": float(args.observer_max_dt if args.observer_max_dt else 1.5 / args.observer_gain),
     }
+    if args.observer_max_dt:
+        node_params["observer_max_dt"] = float(args.observer_max_dt)
     # The node reads joint_states best-effort with a 10-message queue (sensor-data style, the
     # freshest state wins). In the demo every sample matters to the observer: ask for a reliable,
     # deeper queue through the node's QoS overrides, so a CPU stall delays messages instead of
@@ -819,7 +818,8 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
         ok = summary["energy_drift_relative_to_max_kinetic"] <= args.energy_tolerance
     else:
         summary = analyse_push(rec, setup, script, t0_ns, args.force_tolerance, args.torque_tolerance,
-                               max_gap=node_params["observer_max_dt"], recovery=5.0 / args.observer_gain)
+                               max_gap=node_params.get("observer_max_dt", NODE_OBSERVER_MAX_DT),
+                               recovery=5.0 / args.observer_gain)
         mx = np.asarray(summary["steady_error_max"])
         ok = bool(np.all(mx[:3] <= args.force_tolerance) and np.all(mx[3:] <= args.torque_tolerance)
                   and all(math.isfinite(p["convergence_time_s"]) for p in summary["pushes"]))
