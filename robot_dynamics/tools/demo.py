@@ -594,6 +594,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="simulator integration rate [Hz] (default 1000; 4000 for the pendulum)")
     p.add_argument("--publish-rate", type=float, default=250.0, help="joint_states rate [Hz] (default 250)")
     p.add_argument("--observer-gain", type=float, default=50.0, help="momentum observer gain [1/s] (default 50)")
+    p.add_argument("--sim-time", action="store_true",
+                   help="the simulator publishes /clock (simulated time from 0) and the dynamics node "
+                        "runs with use_sim_time")
     p.add_argument("--observer-max-dt", type=float, default=None,
                    help="dynamics_node's observer_max_dt: a longer gap between joint_states restarts the "
                         "observer [s] (default: the node's, 0.5 s)")
@@ -672,6 +675,10 @@ def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
     }
     if args.observer_max_dt:
         node_params["observer_max_dt"] = float(args.observer_max_dt)
+    if args.sim_time:
+        # the simulator is the clock: it publishes /clock and stamps with simulated time
+        sim_params["publish_clock"] = True
+        node_params["use_sim_time"] = True
     # The node reads joint_states best-effort with a 10-message queue (sensor-data style, the
     # freshest state wins). In the demo every sample matters to the observer: ask for a reliable,
     # deeper queue through the node's QoS overrides, so a CPU stall delays messages instead of
