@@ -77,3 +77,13 @@ def test_demo_bad_arguments(tmp_path):
     out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", str(tmp_path / "x.urdf")],
                          capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert out.returncode == 2 and "no such file" in out.stderr
+
+
+def test_demo_in_simulated_time(tmp_path, unique_name):
+    """--sim-time: arm_simulator publishes /clock and stamps simulated time from 0, the dynamics
+    node runs with use_sim_time; the pushes are recovered all the same."""
+    out, plot, s = run_demo(tmp_path, unique_name, "--sim-time", "--duration", "3")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert s["passed"] is True
+    names = [push["phase"] for push in s["pushes"]]
+    assert "push 10 N down" in names and "push 5 N sideways + 1 Nm twist" in names, names
