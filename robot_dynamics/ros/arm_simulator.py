@@ -74,7 +74,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -141,9 +141,10 @@ def _descriptor(description: str, ptype=None, **kwargs) -> ParameterDescriptor:
 class ArmSimulator(Node):
     """Simulated torque-controlled arm; see the module docstring for the interface."""
 
-    _RUNTIME_KEYS = ("hold_until_first_command", "friction", "effort_limit_saturation", "position_limits", "limit_frequency",
-                     "limit_damping_ratio", "command_timeout", "external_wrench_duration",
-                     "external_wrench_timeout", "real_time_factor", "max_lag")
+    _RUNTIME_KEYS = ("hold_until_first_command", "friction", "effort_limit_saturation",
+                     "position_limits", "limit_frequency", "limit_damping_ratio", "command_timeout",
+                     "external_wrench_duration", "external_wrench_timeout", "real_time_factor",
+                     "max_lag")
 
     def __init__(self, node_name: str = "arm_simulator", **kwargs):
         super().__init__(node_name, **kwargs)
@@ -222,8 +223,6 @@ class ArmSimulator(Node):
         self._cmd_step: Optional[int] = None
         self._applied = np.zeros(0)       # torque applied in the last step (effort) [Nm]
         self._wrench: Optional[Tuple[str, np.ndarray, int]] = None  # (link, base-axes wrench, until step)
-        self._wrench_last_rx = 0
-        self._cmd_index: List[int] = []   # model index of each ~/commands entry
 
         # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
         # CPU) gets every sample late rather than losing some (the observer integrates them).
@@ -237,7 +236,7 @@ class ArmSimulator(Node):
 
         urdf = self.get_parameter("robot_description").value
         if urdf:
-            ok, reason = self._load_model(urdf, self._param_overrides({}))
+            ok, reason = self._load_model(urdf, {})
             if not ok:
                 self.get_logger().error(f"robot_description parameter rejected: {reason}")
         if self._model is None:
@@ -255,9 +254,6 @@ class ArmSimulator(Node):
             return self.get_parameter(name).value
         except ParameterUninitializedException:  # declared by type only and not set
             return None
-
-    def _param_overrides(self, changes: Dict) -> Dict:
-        return dict(changes)
 
     def _subscribe_description(self) -> None:
         if self._desc_sub is not None:
@@ -625,6 +621,7 @@ class ArmSimulator(Node):
         return dict(self._stats)
 
     def destroy_node(self):
+        self.get_logger().info("counters: " + ", ".join(f"{k} {v}" for k, v in self.stats().items()))
         self._running = False
         if getattr(self, "_thread", None) is not None and self._thread.is_alive():
             self._thread.join(timeout=2.0)
