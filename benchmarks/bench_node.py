@@ -125,7 +125,7 @@ def run_measurer(args):
     qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
     cap = int((WARMUP_S + args.duration) * args.rate * 1.2) + 1000
     data = {k: (np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64), [0])
-            for k in ('relay', 'feedforward', 'wrench', 'command')}
+            for k in ('relay', 'feedforward', 'wrench')}
     clock = time.time_ns
 
     def recorder(key, stamp_of):
@@ -153,8 +153,6 @@ def run_measurer(args):
                                  recorder('feedforward', header_stamp), qos),
         node.create_subscription(WrenchStamped, DYN + '/external_wrench',
                                  recorder('wrench', header_stamp), qos),
-        node.create_subscription(Float64MultiArray, DYN + '/effort_command',
-                                 recorder('command', lambda msg: 0), qos),
     ]
     deadline = time.monotonic() + 60.0
     while any(s.get_publisher_count() < 1 for s in subs):
@@ -201,6 +199,16 @@ def _wait_for(path_or_proc_check, timeout, what):
         if time.monotonic() > deadline:
             raise RuntimeError(f'timed out waiting for {what}')
         time.sleep(0.1)
+
+
+def _cpu_seconds(pid):
+    """user + system CPU time of a process (and its threads) so far [s], from /proc."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+    except (OSError, IndexError, ValueError):
+        return float('nan')
 
 
 def _stats(sent, arrived, start_ns, end_ns):
@@ -256,6 +264,7 @@ def orchestrate(args):
         _wait_for(measurer_ready, 90, 'the nodes and the measurer to connect')
         _log(f'nodes up; publishing {args.rate:g} Hz for {WARMUP_S:g} s warm-up + '
              f'{args.duration:g} s (ROS_DOMAIN_ID={args.domain_id})')
+        cpu_before = {k: _cpu_seconds(procs[k].pid) for k in ('relay', 'dynamics', 'measurer')}
         pub_out = os.path.join(tmp, 'publisher.json')
         procs['publisher'] = _start(
             [py, me, '--role', 'publish', '--duration', str(args.duration), '--rate',
@@ -264,6 +273,7 @@ def orchestrate(args):
         if code != 0:
             raise RuntimeError('publisher failed: ' +
                                open(os.path.join(tmp, 'publisher.log')).read())
+        cpu = {k: _cpu_seconds(procs[k].pid) - cpu_before[k] for k in cpu_before}
         time.sleep(1.0)  # drain
         for key in ('relay', 'dynamics'):
             if procs[key].poll() is not None:
@@ -298,6 +308,13 @@ def orchestrate(args):
         count, median, p99, _ = rows[key]
         print(f'{labels[key]:44s} {count:9d} {count / max(relay_count, 1):8.1%} {median:10.1f} '
               f'{p99:9.1f} {median / relay_median:12.2f} {p99 / relay_p99:9.2f}')
+    total = WARMUP_S + args.duration
+    print(f'CPU used during the run (warm-up included, {total:g} s): relay {cpu["relay"]:.1f} s '
+          f'({cpu["relay"] / total:.0%} of a core), dynamics {cpu["dynamics"]:.1f} s '
+          f'({cpu["dynamics"] / total:.0%}), measurer {cpu["measurer"]:.1f} s '
+          f'({cpu["measurer"] / total:.0%}); per published message: relay '
+          f'{cpu["relay"] / (total * args.rate) * 1e6:.0f} us, dynamics '
+          f'{cpu["dynamics"] / (total * args.rate) * 1e6:.0f} us')
     ok_latency = rows['feedforward'][1] <= 1.3 * relay_median
     ok_latency_all = rows['wrench'][1] <= 1.3 * relay_median
     ok_count = min(rows['feedforward'][0], rows['wrench'][0]) >= 0.99 * relay_count

@@ -22,7 +22,8 @@ import numpy as np
 
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException
+from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallbacks
 from rclpy.node import Node
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
 from rclpy.qos_overriding_options import QoSOverridingOptions
@@ -40,6 +41,7 @@ from robot_dynamics import MomentumObserver, RobotModel
 from robot_dynamics.core.errors import RobotDynamicsError
 
 from . import parameters as P
+from .executors import HotPathExecutor
 from .conversions import (JointStateError, JointStateMerger, as_numpy, duration_to_seconds,
                           matrix_to_multiarray, name_index, seconds_to_duration,
                           to_array, vector_in_model_order, wrench_from_msg,
@@ -216,13 +218,23 @@ class DynamicsNode(Node):
         self._query_group = MutuallyExclusiveCallbackGroup()
         self._diag_group = MutuallyExclusiveCallbackGroup()
 
-        # Outputs (reused messages: publish() serialises synchronously).
-        self._pub_gravity = self.create_publisher(JointState, '~/gravity_torques', 10)
-        self._pub_ff = self.create_publisher(JointState, '~/feedforward_torques', 10)
-        self._pub_ext = self.create_publisher(JointState, '~/external_torques', 10)
-        self._pub_wrench = self.create_publisher(WrenchStamped, '~/external_wrench', 10)
-        self._pub_cmd = self.create_publisher(Float64MultiArray, '~/effort_command', 10)
-        self._pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        # Outputs (reused messages: publish() serialises synchronously). Every QoS event
+        # handler is an entity rclpy's executor scans on every wake-up, at 1 kHz: the outputs
+        # go without the default incompatible-QoS handlers (a subscriber with incompatible QoS
+        # still gets the warning from its own side).
+        quiet = PublisherEventCallbacks(use_default_callbacks=False)
+        self._pub_gravity = self.create_publisher(JointState, '~/gravity_torques', 10,
+                                                  event_callbacks=quiet)
+        self._pub_ff = self.create_publisher(JointState, '~/feedforward_torques', 10,
+                                             event_callbacks=quiet)
+        self._pub_ext = self.create_publisher(JointState, '~/external_torques', 10,
+                                              event_callbacks=quiet)
+        self._pub_wrench = self.create_publisher(WrenchStamped, '~/external_wrench', 10,
+                                                 event_callbacks=quiet)
+        self._pub_cmd = self.create_publisher(Float64MultiArray, '~/effort_command', 10,
+                                              event_callbacks=quiet)
+        self._pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10,
+                                               event_callbacks=quiet)
         self._msg_gravity = JointState()
         self._msg_ff = JointState()
         self._msg_ext = JointState()
@@ -246,9 +258,11 @@ class DynamicsNode(Node):
         joint_qos = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
                                reliability=ReliabilityPolicy.BEST_EFFORT,
                                durability=DurabilityPolicy.VOLATILE)
+        # Best effort matches every publisher's reliability, so no QoS event handler needed.
         self.create_subscription(
             JointState, 'joint_states', self._on_joint_states, joint_qos,
-            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+            qos_overriding_options=QoSOverridingOptions.with_default_policies(),
+            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
         self.create_subscription(JointTrajectory, '~/reference', self._on_reference, 10)
 
         self.create_service(GetMassMatrix, '~/get_mass_matrix', self._srv_mass_matrix,
@@ -509,7 +523,7 @@ class DynamicsNode(Node):
             gravity = tau[0]
             header = msg.header
             header.stamp = stamp
-            self._publish_joint_values(self._msg_gravity, self._pub_gravity, header, gravity)
+            # Command path first (feed-forward, effort command), then the rest.
             if have_ff:
                 self._publish_joint_values(self._msg_ff, self._pub_ff, header, ff)
             if values['publish_effort_command'] and self._command_index is not None:
@@ -522,6 +536,7 @@ class DynamicsNode(Node):
                                           active.effort_upper[self._command_index])
                     self._msg_cmd.data = to_array(command)
                     self._pub_cmd.publish(self._msg_cmd)
+            self._publish_joint_values(self._msg_gravity, self._pub_gravity, header, gravity)
             if estimate:
                 tau_measured = merger.effort
                 if friction:
@@ -550,10 +565,11 @@ class DynamicsNode(Node):
                                 f'near a singularity: smallest singular value of the tip '
                                 f'Jacobian {smin:.3g}; the wrench estimate is damped')
                     self._near_singular = near
-                    wmsg = self._msg_wrench
-                    wmsg.header.stamp = stamp
-                    wrench_to_msg(est.wrench, wmsg.wrench)
-                    self._pub_wrench.publish(wmsg)
+                    if self._pub_wrench.get_subscription_count():
+                        wmsg = self._msg_wrench
+                        wmsg.header.stamp = stamp
+                        wrench_to_msg(est.wrench, wmsg.wrench)
+                        self._pub_wrench.publish(wmsg)
         except (RobotDynamicsError, ValueError, FloatingPointError) as error:
             self._reject(f'{type(error).__name__}: {error}')
             return
@@ -561,6 +577,8 @@ class DynamicsNode(Node):
 
     @staticmethod
     def _publish_joint_values(msg, publisher, header, values):
+        if publisher.get_subscription_count() == 0:
+            return  # nobody listens: skip the serialisation
         msg.header.stamp = header.stamp
         msg.effort = to_array(values)
         publisher.publish(msg)
@@ -861,12 +879,19 @@ class _GravityCompensation:
 
 
 def main(args=None):
-    """Console script ``dynamics_node``: spin a DynamicsNode on a multi-threaded executor."""
+    """Console script ``dynamics_node``.
+
+    Spins a DynamicsNode on a multi-threaded executor whose joint_states / parameter callbacks
+    (the node's default callback group) run inline in the spinning thread and whose services
+    (~/simulate, ~/get_mass_matrix, ~/compute_inverse_dynamics) and diagnostics timer run in
+    worker threads, each in a callback group of its own: a long simulation never blocks the
+    joint_states processing.
+    """
     rclpy.init(args=args)
     node = None
     try:
         node = DynamicsNode()
-        executor = MultiThreadedExecutor(num_threads=4)
+        executor = HotPathExecutor([node.default_callback_group], num_threads=3)
         executor.add_node(node)
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
