@@ -304,3 +304,24 @@ def test_module_entry_point():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "actuated joints (2)" in out.stdout
+
+
+def test_multi_leaf_robot_needs_a_frame(capsys):
+    ur5 = _erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
+    data = run_json(capsys, "info", ur5)
+    assert data["tip_link"] is None and set(data["leaf_links"]) >= {"tool0", "ee_link"}
+    code, err = run_fail(capsys, "jacobian", ur5)
+    assert code == 2 and "--frame is needed" in err and "tool0" in err
+    data = run_json(capsys, "jacobian", ur5, "--frame", "tool0", "--q", "0", "-1.2", "1.2", "-1.57", "-1.57", "0")
+    assert data["frame"] == "tool0" and len(data["jacobian"]) == 6 and len(data["jacobian"][0]) == 6
+
+
+def _erd_urdf_path(*parts):
+    import glob
+    import site
+
+    for root in site.getsitepackages():
+        hits = glob.glob(os.path.join(root, "cmeel.prefix", "share", "example-robot-data", "robots", *parts))
+        if hits:
+            return hits[0]
+    pytest.skip("example-robot-data (test oracle) is not installed")
