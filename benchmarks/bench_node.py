@@ -173,10 +173,14 @@ def run_measurer(args):
 
 
 # ----------------------------------------------------------------------------- orchestration
-def _start(argv, log_path, env):
+def _start(argv, log_path, env, cpu=None):
     log = open(log_path, 'wb')
+    preexec = None
+    if cpu is not None:
+        def preexec():
+            os.sched_setaffinity(0, {cpu})
     return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, start_new_session=True)
+                            env=env, start_new_session=True, preexec_fn=preexec)
 
 
 def _stop(proc):
@@ -241,16 +245,21 @@ def orchestrate(args):
         }}}, f)
     py = sys.executable
     me = os.path.abspath(__file__)
+    # --pin: the relay on one CPU, the dynamics node on another (same conditions for both),
+    # publisher and measurer free to run anywhere.
+    available = sorted(os.sched_getaffinity(0))
+    cpus = available[:2] if args.pin and len(available) >= 2 else None
     stop = os.path.join(tmp, 'stop')
     procs = {}
     try:
         procs['relay'] = _start(
             [py, '-m', 'robot_dynamics.ros.relay_node', '--ros-args', '-r', '__ns:=' + NS,
-             '-r', 'joint_states:=' + TOPIC], os.path.join(tmp, 'relay.log'), env)
+             '-r', 'joint_states:=' + TOPIC], os.path.join(tmp, 'relay.log'), env,
+            cpu=cpus[0] if cpus else None)
         procs['dynamics'] = _start(
             [py, '-m', 'robot_dynamics.ros.dynamics_node', '--ros-args', '-r', '__ns:=' + NS,
              '-r', 'joint_states:=' + TOPIC, '--params-file', params],
-            os.path.join(tmp, 'dynamics.log'), env)
+            os.path.join(tmp, 'dynamics.log'), env, cpu=cpus[1] if cpus else None)
         measurer_log = os.path.join(tmp, 'measurer.log')
         procs['measurer'] = _start(
             [py, me, '--role', 'measure', '--duration', str(args.duration), '--rate',
@@ -296,7 +305,8 @@ def orchestrate(args):
     print()
     print(f'Node benchmark: 7-DOF Panda, {args.rate:g} Hz for {args.duration:g} s '
           f'({published} messages published, achieved {pub["achieved_rate"]:.0f} Hz), '
-          f'{os.cpu_count()} CPUs')
+          f'{os.cpu_count()} CPUs, ' + (f'relay pinned to CPU {cpus[0]}, dynamics node to CPU '
+                                         f'{cpus[1]}' if cpus else 'no CPU pinning'))
     header = (f'{"output":44s} {"processed":>9s} {"vs relay":>8s} {"median us":>10s} '
               f'{"p99 us":>9s} {"median/relay":>12s} {"p99/relay":>9s}')
     print(header)
@@ -335,6 +345,8 @@ def main():
     parser.add_argument('--rate', type=float, default=1000.0, help='publish rate, Hz (1000)')
     parser.add_argument('--domain-id', type=int,
                         default=int(os.environ.get('ROS_DOMAIN_ID') or 73))
+    parser.add_argument('--pin', action='store_true',
+                        help='pin the relay and the dynamics node to one CPU each')
     parser.add_argument('--check', action='store_true', help='exit 1 when a target is missed')
     parser.add_argument('--keep', action='store_true', help='keep the logs and raw data')
     parser.add_argument('--role', choices=('orchestrate', 'publish', 'measure'),
