@@ -263,7 +263,9 @@ class DynamicsNode(Node):
             JointState, 'joint_states', self._on_joint_states, joint_qos,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(),
             event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
-        self.create_subscription(JointTrajectory, '~/reference', self._on_reference, 10)
+        self.create_subscription(
+            JointTrajectory, '~/reference', self._on_reference, 10,
+            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
 
         self.create_service(GetMassMatrix, '~/get_mass_matrix', self._srv_mass_matrix,
                             callback_group=self._query_group)
@@ -526,7 +528,8 @@ class DynamicsNode(Node):
             # Command path first (feed-forward, effort command), then the rest.
             if have_ff:
                 self._publish_joint_values(self._msg_ff, self._pub_ff, header, ff)
-            if values['publish_effort_command'] and self._command_index is not None:
+            if (values['publish_effort_command'] and self._command_index is not None
+                    and self._pub_cmd.get_subscription_count()):
                 source = gravity if values['effort_command_source'] == 'gravity' else (
                     ff if have_ff else None)
                 if source is not None:
