@@ -5,6 +5,7 @@ outputs and services are checked against the core. Every wait polls for a condit
 generous timeout (a hang guard, never a speed requirement).
 """
 import math
+import time
 
 import numpy as np
 import pytest
@@ -314,26 +315,28 @@ def test_simulation_does_not_block_joint_states(dynamics_node, panda):
     node.wait_connected()
     make = lambda: node.joint_state(names, Q, np.zeros(7))  # noqa: E731
     node.publish_until(make, 'gravity_torques')
-    # A deliberately slow simulation (small fixed step) ...
-    req = SimulateForwardDynamics.Request(duration=2.0, sample_period=0.01,
-                                          integrator='semi_implicit_euler', fixed_step=1e-4)
+    # A deliberately long simulation (100 000 fixed steps) ...
+    req = SimulateForwardDynamics.Request(duration=5.0, sample_period=0.01,
+                                          integrator='semi_implicit_euler', fixed_step=5e-5)
     client = node.clients['simulate']
     assert node.t.spin_until(client.service_is_ready, 60.0)
     future = client.call_async(req)
     inbox = node.inbox['gravity_torques']
     processed_while_running = 0
+    deadline = time.monotonic() + 300.0
     while not future.done():
+        assert time.monotonic() < deadline, 'simulate did not answer'
         before = len(inbox.messages)
         node.publish(make())
         node.t.spin_for(0.02)
         if not future.done():
             processed_while_running += len(inbox.messages) > before
-        assert node.t.executor.context.ok()
         node.proc.assert_alive()
     res = future.result()
     assert res.success, res.message
+    assert len(res.trajectory.points) == 501
     # ... while joint_states kept being processed (callback groups + multi-threaded executor).
-    assert processed_while_running >= 10, processed_while_running
+    assert processed_while_running >= 5, processed_while_running
 
 
 def test_payload_and_parameter_validation(dynamics_node, panda):
