@@ -28,7 +28,7 @@ setup(
         ('share/' + package_name, ['package.xml']),
         ('share/' + package_name + '/launch', _files('launch/*.launch.py')),
         ('share/' + package_name + '/config', _files('config/*.yaml')),
-        ('share/' + package_name + '/urdf', _files('urdf/*.urdf')),
+        ('share/' + package_name + '/urdf', _files('urdf/*.urdf') + _files('urdf/LICENSE*')),
     ],
     install_requires=['setuptools'],
     zip_safe=True,

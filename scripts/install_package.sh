@@ -21,7 +21,7 @@ source "$REPO/scripts/venv_lock.sh"
 [[ -x "$PY" ]] || die "$PY missing: run scripts/setup_env.sh (make venv) first"
 cd "$REPO"
 shopt -s nullglob
-data=(package.xml resource/robot_dynamics launch/*.launch.py config/*.yaml urdf/*.urdf)
+data=(package.xml resource/robot_dynamics launch/*.launch.py config/*.yaml urdf/*.urdf urdf/LICENSE*)
 shopt -u nullglob
 # The package list matters too (the editable finder maps the top-level packages at install time).
 pkgs="$(find robot_dynamics -name __init__.py -not -path '*/__pycache__/*' 2>/dev/null | sort)"

@@ -125,7 +125,9 @@ def test_installed_share_matches_repository():
     assert os.path.isfile(os.path.join(share, 'package.xml'))
     for sub, suffix in (('launch', '.launch.py'), ('config', '.yaml'), ('urdf', '.urdf')):
         src_dir = os.path.join(REPO, sub)
-        in_repo = sorted(f for f in os.listdir(src_dir) if f.endswith(suffix)) \
+        # bundled robots travel with their licence notices (urdf/LICENSE.*)
+        in_repo = sorted(f for f in os.listdir(src_dir)
+                         if f.endswith(suffix) or (sub == 'urdf' and f.startswith('LICENSE'))) \
             if os.path.isdir(src_dir) else []
         installed_dir = os.path.join(share, sub)
         installed = sorted(os.listdir(installed_dir)) if os.path.isdir(installed_dir) else []
