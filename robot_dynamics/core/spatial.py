@@ -39,39 +39,25 @@ def skew(p):
     return right_mul(p, SKEW_BASIS).reshape(p.shape[:-1] + (3, 3))
 
 
-def _motion_cross_basis():
-    """``(V @ basis).reshape(6, 6)`` is ``crm(V)``, the motion cross-product matrix of ``V``."""
-    basis = np.zeros((6, 6, 6))
-    for k in range(6):
-        e = np.zeros(6)
-        e[k] = 1.0
-        v, w = e[:3], e[3:]
-        m = np.zeros((6, 6))
-        m[:3, :3] = skew(w)
-        m[:3, 3:] = skew(v)
-        m[3:, 3:] = skew(w)
-        basis[k] = m
-    return basis.reshape(6, 36)
+def _linear_basis(matrix_of):
+    """(6, 36) basis B of a 6x6 matrix that is linear in a 6-vector x:
+    ``(x @ B).reshape(6, 6) == matrix_of(x[:3], x[3:])``."""
+    return np.array([matrix_of(e[:3], e[3:]).ravel() for e in np.eye(6)])
 
 
-def _force_bar_basis():
-    """``(F @ basis).reshape(6, 6)`` is the matrix ``F x-bar`` with ``(F x-bar) V = crf(V) F``."""
-    basis = np.zeros((6, 6, 6))
-    for k in range(6):
-        e = np.zeros(6)
-        e[k] = 1.0
-        f, n = e[:3], e[3:]
-        # crf(V) F = [w x f; w x n + v x f] = [-[f]x w; -[f]x v - [n]x w]
-        m = np.zeros((6, 6))
-        m[:3, 3:] = -skew(f)
-        m[3:, :3] = -skew(f)
-        m[3:, 3:] = -skew(n)
-        basis[k] = m
-    return basis.reshape(6, 36)
+def _motion_cross_matrix(v, w):
+    """crm([v; w]) = [[[w]x, [v]x], [0, [w]x]]: the motion cross product ``[v; w] x M``."""
+    return np.block([[skew(w), skew(v)], [np.zeros((3, 3)), skew(w)]])
 
 
-MOTION_CROSS_BASIS = _motion_cross_basis()
-FORCE_BAR_BASIS = _force_bar_basis()
+def _force_bar_matrix(f, n):
+    """Matrix B of ``[f; n]`` with ``B V = V x* [f; n]``: since
+    ``crf(V) F = [w x f; w x n + v x f] = [-[f]x w; -[f]x v - [n]x w]``."""
+    return np.block([[np.zeros((3, 3)), -skew(f)], [-skew(f), -skew(n)]])
+
+
+MOTION_CROSS_BASIS = _linear_basis(_motion_cross_matrix)
+FORCE_BAR_BASIS = _linear_basis(_force_bar_matrix)
 
 
 def motion_cross(V):
