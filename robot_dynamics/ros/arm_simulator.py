@@ -93,38 +93,11 @@ from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
 from robot_dynamics import RobotModel
+from robot_dynamics.core.actuation import (end_stop_gains, impedance_torques, limit_stop_torques,
+                                           saturate)
 from robot_dynamics.core.errors import RobotDynamicsError
 
 NANO = 1_000_000_000
-
-
-# ------------------------------------------------------------------- small drive/contact laws
-# The simulator's only arithmetic besides calling the core: the torques of the physical
-# elements the core does not model (a drive's joint impedance, end stops). Pure functions,
-# tested without ROS.
-
-
-def impedance_torques(q, qd, setpoint, stiffness, damping):
-    """Joint impedance torque K (q_set - q) - D qd [Nm]; all arguments (n,) arrays."""
-    return stiffness * (setpoint - q) - damping * qd
-
-
-def limit_stop_torques(q, qd, lower, upper, stiffness, damping):
-    """Spring-damper end stops: torque pushing a joint back inside [lower, upper] [Nm].
-    stiffness, damping: scalars or (n,) per joint.
-
-    Zero inside the limits. Beyond a limit: -k * penetration - d * qd, the damping part only
-    while moving further out (so a stop never pulls the joint into itself). Infinite limits
-    (continuous joints) never act.
-    """
-    k = np.broadcast_to(np.asarray(stiffness, dtype=float), q.shape)
-    d = np.broadcast_to(np.asarray(damping, dtype=float), q.shape)
-    tau = np.zeros_like(q)
-    above = q > upper
-    below = q < lower
-    tau[above] = -k[above] * (q[above] - upper[above]) - d[above] * np.maximum(qd[above], 0.0)
-    tau[below] = -k[below] * (q[below] - lower[below]) - d[below] * np.minimum(qd[below], 0.0)
-    return tau
 
 
 def _stamp(ns: int) -> TimeMsg:
@@ -316,13 +289,13 @@ class ArmSimulator(Node):
             if not (math.isfinite(float(p[key])) and float(p[key]) >= 0):
                 raise ValueError(f"{key} must be a finite number >= 0, got {p[key]}")
         lower, upper = model.position_limits
-        inertia = np.diag(np.asarray(model.mass_matrix(q0), dtype=float)).copy()  # M_ii(q0)
+        limit_stiffness, limit_damping = end_stop_gains(
+            model, q0, float(p["limit_frequency"]), float(p["limit_damping_ratio"]))
         return {
             "brakes": bool(p["hold_until_first_command"]),
             "friction": bool(p["friction"]), "saturation": bool(p["effort_limit_saturation"]),
             "position_limits": bool(p["position_limits"]),
-            "limit_stiffness": (2 * math.pi * float(p["limit_frequency"])) ** 2 * inertia,
-            "limit_damping": 2 * float(p["limit_damping_ratio"]) * 2 * math.pi * float(p["limit_frequency"]) * inertia,
+            "limit_stiffness": limit_stiffness, "limit_damping": limit_damping,
             "command_timeout": float(p["command_timeout"]),
             "wrench_duration": float(p["external_wrench_duration"]),
             "wrench_timeout": float(p["external_wrench_timeout"]),
@@ -503,8 +476,7 @@ class ArmSimulator(Node):
         if np.any(cfg["stiffness"]) or np.any(cfg["damping"]):
             tau = tau + impedance_torques(q, qd, cfg["setpoint"], cfg["stiffness"], cfg["damping"])
         if cfg["saturation"]:
-            lim = cfg["effort_limits"]
-            tau = np.where(np.isfinite(lim) & (lim > 0), np.clip(tau, -lim, lim), tau)
+            tau = saturate(tau, cfg["effort_limits"])
         self._applied = tau
         self._applied_sum += tau
         self._applied_count += 1

@@ -334,23 +334,3 @@ def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
     q7 = np.array([st[2][6] for st in sim.states[-100:]])
     assert np.all(q7 < upper + 5e-3) and np.all(q7 > upper - 1e-3), (q7.min(), q7.max())
     assert abs(sim.states[-1][3][6]) < 0.05
-
-
-def test_drive_and_stop_laws():
-    """The two small laws the simulator adds to the core's dynamics."""
-    from robot_dynamics.ros.arm_simulator import impedance_torques, limit_stop_torques
-
-    q = np.array([0.5, -1.2, 0.0, 3.5])
-    qd = np.array([1.0, -2.0, 0.5, 0.0])
-    np.testing.assert_allclose(
-        impedance_torques(q, qd, setpoint=np.zeros(4), stiffness=np.full(4, 10.0), damping=np.full(4, 2.0)),
-        -10.0 * q - 2.0 * qd)
-    lower = np.array([-1.0, -1.0, -1.0, -np.inf])
-    upper = np.array([0.4, 1.0, 1.0, np.inf])
-    tau = limit_stop_torques(q, qd, lower, upper, 1000.0, 10.0)
-    # joint 0 beyond upper and moving out: spring + damper; joint 1 beyond lower and moving out;
-    # joint 2 inside: nothing; joint 3 continuous (infinite limits): nothing
-    np.testing.assert_allclose(tau, [-1000.0 * 0.1 - 10.0 * 1.0, -1000.0 * (-0.2) - 10.0 * (-2.0), 0.0, 0.0])
-    # moving back inside: the damper does not pull against the spring
-    tau_back = limit_stop_torques(q, -qd, lower, upper, 1000.0, 10.0)
-    np.testing.assert_allclose(tau_back[:2], [-100.0, 200.0])

@@ -1,0 +1,47 @@
+"""Joint-level elements that the rigid-body model leaves out: a drive's joint impedance, end
+stops at the position limits, and effort saturation. Pure functions on (n,) (or (..., n))
+joint arrays, used by simulators."""
+
+import numpy as np
+
+
+def impedance_torques(q, qd, setpoint, stiffness, damping):
+    """Joint impedance ``K (q_set - q) - D qd`` [N m or N]; stiffness K, damping D per joint."""
+    return stiffness * (setpoint - q) - damping * qd
+
+
+def limit_stop_torques(q, qd, lower, upper, stiffness, damping):
+    """Spring-damper end stops: the torque pushing each joint back inside [lower, upper].
+
+    stiffness [N m/rad], damping [N m s/rad]: scalars or per joint. Zero inside the limits.
+    Beyond a limit: ``-k * penetration - d * qd``, the damping acting only while the joint moves
+    further out (a stop never pulls the joint into itself). Infinite limits never act.
+    """
+    k = np.broadcast_to(np.asarray(stiffness, dtype=float), q.shape)
+    d = np.broadcast_to(np.asarray(damping, dtype=float), q.shape)
+    tau = np.zeros_like(q)
+    above = q > upper
+    below = q < lower
+    tau[above] = -k[above] * (q[above] - upper[above]) - d[above] * np.maximum(qd[above], 0.0)
+    tau[below] = -k[below] * (q[below] - lower[below]) - d[below] * np.minimum(qd[below], 0.0)
+    return tau
+
+
+def end_stop_gains(model, q, frequency, damping_ratio):
+    """Per-joint end-stop stiffness and damping that make each joint, with the inertia it sees
+    at configuration q (the diagonal of M(q)), ring at ``frequency`` [Hz] with ``damping_ratio``
+    against its stop: ``k = (2 pi f)^2 M_ii``, ``d = 2 zeta (2 pi f) M_ii``.
+
+    Scaling by inertia keeps stiff stops stable at a fixed integration step (choose
+    ``frequency`` well below 1 / (2 pi dt)). Returns ``(stiffness (n,), damping (n,))``.
+    """
+    inertia = np.diagonal(model.mass_matrix(q), axis1=-2, axis2=-1)
+    omega = 2.0 * np.pi * float(frequency)
+    return omega ** 2 * inertia, 2.0 * float(damping_ratio) * omega * inertia
+
+
+def saturate(tau, limits):
+    """Clip torques to ``[-limits, limits]`` where a limit is finite and > 0 (URDF effort)."""
+    limits = np.asarray(limits, dtype=float)
+    active = np.isfinite(limits) & (limits > 0)
+    return np.where(active, np.clip(tau, -limits, limits), tau)
