@@ -337,9 +337,11 @@ class DynamicsNode(Node):
             self._command_error = str(error)
             self.get_logger().error(f'~/effort_command disabled: {error}')
         self._set_command_layout(active)
+        previous = self._active
         with self._state_lock:
             self._active = active
-        self._reference = None
+        if previous is None or previous.names != active.names:
+            self._reference = None   # joint vectors of another order/size
         self._reported_unknown = set()
         self._model_source = source
         self._model_loads += 1
