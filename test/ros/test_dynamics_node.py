@@ -540,3 +540,67 @@ def test_singularity_reported_in_diagnostics(dynamics_node, panda):
                        'external_wrench', lambda m: True)
     status, values = node.diagnostics(lambda s, v: v['near_singular'] == 'false')
     assert float(values['min_singular_value']) > 0.01
+
+
+def test_static_estimator_with_differentiated_acceleration(dynamics_node, panda):
+    """A constant-acceleration motion: the filtered finite difference of the measured velocity
+    converges to the true acceleration, and the static estimate to the true wrench."""
+    names = list(panda.joint_names)
+    qd0 = np.linspace(-0.2, 0.2, 7)
+    qdd = np.linspace(0.3, -0.3, 7)
+    dt = 0.004
+
+    def state(t):
+        return Q + qd0 * t + 0.5 * qdd * t * t, qd0 + qdd * t
+
+    node = dynamics_node(urdf=read(PANDA_URDF), wrench_estimation='static',
+                         static_acceleration='differentiated',
+                         acceleration_filter_time_constant=0.01)
+    node.wait_connected(('external_wrench',))
+    t0 = node._stamp_ns + 10**9
+    k = [0]
+
+    def make():
+        k[0] += 1
+        t = k[0] * dt
+        q, qd = state(t)
+        tau = panda.inverse_dynamics(q, qd, qdd) - panda.jacobian(q).T @ F_EXT
+        return node.joint_state(names, q, qd, tau, stamp_ns=t0 + k[0] * int(dt * 1e9))
+
+    wrench = node.publish_until(
+        make, 'external_wrench', lambda m: np.abs(wrench_array(m) - F_EXT).max() <= 1e-6,
+        period=0.004)
+    np.testing.assert_allclose(wrench_array(wrench), F_EXT, rtol=0, atol=1e-6)
+    # with zero acceleration assumed instead, the same motion gives a visibly wrong wrench
+    assert node.set_parameters(static_acceleration='zero')[0].successful
+    q, qd = state((k[0] + 1) * dt)
+    M_qdd = panda.mass_matrix(q) @ qdd
+    assert np.abs(M_qdd).max() > 0.05
+    node.publish_until(
+        make, 'external_wrench', lambda m: np.abs(wrench_array(m) - F_EXT).max() > 1e-3)
+
+
+def test_relay_node_relays(start_process, console_script, ros_node, unique_name):
+    """The benchmark's baseline: JointState in, [stamp.sec, stamp.nanosec, *effort] out."""
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    ns = '/' + unique_name
+    proc = start_process(console_script('relay_node') + ['--ros-args', '-r', '__ns:=' + ns],
+                         name='relay_node')
+    got = []
+    sub = ros_node.node.create_subscription(Float64MultiArray, ns + '/relay_node/output',
+                                            got.append, 10)
+    pub = ros_node.node.create_publisher(JointState, ns + '/joint_states', 10)
+    assert ros_node.spin_until(lambda: pub.get_subscription_count() >= 1
+                               and sub.get_publisher_count() >= 1, 60.0)
+    msg = JointState(name=['a', 'b'], position=[1.0, 2.0], effort=[3.5, -4.25])
+    msg.header.stamp.sec, msg.header.stamp.nanosec = 1234, 567890
+
+    def relayed():
+        pub.publish(msg)
+        ros_node.spin_for(0.05)
+        return bool(got)
+    assert ros_node.spin_until(relayed, 60.0)
+    assert list(got[0].data) == [1234.0, 567890.0, 3.5, -4.25]
+    proc.assert_alive()
