@@ -13,6 +13,7 @@ external wrench is the one the environment applies ON the robot,
 (= model torques - measured torques), ``~/external_wrench`` the ``f_ext`` estimated from it.
 """
 
+import gc
 import math
 import sys
 import threading
@@ -896,6 +897,10 @@ def main(args=None):
     node = None
     try:
         node = DynamicsNode()
+        # Everything allocated so far (modules, the model) lives for the whole run: keep it out
+        # of the garbage collector's full passes, which would otherwise stall the 1 kHz loop.
+        gc.collect()
+        gc.freeze()
         executor = HotPathExecutor([node.default_callback_group], num_threads=3)
         executor.add_node(node)
         executor.spin()
