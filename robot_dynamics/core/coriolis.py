@@ -33,3 +33,20 @@ def coriolis(model, kin, qd, IC=None):
     Y2 = (IC @ S[..., None])[..., 0]
     lower = (Y1 @ S.swapaxes(-1, -2) + Y2 @ Sdot.swapaxes(-1, -2)) * model._anc_strict
     return upper + lower
+
+
+def momentum_terms(model, kin, qd):
+    """Generalised momentum ``p = M qd`` and ``C^T qd`` of all body joints, (..., nb) each,
+    without forming M or C.
+
+    With the subtree spatial momenta ``h_j = sum_{i in subtree(j)} I_i V_i``: ``p_j = S_j . h_j``
+    and ``(C^T qd)_j = Sdot_j . h_j`` (the body factor B_i of the Christoffel C satisfies
+    ``B_i^T V_i = 0``, leaving only the ``Jdot^T I V`` part). This is what the momentum observer
+    needs, at the cost of one RNEA-like pass.
+    """
+    I, S = kin.I, kin.S
+    Sqd = S * qd[..., None]
+    V = model.tree.ancestors @ Sqd
+    h = model._anc_T @ (I @ V[..., None])[..., 0]
+    Sdot = (motion_cross(V) @ S[..., None])[..., 0]
+    return (S * h).sum(axis=-1), (Sdot * h).sum(axis=-1)

@@ -76,8 +76,7 @@ class MomentumObserver:
 
     def reset(self, q, qd):
         """Start observing from state (q, qd) (..., n): the residual restarts at zero."""
-        M = self.model.mass_matrix(q)
-        self._p0 = (M @ np.asarray(qd, dtype=float)[..., None])[..., 0]
+        self._p0, _, _ = self.model.momentum_terms(q, qd)
         self._integral = np.zeros_like(self._p0)
         self.residual = np.zeros_like(self._p0)
 
@@ -97,14 +96,13 @@ class MomentumObserver:
         if not (math.isfinite(dt) and dt > 0):
             raise InvalidInputError(f"observer time step dt must be finite and > 0, got {dt!r}")
         tau = self.model._check_vector(tau, "tau")
-        M, CTqd, g = self.model.momentum_terms(q, qd)
+        p, CTqd, g = self.model.momentum_terms(q, qd)
         if self.friction:
             tau = tau - self.model.friction_torques(qd)
         # The residual enters its own integral implicitly (r at the end of the step), so the
         # update is stable and monotone for any gain * dt, e.g. after a gap in the samples:
         #   r_new = K (p - p0 - I_old - (tau + C^T qd - g + r_new) dt)
         known = tau + CTqd - g
-        p = (M @ np.asarray(qd, dtype=float)[..., None])[..., 0]
         u = p - self._p0 - self._integral - known * dt
         self.residual = self.gain * u / (1.0 + self.gain * dt)
         self._integral = self._integral + (known + self.residual) * dt

@@ -324,19 +324,19 @@ class RobotModel:
         return self._reduce_matrix(C)
 
     def momentum_terms(self, q, qd):
-        """``(M, C^T qd, g)`` at (q, qd), sharing one kinematics pass (momentum observer)."""
+        """``(p, C^T qd, g)`` (..., n) each: generalised momentum ``p = M qd`` [kg m^2/s],
+        ``C(q, qd)^T qd`` and ``g(q)``, from one kinematics pass without forming M or C (what
+        the momentum observer needs on every sample)."""
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
+        self._check_batch(q=q, qd=qd)
         kin = self._kin(q)
-        qd_full = self._full(qd, False)
-        M, IC = _crba.crba(self, kin)
-        C = _coriolis.coriolis(self, kin, qd_full, IC=IC)
+        p, CTqd = _coriolis.momentum_terms(self, kin, self._full(qd, False))
         g = _gravity.generalized_gravity(self, kin.T)
-        M, C, g = self._reduce_matrix(M), self._reduce_matrix(C), self._reduce(g)
+        p, CTqd, g = self._reduce(p), self._reduce(CTqd), self._reduce(g)
         if self.armature.any():
-            M = M + np.diag(self.armature)
-        CTqd = (C.swapaxes(-1, -2) @ qd[..., None])[..., 0]
-        return M, CTqd, g
+            p = p + self.armature * qd
+        return p, CTqd, g
 
     def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (CRBA matrix, LU solve;

@@ -278,3 +278,17 @@ def test_single_wrench_broadcasts_over_batch(name, rng):
                  model.inverse_dynamics(q, qd, qdd, f_ext=fb, frame=frame), 1e-12, "ID single f_ext")
     assert_close(model.forward_dynamics(q, qd, qdd, f_ext=f, frame=frame),
                  model.forward_dynamics(q, qd, qdd, f_ext=fb, frame=frame), 1e-12, "FD single f_ext")
+
+
+@pytest.mark.parametrize("name", robot_params(ROBOTS))
+def test_momentum_terms_match_matrices(name, rng):
+    """momentum_terms (the observer's p = M qd, C^T qd, g from one pass, without M or C) equals
+    the products with the full matrices, armature included."""
+    model = load_model(name).with_armature(0.05)
+    q, qd, _ = random_state(model, name, rng, (N_CONF,))
+    p, CTqd, g = model.momentum_terms(q, qd)
+    M = model.mass_matrix(q)
+    C = model.coriolis_matrix(q, qd)
+    assert_close(p, (M @ qd[..., None])[..., 0], 1e-12, "p vs M qd")
+    assert_close(CTqd, (np.swapaxes(C, -1, -2) @ qd[..., None])[..., 0], 1e-12, "C^T qd")
+    assert_close(g, model.gravity_torques(q), 1e-12, "g")
