@@ -429,6 +429,9 @@ class RobotModel:
         frame = self._frame(frame)
         self._check_axes(axes)
         q = self._check_vector(q, "q")
+        return self._jacobian(q, frame, axes)
+
+    def _jacobian(self, q, frame, axes):
         J, W_T_F = _jacobian.frame_jacobian_full(self, self._kin(q), frame)
         J = J @ self._G if self.tree.has_mimic else J
         return _jacobian.to_local_axes(J, W_T_F) if axes == "local" else J
@@ -471,11 +474,14 @@ class RobotModel:
         self._check_axes(axes)
         q = self._check_vector(q, "q")
         tau_ext = self._check_vector(tau_ext, "tau_ext")
-        J = self.jacobian(q, frame, axes=axes)
-        shape = np.broadcast_shapes(J.shape[:-2], tau_ext.shape[:-1])
-        f, s = damped_pinv_solve(np.broadcast_to(J, shape + J.shape[-2:]),
-                                 np.broadcast_to(tau_ext, shape + tau_ext.shape[-1:]),
-                                 damping=damping, singular_threshold=singular_threshold)
+        shape = self._check_batch(q=q, tau_ext=tau_ext)
+        J = self._jacobian(q, frame, axes)
+        if J.shape[:-2] != shape:
+            J = np.broadcast_to(J, shape + J.shape[-2:])
+        if tau_ext.shape[:-1] != shape:
+            tau_ext = np.broadcast_to(tau_ext, shape + tau_ext.shape[-1:])
+        f, s = damped_pinv_solve(J, tau_ext, damping=damping,
+                                 singular_threshold=singular_threshold)
         s_min = s[..., -1] if s.shape[-1] else np.zeros(s.shape[:-1])
         return WrenchEstimate(wrench=f, singular_values=s, min_singular_value=s_min,
                               near_singular=s_min < singular_threshold)
