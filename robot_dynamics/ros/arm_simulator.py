@@ -65,8 +65,10 @@ Physics options
     configuration) added to the torque command, as the joint-impedance modes of torque-controlled
     arms do (e.g. a torque overlay on a held position). Its torque is part of ``effort``.
 
-Run: ``arm_simulator --ros-args -p robot_description:="$(cat urdf/panda_arm.urdf)"`` or
-``python -m robot_dynamics.ros.arm_simulator``.
+Run: ``arm_simulator --ros-args --params-file params.yaml`` (the URDF in the file's
+``robot_description``) or with the URDF on the ``robot_description`` topic; also
+``python -m robot_dynamics.ros.arm_simulator``. (``-p robot_description:=...`` on the command
+line is parsed as YAML by rcl and breaks on most URDFs.)
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 A thin rclpy adapter over the core (:mod:`robot_dynamics.core`): callbacks convert messages to
 numpy, call the core, and publish. See the README section "The dynamics node" for the full
 interface. Run it with ``ros2 run robot_dynamics dynamics_node`` or, in the wheel environment,
-``dynamics_node`` / ``python -m robot_dynamics.ros.dynamics_node`` (ROS arguments as usual:
-``--ros-args -p robot_description:="$(cat arm.urdf)" -p tip_link:=tool``).
+``dynamics_node`` / ``python -m robot_dynamics.ros.dynamics_node``, with the URDF in a parameters
+file (``--ros-args --params-file arm.yaml``), from ``launch/dynamics.launch.py``, or on the
+``robot_description`` topic (a URDF passed with ``-p robot_description:=...`` is parsed as YAML
+by rcl and breaks on most files).
 
 Conventions (as the core): joint vectors in ``model.joint_names`` order inside the node, message
 order at the boundary; wrenches ``[fx fy fz tx ty tz]``, moment about the tip-frame origin; the
