@@ -6,7 +6,7 @@
 
 from .core import (AmbiguousTipError, InvalidInputError, KinematicTreeError,  # noqa: F401
                    MomentumObserver, RobotDynamicsError, RobotModel, SimulationResult,
-                   SingularInertiaError,
+                   SingularInertiaError, StateTerms,
                    UnknownFrameError, UnsupportedJointError, URDFError, URDFWarning,
                    WrenchEstimate)
 

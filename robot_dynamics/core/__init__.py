@@ -4,6 +4,6 @@ from .errors import (AmbiguousTipError, InvalidInputError, KinematicTreeError,  
                      RobotDynamicsError, SingularInertiaError, UnknownFrameError,
                      UnsupportedJointError, URDFError)
 from .estimation import MomentumObserver, WrenchEstimate  # noqa: F401
-from .model import RobotModel  # noqa: F401
+from .model import RobotModel, StateTerms  # noqa: F401
 from .simulate import SimulationResult  # noqa: F401
 from .urdf import URDFWarning  # noqa: F401

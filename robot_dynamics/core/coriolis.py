@@ -35,6 +35,24 @@ def coriolis(model, kin, qd, IC=None):
     return upper + lower
 
 
+def velocity_terms(model, kin, qd):
+    """``(C qd + g, M qd, C^T qd)`` of all body joints, (..., nb) each, sharing one pass over the
+    body velocities (RNEA at zero acceleration plus the subtree momenta of
+    :func:`momentum_terms`)."""
+    I, S = kin.I, kin.S
+    anc = model.tree.ancestors
+    V = anc @ (S * qd[..., None])
+    crmV = motion_cross(V)
+    Sdot = (crmV @ S[..., None])[..., 0]                   # V_j x S_j
+    A = anc @ (Sdot * qd[..., None])
+    A[..., :3] -= model.gravity
+    IV = I @ V[..., None]
+    f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
+    h_sub = model._anc_T @ IV[..., 0]
+    F = model._anc_T @ f
+    return (S * F).sum(axis=-1), (S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
+
+
 def momentum_terms(model, kin, qd):
     """Generalised momentum ``p = M qd`` and ``C^T qd`` of all body joints, (..., nb) each,
     without forming M or C.

@@ -84,11 +84,13 @@ class MomentumObserver:
     def started(self):
         return self._p0 is not None
 
-    def update(self, q, qd, tau, dt):
+    def update(self, q, qd, tau, dt, terms=None):
         """Advance by dt [s] with the measured state and applied joint torque tau (..., n).
 
         Returns the estimated external joint torques r (..., n) [N m or N]. The first call
         after construction (or :meth:`reset`) initialises from (q, qd) and returns zeros.
+        terms: optional :class:`~robot_dynamics.core.model.StateTerms` already computed at
+        (q, qd) (its momentum, C^T qd and gravity are used instead of a new pass).
         """
         if self._p0 is None:
             self.reset(q, qd)
@@ -96,7 +98,10 @@ class MomentumObserver:
         if not (math.isfinite(dt) and dt > 0):
             raise InvalidInputError(f"observer time step dt must be finite and > 0, got {dt!r}")
         tau = self.model._check_vector(tau, "tau")
-        p, CTqd, g = self.model.momentum_terms(q, qd)
+        if terms is None:
+            p, CTqd, g = self.model.momentum_terms(q, qd)
+        else:
+            p, CTqd, g = terms.momentum, terms.coriolis_transpose_qd, terms.gravity
         if self.friction:
             tau = tau - self.model.friction_torques(qd)
         # The residual enters its own integral implicitly (r at the end of the step), so the

@@ -9,9 +9,9 @@ With base-frame first moments ``h_i = m_i c_i`` and subtree sums ``H_j``, ``M_j`
 
 
 
-def generalized_gravity(model, T):
-    """g for all body joints, (..., nb) [N m or N], from body poses ``T`` (..., nb, 4, 4)."""
-    zh = T[..., :3, :] @ model._axis_first_moment      # (..., nb, 3, 2): z_j, h_j (base axes)
+def generalized_gravity(model, kin):
+    """g for all body joints, (..., nb) [N m or N], from a kinematics workspace."""
+    T, zh = kin.T, kin.zh                            # zh (..., nb, 3, 2): z_j, h_j (base axes)
     z = zh[..., 0]
     H = model._anc_T @ zh[..., 1]
     w = H - model._subtree_mass[:, None] * T[..., :3, 3]

@@ -19,6 +19,7 @@ Conventions (see the package's dynamics reference):
 
 import difflib
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
@@ -277,8 +278,7 @@ class RobotModel:
     def gravity_torques(self, q):
         """g(q) (..., n) [N m or N]: the joint torques that hold the robot still."""
         q = self._check_vector(q, "q")
-        T = body_transforms(self, self._full(q))
-        return self._reduce(_gravity.generalized_gravity(self, T))
+        return self._reduce(_gravity.generalized_gravity(self, self._kin(q)))
 
     def inverse_dynamics(self, q, qd, qdd, f_ext=None, frame=None):
         """tau (..., n) = M qdd + C qd + g - J_frame^T f_ext (RNEA).
@@ -332,11 +332,42 @@ class RobotModel:
         self._check_batch(q=q, qd=qd)
         kin = self._kin(q)
         p, CTqd = _coriolis.momentum_terms(self, kin, self._full(qd, False))
-        g = _gravity.generalized_gravity(self, kin.T)
+        g = _gravity.generalized_gravity(self, kin)
         p, CTqd, g = self._reduce(p), self._reduce(CTqd), self._reduce(g)
         if self.armature.any():
             p = p + self.armature * qd
         return p, CTqd, g
+
+    def state_terms(self, q, qd, frame=None, axes="base", jacobian=True):
+        """Everything a controller or estimator needs at one joint state, from one kinematics
+        pass (cf. Pinocchio's ``computeAllTerms``). Returns a :class:`StateTerms`:
+
+        gravity g(q), nonlinear_effects C qd + g, momentum M qd, coriolis_transpose_qd C^T qd
+        (all (..., n)), and jacobian (..., 6, n) of ``frame`` (default: the tip) in ``axes``
+        (None when ``jacobian`` is False, or when frame is None and the model has no tip).
+        """
+        q = self._check_vector(q, "q")
+        qd = self._check_vector(qd, "qd")
+        self._check_batch(q=q, qd=qd)
+        self._check_axes(axes)
+        if jacobian and (frame is not None or self.tip_link is not None):
+            frame = self._frame(frame)
+        else:
+            frame = None
+        kin = self._kin(q)
+        h, p, CTqd = _coriolis.velocity_terms(self, kin, self._full(qd, False))
+        g = self._reduce(_gravity.generalized_gravity(self, kin))
+        h, p, CTqd = self._reduce(h), self._reduce(p), self._reduce(CTqd)
+        if self.armature.any():
+            p = p + self.armature * qd
+        J = None
+        if frame is not None:
+            J, W_T_F = _jacobian.frame_jacobian_full(self, kin, frame)
+            J = J @ self._G if self.tree.has_mimic else J
+            if axes == "local":
+                J = _jacobian.to_local_axes(J, W_T_F)
+        return StateTerms(gravity=g, nonlinear_effects=h, momentum=p, coriolis_transpose_qd=CTqd,
+                          jacobian=J, frame=frame, axes=axes)
 
     def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (CRBA matrix, LU solve;
@@ -462,20 +493,27 @@ class RobotModel:
 
     # ---------------------------------------------------------------- estimation
     def estimate_external_wrench(self, q, tau_ext, frame=None, axes="base", damping=0.05,
-                                 singular_threshold=0.01):
+                                 singular_threshold=0.01, jacobian=None):
         """Wrench f_ext (..., 6) on ``frame`` from external joint torques ``tau_ext = J^T f_ext``.
 
         Solved with a pseudo-inverse of J^T that is damped only near a singularity (singular
         values of J below ``singular_threshold``, damping up to ``damping``). Wrench components
         J^T cannot see (its null space, e.g. all of them for n < 6) come out as zero.
-        Returns a :class:`WrenchEstimate`.
+        jacobian: optional (..., 6, n) Jacobian of ``frame`` in ``axes`` already computed at q
+        (e.g. ``state_terms(...).jacobian``). Returns a :class:`WrenchEstimate`.
         """
         frame = self._frame(frame)
         self._check_axes(axes)
         q = self._check_vector(q, "q")
         tau_ext = self._check_vector(tau_ext, "tau_ext")
         shape = self._check_batch(q=q, tau_ext=tau_ext)
-        J = self._jacobian(q, frame, axes)
+        if jacobian is None:
+            J = self._jacobian(q, frame, axes)
+        else:
+            J = np.asarray(jacobian, dtype=float)
+            if J.shape[-2:] != (6, self.n):
+                raise InvalidInputError(f"jacobian has shape {J.shape}, expected (..., 6, "
+                                        f"{self.n})")
         if J.shape[:-2] != shape:
             J = np.broadcast_to(J, shape + J.shape[-2:])
         if tau_ext.shape[:-1] != shape:
@@ -571,9 +609,22 @@ class RobotModel:
                 f"tip_link={self.tip_link!r})")
 
 
+@dataclass(frozen=True)
+class StateTerms:
+    """Dynamics terms at one joint state; see :meth:`RobotModel.state_terms`."""
+
+    gravity: np.ndarray
+    nonlinear_effects: np.ndarray
+    momentum: np.ndarray
+    coriolis_transpose_qd: np.ndarray
+    jacobian: object          # (..., 6, n) array or None
+    frame: object             # the Jacobian's frame (None without a Jacobian)
+    axes: str
+
+
 def _replace(tree, **changes):
     import dataclasses
     return dataclasses.replace(tree, **changes)
 
 
-__all__ = ["RobotModel", "WrenchEstimate"]
+__all__ = ["RobotModel", "StateTerms", "WrenchEstimate"]

@@ -292,3 +292,20 @@ def test_momentum_terms_match_matrices(name, rng):
     assert_close(p, (M @ qd[..., None])[..., 0], 1e-12, "p vs M qd")
     assert_close(CTqd, (np.swapaxes(C, -1, -2) @ qd[..., None])[..., 0], 1e-12, "C^T qd")
     assert_close(g, model.gravity_torques(q), 1e-12, "g")
+
+
+@pytest.mark.parametrize("name", robot_params(ROBOTS))
+def test_state_terms_equal_the_separate_calls(name, rng):
+    """state_terms (one kinematics pass) equals the separate API calls."""
+    model = load_model(name).with_armature(0.02)
+    q, qd, _ = random_state(model, name, rng, (N_CONF,))
+    frame = model.tip_link or model.tree.tip_candidates[0]
+    for axes in ("base", "local"):
+        t = model.state_terms(q, qd, frame=frame, axes=axes)
+        assert_close(t.gravity, model.gravity_torques(q), 1e-12, "gravity")
+        assert_close(t.nonlinear_effects, model.nonlinear_effects(q, qd), 1e-12, "h")
+        p, CTqd, _ = model.momentum_terms(q, qd)
+        assert_close(t.momentum, p, 1e-12, "p")
+        assert_close(t.coriolis_transpose_qd, CTqd, 1e-12, "C^T qd")
+        assert_close(t.jacobian, model.jacobian(q, frame=frame, axes=axes), 1e-12, "J")
+    assert model.state_terms(q, qd, jacobian=False).jacobian is None
