@@ -180,9 +180,7 @@ class _Active:
         self.effort_lower, self.effort_upper = lower, upper
         # Preallocated batched inputs of inverse dynamics: row 0 gravity (q, 0, 0),
         # row 1 feed-forward, row 2 the static estimator's model torques.
-        self.Q = np.zeros((3, self.n))
-        self.QD = np.zeros((3, self.n))
-        self.QDD = np.zeros((3, self.n))
+        self.zero_velocity = np.zeros(self.n)
 
 
 class DynamicsNode(Node):
@@ -488,46 +486,35 @@ class DynamicsNode(Node):
         static = values['wrench_estimation'] == 'static'
         estimate = merger.complete_effort and have_velocity and active.has_tip
 
-        # One batched inverse-dynamics call: row 0 gravity, row 1 feed-forward,
-        # row 2 the static estimator's model torques.
-        Q, QD, QDD = active.Q, active.QD, active.QDD
-        Q[0] = q
         reference = self._reference
         if reference is not None and values['reference_timeout'] > 0.0 and (
                 time.monotonic() - reference[3] > values['reference_timeout']):
             reference = None
-        if reference is not None:
-            Q[1], QD[1], QDD[1] = reference[0], reference[1], reference[2]
-            have_ff = True
-        else:
-            Q[1] = q
-            QD[1] = qd if have_velocity else 0.0
-            QDD[1] = 0.0
-            have_ff = have_velocity
         dt = None
         if active.last_stamp is not None:
             dt = t - active.last_stamp
             if not 0.0 < dt <= values['observer_max_dt']:
                 dt = None
         active.last_stamp = t
-        rows = 2
-        if estimate and static:
-            Q[2] = q
-            QD[2] = qd
-            if values['static_acceleration'] == 'differentiated':
-                QDD[2] = active.differentiator.update(qd, dt if dt is not None else 0.0)
-            else:
-                QDD[2] = 0.0
-            rows = 3
+        axes = 'local' if values['wrench_frame'] == 'tip' else 'base'
+        friction = values['friction_compensation']
         try:
-            tau = model.inverse_dynamics(Q[:rows], QD[:rows], QDD[:rows])
-            friction = values['friction_compensation']
-            if friction:
-                fric = model.friction_torques(QD[:2])
-                ff = tau[1] + fric[1]
+            # One kinematics pass at the measured state gives gravity, C qd + g (the
+            # feed-forward without a reference, and the static estimator's model torque at
+            # zero acceleration), the observer's momentum terms and the tip Jacobian.
+            terms = model.state_terms(q, qd if have_velocity else active.zero_velocity,
+                                      axes=axes, jacobian=estimate)
+            gravity = terms.gravity
+            if reference is not None:
+                ff = model.inverse_dynamics(reference[0], reference[1], reference[2])
+                ff_velocity = reference[1]
+                have_ff = True
             else:
-                ff = tau[1]
-            gravity = tau[0]
+                ff = terms.nonlinear_effects
+                ff_velocity = qd if have_velocity else active.zero_velocity
+                have_ff = have_velocity
+            if friction:
+                ff = ff + model.friction_torques(ff_velocity)
             header = msg.header
             header.stamp = stamp
             # Command path first (feed-forward, effort command), then the rest.
@@ -550,19 +537,24 @@ class DynamicsNode(Node):
                 if friction:
                     tau_measured = tau_measured - model.friction_torques(qd)
                 if static:
-                    tau_ext = tau[2] - tau_measured
+                    if values['static_acceleration'] == 'differentiated':
+                        qdd = active.differentiator.update(qd, dt if dt is not None else 0.0)
+                        tau_model = model.inverse_dynamics(q, qd, qdd)
+                    else:
+                        tau_model = terms.nonlinear_effects
+                    tau_ext = tau_model - tau_measured
                 elif not active.observer_primed or dt is None:
                     active.observer.reset(q, qd)
                     active.observer_primed = True
                     tau_ext = None
                 else:
-                    tau_ext = active.observer.update(q, qd, tau_measured, dt)
+                    tau_ext = active.observer.update(q, qd, tau_measured, dt, terms=terms)
                 if tau_ext is not None:
                     self._publish_joint_values(self._msg_ext, self._pub_ext, header, tau_ext)
                     est = model.estimate_external_wrench(
-                        q, tau_ext, axes='local' if values['wrench_frame'] == 'tip' else 'base',
-                        damping=values['wrench_damping'],
-                        singular_threshold=values['singular_threshold'])
+                        q, tau_ext, axes=axes, damping=values['wrench_damping'],
+                        singular_threshold=values['singular_threshold'],
+                        jacobian=terms.jacobian)
                     smin = float(est.min_singular_value)
                     self._min_singular_value = smin
                     near = bool(est.near_singular)
