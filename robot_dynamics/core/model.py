@@ -19,7 +19,6 @@ Conventions (see the package's dynamics reference):
 
 import difflib
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
@@ -344,7 +343,8 @@ class RobotModel:
 
         gravity g(q), nonlinear_effects C qd + g, momentum M qd, coriolis_transpose_qd C^T qd
         (all (..., n)), and jacobian (..., 6, n) of ``frame`` (default: the tip) in ``axes``
-        (None when ``jacobian`` is False, or when frame is None and the model has no tip).
+        (None when ``jacobian`` is False, or when frame is None and the model has no tip),
+        evaluated when first read.
         """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
@@ -360,14 +360,8 @@ class RobotModel:
         h, p, CTqd = self._reduce(h), self._reduce(p), self._reduce(CTqd)
         if self.armature.any():
             p = p + self.armature * qd
-        J = None
-        if frame is not None:
-            J, W_T_F = _jacobian.frame_jacobian_full(self, kin, frame)
-            J = J @ self._G if self.tree.has_mimic else J
-            if axes == "local":
-                J = _jacobian.to_local_axes(J, W_T_F)
-        return StateTerms(gravity=g, nonlinear_effects=h, momentum=p, coriolis_transpose_qd=CTqd,
-                          jacobian=J, frame=frame, axes=axes)
+        return StateTerms(self, kin, frame, axes, gravity=g, nonlinear_effects=h, momentum=p,
+                          coriolis_transpose_qd=CTqd)
 
     def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (CRBA matrix, LU solve;
@@ -609,17 +603,34 @@ class RobotModel:
                 f"tip_link={self.tip_link!r})")
 
 
-@dataclass(frozen=True)
 class StateTerms:
-    """Dynamics terms at one joint state; see :meth:`RobotModel.state_terms`."""
+    """Dynamics terms at one joint state; see :meth:`RobotModel.state_terms`.
 
-    gravity: np.ndarray
-    nonlinear_effects: np.ndarray
-    momentum: np.ndarray
-    coriolis_transpose_qd: np.ndarray
-    jacobian: object          # (..., 6, n) array or None
-    frame: object             # the Jacobian's frame (None without a Jacobian)
-    axes: str
+    gravity, nonlinear_effects, momentum, coriolis_transpose_qd: (..., n). jacobian: (..., 6, n)
+    of ``frame`` in ``axes``, computed on first access from the same kinematics pass (so a
+    controller can publish torques before paying for it), or None without a frame.
+    """
+
+    __slots__ = ("gravity", "nonlinear_effects", "momentum", "coriolis_transpose_qd", "frame",
+                 "axes", "_model", "_kin", "_jacobian")
+
+    def __init__(self, model, kin, frame, axes, gravity, nonlinear_effects, momentum,
+                 coriolis_transpose_qd):
+        self._model, self._kin, self._jacobian = model, kin, None
+        self.frame, self.axes = frame, axes
+        self.gravity = gravity
+        self.nonlinear_effects = nonlinear_effects
+        self.momentum = momentum
+        self.coriolis_transpose_qd = coriolis_transpose_qd
+
+    @property
+    def jacobian(self):
+        if self._jacobian is None and self.frame is not None:
+            model = self._model
+            J, W_T_F = _jacobian.frame_jacobian_full(model, self._kin, self.frame)
+            J = J @ model._G if model.tree.has_mimic else J
+            self._jacobian = _jacobian.to_local_axes(J, W_T_F) if self.axes == "local" else J
+        return self._jacobian
 
 
 def _replace(tree, **changes):
