@@ -604,20 +604,11 @@ class ArmSimulator(Node):
 
 def main(args=None) -> None:
     """Console script ``arm_simulator``."""
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+    from rclpy.executors import MultiThreadedExecutor
 
-    rclpy.init(args=args)
-    node = ArmSimulator()
-    executor = MultiThreadedExecutor(num_threads=2)
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    from .executors import spin_node
+
+    spin_node(ArmSimulator, lambda node: MultiThreadedExecutor(num_threads=2), args=args)
 
 
 if __name__ == "__main__":

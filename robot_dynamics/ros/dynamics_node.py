@@ -23,9 +23,7 @@ import time
 
 import numpy as np
 
-import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException
 from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallbacks
 from rclpy.node import Node
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
@@ -44,7 +42,7 @@ from robot_dynamics import MomentumObserver, RobotModel
 from robot_dynamics.core.errors import RobotDynamicsError
 
 from . import parameters as P
-from .executors import HotPathExecutor
+from .executors import HotPathExecutor, spin_node
 from .conversions import (JointStateError, JointStateMerger, as_numpy, duration_to_seconds,
                           matrix_to_multiarray, name_index, seconds_to_duration,
                           to_array, vector_in_model_order, wrench_from_msg,
@@ -887,25 +885,16 @@ def main(args=None):
     worker threads, each in a callback group of its own: a long simulation never blocks the
     joint_states processing.
     """
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = DynamicsNode()
+
+    def freeze_heap(node):
         # Everything allocated so far (modules, the model) lives for the whole run: keep it out
         # of the garbage collector's full passes, which would otherwise stall the 1 kHz loop.
         gc.collect()
         gc.freeze()
-        executor = HotPathExecutor([node.default_callback_group], num_threads=3)
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
-    return 0
+
+    return spin_node(DynamicsNode,
+                     lambda node: HotPathExecutor([node.default_callback_group], num_threads=3),
+                     args=args, before_spin=freeze_heap)
 
 
 if __name__ == '__main__':

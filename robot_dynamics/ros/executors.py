@@ -70,3 +70,31 @@ class HotPathExecutor(MultiThreadedExecutor):
                 sub.callback(taken[0])
             else:
                 sub.callback(*taken)
+
+
+def spin_node(make_node, make_executor, args=None, before_spin=None):
+    """Console-script main loop shared by the nodes: init rclpy, build the node and its
+    executor, spin until Ctrl-C or an external shutdown, then clean up. Returns 0.
+
+    make_node: () -> Node. make_executor: (node) -> Executor. before_spin: optional (node) ->
+    None, called once everything is built (e.g. to freeze the start-up heap).
+    """
+    import rclpy
+
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = make_node()
+        executor = make_executor(node)
+        executor.add_node(node)
+        if before_spin is not None:
+            before_spin(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.try_shutdown()
+    return 0

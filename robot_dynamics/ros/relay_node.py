@@ -10,13 +10,14 @@ Console script ``relay_node``.
 from array import array
 import sys
 
-import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+
+from .executors import spin_node
 
 
 class RelayNode(Node):
@@ -37,21 +38,7 @@ class RelayNode(Node):
 
 
 def main(args=None):
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = RelayNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
-    return 0
+    return spin_node(RelayNode, lambda node: SingleThreadedExecutor(), args=args)
 
 
 if __name__ == '__main__':
