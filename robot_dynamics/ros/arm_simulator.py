@@ -604,11 +604,15 @@ class ArmSimulator(Node):
 
 def main(args=None) -> None:
     """Console script ``arm_simulator``."""
-    from rclpy.executors import MultiThreadedExecutor
+    from rclpy.executors import SingleThreadedExecutor
 
     from .executors import spin_node
 
-    spin_node(ArmSimulator, lambda node: MultiThreadedExecutor(num_threads=2), args=args)
+    # The physics runs in its own thread; the callbacks (commands, wrenches, reset, a new URDF)
+    # are short and share one mutually exclusive group. A single-threaded executor leaves the
+    # GIL to the physics thread (rclpy's multi-threaded executor polls its futures busily and
+    # slowed the 1 kHz loop several times over).
+    spin_node(ArmSimulator, lambda node: SingleThreadedExecutor(), args=args)
 
 
 if __name__ == "__main__":
