@@ -40,7 +40,6 @@ inherit both, and AMENT_PREFIX_PATH (set by the venv's start-up hook), so nothin
 """
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -229,18 +228,9 @@ class ManagedProcess:
         Signals go to the process group, so children of the process stop too.
         Returns the exit code.
         """
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
-            if self.popen.poll() is not None:
-                break
-            try:
-                os.killpg(self.popen.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                self.popen.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                continue
-        code = self.popen.wait()
+        from robot_dynamics.tools.processes import stop_process_group
+
+        code = stop_process_group(self.popen, timeout)
         self._log.close()
         return code
 

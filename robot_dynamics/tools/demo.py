@@ -38,7 +38,6 @@ import argparse
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -48,6 +47,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+from robot_dynamics.tools.processes import stop_process_group
 
 AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 NODE_OBSERVER_MAX_DT = 0.5  # the dynamics node's default observer_max_dt [s]
@@ -206,18 +207,7 @@ class Child:
         return "\n".join(text.splitlines()[-lines:])
 
     def stop(self, timeout: float = 5.0) -> Optional[int]:
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
-            if self.popen.poll() is not None:
-                break
-            try:
-                os.killpg(self.popen.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                self.popen.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                continue
-        code = self.popen.wait()
+        code = stop_process_group(self.popen, timeout)
         self._log.close()
         return code
 

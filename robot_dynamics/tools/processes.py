@@ -1,0 +1,22 @@
+"""Child processes started in their own process group (nodes the demo and the tests launch)."""
+
+import os
+import signal
+import subprocess
+
+
+def stop_process_group(popen, timeout=5.0):
+    """Stop ``popen``'s process group: SIGINT (rclpy shuts down cleanly), then SIGTERM, then
+    SIGKILL, waiting up to ``timeout`` seconds after each. Returns the exit code."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        if popen.poll() is not None:
+            break
+        try:
+            os.killpg(popen.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            continue
+    return popen.wait()
