@@ -15,6 +15,7 @@ external wrench is the one the environment applies ON the robot,
 (= model torques - measured torques), ``~/external_wrench`` the ``f_ext`` estimated from it.
 """
 
+import functools
 import gc
 import math
 import sys
@@ -179,6 +180,31 @@ class _Active:
         # Preallocated batched inputs of inverse dynamics: row 0 gravity (q, 0, 0),
         # row 1 feed-forward, row 2 the static estimator's model torques.
         self.zero_velocity = np.zeros(self.n)
+
+
+def _model_service(echo=None):
+    """Decorate a service callback ``(self, active, request, response)``: answer "no robot
+    model loaded" without a model, and turn a RobotDynamicsError/ValueError into a failed
+    response (logged). ``echo(request, response)`` fills the response first in every case."""
+    def decorate(method):
+        @functools.wraps(method)
+        def handler(self, request, response):
+            if echo is not None:
+                echo(request, response)
+            active = self._active
+            if active is None:
+                response.success = False
+                response.message = 'no robot model loaded'
+                return response
+            try:
+                return method(self, active, request, response)
+            except (RobotDynamicsError, ValueError) as error:
+                response.success = False
+                response.message = f'{type(error).__name__}: {error}'
+                self.get_logger().warn(response.message)
+                return response
+        return handler
+    return decorate
 
 
 class DynamicsNode(Node):
@@ -690,159 +716,131 @@ class DynamicsNode(Node):
               if len(joint_state.velocity) else np.zeros(active.n))
         return q, qd
 
-    def _srv_mass_matrix(self, request, response):
-        active = self._active
-        if active is None:
-            response.success = False
-            response.message = 'no robot model loaded'
-            return response
+    @_model_service()
+    def _srv_mass_matrix(self, active, request, response):
         model = active.model
-        try:
-            q, qd = self._request_state(active, request.joint_state, 'get_mass_matrix')
-            M = model.mass_matrix(q)
-            g = model.gravity_torques(q)
-            c = model.nonlinear_effects(q, qd) - g
-            response.joint_names = list(active.names)
-            response.mass_matrix = matrix_to_multiarray(M, 'rows', 'cols')
-            response.gravity_torques = to_array(g)
-            response.coriolis_torques = to_array(c)
-            if active.has_tip:
-                response.jacobian = matrix_to_multiarray(model.jacobian(q), 'rows', 'cols')
-                response.jacobian_frame = model.tip_link
-                response.jacobian_base_frame = model.base_link
-            response.success = True
-            response.message = 'ok'
-        except (RobotDynamicsError, ValueError) as error:
-            response.success = False
-            response.message = f'{type(error).__name__}: {error}'
+        q, qd = self._request_state(active, request.joint_state, 'get_mass_matrix')
+        terms = model.state_terms(q, qd, jacobian=active.has_tip)   # g, C qd + g, J: one pass
+        response.joint_names = list(active.names)
+        response.mass_matrix = matrix_to_multiarray(model.mass_matrix(q), 'rows', 'cols')
+        response.gravity_torques = to_array(terms.gravity)
+        response.coriolis_torques = to_array(terms.nonlinear_effects - terms.gravity)
+        if active.has_tip:
+            response.jacobian = matrix_to_multiarray(terms.jacobian, 'rows', 'cols')
+            response.jacobian_frame = model.tip_link
+            response.jacobian_base_frame = model.base_link
+        response.success = True
+        response.message = 'ok'
         return response
 
-    def _srv_inverse_dynamics(self, request, response):
-        active = self._active
-        response.trajectory = request.trajectory
-        if active is None:
-            response.success = False
-            response.message = 'no robot model loaded'
-            return response
+    @_model_service(echo=lambda request, response: setattr(response, 'trajectory',
+                                                            request.trajectory))
+    def _srv_inverse_dynamics(self, active, request, response):
         traj = request.trajectory
-        try:
-            if not traj.points:
-                raise JointStateError('compute_inverse_dynamics: the trajectory has no points')
-            msg_idx, model_idx, unknown = name_index(traj.joint_names, active.merger.joint_index,
-                                                     'compute_inverse_dynamics')
-            if len(model_idx) != active.n:
-                missing = [name for name in active.names if name not in traj.joint_names]
-                raise JointStateError(f'compute_inverse_dynamics: trajectory.joint_names lacks '
-                                      f'model joints {missing}')
-            k, m = len(traj.points), len(traj.joint_names)
-            Q = np.zeros((k, active.n))
-            QD = np.zeros((k, active.n))
-            QDD = np.zeros((k, active.n))
-            for i, point in enumerate(traj.points):
-                for field, target, required in (('positions', Q, True),
-                                                ('velocities', QD, False),
-                                                ('accelerations', QDD, False)):
-                    values = as_numpy(getattr(point, field))
-                    if len(values) == 0 and not required:
-                        continue
-                    if len(values) != m:
-                        raise JointStateError(
-                            f'compute_inverse_dynamics: point {i} has {len(values)} {field} '
-                            f'for {m} joint names')
-                    sub = values[msg_idx]
-                    if not np.isfinite(sub).all():
-                        bad = int(msg_idx[np.argmax(~np.isfinite(sub))])
-                        raise JointStateError(
-                            f'compute_inverse_dynamics: point {i} {field} of joint '
-                            f'{traj.joint_names[bad]!r} is not finite')
-                    target[i, model_idx] = sub
-            tau = active.model.inverse_dynamics(Q, QD, QDD)      # (k, n), one batched call
-            if request.include_friction:
-                tau = tau + active.model.friction_torques(QD)
-            out = np.zeros((k, m))
-            out[:, msg_idx] = tau[:, model_idx]
-            for i, point in enumerate(traj.points):
-                point.effort = to_array(out[i])
-            response.trajectory = traj
-            response.success = True
-            response.message = 'ok' if not unknown else (
-                f'ok; joints not in the model got effort 0: {unknown}')
-        except (RobotDynamicsError, ValueError) as error:
-            response.success = False
-            response.message = f'{type(error).__name__}: {error}'
+        if not traj.points:
+            raise JointStateError('compute_inverse_dynamics: the trajectory has no points')
+        msg_idx, model_idx, unknown = name_index(traj.joint_names, active.merger.joint_index,
+                                                 'compute_inverse_dynamics')
+        if len(model_idx) != active.n:
+            missing = [name for name in active.names if name not in traj.joint_names]
+            raise JointStateError(f'compute_inverse_dynamics: trajectory.joint_names lacks '
+                                  f'model joints {missing}')
+        k, m = len(traj.points), len(traj.joint_names)
+        Q = np.zeros((k, active.n))
+        QD = np.zeros((k, active.n))
+        QDD = np.zeros((k, active.n))
+        for i, point in enumerate(traj.points):
+            for field, target, required in (('positions', Q, True),
+                                            ('velocities', QD, False),
+                                            ('accelerations', QDD, False)):
+                values = as_numpy(getattr(point, field))
+                if len(values) == 0 and not required:
+                    continue
+                if len(values) != m:
+                    raise JointStateError(
+                        f'compute_inverse_dynamics: point {i} has {len(values)} {field} '
+                        f'for {m} joint names')
+                sub = values[msg_idx]
+                if not np.isfinite(sub).all():
+                    bad = int(msg_idx[np.argmax(~np.isfinite(sub))])
+                    raise JointStateError(
+                        f'compute_inverse_dynamics: point {i} {field} of joint '
+                        f'{traj.joint_names[bad]!r} is not finite')
+                target[i, model_idx] = sub
+        tau = active.model.inverse_dynamics(Q, QD, QDD)      # (k, n), one batched call
+        if request.include_friction:
+            tau = tau + active.model.friction_torques(QD)
+        out = np.zeros((k, m))
+        out[:, msg_idx] = tau[:, model_idx]
+        for i, point in enumerate(traj.points):
+            point.effort = to_array(out[i])
+        response.trajectory = traj
+        response.success = True
+        response.message = 'ok' if not unknown else (
+            f'ok; joints not in the model got effort 0: {unknown}')
         return response
 
-    def _srv_simulate(self, request, response):
-        active = self._active
-        if active is None:
-            response.success = False
-            response.message = 'no robot model loaded'
-            return response
+    @_model_service()
+    def _srv_simulate(self, active, request, response):
         model = active.model
         values = self._values
-        try:
-            q0, qd0 = self._request_state(active, request.initial_state, 'simulate')
-            duration = float(request.duration)
-            max_duration = values['max_simulation_duration']
-            if not (math.isfinite(duration) and duration > 0.0):
-                raise ValueError(f'simulate: duration must be > 0 s, got {duration}')
-            if duration > max_duration:
-                raise ValueError(f'simulate: duration {duration} s exceeds '
-                                 f'max_simulation_duration {max_duration} s')
-            sample = float(request.sample_period) or values['simulation_sample_period']
-            if not (math.isfinite(sample) and sample > 0.0):
-                raise ValueError(f'simulate: sample_period must be >= 0 s, got '
-                                 f'{request.sample_period}')
-            samples = int(math.floor(duration / sample + 1e-9)) + 1
-            if samples > values['max_simulation_samples']:
-                raise ValueError(f'simulate: {samples} samples (duration {duration} s / '
-                                 f'sample_period {sample} s) exceed max_simulation_samples '
-                                 f'{values["max_simulation_samples"]}')
-            mode = SIM_TORQUE_MODES.get(request.torque_mode)
-            if mode is None:
-                raise ValueError(f'simulate: unknown torque_mode {request.torque_mode}')
-            idx = active.merger.joint_index
-            if mode == 'zero':
-                tau = None
-            elif mode == 'constant':
-                names = list(request.torque_joint_names) or list(active.names)
-                tau = vector_in_model_order(names, request.constant_torque, idx, active.n,
-                                            'simulate', 'constant_torque')
-            elif mode == 'trajectory':
-                tt = request.torque_trajectory
-                if not tt.points:
-                    raise ValueError('simulate: torque_trajectory has no points')
-                times = np.array([duration_to_seconds(p.time_from_start) for p in tt.points])
-                if np.any(np.diff(times) <= 0.0):
-                    raise ValueError('simulate: torque_trajectory times must increase')
-                efforts = np.array([
-                    vector_in_model_order(tt.joint_names, p.effort, idx, active.n,
-                                          'simulate', f'torque_trajectory point {i} effort')
-                    for i, p in enumerate(tt.points)])
-                tau = (times, efforts)
-            else:
-                tau = _GravityCompensation(model)
-            method = request.integrator or 'RK45'
-            if method not in SIM_INTEGRATORS:
-                raise ValueError(f'simulate: unknown integrator {method!r}; one of '
-                                 f'{list(SIM_INTEGRATORS)}')
-            f_ext, frame = None, None
-            if request.apply_external_wrench:
-                f_ext = wrench_from_msg(request.external_wrench)
-                frame = request.external_wrench_frame or None
-                if frame is None and not active.has_tip:
-                    raise ValueError('simulate: external_wrench_frame is empty and the model '
-                                     'has no tip_link')
-            result = model.simulate(
-                q0, qd0, duration, tau=tau, f_ext=f_ext, frame=frame, method=method,
-                rtol=request.rtol or 1e-8, atol=request.atol or 1e-10, sample_dt=sample,
-                friction=bool(request.include_friction),
-                fixed_step=request.fixed_step or 1e-3)
-        except (RobotDynamicsError, ValueError) as error:
-            response.success = False
-            response.message = f'{type(error).__name__}: {error}'
-            self.get_logger().warn(response.message)
-            return response
+        q0, qd0 = self._request_state(active, request.initial_state, 'simulate')
+        duration = float(request.duration)
+        max_duration = values['max_simulation_duration']
+        if not (math.isfinite(duration) and duration > 0.0):
+            raise ValueError(f'simulate: duration must be > 0 s, got {duration}')
+        if duration > max_duration:
+            raise ValueError(f'simulate: duration {duration} s exceeds '
+                             f'max_simulation_duration {max_duration} s')
+        sample = float(request.sample_period) or values['simulation_sample_period']
+        if not (math.isfinite(sample) and sample > 0.0):
+            raise ValueError(f'simulate: sample_period must be >= 0 s, got '
+                             f'{request.sample_period}')
+        samples = int(math.floor(duration / sample + 1e-9)) + 1
+        if samples > values['max_simulation_samples']:
+            raise ValueError(f'simulate: {samples} samples (duration {duration} s / '
+                             f'sample_period {sample} s) exceed max_simulation_samples '
+                             f'{values["max_simulation_samples"]}')
+        mode = SIM_TORQUE_MODES.get(request.torque_mode)
+        if mode is None:
+            raise ValueError(f'simulate: unknown torque_mode {request.torque_mode}')
+        idx = active.merger.joint_index
+        if mode == 'zero':
+            tau = None
+        elif mode == 'constant':
+            names = list(request.torque_joint_names) or list(active.names)
+            tau = vector_in_model_order(names, request.constant_torque, idx, active.n,
+                                        'simulate', 'constant_torque')
+        elif mode == 'trajectory':
+            tt = request.torque_trajectory
+            if not tt.points:
+                raise ValueError('simulate: torque_trajectory has no points')
+            times = np.array([duration_to_seconds(p.time_from_start) for p in tt.points])
+            if np.any(np.diff(times) <= 0.0):
+                raise ValueError('simulate: torque_trajectory times must increase')
+            efforts = np.array([
+                vector_in_model_order(tt.joint_names, p.effort, idx, active.n,
+                                      'simulate', f'torque_trajectory point {i} effort')
+                for i, p in enumerate(tt.points)])
+            tau = (times, efforts)
+        else:
+            tau = _GravityCompensation(model)
+        method = request.integrator or 'RK45'
+        if method not in SIM_INTEGRATORS:
+            raise ValueError(f'simulate: unknown integrator {method!r}; one of '
+                             f'{list(SIM_INTEGRATORS)}')
+        f_ext, frame = None, None
+        if request.apply_external_wrench:
+            f_ext = wrench_from_msg(request.external_wrench)
+            frame = request.external_wrench_frame or None
+            if frame is None and not active.has_tip:
+                raise ValueError('simulate: external_wrench_frame is empty and the model '
+                                 'has no tip_link')
+        result = model.simulate(
+            q0, qd0, duration, tau=tau, f_ext=f_ext, frame=frame, method=method,
+            rtol=request.rtol or 1e-8, atol=request.atol or 1e-10, sample_dt=sample,
+            friction=bool(request.include_friction),
+            fixed_step=request.fixed_step or 1e-3)
         traj = JointTrajectory()
         traj.header.stamp = self.get_clock().now().to_msg()
         traj.header.frame_id = model.base_link
