@@ -16,6 +16,6 @@ def generalized_gravity(model, kin):
     H = model._anc_T @ zh[..., 1]
     w = H - model._subtree_mass[:, None] * T[..., :3, 3]
     u = w @ model._neg_gravity_skew                     # (w x a) with a = -gravity
-    if model._prismatic.any():
+    if model._has_prismatic:
         u[..., model._prismatic, :] = model._subtree_mass[model._prismatic, None] * (-model.gravity)
     return (z * u).sum(axis=-1)

@@ -28,7 +28,7 @@ def frame_jacobian_full(model, kin, frame):
     d_x_z = (skew(d) @ z[..., None])[..., 0]              # revolute: v = z x d = -(d x z)
     cols = np.concatenate([-d_x_z, z], axis=-1) * model._frame_masks[info.body]
     prismatic = model._prismatic
-    if prismatic.any():
+    if model._has_prismatic:
         cols[..., prismatic, :3] = z[..., prismatic, :] * model._frame_masks[info.body][
             prismatic]
         cols[..., prismatic, 3:] = 0.0

@@ -133,7 +133,7 @@ class Kinematics:
                 S[..., 3:] = z
                 S[..., :3] = (self.pX @ z[..., None])[..., 0]
                 prismatic = self.model._prismatic
-                if prismatic.any():
+                if self.model._has_prismatic:
                     S[..., prismatic, :3] = z[..., prismatic, :]
                     S[..., prismatic, 3:] = 0.0
             self._S = S

@@ -88,6 +88,7 @@ class RobotModel:
         nb = tree.nb
         self._basis, self._prismatic_basis = motion_basis(tree)
         self._has_prismatic = bool(np.any(tree.joint_type == PRISMATIC))
+        self._has_armature = bool(np.any(self.armature))
         self._fk_jumps, self._fk_levels = fk_schedules(tree)
         self._S_body_swapped = swapped_body_axes(tree)
         self._frame_masks = tree.ancestors[:, :, None]   # (nb, nb, 1): joints moving each body
@@ -220,6 +221,9 @@ class RobotModel:
     @staticmethod
     def _check_batch(**arrays):
         """Leading (batch) shape shared by joint arrays, or InvalidInputError naming them."""
+        shapes = {a.shape[:-1] for a in arrays.values()}
+        if len(shapes) == 1:
+            return shapes.pop()
         try:
             return np.broadcast_shapes(*(a.shape[:-1] for a in arrays.values()))
         except ValueError:
@@ -292,7 +296,7 @@ class RobotModel:
         ext = self._external(kin, f_ext, frame, q.shape)
         tau = _rnea.rnea(self, kin, self._full(qd, False), self._full(qdd, False), f_ext=ext)
         tau = self._reduce(tau)
-        if self.armature.any():
+        if self._has_armature:
             tau = tau + self.armature * qdd
         return tau
 
@@ -309,7 +313,7 @@ class RobotModel:
         q = self._check_vector(q, "q")
         M, _ = _crba.crba(self, self._kin(q))
         M = self._reduce_matrix(M)
-        if self.armature.any():
+        if self._has_armature:
             M = M + np.diag(self.armature)
         return M
 
@@ -333,7 +337,7 @@ class RobotModel:
         p, CTqd = _coriolis.momentum_terms(self, kin, self._full(qd, False))
         g = _gravity.generalized_gravity(self, kin)
         p, CTqd, g = self._reduce(p), self._reduce(CTqd), self._reduce(g)
-        if self.armature.any():
+        if self._has_armature:
             p = p + self.armature * qd
         return p, CTqd, g
 
@@ -355,13 +359,10 @@ class RobotModel:
         else:
             frame = None
         kin = self._kin(q)
-        h, p, CTqd = _coriolis.velocity_terms(self, kin, self._full(qd, False))
-        g = self._reduce(_gravity.generalized_gravity(self, kin))
-        h, p, CTqd = self._reduce(h), self._reduce(p), self._reduce(CTqd)
-        if self.armature.any():
-            p = p + self.armature * qd
-        return StateTerms(self, kin, frame, axes, gravity=g, nonlinear_effects=h, momentum=p,
-                          coriolis_transpose_qd=CTqd)
+        h, Sdot, h_sub = _coriolis.velocity_terms(self, kin, self._full(qd, False))
+        # the armature's momentum now: qd may be a buffer the caller reuses
+        armature_qd = self.armature * qd if self._has_armature else None
+        return StateTerms(self, kin, frame, axes, self._reduce(h), Sdot, h_sub, armature_qd)
 
     def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (CRBA matrix, LU solve;
@@ -379,7 +380,7 @@ class RobotModel:
         h = _rnea.rnea(self, kin, self._full(qd, False), None, f_ext=ext)
         M, _ = _crba.crba(self, kin)
         M = self._reduce_matrix(M)
-        if self.armature.any():
+        if self._has_armature:
             M = M + np.diag(self.armature)
         rhs = tau - self._reduce(h)
         if M.ndim == 2:
@@ -401,7 +402,7 @@ class RobotModel:
     def aba(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) by the articulated-body algorithm (O(n)); models without mimic joints
         or armature."""
-        if self.tree.has_mimic or self.armature.any():
+        if self.tree.has_mimic or self._has_armature:
             raise InvalidInputError("aba handles neither mimic joints nor armature; use "
                                     "forward_dynamics")
         q = self._check_vector(q, "q")
@@ -606,22 +607,52 @@ class RobotModel:
 class StateTerms:
     """Dynamics terms at one joint state; see :meth:`RobotModel.state_terms`.
 
-    gravity, nonlinear_effects, momentum, coriolis_transpose_qd: (..., n). jacobian: (..., 6, n)
-    of ``frame`` in ``axes``, computed on first access from the same kinematics pass (so a
-    controller can publish torques before paying for it), or None without a frame.
+    nonlinear_effects: (..., n), computed first. gravity, momentum, coriolis_transpose_qd:
+    (..., n) and jacobian: (..., 6, n) of ``frame`` in ``axes`` (None without a frame) are
+    computed on first access from the same kinematics pass, so a controller can publish the
+    feed-forward torque before paying for them.
     """
 
-    __slots__ = ("gravity", "nonlinear_effects", "momentum", "coriolis_transpose_qd", "frame",
-                 "axes", "_model", "_kin", "_jacobian")
+    __slots__ = ("nonlinear_effects", "frame", "axes", "_model", "_kin", "_armature_qd",
+                 "_Sdot", "_h_sub", "_jacobian", "_gravity", "_momentum",
+                 "_coriolis_transpose_qd")
 
-    def __init__(self, model, kin, frame, axes, gravity, nonlinear_effects, momentum,
-                 coriolis_transpose_qd):
-        self._model, self._kin, self._jacobian = model, kin, None
+    def __init__(self, model, kin, frame, axes, nonlinear_effects, Sdot, h_sub, armature_qd):
+        self._model, self._kin, self._Sdot, self._h_sub = model, kin, Sdot, h_sub
+        self._armature_qd = armature_qd
+        self._jacobian = self._gravity = self._momentum = self._coriolis_transpose_qd = None
         self.frame, self.axes = frame, axes
-        self.gravity = gravity
         self.nonlinear_effects = nonlinear_effects
-        self.momentum = momentum
-        self.coriolis_transpose_qd = coriolis_transpose_qd
+
+    def _momentum_terms(self):
+        model = self._model
+        p, CTqd = _coriolis.momentum_from_subtrees(self._kin.S, self._Sdot, self._h_sub)
+        p, CTqd = model._reduce(p), model._reduce(CTqd)
+        if self._armature_qd is not None:
+            p = p + self._armature_qd
+        self._momentum, self._coriolis_transpose_qd = p, CTqd
+
+    @property
+    def momentum(self):
+        """Generalised momentum M qd (..., n)."""
+        if self._momentum is None:
+            self._momentum_terms()
+        return self._momentum
+
+    @property
+    def coriolis_transpose_qd(self):
+        """C(q, qd)^T qd (..., n)."""
+        if self._coriolis_transpose_qd is None:
+            self._momentum_terms()
+        return self._coriolis_transpose_qd
+
+    @property
+    def gravity(self):
+        """Generalised gravity g(q) (..., n)."""
+        if self._gravity is None:
+            self._gravity = self._model._reduce(
+                _gravity.generalized_gravity(self._model, self._kin))
+        return self._gravity
 
     @property
     def jacobian(self):

@@ -10,6 +10,7 @@ or N, wrenches ``[fx fy fz tx ty tz]`` in N and N m.
 """
 
 from array import array
+import math
 
 import numpy as np
 
@@ -29,9 +30,8 @@ def to_array(values):
 
     Assigning an ``array('d')`` to a ``float64[]`` field skips rclpy's per-element conversion.
     """
-    out = array('d')
-    out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
-    return out
+    # tobytes() is C order whatever the strides; array('d', bytes) is one frombytes() copy
+    return array('d', np.asarray(values, dtype=np.float64).tobytes())
 
 
 def as_numpy(sequence):
@@ -163,15 +163,18 @@ class JointStateMerger:
 
     __slots__ = ('joint_names', 'n', 'joint_index', 'position', 'velocity', 'effort',
                  'has_position', 'has_velocity', 'has_effort', 'complete_position',
-                 'complete_velocity', 'complete_effort', '_cache_names', '_cache')
+                 'complete_velocity', 'complete_effort', '_cache_names', '_cache', '_state',
+                 '_scratch')
 
     def __init__(self, joint_names):
         self.joint_names = tuple(joint_names)
         self.n = len(self.joint_names)
         self.joint_index = {name: i for i, name in enumerate(self.joint_names)}
-        self.position = np.zeros(self.n)
-        self.velocity = np.zeros(self.n)
-        self.effort = np.zeros(self.n)
+        # position, velocity, effort are the rows of one (3, n) array, so that a full message
+        # in model order is checked and stored with a handful of numpy calls (merge's fast path)
+        self._state = np.zeros((3, self.n))
+        self._scratch = np.empty((3, self.n))
+        self.position, self.velocity, self.effort = self._state
         self.has_position = np.zeros(self.n, dtype=bool)
         self.has_velocity = np.zeros(self.n, dtype=bool)
         self.has_effort = np.zeros(self.n, dtype=bool)
@@ -199,6 +202,22 @@ class JointStateMerger:
         names = msg.name
         msg_idx, model_idx, unknown, identity = self._indices(names)
         count = len(names)
+        if identity and len(msg.position) == count and len(msg.velocity) == count and len(
+                msg.effort) == count:
+            # Fast path: every model joint, in model order, all three fields (what drivers
+            # publish). Non-finite values go on to the general path, which names them.
+            scratch = self._scratch
+            scratch[0] = msg.position
+            scratch[1] = msg.velocity
+            scratch[2] = msg.effort
+            if math.isfinite(scratch.sum()):
+                self._state[...] = scratch
+                if not (self.complete_position and self.complete_velocity
+                        and self.complete_effort):
+                    self.has_position[:] = self.has_velocity[:] = self.has_effort[:] = True
+                    self.complete_position = self.complete_velocity = True
+                    self.complete_effort = True
+                return unknown
         fields = []
         for field, values, target, have in (
                 ('position', msg.position, self.position, self.has_position),

@@ -33,7 +33,7 @@ from rclpy.qos_overriding_options import QoSOverridingOptions
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
+from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from robot_dynamics_interfaces.srv import (ComputeInverseDynamics, GetMassMatrix,
@@ -43,7 +43,7 @@ from robot_dynamics import MomentumObserver, RobotModel
 from robot_dynamics.core.errors import RobotDynamicsError
 
 from . import parameters as P
-from .executors import HotPathExecutor, spin_node
+from .executors import DedicatedThreadGroup, HotPathExecutor, SubscriptionThread, spin_node
 from .conversions import (JointStateError, JointStateMerger, as_numpy, duration_to_seconds,
                           matrix_to_multiarray, name_index, seconds_to_duration,
                           to_array, vector_in_model_order, wrench_from_msg,
@@ -216,7 +216,10 @@ class DynamicsNode(Node):
         self._specs = {p.name: p for p in specs}
         self._values = P.declare(self, specs)
         self._active = None
-        self._state_lock = threading.Lock()
+        self._state_lock = threading.Lock()   # the merged joint state (read by services)
+        # The joint_states thread and the executor's parameter / robot_description callbacks
+        # change or read the active model and the parameter values: one at a time.
+        self._hot_lock = threading.Lock()
         self._last_error = ''
         self._model_source = ''
         self._model_loads = 0
@@ -233,6 +236,7 @@ class DynamicsNode(Node):
         self._reference_rejected = 0
         self._rate_window = (time.monotonic(), 0)
         self._command_index = None
+        self._command_limits = None     # (lower, upper) effort limits of command_joints
         self._command_error = ''
         self._reported_unknown = set()
 
@@ -284,10 +288,13 @@ class DynamicsNode(Node):
                                reliability=ReliabilityPolicy.BEST_EFFORT,
                                durability=DurabilityPolicy.VOLATILE)
         # Best effort matches every publisher's reliability, so no QoS event handler needed.
-        self.create_subscription(
+        # joint_states is served by a thread of its own (SubscriptionThread: a wait set on this
+        # one subscription instead of the executor's wait set over every entity of the node).
+        self._joint_states_sub = self.create_subscription(
             JointState, 'joint_states', self._on_joint_states, joint_qos,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(),
-            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
+            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False),
+            callback_group=DedicatedThreadGroup())
         self.create_subscription(
             JointTrajectory, '~/reference', self._on_reference, 10,
             event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
@@ -303,6 +310,13 @@ class DynamicsNode(Node):
         if self._active is None and not self._values['robot_description']:
             self.get_logger().info('waiting for a URDF on the robot_description topic '
                                    '(or set the robot_description parameter)')
+        self._joint_states_thread = SubscriptionThread(
+            self._joint_states_sub, on_error=self._on_hot_path_error, name='joint_states')
+        self._joint_states_thread.start(self.context)
+
+    def destroy_node(self):
+        self._joint_states_thread.stop()
+        return super().destroy_node()
 
     # ------------------------------------------------------------------ model management
     def _build(self, values, parsed=None, urdf=None):
@@ -361,7 +375,7 @@ class DynamicsNode(Node):
             self._command_index = None
             self._command_error = str(error)
             self.get_logger().error(f'~/effort_command disabled: {error}')
-        self._set_command_layout(active)
+        self._set_command_limits(active)
         previous = self._active
         with self._state_lock:
             self._active = active
@@ -375,12 +389,14 @@ class DynamicsNode(Node):
             f'{model.base_link!r}, tip {model.tip_link!r}, payload '
             f'{float(values["payload.mass"])} kg')
 
-    def _set_command_layout(self, active):
+    def _set_command_limits(self, active):
+        """Effort limits of command_joints, for clamping the effort command. The command is a
+        plain vector in command_joints order (empty layout, as ros2_control's
+        JointGroupEffortController expects and as ``ros2 topic pub`` sends)."""
         if self._command_index is None:
             return
-        names = [active.names[i] for i in self._command_index]
-        self._msg_cmd.layout.dim = [MultiArrayDimension(label='joints', size=len(names),
-                                                        stride=len(names))]
+        self._command_limits = (active.effort_lower[self._command_index],
+                                active.effort_upper[self._command_index])
 
     @staticmethod
     def _wrench_frame_id(active, values):
@@ -396,6 +412,10 @@ class DynamicsNode(Node):
         self.get_logger().error(f'{self._last_error} ({keep})')
 
     def _on_description(self, msg):
+        with self._hot_lock:
+            self._handle_description(msg)
+
+    def _handle_description(self, msg):
         if self._values['robot_description']:
             self.get_logger().info('robot_description topic ignored: the robot_description '
                                    'parameter is set')
@@ -408,6 +428,10 @@ class DynamicsNode(Node):
             self._model_rejected('topic robot_description', error)
 
     def _on_set_parameters(self, parameters):
+        with self._hot_lock:
+            return self._apply_parameters(parameters)
+
+    def _apply_parameters(self, parameters):
         result = P.validate(self._specs, parameters)
         if not result.successful:
             self.get_logger().warn(f'parameter change refused: {result.reason}')
@@ -461,7 +485,7 @@ class DynamicsNode(Node):
                 self._command_index = self._command_indices(active.names,
                                                             new_values['command_joints'])
                 self._command_error = ''
-                self._set_command_layout(active)
+                self._set_command_limits(active)
         if 'robot_description' in changed and not new_values['robot_description']:
             self.get_logger().info('robot_description parameter cleared: the topic is used '
                                    'for new descriptions')
@@ -476,6 +500,15 @@ class DynamicsNode(Node):
                                throttle_duration_sec=5.0)
 
     def _on_joint_states(self, msg):
+        with self._hot_lock:
+            self._handle_joint_states(msg)
+
+    def _on_hot_path_error(self, error):
+        # Not one of the errors the handler turns into a rejection: a bug, but one message
+        # must not stop the node. Logged with its type, counted, and the thread goes on.
+        self._reject(f'unexpected {type(error).__name__}: {error}')
+
+    def _handle_joint_states(self, msg):
         active = self._active
         self._received += 1
         if active is None:
@@ -528,7 +561,6 @@ class DynamicsNode(Node):
             # zero acceleration), the observer's momentum terms and the tip Jacobian.
             terms = model.state_terms(q, qd if have_velocity else active.zero_velocity,
                                       axes=axes, jacobian=estimate)
-            gravity = terms.gravity
             if reference is not None:
                 ff = model.inverse_dynamics(reference[0], reference[1], reference[2])
                 ff_velocity = reference[1]
@@ -541,21 +573,23 @@ class DynamicsNode(Node):
                 ff = ff + model.friction_torques(ff_velocity)
             header = msg.header
             header.stamp = stamp
-            # Command path first (feed-forward, effort command), then the rest.
-            if have_ff:
-                self._publish_joint_values(self._msg_ff, self._pub_ff, header, ff)
+            # The command path first (the effort command, what moves the robot), then the
+            # feed-forward and gravity torques, then the estimation.
             if (values['publish_effort_command'] and self._command_index is not None
                     and self._pub_cmd.get_subscription_count()):
-                source = gravity if values['effort_command_source'] == 'gravity' else (
+                source = terms.gravity if values['effort_command_source'] == 'gravity' else (
                     ff if have_ff else None)
                 if source is not None:
                     command = source[self._command_index]
                     if values['clamp_effort_command']:
-                        command = np.clip(command, active.effort_lower[self._command_index],
-                                          active.effort_upper[self._command_index])
+                        lower, upper = self._command_limits
+                        command = np.clip(command, lower, upper, out=command)
                     self._msg_cmd.data = to_array(command)
                     self._pub_cmd.publish(self._msg_cmd)
-            self._publish_joint_values(self._msg_gravity, self._pub_gravity, header, gravity)
+            if have_ff:
+                self._publish_joint_values(self._msg_ff, self._pub_ff, header, ff)
+            self._publish_joint_values(self._msg_gravity, self._pub_gravity, header,
+                                       terms.gravity)
             if estimate:
                 tau_measured = merger.effort
                 if friction:
@@ -877,11 +911,13 @@ class _GravityCompensation:
 def main(args=None):
     """Console script ``dynamics_node``.
 
-    Spins a DynamicsNode on a multi-threaded executor whose joint_states / parameter callbacks
-    (the node's default callback group) run inline in the spinning thread and whose services
-    (~/simulate, ~/get_mass_matrix, ~/compute_inverse_dynamics) and diagnostics timer run in
-    worker threads, each in a callback group of its own: a long simulation never blocks the
-    joint_states processing.
+    joint_states is handled in the node's own thread (a SubscriptionThread, started with the
+    node). Everything else spins on a multi-threaded executor: the parameter, robot_description
+    and ~/reference callbacks (the node's default callback group) inline in the spinning thread,
+    the services (~/simulate, ~/get_mass_matrix, ~/compute_inverse_dynamics) and the diagnostics
+    timer in worker threads, each in a callback group of its own. A long simulation never blocks
+    the joint_states processing; a parameter or model change waits for the message in hand (one
+    lock) and applies from the next.
     """
 
     def freeze_heap(node):

@@ -1,18 +1,28 @@
-"""An rclpy multi-threaded executor whose hot-path callbacks run inline.
+"""Executors and threads for the 1 kHz hot path of the nodes.
 
-rclpy's ``MultiThreadedExecutor`` hands every ready callback to a thread pool. That hand-off
-costs more than the whole per-message work of a fast node (measured with
-``benchmarks/bench_node.py``: a bare relay spun by it has about 1.4 x the median latency of the
-same relay on a ``SingleThreadedExecutor``). :class:`HotPathExecutor` keeps the thread pool for
-the slow callbacks (services that may run for seconds) and runs the callbacks of the given
-*inline* callback groups directly in the spinning thread, as ``SingleThreadedExecutor`` does.
-Callback-group semantics are unchanged: a mutually exclusive group never runs two callbacks at
-once, whichever thread runs them; a long service in a pooled group never blocks the inline ones.
+rclpy's executors are written in Python and rebuild a wait set over every entity of the node
+(its services, the six parameter services, timers, guard conditions) on each wake-up; at 1 kHz
+that costs more than the whole per-message work of a fast node. Two remedies, both measured with
+``benchmarks/bench_node.py``:
+
+- :class:`SubscriptionThread` serves one subscription (the dynamics node's joint_states) in a
+  thread of its own, waiting on that subscription alone; its callback group
+  (:class:`DedicatedThreadGroup`) keeps every executor away from it. Per message this costs about
+  half what a ``SingleThreadedExecutor`` costs a bare relay.
+- :class:`HotPathExecutor` is a ``MultiThreadedExecutor`` whose given callback groups run inline
+  in the spinning thread, as ``SingleThreadedExecutor`` does: rclpy's thread-pool hand-off costs a
+  relay about 1.4 x the median latency of a ``SingleThreadedExecutor``. Slow callbacks (services
+  that may run for seconds) keep the pool, so they never block the inline ones.
 """
 
+import threading
+
+from rclpy.callback_groups import CallbackGroup
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import (ConditionReachedException, ExternalShutdownException,
                              MultiThreadedExecutor, ShutdownException, TimeoutException)
+from rclpy.guard_condition import GuardCondition
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.subscription import Subscription
 
 
@@ -70,6 +80,114 @@ class HotPathExecutor(MultiThreadedExecutor):
                 sub.callback(taken[0])
             else:
                 sub.callback(*taken)
+
+
+class DedicatedThreadGroup(CallbackGroup):
+    """A callback group that no executor runs: its subscription is served by a
+    :class:`SubscriptionThread`. Executors leave entities they cannot execute out of their
+    wait sets, so the subscription costs the node's executor nothing."""
+
+    def can_execute(self, entity):
+        return False
+
+    def beginning_execution(self, entity):
+        return False
+
+    def ending_execution(self, entity):
+        pass
+
+
+class SubscriptionThread:
+    """Serves one subscription in a thread of its own, with a wait set of its own.
+
+    rclpy's executors rebuild a wait set over every entity of every node on each wake-up (the
+    node's services, parameter services, timers, guard conditions): at 1 kHz that Python work
+    costs more than the whole message handling of a fast node. This thread waits on the one
+    subscription (and a guard condition that stops it), then takes and handles every queued
+    message: about a tenth of the executor's per-message cost (``benchmarks/bench_node.py``).
+
+    The subscription must be in a :class:`DedicatedThreadGroup`, so that no executor takes its
+    messages too. The callback runs in this thread: guard state it shares with other callbacks
+    with a lock. An exception escaping the callback is passed to ``on_error`` (the thread goes
+    on with the next message); without ``on_error`` it is re-raised and ends the thread.
+
+    Args:
+        subscription: an rclpy Subscription whose callback group is a DedicatedThreadGroup.
+        on_error: optional (exception) -> None.
+        name: thread name.
+    """
+
+    def __init__(self, subscription, *, on_error=None, name=None):
+        if not isinstance(subscription.callback_group, DedicatedThreadGroup):
+            raise ValueError(f'subscription {subscription.topic_name!r} must be created with '
+                             'callback_group=DedicatedThreadGroup()')
+        self._sub = subscription
+        self._on_error = on_error
+        self._context = None
+        self._stopping = False
+        self._wake = None
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=name or f'sub {subscription.topic_name}')
+
+    def start(self, context):
+        """Start serving; ``context`` is the node's rclpy Context."""
+        self._context = context
+        self._wake = GuardCondition(None, None, context=context)
+        context.on_shutdown(self.stop)
+        self._thread.start()
+
+    def stop(self, timeout=5.0):
+        """Stop the thread (idempotent; returns once it has ended, or after timeout s)."""
+        self._stopping = True
+        wake = self._wake
+        if wake is not None:
+            try:
+                wake.trigger()
+            except (InvalidHandle, RuntimeError):
+                pass  # context already shut down: the wait ends by itself
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    @property
+    def alive(self):
+        return self._thread.is_alive()
+
+    def _run(self):
+        sub, context, wake = self._sub, self._context, self._wake
+        msg_type, raw = sub.msg_type, sub.raw
+        message_only = sub._callback_type is Subscription.CallbackType.MessageOnly
+        callback = sub.callback
+        try:
+            with context.handle:
+                wait_set = _rclpy.WaitSet(1, 1, 0, 0, 0, 0, context.handle)
+        except (InvalidHandle, RuntimeError):
+            return
+        while not self._stopping:
+            try:
+                with sub.handle, wake.handle, context.handle:
+                    wait_set.clear_entities()
+                    wait_set.add_subscription(sub.handle)
+                    wait_set.add_guard_condition(wake.handle)
+                    wait_set.wait(-1)
+            except (InvalidHandle, RuntimeError):
+                return  # subscription destroyed or context shut down
+            while not self._stopping:
+                try:
+                    with sub.handle:
+                        taken = sub.handle.take_message(msg_type, raw)
+                except (InvalidHandle, RuntimeError):
+                    return
+                if taken is None:
+                    break
+                try:
+                    if message_only:
+                        callback(taken[0])
+                    else:
+                        callback(*taken)
+                except Exception as error:  # noqa: BLE001 - one bad message must not end it
+                    if self._on_error is None:
+                        raise
+                    self._on_error(error)
 
 
 def spin_node(make_node, make_executor, args=None, before_spin=None):

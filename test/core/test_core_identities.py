@@ -309,3 +309,22 @@ def test_state_terms_equal_the_separate_calls(name, rng):
         assert_close(t.coriolis_transpose_qd, CTqd, 1e-12, "C^T qd")
         assert_close(t.jacobian, model.jacobian(q, frame=frame, axes=axes), 1e-12, "J")
     assert model.state_terms(q, qd, jacobian=False).jacobian is None
+
+
+@pytest.mark.parametrize("name", robot_params(ROBOTS))
+def test_state_terms_lazy_values_ignore_later_input_changes(name, rng):
+    """gravity, momentum, C^T qd and J are evaluated on first read; overwriting the q and qd
+    buffers in between (as a node's joint-state buffer is, message after message) must not
+    change them."""
+    model = load_model(name).with_armature(0.02)
+    q, qd, _ = random_state(model, name, rng, ())
+    q_buf, qd_buf = q.copy(), qd.copy()
+    terms = model.state_terms(q_buf, qd_buf)
+    q_buf += 0.3
+    qd_buf *= -2.0
+    p, CTqd, g = model.momentum_terms(q, qd)
+    assert_close(terms.gravity, g, 1e-12, "gravity")
+    assert_close(terms.momentum, p, 1e-12, "p")
+    assert_close(terms.coriolis_transpose_qd, CTqd, 1e-12, "C^T qd")
+    if model.tip_link is not None:
+        assert_close(terms.jacobian, model.jacobian(q), 1e-12, "J")
