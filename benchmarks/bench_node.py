@@ -284,7 +284,7 @@ def orchestrate(args):
             'wrench_estimation': 'momentum_observer',
             'observer_gain': 50.0,
             'publish_effort_command': True,
-            'effort_command_source': 'feedforward',
+            'effort_command_source': args.command_source,
             'diagnostics_period': 1.0,
         }}}, f)
     py = sys.executable
@@ -350,7 +350,8 @@ def orchestrate(args):
     print()
     print(f'Node benchmark: 7-DOF Panda, {args.rate:g} Hz for {args.duration:g} s '
           f'({published} messages published, achieved {pub["achieved_rate"]:.0f} Hz), '
-          f'{os.cpu_count()} CPUs, ' + (f'relay pinned to CPU {cpus[0]}, dynamics node to CPU '
+          f'{os.cpu_count()} CPUs, effort command = {args.command_source} torques, '
+          + (f'relay pinned to CPU {cpus[0]}, dynamics node to CPU '
                                          f'{cpus[1]}' if cpus else 'no CPU pinning'))
     header = (f'{"output":46s} {"processed":>9s} {"vs relay":>8s} {"median us":>10s} '
               f'{"p99 us":>9s} {"median/relay":>12s} {"p99/relay":>9s}')
@@ -399,6 +400,9 @@ def main():
                         default=int(os.environ.get('ROS_DOMAIN_ID') or 73))
     parser.add_argument('--pin', action='store_true',
                         help='pin the relay and the dynamics node to one CPU each')
+    parser.add_argument('--command-source', choices=('gravity', 'feedforward'),
+                        default='gravity',
+                        help="the node's effort_command_source (gravity, its default)")
     parser.add_argument('--pair-window', type=float, default=900.0,
                         help='most microseconds between a command and its feed-forward sample')
     parser.add_argument('--check', action='store_true', help='exit 1 when a target is missed')

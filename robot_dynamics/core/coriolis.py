@@ -36,12 +36,9 @@ def coriolis(model, kin, qd, IC=None):
 
 
 def velocity_terms(model, kin, qd):
-    """RNEA at zero acceleration, keeping what the momentum terms need.
-
-    Returns ``(h, Sdot, h_sub)``: ``h = C qd + g`` of all body joints (..., nb), the joint-axis
-    rates ``Sdot = V x S`` (..., nb, 6) and the subtree spatial momenta ``h_sub`` (..., nb, 6)
-    (base axes, about the base origin), from which :func:`momentum_from_subtrees` gives
-    ``M qd`` and ``C^T qd`` (see :func:`momentum_terms`)."""
+    """``(C qd + g, M qd, C^T qd)`` of all body joints, (..., nb) each, sharing one pass over the
+    body velocities (RNEA at zero acceleration plus the subtree momenta of
+    :func:`momentum_terms`)."""
     I, S = kin.I, kin.S
     anc = model.tree.ancestors
     V = anc @ (S * qd[..., None])
@@ -53,13 +50,7 @@ def velocity_terms(model, kin, qd):
     f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
     h_sub = model._anc_T @ IV[..., 0]
     F = model._anc_T @ f
-    return (S * F).sum(axis=-1), Sdot, h_sub
-
-
-def momentum_from_subtrees(S, Sdot, h_sub):
-    """``(M qd, C^T qd)`` of all body joints, (..., nb) each: ``S_j . h_j`` and
-    ``Sdot_j . h_j`` (see :func:`momentum_terms`)."""
-    return (S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
+    return (S * F).sum(axis=-1), (S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
 
 
 def momentum_terms(model, kin, qd):

@@ -347,8 +347,10 @@ class RobotModel:
 
         gravity g(q), nonlinear_effects C qd + g, momentum M qd, coriolis_transpose_qd C^T qd
         (all (..., n)), and jacobian (..., 6, n) of ``frame`` (default: the tip) in ``axes``
-        (None when ``jacobian`` is False, or when frame is None and the model has no tip),
-        evaluated when first read.
+        (None when ``jacobian`` is False, or when frame is None and the model has no tip).
+        The forward kinematics runs here; each term is evaluated when first read (the three
+        velocity terms together), so a controller pays only for what it reads, in the order it
+        needs it.
         """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
@@ -358,11 +360,8 @@ class RobotModel:
             frame = self._frame(frame)
         else:
             frame = None
-        kin = self._kin(q)
-        h, Sdot, h_sub = _coriolis.velocity_terms(self, kin, self._full(qd, False))
-        # the armature's momentum now: qd may be a buffer the caller reuses
-        armature_qd = self.armature * qd if self._has_armature else None
-        return StateTerms(self, kin, frame, axes, self._reduce(h), Sdot, h_sub, armature_qd)
+        # qd is copied: it may be a buffer the caller overwrites before reading the terms
+        return StateTerms(self, self._kin(q), qd.copy(), frame, axes)
 
     def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (CRBA matrix, LU solve;
@@ -607,43 +606,49 @@ class RobotModel:
 class StateTerms:
     """Dynamics terms at one joint state; see :meth:`RobotModel.state_terms`.
 
-    nonlinear_effects: (..., n), computed first. gravity, momentum, coriolis_transpose_qd:
-    (..., n) and jacobian: (..., 6, n) of ``frame`` in ``axes`` (None without a frame) are
-    computed on first access from the same kinematics pass, so a controller can publish the
-    feed-forward torque before paying for them.
+    gravity, nonlinear_effects, momentum, coriolis_transpose_qd: (..., n); jacobian: (..., 6, n)
+    of ``frame`` in ``axes`` (None without a frame). Each is computed on first access from the
+    kinematics pass done by ``state_terms`` (nonlinear_effects, momentum and
+    coriolis_transpose_qd share one pass over the body velocities), so a controller can publish
+    the torque it needs before paying for the others.
     """
 
-    __slots__ = ("nonlinear_effects", "frame", "axes", "_model", "_kin", "_armature_qd",
-                 "_Sdot", "_h_sub", "_jacobian", "_gravity", "_momentum",
-                 "_coriolis_transpose_qd")
+    __slots__ = ("frame", "axes", "_model", "_kin", "_qd", "_jacobian", "_gravity",
+                 "_nonlinear_effects", "_momentum", "_coriolis_transpose_qd")
 
-    def __init__(self, model, kin, frame, axes, nonlinear_effects, Sdot, h_sub, armature_qd):
-        self._model, self._kin, self._Sdot, self._h_sub = model, kin, Sdot, h_sub
-        self._armature_qd = armature_qd
-        self._jacobian = self._gravity = self._momentum = self._coriolis_transpose_qd = None
+    def __init__(self, model, kin, qd, frame, axes):
+        self._model, self._kin, self._qd = model, kin, qd
         self.frame, self.axes = frame, axes
-        self.nonlinear_effects = nonlinear_effects
+        self._jacobian = self._gravity = self._nonlinear_effects = None
+        self._momentum = self._coriolis_transpose_qd = None
 
-    def _momentum_terms(self):
-        model = self._model
-        p, CTqd = _coriolis.momentum_from_subtrees(self._kin.S, self._Sdot, self._h_sub)
-        p, CTqd = model._reduce(p), model._reduce(CTqd)
-        if self._armature_qd is not None:
-            p = p + self._armature_qd
-        self._momentum, self._coriolis_transpose_qd = p, CTqd
+    def _velocity_terms(self):
+        model, qd = self._model, self._qd
+        h, p, CTqd = _coriolis.velocity_terms(model, self._kin, model._full(qd, False))
+        h, p, CTqd = model._reduce(h), model._reduce(p), model._reduce(CTqd)
+        if model._has_armature:
+            p = p + model.armature * qd
+        self._nonlinear_effects, self._momentum, self._coriolis_transpose_qd = h, p, CTqd
+
+    @property
+    def nonlinear_effects(self):
+        """C(q, qd) qd + g(q) (..., n): the inverse dynamics at zero acceleration."""
+        if self._nonlinear_effects is None:
+            self._velocity_terms()
+        return self._nonlinear_effects
 
     @property
     def momentum(self):
         """Generalised momentum M qd (..., n)."""
         if self._momentum is None:
-            self._momentum_terms()
+            self._velocity_terms()
         return self._momentum
 
     @property
     def coriolis_transpose_qd(self):
         """C(q, qd)^T qd (..., n)."""
         if self._coriolis_transpose_qd is None:
-            self._momentum_terms()
+            self._velocity_terms()
         return self._coriolis_transpose_qd
 
     @property

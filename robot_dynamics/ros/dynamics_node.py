@@ -556,29 +556,25 @@ class DynamicsNode(Node):
         axes = 'local' if values['wrench_frame'] == 'tip' else 'base'
         friction = values['friction_compensation']
         try:
-            # One kinematics pass at the measured state gives gravity, C qd + g (the
-            # feed-forward without a reference, and the static estimator's model torque at
-            # zero acceleration), the observer's momentum terms and the tip Jacobian.
+            # One kinematics pass at the measured state; each term is computed when first
+            # read: gravity, C qd + g (the feed-forward without a reference, and the static
+            # estimator's model torque at zero acceleration), the observer's momentum terms
+            # and the tip Jacobian. The command path comes first (the effort command, what
+            # moves the robot, with only the term it needs), then the feed-forward and gravity
+            # torques, then the estimation.
             terms = model.state_terms(q, qd if have_velocity else active.zero_velocity,
                                       axes=axes, jacobian=estimate)
-            if reference is not None:
-                ff = model.inverse_dynamics(reference[0], reference[1], reference[2])
-                ff_velocity = reference[1]
-                have_ff = True
-            else:
-                ff = terms.nonlinear_effects
-                ff_velocity = qd if have_velocity else active.zero_velocity
-                have_ff = have_velocity
-            if friction:
-                ff = ff + model.friction_torques(ff_velocity)
+            have_ff = reference is not None or have_velocity
+            ff = None
             header = msg.header
             header.stamp = stamp
-            # The command path first (the effort command, what moves the robot), then the
-            # feed-forward and gravity torques, then the estimation.
             if (values['publish_effort_command'] and self._command_index is not None
                     and self._pub_cmd.get_subscription_count()):
-                source = terms.gravity if values['effort_command_source'] == 'gravity' else (
-                    ff if have_ff else None)
+                if values['effort_command_source'] == 'gravity':
+                    source = terms.gravity
+                else:
+                    source = ff = (self._feedforward(model, terms, reference, qd, friction)
+                                   if have_ff else None)
                 if source is not None:
                     command = source[self._command_index]
                     if values['clamp_effort_command']:
@@ -587,6 +583,8 @@ class DynamicsNode(Node):
                     self._msg_cmd.data = to_array(command)
                     self._pub_cmd.publish(self._msg_cmd)
             if have_ff:
+                if ff is None:
+                    ff = self._feedforward(model, terms, reference, qd, friction)
                 self._publish_joint_values(self._msg_ff, self._pub_ff, header, ff)
             self._publish_joint_values(self._msg_gravity, self._pub_gravity, header,
                                        terms.gravity)
@@ -632,6 +630,20 @@ class DynamicsNode(Node):
             self._reject(f'{type(error).__name__}: {error}')
             return
         self._processed += 1
+
+    @staticmethod
+    def _feedforward(model, terms, reference, qd, friction):
+        """M qdd_d + C qd_d + g at the reference (q, qd, qdd), or C qd + g at the measured
+        state (terms) without one; + the URDF friction at that velocity when ``friction``."""
+        if reference is not None:
+            ff = model.inverse_dynamics(reference[0], reference[1], reference[2])
+            velocity = reference[1]
+        else:
+            ff = terms.nonlinear_effects
+            velocity = qd
+        if friction:
+            ff = ff + model.friction_torques(velocity)
+        return ff
 
     @staticmethod
     def _publish_joint_values(msg, publisher, header, values):
