@@ -694,6 +694,9 @@ class DynamicsNode(Node):
         status.hardware_id = active.model.base_link if active is not None else ''
         problems = []
         level = DiagnosticStatus.OK
+        if not self._joint_states_thread.alive:
+            level = DiagnosticStatus.ERROR
+            problems.append('the joint_states thread has stopped')
         if active is None:
             level = DiagnosticStatus.ERROR
             problems.append('no robot model loaded')
@@ -723,6 +726,8 @@ class DynamicsNode(Node):
             ('model_rejections', str(self._model_rejections)),
             ('last_error', self._last_error),
             ('message_rate_hz', f'{rate:.1f}'),
+            ('joint_states_thread', 'running' if self._joint_states_thread.alive
+             else 'stopped'),
             ('messages_received', str(self._received)),
             ('messages_processed', str(processed)),
             ('rejected_messages', str(self._rejected)),

@@ -526,6 +526,7 @@ def test_nan_rejected_counted_and_node_alive(dynamics_node, panda):
     np.testing.assert_allclose(efforts(msg, names), tau, atol=1e-9)
     status, values = node.diagnostics(lambda s, v: float(v['message_rate_hz']) > 0.0)
     assert int(values['messages_processed']) > 0
+    assert values['joint_states_thread'] == 'running'
     node.proc.assert_alive()
 
 
