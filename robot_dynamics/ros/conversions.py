@@ -163,17 +163,15 @@ class JointStateMerger:
 
     __slots__ = ('joint_names', 'n', 'joint_index', 'position', 'velocity', 'effort',
                  'has_position', 'has_velocity', 'has_effort', 'complete_position',
-                 'complete_velocity', 'complete_effort', '_cache_names', '_cache', '_state',
-                 '_scratch')
+                 'complete_velocity', 'complete_effort', '_cache_names', '_cache', '_state')
 
     def __init__(self, joint_names):
         self.joint_names = tuple(joint_names)
         self.n = len(self.joint_names)
         self.joint_index = {name: i for i, name in enumerate(self.joint_names)}
-        # position, velocity, effort are the rows of one (3, n) array, so that a full message
-        # in model order is checked and stored with a handful of numpy calls (merge's fast path)
+        # position, velocity, effort are the rows of one (3, n) array (a full message in model
+        # order is stored with three row copies: merge's fast path)
         self._state = np.zeros((3, self.n))
-        self._scratch = np.empty((3, self.n))
         self.position, self.velocity, self.effort = self._state
         self.has_position = np.zeros(self.n, dtype=bool)
         self.has_velocity = np.zeros(self.n, dtype=bool)
@@ -202,22 +200,21 @@ class JointStateMerger:
         names = msg.name
         msg_idx, model_idx, unknown, identity = self._indices(names)
         count = len(names)
-        if identity and len(msg.position) == count and len(msg.velocity) == count and len(
-                msg.effort) == count:
-            # Fast path: every model joint, in model order, all three fields (what drivers
-            # publish). Non-finite values go on to the general path, which names them.
-            scratch = self._scratch
-            scratch[0] = msg.position
-            scratch[1] = msg.velocity
-            scratch[2] = msg.effort
-            if math.isfinite(scratch.sum()):
-                self._state[...] = scratch
-                if not (self.complete_position and self.complete_velocity
-                        and self.complete_effort):
-                    self.has_position[:] = self.has_velocity[:] = self.has_effort[:] = True
-                    self.complete_position = self.complete_velocity = True
-                    self.complete_effort = True
-                return unknown
+        position, velocity, effort = msg.position, msg.velocity, msg.effort
+        if (identity and len(position) == count and len(velocity) == count
+                and len(effort) == count
+                and math.isfinite(sum(position) + sum(velocity) + sum(effort))):
+            # Fast path: every model joint, in model order, all three fields, all finite (what
+            # drivers publish). Anything else, non-finite values included, takes the general
+            # path, which names the culprit.
+            state = self._state
+            state[0] = position
+            state[1] = velocity
+            state[2] = effort
+            if not (self.complete_position and self.complete_velocity and self.complete_effort):
+                self.has_position[:] = self.has_velocity[:] = self.has_effort[:] = True
+                self.complete_position = self.complete_velocity = self.complete_effort = True
+            return unknown
         fields = []
         for field, values, target, have in (
                 ('position', msg.position, self.position, self.has_position),

@@ -568,18 +568,17 @@ class DynamicsNode(Node):
             ff = None
             header = msg.header
             header.stamp = stamp
-            if (values['publish_effort_command'] and self._command_index is not None
-                    and self._pub_cmd.get_subscription_count()):
+            if values['publish_effort_command'] and self._command_index is not None:
                 if values['effort_command_source'] == 'gravity':
                     source = terms.gravity
                 else:
                     source = ff = (self._feedforward(model, terms, reference, qd, friction)
                                    if have_ff else None)
                 if source is not None:
-                    command = source[self._command_index]
+                    command = source[self._command_index]      # a copy
                     if values['clamp_effort_command']:
                         lower, upper = self._command_limits
-                        command = np.clip(command, lower, upper, out=command)
+                        np.minimum(np.maximum(command, lower, out=command), upper, out=command)
                     self._msg_cmd.data = to_array(command)
                     self._pub_cmd.publish(self._msg_cmd)
             if have_ff:
