@@ -617,42 +617,38 @@ class StateTerms:
     """
 
     __slots__ = ("frame", "axes", "_model", "_kin", "_qd", "_jacobian", "_gravity",
-                 "_nonlinear_effects", "_momentum", "_coriolis_transpose_qd")
+                 "_velocity")
 
     def __init__(self, model, kin, qd, frame, axes):
         self._model, self._kin, self._qd = model, kin, qd
         self.frame, self.axes = frame, axes
-        self._jacobian = self._gravity = self._nonlinear_effects = None
-        self._momentum = self._coriolis_transpose_qd = None
+        self._jacobian = self._gravity = self._velocity = None
 
     def _velocity_terms(self):
-        model, qd = self._model, self._qd
-        h, p, CTqd = _coriolis.velocity_terms(model, self._kin, model._full(qd, False))
-        h, p, CTqd = model._reduce(h), model._reduce(p), model._reduce(CTqd)
-        if model._has_armature:
-            p = p + model.armature * qd
-        self._nonlinear_effects, self._momentum, self._coriolis_transpose_qd = h, p, CTqd
+        """(C qd + g, M qd, C^T qd), from one pass over the body velocities, on first use."""
+        if self._velocity is None:
+            model, qd = self._model, self._qd
+            h, p, CTqd = _coriolis.velocity_terms(model, self._kin, model._full(qd, False))
+            h, p, CTqd = model._reduce(h), model._reduce(p), model._reduce(CTqd)
+            if model._has_armature:
+                p = p + model.armature * qd
+            self._velocity = (h, p, CTqd)
+        return self._velocity
 
     @property
     def nonlinear_effects(self):
         """C(q, qd) qd + g(q) (..., n): the inverse dynamics at zero acceleration."""
-        if self._nonlinear_effects is None:
-            self._velocity_terms()
-        return self._nonlinear_effects
+        return self._velocity_terms()[0]
 
     @property
     def momentum(self):
         """Generalised momentum M qd (..., n)."""
-        if self._momentum is None:
-            self._velocity_terms()
-        return self._momentum
+        return self._velocity_terms()[1]
 
     @property
     def coriolis_transpose_qd(self):
         """C(q, qd)^T qd (..., n)."""
-        if self._coriolis_transpose_qd is None:
-            self._velocity_terms()
-        return self._coriolis_transpose_qd
+        return self._velocity_terms()[2]
 
     @property
     def gravity(self):
