@@ -294,7 +294,11 @@ def test_reset_service_and_clock(arm_simulator, ros_node):
     # simulated time did not go backwards, and /clock was published with it
     stamps = [st[0] for st in sim.states]
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
-    assert clocks and max(clocks) >= sim.states[after][0]
+    # (the /clock subscription may match the simulator's publisher only after the reset: wait)
+    assert ros_node.spin_until(lambda: clocks and max(clocks) >= sim.states[after][0], 20), (
+        f'/clock: {len(clocks)} messages, last {max(clocks) if clocks else None}, state after '
+        f'the reset at {sim.states[after][0]}')
+    assert all(b >= a for a, b in zip(clocks, clocks[1:])), 'simulated time went backwards'
 
 
 def test_robot_description_topic_and_bad_urdf(arm_simulator, ros_node):
