@@ -11,6 +11,7 @@ or N, wrenches ``[fx fy fz tx ty tz]`` in N and N m.
 
 from array import array
 import math
+import struct
 
 import numpy as np
 
@@ -41,6 +42,9 @@ def as_numpy(sequence):
             return np.empty(0)
         return np.frombuffer(sequence, dtype=np.float64)
     return np.asarray(sequence, dtype=np.float64)
+
+
+_add_reduce = np.add.reduce     # arr.sum() without numpy's Python-level wrapper
 
 
 def stamp_to_seconds(stamp):
@@ -246,6 +250,18 @@ class JointStateMerger:
         self.complete_effort = bool(self.has_effort.all())
         return unknown
 
+    def merge_values(self, values):
+        """Merge a full state in model order: ``values`` (3, n) rows position, velocity,
+        effort. Returns False, merging nothing, when a value is not finite (merge the message
+        itself then: it raises naming the joint and field)."""
+        if not math.isfinite(_add_reduce(values, None)):
+            return False
+        self._state[...] = values
+        if not (self.complete_position and self.complete_velocity and self.complete_effort):
+            self.has_position[:] = self.has_velocity[:] = self.has_effort[:] = True
+            self.complete_position = self.complete_velocity = self.complete_effort = True
+        return True
+
     def missing(self, field='position'):
         """Names of model joints for which ``field`` was never received."""
         have = getattr(self, 'has_' + field)
@@ -254,3 +270,108 @@ class JointStateMerger:
     def snapshot(self):
         """Copies (position, velocity, effort) of the current state."""
         return self.position.copy(), self.velocity.copy(), self.effort.copy()
+
+
+class JointStateWire:
+    """Reads a serialized ``sensor_msgs/JointState`` (the bytes of a raw subscription) without
+    building the message, when its layout is one it has learned.
+
+    Drivers publish the same frame_id and joint names in every message; only the stamp and the
+    numbers change. After a message has been deserialized the usual way, :meth:`learn` parses
+    its bytes (XCDR1 little-endian, the ROS 2 default) and keeps the layout when the message
+    holds positions, velocities and efforts of exactly ``joint_names``, in that order, and the
+    parse reproduces the deserialized message bit for bit. :meth:`read` then answers for any
+    message of the same layout (same length, same bytes from the frame_id up to the position
+    count, same velocity and effort counts) with its stamp and a (3, n) view of its numbers; for
+    anything else it answers None and the caller deserializes. Any mismatch in the check turns
+    the reader off for good.
+    """
+
+    _CDR_LE = b'\x00\x01'       # encapsulation: plain CDR, little endian
+
+    __slots__ = ('joint_names', 'n', 'enabled', '_key', '_data', '_counts')
+
+    def __init__(self, joint_names):
+        self.joint_names = tuple(joint_names)
+        self.n = len(self.joint_names)
+        self.enabled = self.n > 0
+        self._key = None          # (length, bytes 12 .. end of the position count)
+        self._data = 0            # offset of the first position value
+        self._counts = ()         # offsets of the velocity and effort counts
+
+    def read(self, raw):
+        """(sec, nanosec, values) for a message of the learned layout, values a read-only
+        (3, n) float64 view of raw (rows position, velocity, effort); else None."""
+        key = self._key
+        if key is None or len(raw) != key[0] or raw[12:len(key[1]) + 12] != key[1]:
+            return None
+        count = key[1][-4:]
+        for offset in self._counts:
+            if raw[offset:offset + 4] != count:
+                return None
+        n = self.n
+        sec, nanosec = _STAMP.unpack_from(raw, 4)
+        values = np.ndarray((3, n), dtype='<f8', buffer=raw, offset=self._data,
+                            strides=(8 * n + 8, 8))
+        return sec, nanosec, values
+
+    def learn(self, raw, msg):
+        """Remember the layout of ``raw`` if ``msg`` (its deserialized form) qualifies."""
+        if not self.enabled or tuple(msg.name) != self.joint_names:
+            return
+        layout = self._parse(raw)
+        if layout is None:
+            return
+        data, counts, count_end = layout
+        n = self.n
+        values = np.ndarray((3, n), dtype='<f8', buffer=raw, offset=data,
+                            strides=(8 * n + 8, 8))
+        expected = np.array([as_numpy(msg.position), as_numpy(msg.velocity),
+                             as_numpy(msg.effort)])
+        stamp = msg.header.stamp
+        if (values.tobytes() != expected.tobytes()
+                or _STAMP.unpack_from(raw, 4) != (stamp.sec, stamp.nanosec)):
+            self.enabled = False    # not the encoding this reader knows: never again
+            self._key = None
+            return
+        self._key = (len(raw), bytes(raw[12:count_end]))
+        self._data, self._counts = data, counts
+
+    def _parse(self, raw):
+        """(offset of the position values, offsets of the velocity and effort counts, end of
+        the position count) if raw is a full message of n joints in XCDR1 LE, else None."""
+        n = self.n
+        if len(raw) < 16 or raw[:2] != self._CDR_LE:
+            return None
+
+        def align(offset, to):      # CDR alignment is relative to the body (after 4 bytes)
+            return 4 + (offset - 4 + to - 1) // to * to
+
+        try:
+            offset = 12                                         # after the stamp
+            offset += 4 + _U32.unpack_from(raw, offset)[0]      # frame_id
+            offset = align(offset, 4)
+            if _U32.unpack_from(raw, offset)[0] != n:           # names
+                return None
+            offset += 4
+            for _ in range(n):
+                offset = align(offset, 4)
+                offset += 4 + _U32.unpack_from(raw, offset)[0]
+            offset = align(offset, 4)
+            if _U32.unpack_from(raw, offset)[0] != n:           # position count
+                return None
+            count_end = offset + 4
+            data = align(count_end, 8)
+            counts = (data + 8 * n, data + 16 * n + 8)          # velocity, effort counts
+            for c in counts:
+                if _U32.unpack_from(raw, c)[0] != n:
+                    return None
+            if data + 24 * n + 16 > len(raw):
+                return None
+        except struct.error:
+            return None
+        return data, counts, count_end
+
+
+_U32 = struct.Struct('<I')
+_STAMP = struct.Struct('<iI')

@@ -29,6 +29,9 @@ from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallba
 from rclpy.node import Node
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
 from rclpy.qos_overriding_options import QoSOverridingOptions
+from rclpy.serialization import deserialize_message
+
+from builtin_interfaces.msg import Time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
@@ -44,7 +47,8 @@ from robot_dynamics.core.errors import RobotDynamicsError
 
 from . import parameters as P
 from .executors import DedicatedThreadGroup, HotPathExecutor, SubscriptionThread, spin_node
-from .conversions import (JointStateError, JointStateMerger, as_numpy, duration_to_seconds,
+from .conversions import (JointStateError, JointStateMerger, JointStateWire, as_numpy,
+                          duration_to_seconds,
                           matrix_to_multiarray, name_index, seconds_to_duration,
                           to_array, vector_in_model_order, wrench_from_msg,
                           wrench_to_msg)
@@ -155,6 +159,7 @@ class _Active:
         self.n = model.n
         self.has_tip = model.tip_link is not None
         self.merger = JointStateMerger(self.names)
+        self.wire = JointStateWire(self.names)     # fast reads of a repeating layout
         if previous is not None:        # keep the measured state of joints that still exist
             old = previous.merger
             for j, name in enumerate(self.names):
@@ -289,9 +294,11 @@ class DynamicsNode(Node):
                                durability=DurabilityPolicy.VOLATILE)
         # Best effort matches every publisher's reliability, so no QoS event handler needed.
         # joint_states is served by a thread of its own (SubscriptionThread: a wait set on this
-        # one subscription instead of the executor's wait set over every entity of the node).
+        # one subscription instead of the executor's wait set over every entity of the node),
+        # and taken serialized: JointStateWire reads a driver's repeating layout without
+        # building the message (anything else is deserialized, see _handle_joint_states).
         self._joint_states_sub = self.create_subscription(
-            JointState, 'joint_states', self._on_joint_states, joint_qos,
+            JointState, 'joint_states', self._on_joint_states, joint_qos, raw=True,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(),
             event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False),
             callback_group=DedicatedThreadGroup())
@@ -499,27 +506,45 @@ class DynamicsNode(Node):
                                f'({self._rejected} rejected so far)',
                                throttle_duration_sec=5.0)
 
-    def _on_joint_states(self, msg):
+    def _on_joint_states(self, raw):
         with self._hot_lock:
-            self._handle_joint_states(msg)
+            self._handle_joint_states(raw)
 
     def _on_hot_path_error(self, error):
         # Not one of the errors the handler turns into a rejection: a bug, but one message
         # must not stop the node. Logged with its type, counted, and the thread goes on.
         self._reject(f'unexpected {type(error).__name__}: {error}')
 
-    def _handle_joint_states(self, msg):
+    def _handle_joint_states(self, raw):
+        """One serialized sensor_msgs/JointState."""
         active = self._active
         self._received += 1
         if active is None:
             return
         merger = active.merger
-        try:
+        unknown = ()
+        fast = active.wire.read(raw)       # (sec, nanosec, (3, n) values) or None
+        if fast is not None:
             with self._state_lock:
-                unknown = merger.merge(msg)
-        except JointStateError as error:
-            self._reject(str(error))
-            return
+                merged = merger.merge_values(fast[2])
+            if merged:
+                sec, nanosec = fast[0], fast[1]
+        if fast is None or not merged:
+            # Any other layout (partial, reordered, unknown joints, first message) or a
+            # non-finite value: the message itself, merged by name, errors naming the culprit.
+            try:
+                msg = deserialize_message(raw, JointState)
+            except Exception as error:  # noqa: BLE001 - rclpy raises several types here
+                self._reject(f'joint_states message that cannot be deserialized: {error}')
+                return
+            try:
+                with self._state_lock:
+                    unknown = merger.merge(msg)
+            except JointStateError as error:
+                self._reject(str(error))
+                return
+            active.wire.learn(raw, msg)
+            sec, nanosec = msg.header.stamp.sec, msg.header.stamp.nanosec
         if unknown:
             new = set(unknown) - self._reported_unknown
             if new:
@@ -533,10 +558,9 @@ class DynamicsNode(Node):
             return
         values = self._values
         model = active.model
-        stamp = msg.header.stamp
-        if stamp.sec == 0 and stamp.nanosec == 0:
-            stamp = self.get_clock().now().to_msg()
-        t = stamp.sec + stamp.nanosec * 1e-9
+        if sec == 0 and nanosec == 0:
+            sec, nanosec = self.get_clock().now().seconds_nanoseconds()
+        t = sec + nanosec * 1e-9
         q = merger.position
         have_velocity = merger.complete_velocity
         qd = merger.velocity  # zeros for joints never measured; only used when complete
@@ -566,8 +590,6 @@ class DynamicsNode(Node):
                                       axes=axes, jacobian=estimate)
             have_ff = reference is not None or have_velocity
             ff = None
-            header = msg.header
-            header.stamp = stamp
             if values['publish_effort_command'] and self._command_index is not None:
                 if values['effort_command_source'] == 'gravity':
                     source = terms.gravity
@@ -581,11 +603,12 @@ class DynamicsNode(Node):
                         np.minimum(np.maximum(command, lower, out=command), upper, out=command)
                     self._msg_cmd.data = to_array(command)
                     self._pub_cmd.publish(self._msg_cmd)
+            stamp = Time(sec=sec, nanosec=nanosec)      # of the outputs
             if have_ff:
                 if ff is None:
                     ff = self._feedforward(model, terms, reference, qd, friction)
-                self._publish_joint_values(self._msg_ff, self._pub_ff, header, ff)
-            self._publish_joint_values(self._msg_gravity, self._pub_gravity, header,
+                self._publish_joint_values(self._msg_ff, self._pub_ff, stamp, ff)
+            self._publish_joint_values(self._msg_gravity, self._pub_gravity, stamp,
                                        terms.gravity)
             if estimate:
                 tau_measured = merger.effort
@@ -605,7 +628,7 @@ class DynamicsNode(Node):
                 else:
                     tau_ext = active.observer.update(q, qd, tau_measured, dt, terms=terms)
                 if tau_ext is not None:
-                    self._publish_joint_values(self._msg_ext, self._pub_ext, header, tau_ext)
+                    self._publish_joint_values(self._msg_ext, self._pub_ext, stamp, tau_ext)
                     est = model.estimate_external_wrench(
                         q, tau_ext, axes=axes, damping=values['wrench_damping'],
                         singular_threshold=values['singular_threshold'],
@@ -645,10 +668,10 @@ class DynamicsNode(Node):
         return ff
 
     @staticmethod
-    def _publish_joint_values(msg, publisher, header, values):
+    def _publish_joint_values(msg, publisher, stamp, values):
         if publisher.get_subscription_count() == 0:
             return  # nobody listens: skip the serialisation
-        msg.header.stamp = header.stamp
+        msg.header.stamp = stamp
         msg.effort = to_array(values)
         publisher.publish(msg)
 

@@ -87,3 +87,88 @@ def test_a_length_mismatch_names_the_field():
     with pytest.raises(JointStateError, match='velocity has 2 values for 3 joint names'):
         merger.merge(_msg(NAMES, [1, 2, 3], [1, 2]))
     assert not merger.complete_position
+
+
+# ------------------------------------------------------------------ JointStateWire
+from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
+
+from robot_dynamics.ros.conversions import JointStateWire  # noqa: E402
+
+ARM = tuple(f'panda_joint{i}' for i in range(1, 8))
+
+
+def _full(rng, names=ARM, frame_id='', sec=7, nanosec=123):
+    msg = _msg(names, *rng.normal(size=(3, len(names))))
+    msg.header.frame_id = frame_id
+    msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nanosec
+    return msg
+
+
+@pytest.mark.parametrize('frame_id', ['', 'b', 'base_link', 'world_frame_id_x'])
+def test_wire_reads_what_deserialization_reads(frame_id):
+    rng = np.random.default_rng(5)
+    wire = JointStateWire(ARM)
+    first = serialize_message(_full(rng, frame_id=frame_id))
+    assert wire.read(first) is None                      # nothing learned yet
+    wire.learn(first, deserialize_message(first, JointState))
+    for k in range(20):
+        msg = _full(rng, frame_id=frame_id, sec=100 + k, nanosec=10 * k)
+        raw = serialize_message(msg)
+        sec, nanosec, values = wire.read(raw)
+        assert (sec, nanosec) == (100 + k, 10 * k)
+        np.testing.assert_array_equal(values, [msg.position, msg.velocity, msg.effort])
+    assert wire.enabled
+
+
+@pytest.mark.parametrize('change', ['reordered', 'partial', 'unknown joint', 'no effort',
+                                    'other names'])
+def test_wire_learns_only_full_messages_of_the_model_joints_in_order(change):
+    rng = np.random.default_rng(6)
+    names = {'reordered': ARM[::-1], 'partial': ARM[:6], 'unknown joint': ARM + ('finger',),
+             'no effort': ARM, 'other names': tuple(n.upper() for n in ARM)}[change]
+    msg = _full(rng, names=names)
+    if change == 'no effort':
+        msg.effort = []
+    raw = serialize_message(msg)
+    wire = JointStateWire(ARM)
+    wire.learn(raw, deserialize_message(raw, JointState))
+    assert wire.read(raw) is None
+    assert wire.enabled
+
+
+@pytest.mark.parametrize('change', ['frame_id', 'a name', 'one field shorter'])
+def test_wire_answers_none_when_the_layout_changes(change):
+    rng = np.random.default_rng(7)
+    wire = JointStateWire(ARM)
+    raw = serialize_message(_full(rng, frame_id='base'))
+    wire.learn(raw, deserialize_message(raw, JointState))
+    msg = _full(rng, frame_id='base')
+    if change == 'frame_id':
+        msg.header.frame_id = 'tool'            # same length, other bytes
+    elif change == 'a name':
+        msg.name = list(ARM[:6]) + ['panda_jointX']
+    else:
+        msg.effort = list(msg.effort)[:6]
+    assert wire.read(serialize_message(msg)) is None
+
+
+def test_wire_turns_itself_off_when_the_bytes_disagree_with_the_message():
+    rng = np.random.default_rng(8)
+    wire = JointStateWire(ARM)
+    raw = serialize_message(_full(rng))
+    other = _full(rng)                               # not what raw holds
+    wire.learn(raw, other)
+    assert not wire.enabled and wire.read(raw) is None
+    wire.learn(raw, deserialize_message(raw, JointState))
+    assert wire.read(raw) is None, 'once off, it stays off'
+
+
+def test_merge_values_refuses_non_finite_values():
+    merger = JointStateMerger(NAMES)
+    assert merger.merge_values(np.arange(9.0).reshape(3, 3))
+    assert merger.complete_position and merger.complete_effort
+    np.testing.assert_array_equal(merger.velocity, [3, 4, 5])
+    bad = np.ones((3, 3))
+    bad[2, 1] = math.nan
+    assert not merger.merge_values(bad)
+    np.testing.assert_array_equal(merger.effort, [6, 7, 8])
