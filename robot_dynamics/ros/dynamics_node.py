@@ -238,6 +238,7 @@ class DynamicsNode(Node):
         self._near_singular = False
         self._min_singular_value = math.nan
         self._reference = None          # (q, qd, qdd, receive time [s]) in model order
+        self._reference_ff = None       # (reference, model, friction, its feed-forward torques)
         self._reference_rejected = 0
         self._rate_window = (time.monotonic(), 0)
         self._command_index = None
@@ -653,19 +654,22 @@ class DynamicsNode(Node):
             return
         self._processed += 1
 
-    @staticmethod
-    def _feedforward(model, terms, reference, qd, friction):
+    def _feedforward(self, model, terms, reference, qd, friction):
         """M qdd_d + C qd_d + g at the reference (q, qd, qdd), or C qd + g at the measured
-        state (terms) without one; + the URDF friction at that velocity when ``friction``."""
+        state (terms) without one; + the URDF friction at that velocity when ``friction``.
+        The reference's torques are computed once per reference message (and model)."""
         if reference is not None:
+            cached = self._reference_ff
+            if (cached is not None and cached[0] is reference and cached[1] is model
+                    and cached[2] == friction):
+                return cached[3]
             ff = model.inverse_dynamics(reference[0], reference[1], reference[2])
-            velocity = reference[1]
-        else:
-            ff = terms.nonlinear_effects
-            velocity = qd
-        if friction:
-            ff = ff + model.friction_torques(velocity)
-        return ff
+            if friction:
+                ff = ff + model.friction_torques(reference[1])
+            self._reference_ff = (reference, model, friction, ff)
+            return ff
+        ff = terms.nonlinear_effects
+        return ff + model.friction_torques(qd) if friction else ff
 
     @staticmethod
     def _publish_joint_values(msg, publisher, stamp, values):
