@@ -36,9 +36,11 @@ def coriolis(model, kin, qd, IC=None):
 
 
 def velocity_terms(model, kin, qd):
-    """``(C qd + g, M qd, C^T qd)`` of all body joints, (..., nb) each, sharing one pass over the
-    body velocities (RNEA at zero acceleration plus the subtree momenta of
-    :func:`momentum_terms`)."""
+    """RNEA at zero acceleration, keeping what the momentum terms need.
+
+    Returns ``(h, Sdot, IV)``: ``h = C qd + g`` of all body joints (..., nb), and for
+    :func:`momentum_from_velocity_terms` the joint-axis rates ``Sdot = V x S`` and the body
+    momenta ``I V`` (..., nb, 6) (base axes, about the base origin)."""
     I, S = kin.I, kin.S
     anc = model.tree.ancestors
     V = anc @ (S * qd[..., None])
@@ -48,9 +50,15 @@ def velocity_terms(model, kin, qd):
     A[..., :3] -= model.gravity
     IV = I @ V[..., None]
     f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
-    h_sub = model._anc_T @ IV[..., 0]
-    F = model._anc_T @ f
-    return (S * F).sum(axis=-1), (S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
+    return (S * (model._anc_T @ f)).sum(axis=-1), Sdot, IV[..., 0]
+
+
+def momentum_from_velocity_terms(model, kin, Sdot, IV):
+    """``(M qd, C^T qd)`` of all body joints, (..., nb) each, from :func:`velocity_terms`'
+    ``Sdot`` and ``I V``: with the subtree momenta ``h_j``, ``S_j . h_j`` and ``Sdot_j . h_j``
+    (see :func:`momentum_terms`)."""
+    h_sub = model._anc_T @ IV
+    return (kin.S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
 
 
 def momentum_terms(model, kin, qd):

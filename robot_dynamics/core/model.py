@@ -617,23 +617,32 @@ class StateTerms:
     """
 
     __slots__ = ("frame", "axes", "_model", "_kin", "_qd", "_jacobian", "_gravity",
-                 "_velocity")
+                 "_velocity", "_momentum")
 
     def __init__(self, model, kin, qd, frame, axes):
         self._model, self._kin, self._qd = model, kin, qd
         self.frame, self.axes = frame, axes
-        self._jacobian = self._gravity = self._velocity = None
+        self._jacobian = self._gravity = self._velocity = self._momentum = None
 
     def _velocity_terms(self):
-        """(C qd + g, M qd, C^T qd), from one pass over the body velocities, on first use."""
+        """(C qd + g, Sdot, I V): the RNEA pass over the body velocities, on first use."""
         if self._velocity is None:
-            model, qd = self._model, self._qd
-            h, p, CTqd = _coriolis.velocity_terms(model, self._kin, model._full(qd, False))
-            h, p, CTqd = model._reduce(h), model._reduce(p), model._reduce(CTqd)
-            if model._has_armature:
-                p = p + model.armature * qd
-            self._velocity = (h, p, CTqd)
+            model = self._model
+            h, Sdot, IV = _coriolis.velocity_terms(model, self._kin, model._full(self._qd, False))
+            self._velocity = (model._reduce(h), Sdot, IV)
         return self._velocity
+
+    def _momentum_terms(self):
+        """(M qd, C^T qd) from the velocity pass's subtree momenta, on first use."""
+        if self._momentum is None:
+            model = self._model
+            _, Sdot, IV = self._velocity_terms()
+            p, CTqd = _coriolis.momentum_from_velocity_terms(model, self._kin, Sdot, IV)
+            p, CTqd = model._reduce(p), model._reduce(CTqd)
+            if model._has_armature:
+                p = p + model.armature * self._qd
+            self._momentum = (p, CTqd)
+        return self._momentum
 
     @property
     def nonlinear_effects(self):
@@ -643,12 +652,12 @@ class StateTerms:
     @property
     def momentum(self):
         """Generalised momentum M qd (..., n)."""
-        return self._velocity_terms()[1]
+        return self._momentum_terms()[0]
 
     @property
     def coriolis_transpose_qd(self):
         """C(q, qd)^T qd (..., n)."""
-        return self._velocity_terms()[2]
+        return self._momentum_terms()[1]
 
     @property
     def gravity(self):
