@@ -104,7 +104,8 @@ class SubscriptionThread:
     node's services, parameter services, timers, guard conditions): at 1 kHz that Python work
     costs more than the whole message handling of a fast node. This thread waits on the one
     subscription (and a guard condition that stops it), then takes and handles every queued
-    message: about a tenth of the executor's per-message cost (``benchmarks/bench_node.py``).
+    message: a bare relay served this way uses about half the CPU per message of one spun by
+    ``SingleThreadedExecutor`` (measured with ``benchmarks/bench_node.py``'s set-up).
 
     The subscription must be in a :class:`DedicatedThreadGroup`, so that no executor takes its
     messages too. The callback runs in this thread: guard state it shares with other callbacks
@@ -147,6 +148,12 @@ class SubscriptionThread:
                 pass  # context already shut down: the wait ends by itself
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
+        if wake is not None and not self._thread.is_alive():
+            self._wake = None
+            try:
+                wake.destroy()
+            except (InvalidHandle, RuntimeError):
+                pass
 
     @property
     def alive(self):
