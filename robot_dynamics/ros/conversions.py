@@ -281,8 +281,9 @@ class JointStateWire:
     its bytes (XCDR1 little-endian, the ROS 2 default) and keeps the layout when the message
     holds positions, velocities and efforts of exactly ``joint_names``, in that order, and the
     parse reproduces the deserialized message bit for bit. :meth:`read` then answers for any
-    message of the same layout (same length, same bytes from the frame_id up to the position
-    count, same velocity and effort counts) with its stamp and a (3, n) view of its numbers; for
+    message of the same layout (same length and encapsulation, same bytes from the frame_id up
+    to the position count, same velocity and effort counts) with its stamp and a (3, n) view of
+    its numbers; for
     anything else it answers None and the caller deserializes. Any mismatch in the check turns
     the reader off for good.
     """
@@ -295,7 +296,8 @@ class JointStateWire:
         self.joint_names = tuple(joint_names)
         self.n = len(self.joint_names)
         self.enabled = self.n > 0
-        self._key = None          # (length, bytes 12 .. end of the position count)
+        self._key = None          # (length, bytes 12 .. end of the position count,
+        #                            encapsulation bytes 0 .. 4)
         self._data = 0            # offset of the first position value
         self._counts = ()         # offsets of the velocity and effort counts
 
@@ -303,7 +305,8 @@ class JointStateWire:
         """(sec, nanosec, values) for a message of the learned layout, values a read-only
         (3, n) float64 view of raw (rows position, velocity, effort); else None."""
         key = self._key
-        if key is None or len(raw) != key[0] or raw[12:len(key[1]) + 12] != key[1]:
+        if (key is None or len(raw) != key[0] or raw[12:len(key[1]) + 12] != key[1]
+                or raw[:4] != key[2]):
             return None
         count = key[1][-4:]
         for offset in self._counts:
@@ -334,7 +337,7 @@ class JointStateWire:
             self.enabled = False    # not the encoding this reader knows: never again
             self._key = None
             return
-        self._key = (len(raw), bytes(raw[12:count_end]))
+        self._key = (len(raw), bytes(raw[12:count_end]), bytes(raw[:4]))
         self._data, self._counts = data, counts
 
     def _parse(self, raw):

@@ -172,3 +172,13 @@ def test_merge_values_refuses_non_finite_values():
     bad[2, 1] = math.nan
     assert not merger.merge_values(bad)
     np.testing.assert_array_equal(merger.effort, [6, 7, 8])
+
+
+def test_wire_ignores_another_encapsulation():
+    rng = np.random.default_rng(9)
+    wire = JointStateWire(ARM)
+    raw = serialize_message(_full(rng))
+    wire.learn(raw, deserialize_message(raw, JointState))
+    assert wire.read(raw) is not None
+    big_endian = b'\x00\x00' + raw[2:]          # same bytes, announced as big-endian CDR
+    assert wire.read(big_endian) is None
