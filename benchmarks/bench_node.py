@@ -29,13 +29,14 @@ Sets ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and ROS_DOMAIN_ID (default: $ROS_DO
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
+
+from robot_dynamics.tools.processes import stop_process_group
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 URDF = os.path.join(REPO, 'urdf', 'panda_arm.urdf')
@@ -203,20 +204,6 @@ def _start(argv, log_path, env, cpu=None):
                             env=env, start_new_session=True, preexec_fn=preexec)
 
 
-def _stop(proc):
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
-        if proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def _wait_for(path_or_proc_check, timeout, what):
     deadline = time.monotonic() + timeout
     while not path_or_proc_check():
@@ -339,7 +326,7 @@ def orchestrate(args):
         data = np.load(os.path.join(tmp, 'measure.npz'))
     finally:
         for proc in procs.values():
-            _stop(proc)
+            stop_process_group(proc, timeout=10.0)
     start_ns, end_ns = pub['run_start_ns'], pub['run_end_ns']
     command_sent, unpaired = _pair_commands(data, int(args.pair_window * 1000))
     rows = {'command': _stats(command_sent, data['command_arrived'], start_ns, end_ns)}

@@ -40,9 +40,6 @@ from .tree import PRISMATIC, build_tree
 from .urdf import parse_urdf
 
 
-_add_reduce = np.add.reduce     # arr.sum() without the Python-level wrapper
-
-
 class RobotModel:
     """Rigid-body dynamics of a fixed-base robot (chain or tree). Immutable: ``with_*`` methods
     return new models."""
@@ -213,7 +210,7 @@ class RobotModel:
             raise InvalidInputError(
                 f"{name} has shape {arr.shape}, expected (..., {size})"
                 + (f" ordered as {list(self.joint_names)}" if size == self.n else ""))
-        if not math.isfinite(_add_reduce(arr, None)):
+        if not math.isfinite(np.add.reduce(arr, axis=None)):   # arr.sum() minus its wrapper
             bad = np.argwhere(~np.isfinite(arr))[0]
             where = (f"joint {self.joint_names[bad[-1]]!r}" if size == self.n
                      else f"component {bad[-1]}")

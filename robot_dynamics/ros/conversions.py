@@ -44,9 +44,6 @@ def as_numpy(sequence):
     return np.asarray(sequence, dtype=np.float64)
 
 
-_add_reduce = np.add.reduce     # arr.sum() without numpy's Python-level wrapper
-
-
 def stamp_to_seconds(stamp):
     """``builtin_interfaces/Time`` -> float seconds."""
     return stamp.sec + stamp.nanosec * 1e-9
@@ -215,9 +212,7 @@ class JointStateMerger:
             state[0] = position
             state[1] = velocity
             state[2] = effort
-            if not (self.complete_position and self.complete_velocity and self.complete_effort):
-                self.has_position[:] = self.has_velocity[:] = self.has_effort[:] = True
-                self.complete_position = self.complete_velocity = self.complete_effort = True
+            self._mark_all_received()
             return unknown
         fields = []
         for field, values, target, have in (
@@ -254,13 +249,16 @@ class JointStateMerger:
         """Merge a full state in model order: ``values`` (3, n) rows position, velocity,
         effort. Returns False, merging nothing, when a value is not finite (merge the message
         itself then: it raises naming the joint and field)."""
-        if not math.isfinite(_add_reduce(values, None)):
+        if not math.isfinite(np.add.reduce(values, axis=None)):
             return False
         self._state[...] = values
+        self._mark_all_received()
+        return True
+
+    def _mark_all_received(self):
         if not (self.complete_position and self.complete_velocity and self.complete_effort):
             self.has_position[:] = self.has_velocity[:] = self.has_effort[:] = True
             self.complete_position = self.complete_velocity = self.complete_effort = True
-        return True
 
     def missing(self, field='position'):
         """Names of model joints for which ``field`` was never received."""

@@ -258,18 +258,16 @@ class DynamicsNode(Node):
         # go without the default incompatible-QoS handlers (a subscriber with incompatible QoS
         # still gets the warning from its own side).
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
-        self._pub_gravity = self.create_publisher(JointState, '~/gravity_torques', 10,
-                                                  event_callbacks=quiet)
-        self._pub_ff = self.create_publisher(JointState, '~/feedforward_torques', 10,
-                                             event_callbacks=quiet)
-        self._pub_ext = self.create_publisher(JointState, '~/external_torques', 10,
-                                              event_callbacks=quiet)
-        self._pub_wrench = self.create_publisher(WrenchStamped, '~/external_wrench', 10,
-                                                 event_callbacks=quiet)
-        self._pub_cmd = self.create_publisher(Float64MultiArray, '~/effort_command', 10,
-                                              event_callbacks=quiet)
-        self._pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10,
-                                               event_callbacks=quiet)
+
+        def output(msg_type, topic):
+            return self.create_publisher(msg_type, topic, 10, event_callbacks=quiet)
+
+        self._pub_gravity = output(JointState, '~/gravity_torques')
+        self._pub_ff = output(JointState, '~/feedforward_torques')
+        self._pub_ext = output(JointState, '~/external_torques')
+        self._pub_wrench = output(WrenchStamped, '~/external_wrench')
+        self._pub_cmd = output(Float64MultiArray, '~/effort_command')
+        self._pub_diag = output(DiagnosticArray, '/diagnostics')
         self._msg_gravity = JointState()
         self._msg_ff = JointState()
         self._msg_ext = JointState()

@@ -29,20 +29,14 @@ from rclpy.subscription import Subscription
 class HotPathExecutor(MultiThreadedExecutor):
     """MultiThreadedExecutor running the callbacks of ``inline_groups`` in the spin thread.
 
-    After an inline subscription callback, up to ``drain`` more messages already queued on that
-    subscription are taken and handled at once, without building a new wait set for each: a
-    node that fell behind catches up instead of paying the executor's per-wake cost again.
-
     Args:
         inline_groups: callback groups whose callbacks run in the thread that spins.
         num_threads: worker threads for every other callback group.
-        drain: most extra messages taken per inline subscription wake-up (0: none).
     """
 
-    def __init__(self, inline_groups, num_threads=2, *, drain=10, context=None):
+    def __init__(self, inline_groups, num_threads=2, *, context=None):
         super().__init__(num_threads=num_threads, context=context)
         self._inline_groups = list(inline_groups)
-        self._drain = int(drain)
 
     def _spin_once_impl(self, timeout_sec=None, wait_condition=lambda: False):
         try:
@@ -55,8 +49,6 @@ class HotPathExecutor(MultiThreadedExecutor):
         if group is not None and any(group is g for g in self._inline_groups):
             handler()
             handler.result()  # raise any exception of the callback
-            if self._drain and isinstance(entity, Subscription):
-                self._drain_subscription(entity)
             return
         self._executor.submit(handler)
         self._futures.append(handler)
@@ -64,22 +56,6 @@ class HotPathExecutor(MultiThreadedExecutor):
             if future.done():
                 self._futures.remove(future)
                 future.result()
-
-    def _drain_subscription(self, sub):
-        # Only the spinning thread runs inline callbacks, so the group stays exclusive.
-        message_only = sub._callback_type is Subscription.CallbackType.MessageOnly
-        for _ in range(self._drain):
-            try:
-                with sub.handle:
-                    taken = sub.handle.take_message(sub.msg_type, sub.raw)
-            except InvalidHandle:
-                return
-            if taken is None:
-                return
-            if message_only:
-                sub.callback(taken[0])
-            else:
-                sub.callback(*taken)
 
 
 class DedicatedThreadGroup(CallbackGroup):

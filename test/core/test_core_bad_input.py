@@ -34,6 +34,14 @@ def test_exception_hierarchy():
 
 
 # ------------------------------------------------------------------ vector sizes
+def _assert_invalid_input_names(model, case):
+    """case = (id, call, argname): call(model) raises InvalidInputError naming argname."""
+    _, call, argname = case
+    with pytest.raises(InvalidInputError) as ei:
+        call(model)
+    assert argname in str(ei.value), f"message does not name {argname!r}: {ei.value}"
+
+
 Z2 = np.zeros(2)
 Z3 = np.zeros(3)
 
@@ -60,10 +68,7 @@ WRONG_SIZE = [
 
 @pytest.mark.parametrize("case", WRONG_SIZE, ids=[c[0] for c in WRONG_SIZE])
 def test_wrong_vector_size(dp, case):
-    _, call, argname = case
-    with pytest.raises(InvalidInputError) as ei:
-        call(dp)
-    assert argname in str(ei.value), f"message does not name {argname!r}: {ei.value}"
+    _assert_invalid_input_names(dp, case)
 
 
 NON_FINITE = [
@@ -82,10 +87,7 @@ NON_FINITE = [
 
 @pytest.mark.parametrize("case", NON_FINITE, ids=[c[0] for c in NON_FINITE])
 def test_non_finite_input(dp, case):
-    _, call, argname = case
-    with pytest.raises(InvalidInputError) as ei:
-        call(dp)
-    assert argname in str(ei.value), f"message does not name {argname!r}: {ei.value}"
+    _assert_invalid_input_names(dp, case)
 
 
 def test_non_numeric_input(dp):

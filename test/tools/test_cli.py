@@ -18,6 +18,7 @@ from robot_dynamics import RobotModel
 from robot_dynamics.tools import cli
 from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
 from robot_dynamics.tools.plotting import is_png, png_size
+from tools_helpers import erd_urdf_path
 
 PANDA_HOME = list(BUNDLED["panda"].home)
 PANDA_Q = [0.3, -0.5, 0.2, -2.0, 0.1, 1.4, -0.6]
@@ -84,16 +85,7 @@ def test_info_pendulum_gets_bundled_gravity(capsys):
 
 def _erd_panda():
     """example-robot-data's panda.urdf (gripper with a mimic finger joint), or skip."""
-    import glob
-    import site
-
-    roots = list(site.getsitepackages()) + [os.path.join(sys.prefix, "lib", "python3.11", "site-packages")]
-    for root in roots:
-        hits = glob.glob(os.path.join(root, "cmeel.prefix", "share", "example-robot-data", "robots",
-                                      "panda_description", "urdf", "panda.urdf"))
-        if hits:
-            return hits[0]
-    pytest.skip("example-robot-data (test oracle) is not installed")
+    return erd_urdf_path("panda_description", "urdf", "panda.urdf")
 
 
 def test_info_reports_mimic_joints(capsys):
@@ -307,7 +299,7 @@ def test_module_entry_point():
 
 
 def test_multi_leaf_robot_needs_a_frame(capsys):
-    ur5 = _erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
+    ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
     data = run_json(capsys, "info", ur5)
     assert data["tip_link"] is None and set(data["leaf_links"]) >= {"tool0", "ee_link"}
     code, err = run_fail(capsys, "jacobian", ur5)
@@ -315,13 +307,3 @@ def test_multi_leaf_robot_needs_a_frame(capsys):
     data = run_json(capsys, "jacobian", ur5, "--frame", "tool0", "--q", "0", "-1.2", "1.2", "-1.57", "-1.57", "0")
     assert data["frame"] == "tool0" and len(data["jacobian"]) == 6 and len(data["jacobian"][0]) == 6
 
-
-def _erd_urdf_path(*parts):
-    import glob
-    import site
-
-    for root in site.getsitepackages():
-        hits = glob.glob(os.path.join(root, "cmeel.prefix", "share", "example-robot-data", "robots", *parts))
-        if hits:
-            return hits[0]
-    pytest.skip("example-robot-data (test oracle) is not installed")

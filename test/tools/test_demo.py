@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from robot_dynamics.tools.plotting import is_png, png_size
+from tools_helpers import erd_urdf_path
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 pytest.importorskip("rclpy")
@@ -89,20 +90,9 @@ def test_demo_in_simulated_time(tmp_path, unique_name):
     assert "push 10 N down" in names and "push 5 N sideways + 1 Nm twist" in names, names
 
 
-def _erd_urdf(*parts):
-    import glob
-    import site
-
-    for root in site.getsitepackages():
-        hits = glob.glob(os.path.join(root, "cmeel.prefix", "share", "example-robot-data", "robots", *parts))
-        if hits:
-            return hits[0]
-    pytest.skip("example-robot-data (test oracle) is not installed")
-
-
 def test_demo_on_a_user_urdf(tmp_path, unique_name):
     """--urdf: a UR5 (example-robot-data) with several leaves, so --tip-link is needed."""
-    ur5 = _erd_urdf("ur_description", "urdf", "ur5_robot.urdf")
+    ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
     out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", ur5, "--no-live"],
                          capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert out.returncode == 2 and "choose one with --tip-link" in out.stderr
