@@ -29,14 +29,13 @@ Sets ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and ROS_DOMAIN_ID (default: $ROS_DO
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 
-from robot_dynamics.tools.processes import stop_process_group
+from robot_dynamics.tools.processes import start_process_group, stop_process_group
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 URDF = os.path.join(REPO, 'urdf', 'panda_arm.urdf')
@@ -200,8 +199,7 @@ def _start(argv, log_path, env, cpu=None):
     if cpu is not None:
         def preexec():
             os.sched_setaffinity(0, {cpu})
-    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, start_new_session=True, preexec_fn=preexec)
+    return start_process_group(argv, log, env=env, preexec_fn=preexec)
 
 
 def _wait_for(path_or_proc_check, timeout, what):

@@ -84,7 +84,6 @@ import rclpy
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, HistoryPolicy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult, FloatingPointRange
 
 from builtin_interfaces.msg import Time as TimeMsg
@@ -98,6 +97,9 @@ from robot_dynamics import RobotModel
 from robot_dynamics.core.actuation import (end_stop_gains, impedance_torques, limit_stop_torques,
                                            saturate)
 from robot_dynamics.core.errors import RobotDynamicsError
+
+from .conversions import to_array, wrench_from_msg, wrench_to_msg
+from .qos import robot_description_qos
 
 NANO = 1_000_000_000
 
@@ -233,9 +235,8 @@ class ArmSimulator(Node):
     def _subscribe_description(self) -> None:
         if self._desc_sub is not None:
             return
-        qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-        self._desc_sub = self.create_subscription(String, "robot_description", self._on_description, qos)
+        self._desc_sub = self.create_subscription(String, "robot_description", self._on_description,
+                                                  robot_description_qos())
         self.get_logger().info("waiting for a URDF on the robot_description topic")
 
     def _on_description(self, msg: String) -> None:
@@ -304,6 +305,7 @@ class ArmSimulator(Node):
             "real_time_factor": float(p["real_time_factor"]), "max_lag": float(p["max_lag"]),
             "joints": list(joints), "cmd_index": [names.index(j) for j in joints],
             "q0": q0, "qd0": qd0, "stiffness": stiff, "damping": damp, "setpoint": setpoint,
+            "impedance": bool(np.any(stiff) or np.any(damp)),
             "dt": 1.0 / rate, "publish_every": every, "axes": axes,
             "lower": np.asarray(lower, dtype=float), "upper": np.asarray(upper, dtype=float),
             "effort_limits": np.asarray(model.effort_limits, dtype=float),
@@ -415,8 +417,7 @@ class ArmSimulator(Node):
             if self._model is None:
                 return
             link = msg.header.frame_id or self._model.tip_link
-            f, t = msg.wrench.force, msg.wrench.torque
-            w = np.array([f.x, f.y, f.z, t.x, t.y, t.z], dtype=float)
+            w = wrench_from_msg(msg.wrench)
             if link is None:
                 self._reject("rejected_wrenches", "no_frame", "~/external_wrench without frame_id and the model has no tip link")
                 return
@@ -475,7 +476,7 @@ class ArmSimulator(Node):
         if timeout > 0 and self._cmd_step is not None and (self._k - self._cmd_step) * cfg["dt"] > timeout:
             cmd = np.zeros_like(cmd)
         tau = cmd
-        if np.any(cfg["stiffness"]) or np.any(cfg["damping"]):
+        if cfg["impedance"]:
             tau = tau + impedance_torques(q, qd, cfg["setpoint"], cfg["stiffness"], cfg["damping"])
         if cfg["saturation"]:
             tau = saturate(tau, cfg["effort_limits"])
@@ -489,12 +490,9 @@ class ArmSimulator(Node):
         if self._wrench is not None and self._k >= self._wrench[2]:
             self._wrench = None
         self._wrench_in_step = self._wrench
-        if self._wrench is not None:
-            link, w, _ = self._wrench
-            q_new, qd_new = model.step(q, qd, tau_total, cfg["dt"], f_ext=w, frame=link,
-                                       friction=cfg["friction"])
-        else:
-            q_new, qd_new = model.step(q, qd, tau_total, cfg["dt"], friction=cfg["friction"])
+        link, w, _ = self._wrench if self._wrench is not None else (None, None, None)
+        q_new, qd_new = model.step(q, qd, tau_total, cfg["dt"], f_ext=w, frame=link,
+                                   friction=cfg["friction"])
         q_new = np.asarray(q_new, dtype=float)
         qd_new = np.asarray(qd_new, dtype=float)
         if not (np.all(np.isfinite(q_new)) and np.all(np.isfinite(qd_new))):
@@ -512,13 +510,13 @@ class ArmSimulator(Node):
         js = JointState()
         js.header.stamp = stamp
         js.name = list(self._model.joint_names)
-        js.position = self._q.tolist()
-        js.velocity = self._qd.tolist()
+        js.position = to_array(self._q)
+        js.velocity = to_array(self._qd)
         if self._applied_count:
-            js.effort = (self._applied_sum / self._applied_count).tolist()
+            js.effort = to_array(self._applied_sum / self._applied_count)
         else:
-            js.effort = np.asarray(self._applied, dtype=float).tolist()
-        self._applied_sum = np.zeros(self._model.n)
+            js.effort = to_array(self._applied)
+        self._applied_sum.fill(0.0)
         self._applied_count = 0
         ws = WrenchStamped()
         ws.header.stamp = stamp
@@ -527,8 +525,7 @@ class ArmSimulator(Node):
         else:
             link, w = self._model.tip_link or self._model.base_link, np.zeros(6)
         ws.header.frame_id = link
-        ws.wrench.force.x, ws.wrench.force.y, ws.wrench.force.z = (float(x) for x in w[:3])
-        ws.wrench.torque.x, ws.wrench.torque.y, ws.wrench.torque.z = (float(x) for x in w[3:])
+        wrench_to_msg(w, ws.wrench)
         if self._clock_pub is not None:
             self._clock_pub.publish(Clock(clock=stamp))
         self._js_pub.publish(js)

@@ -240,10 +240,28 @@ class JointStateMerger:
                 target[model_idx] = sub
             if not have.all():
                 have[model_idx] = True
+        self._update_complete()
+        return unknown
+
+    def _update_complete(self):
         self.complete_position = bool(self.has_position.all())
         self.complete_velocity = bool(self.has_velocity.all())
         self.complete_effort = bool(self.has_effort.all())
-        return unknown
+
+    def carry_over(self, other):
+        """Take what ``other`` (the merger of a previous model) has received for the joints
+        both have, by name."""
+        rows = ((self.has_position, other.has_position), (self.has_velocity, other.has_velocity),
+                (self.has_effort, other.has_effort))
+        for j, name in enumerate(self.joint_names):
+            i = other.joint_index.get(name)
+            if i is None:
+                continue
+            for r, (have, had) in enumerate(rows):
+                if had[i]:
+                    self._state[r, j] = other._state[r, i]
+                    have[j] = True
+        self._update_complete()
 
     def merge_values(self, values):
         """Merge a full state in model order: ``values`` (3, n) rows position, velocity,

@@ -27,7 +27,6 @@ import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallbacks
 from rclpy.node import Node
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy)
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from rclpy.serialization import deserialize_message
 
@@ -44,6 +43,7 @@ from robot_dynamics_interfaces.srv import (ComputeInverseDynamics, GetMassMatrix
 
 from robot_dynamics import MomentumObserver, RobotModel
 from robot_dynamics.core.errors import RobotDynamicsError
+from robot_dynamics.core.simulate import FIXED_STEP_METHODS, IVP_METHODS
 
 from . import parameters as P
 from .executors import DedicatedThreadGroup, HotPathExecutor, SubscriptionThread, spin_node
@@ -53,6 +53,7 @@ from .conversions import (JointStateError, JointStateMerger, JointStateWire, as_
                           to_array, vector_in_model_order, wrench_from_msg,
                           wrench_to_msg)
 from .filters import FilteredDifferentiator
+from .qos import joint_states_qos, robot_description_qos
 
 SIM_TORQUE_MODES = {
     SimulateForwardDynamics.Request.TORQUE_ZERO: 'zero',
@@ -60,7 +61,7 @@ SIM_TORQUE_MODES = {
     SimulateForwardDynamics.Request.TORQUE_TRAJECTORY: 'trajectory',
     SimulateForwardDynamics.Request.TORQUE_GRAVITY_COMPENSATION: 'gravity_compensation',
 }
-SIM_INTEGRATORS = ('RK45', 'RK23', 'DOP853', 'Radau', 'BDF', 'LSODA', 'semi_implicit_euler')
+SIM_INTEGRATORS = IVP_METHODS + FIXED_STEP_METHODS
 
 # Parameters that change the model (rebuild), and those that need the URDF parsed again.
 PARSE_PARAMS = ('robot_description', 'base_link', 'tip_link', 'gravity')
@@ -161,29 +162,14 @@ class _Active:
         self.merger = JointStateMerger(self.names)
         self.wire = JointStateWire(self.names)     # fast reads of a repeating layout
         if previous is not None:        # keep the measured state of joints that still exist
-            old = previous.merger
-            for j, name in enumerate(self.names):
-                i = old.joint_index.get(name)
-                if i is None:
-                    continue
-                for field in ('position', 'velocity', 'effort'):
-                    if getattr(old, 'has_' + field)[i]:
-                        getattr(self.merger, field)[j] = getattr(old, field)[i]
-                        getattr(self.merger, 'has_' + field)[j] = True
-            m = self.merger
-            m.complete_position = bool(m.has_position.all())
-            m.complete_velocity = bool(m.has_velocity.all())
-            m.complete_effort = bool(m.has_effort.all())
+            self.merger.carry_over(previous.merger)
         self.observer = MomentumObserver(model, gain=values['observer_gain'])
         self.observer_primed = False
         self.differentiator = FilteredDifferentiator(
             self.n, values['acceleration_filter_time_constant'])
         self.last_stamp = None
-        lower, upper = (np.asarray(v, dtype=float) for v in (-model.effort_limits,
-                                                             model.effort_limits))
-        self.effort_lower, self.effort_upper = lower, upper
-        # Preallocated batched inputs of inverse dynamics: row 0 gravity (q, 0, 0),
-        # row 1 feed-forward, row 2 the static estimator's model torques.
+        self.effort_upper = np.asarray(model.effort_limits, dtype=float)
+        self.effort_lower = -self.effort_upper
         self.zero_velocity = np.zeros(self.n)
 
 
@@ -283,21 +269,15 @@ class DynamicsNode(Node):
                 self._model_rejected('parameter robot_description', error)
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
-        description_qos = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                                     reliability=ReliabilityPolicy.RELIABLE,
-                                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.create_subscription(String, 'robot_description', self._on_description,
-                                 description_qos)
-        joint_qos = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
-                               reliability=ReliabilityPolicy.BEST_EFFORT,
-                               durability=DurabilityPolicy.VOLATILE)
+                                 robot_description_qos())
         # Best effort matches every publisher's reliability, so no QoS event handler needed.
         # joint_states is served by a thread of its own (SubscriptionThread: a wait set on this
         # one subscription instead of the executor's wait set over every entity of the node),
         # and taken serialized: JointStateWire reads a driver's repeating layout without
         # building the message (anything else is deserialized, see _handle_joint_states).
         self._joint_states_sub = self.create_subscription(
-            JointState, 'joint_states', self._on_joint_states, joint_qos, raw=True,
+            JointState, 'joint_states', self._on_joint_states, joint_states_qos(), raw=True,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(),
             event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False),
             callback_group=DedicatedThreadGroup())
@@ -588,13 +568,15 @@ class DynamicsNode(Node):
             terms = model.state_terms(q, qd if have_velocity else active.zero_velocity,
                                       axes=axes, jacobian=estimate)
             have_ff = reference is not None or have_velocity
-            ff = None
+            ff = measured_friction = None
             if values['publish_effort_command'] and self._command_index is not None:
                 if values['effort_command_source'] == 'gravity':
                     source = terms.gravity
                 else:
-                    source = ff = (self._feedforward(model, terms, reference, qd, friction)
-                                   if have_ff else None)
+                    if have_ff:
+                        ff, measured_friction = self._feedforward(model, terms, reference, qd,
+                                                                  friction)
+                    source = ff
                 if source is not None:
                     command = source[self._command_index]      # a copy
                     if values['clamp_effort_command']:
@@ -605,14 +587,17 @@ class DynamicsNode(Node):
             stamp = Time(sec=sec, nanosec=nanosec)      # of the outputs
             if have_ff:
                 if ff is None:
-                    ff = self._feedforward(model, terms, reference, qd, friction)
+                    ff, measured_friction = self._feedforward(model, terms, reference, qd,
+                                                              friction)
                 self._publish_joint_values(self._msg_ff, self._pub_ff, stamp, ff)
             self._publish_joint_values(self._msg_gravity, self._pub_gravity, stamp,
                                        terms.gravity)
             if estimate:
                 tau_measured = merger.effort
                 if friction:
-                    tau_measured = tau_measured - model.friction_torques(qd)
+                    if measured_friction is None:
+                        measured_friction = model.friction_torques(qd)
+                    tau_measured = tau_measured - measured_friction
                 if static:
                     if values['static_acceleration'] == 'differentiated':
                         qdd = active.differentiator.update(qd, dt if dt is not None else 0.0)
@@ -655,19 +640,22 @@ class DynamicsNode(Node):
     def _feedforward(self, model, terms, reference, qd, friction):
         """M qdd_d + C qd_d + g at the reference (q, qd, qdd), or C qd + g at the measured
         state (terms) without one; + the URDF friction at that velocity when ``friction``.
-        The reference's torques are computed once per reference message (and model)."""
+        The reference's torques are computed once per reference message (and model).
+        Returns ``(ff, friction at the measured qd when it was added, else None)``."""
         if reference is not None:
             cached = self._reference_ff
             if (cached is not None and cached[0] is reference and cached[1] is model
                     and cached[2] == friction):
-                return cached[3]
+                return cached[3], None
             ff = model.inverse_dynamics(reference[0], reference[1], reference[2])
             if friction:
                 ff = ff + model.friction_torques(reference[1])
             self._reference_ff = (reference, model, friction, ff)
-            return ff
-        ff = terms.nonlinear_effects
-        return ff + model.friction_torques(qd) if friction else ff
+            return ff, None
+        if not friction:
+            return terms.nonlinear_effects, None
+        measured_friction = model.friction_torques(qd)
+        return terms.nonlinear_effects + measured_friction, measured_friction
 
     @staticmethod
     def _publish_joint_values(msg, publisher, stamp, values):

@@ -12,23 +12,21 @@ import sys
 
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from .executors import spin_node
+from .qos import joint_states_qos
 
 
 class RelayNode(Node):
     def __init__(self, node_name='relay_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        qos = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
-                         reliability=ReliabilityPolicy.BEST_EFFORT,
-                         durability=DurabilityPolicy.VOLATILE)
         self._pub = self.create_publisher(Float64MultiArray, '~/output', 10)
         self._out = Float64MultiArray()
-        self.create_subscription(JointState, 'joint_states', self._on_joint_states, qos)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states,
+                                 joint_states_qos())
 
     def _on_joint_states(self, msg):
         data = array('d', (msg.header.stamp.sec, msg.header.stamp.nanosec))

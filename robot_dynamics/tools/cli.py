@@ -423,9 +423,10 @@ def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
     else:
         # M qdd + C qd + g = tau + J^T f_ext  =>  J^T f_ext = (M qdd + C qd + g) - tau
         tau_ext = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float) - tau
-    est = model.estimate_external_wrench(q, tau_ext, frame=frame, axes=args.axes, damping=args.damping)
-    wrench = np.asarray(est.wrench, dtype=float)
     jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
+    est = model.estimate_external_wrench(q, tau_ext, frame=frame, axes=args.axes, damping=args.damping,
+                                         jacobian=jac)
+    wrench = np.asarray(est.wrench, dtype=float)
     residual = tau_ext - jac.T @ wrench
     out.update({
         "joint_names": list(model.joint_names), "q": q.tolist(), "qd": qd.tolist(), "qdd": qdd.tolist(),

@@ -38,7 +38,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -48,7 +47,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from robot_dynamics.tools.processes import stop_process_group
+from robot_dynamics.core.actuation import end_stop_gains
+from robot_dynamics.tools.processes import start_process_group, stop_process_group
 
 AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 NODE_OBSERVER_MAX_DT = 0.5  # the dynamics node's default observer_max_dt [s]
@@ -157,9 +157,7 @@ def resolve_robot(args) -> RobotSetup:
 def joint_impedance(model, q0: np.ndarray, frequency_hz: float, zeta: float = 0.7):
     """Per-joint stiffness K_i = w^2 M_ii(q0) and damping D_i = 2 zeta w M_ii(q0) [Nm/rad, Nm s/rad]:
     each joint, alone, a mass-spring-damper of natural frequency ``frequency_hz``."""
-    diag = np.diag(np.asarray(model.mass_matrix(q0), dtype=float))
-    w = 2.0 * math.pi * frequency_hz
-    return w * w * diag, 2.0 * zeta * w * diag
+    return end_stop_gains(model, q0, frequency_hz, zeta)   # the same rule as the core's end stops
 
 
 # ----------------------------------------------------------------------------------- processes
@@ -192,8 +190,7 @@ class Child:
         self.name = name
         self.log_path = log_path
         self._log = open(log_path, "wb")
-        self.popen = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        self.popen = start_process_group(argv, self._log, env=env)
 
     def alive(self) -> bool:
         return self.popen.poll() is None
@@ -289,8 +286,9 @@ class Monitor:
 
     @staticmethod
     def _w(msg) -> np.ndarray:
-        f, t = msg.wrench.force, msg.wrench.torque
-        return np.array([f.x, f.y, f.z, t.x, t.y, t.z])
+        from robot_dynamics.ros.conversions import wrench_from_msg
+
+        return wrench_from_msg(msg.wrench)
 
     def _on_applied(self, msg) -> None:
         with self.lock:
@@ -315,11 +313,12 @@ class Monitor:
     def push(self, wrench: np.ndarray, frame: str) -> None:
         from geometry_msgs.msg import WrenchStamped
 
+        from robot_dynamics.ros.conversions import wrench_to_msg
+
         msg = WrenchStamped()
         msg.header.stamp = self.node.get_clock().now().to_msg()
         msg.header.frame_id = frame
-        (msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z,
-         msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z) = (float(v) for v in wrench)
+        wrench_to_msg(wrench, msg.wrench)
         self.wrench_pub.publish(msg)
 
     def command(self, values: Sequence[float]) -> None:

@@ -5,6 +5,14 @@ import signal
 import subprocess
 
 
+def start_process_group(argv, log, env=None, preexec_fn=None):
+    """Start ``argv`` in a session (process group) of its own, so that
+    :func:`stop_process_group` stops it and its children; stdout and stderr go to the open
+    binary file ``log``, stdin comes from /dev/null. Returns the Popen."""
+    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, start_new_session=True, preexec_fn=preexec_fn)
+
+
 def stop_process_group(popen, timeout=5.0):
     """Stop ``popen``'s process group: SIGINT (rclpy shuts down cleanly), then SIGTERM, then
     SIGKILL, waiting up to ``timeout`` seconds after each. Returns the exit code."""

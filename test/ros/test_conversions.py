@@ -182,3 +182,14 @@ def test_wire_ignores_another_encapsulation():
     assert wire.read(raw) is not None
     big_endian = b'\x00\x00' + raw[2:]          # same bytes, announced as big-endian CDR
     assert wire.read(big_endian) is None
+
+
+def test_carry_over_keeps_what_the_joints_of_both_models_received():
+    old = JointStateMerger(('a', 'j1', 'j2'))
+    old.merge(_msg(['a', 'j1', 'j2'], [1, 2, 3], [4, 5, 6]))          # no effort
+    new = JointStateMerger(NAMES)                                      # j1 j2 j3
+    new.carry_over(old)
+    np.testing.assert_array_equal(new.position, [2, 3, 0])
+    np.testing.assert_array_equal(new.velocity, [5, 6, 0])
+    assert new.missing('position') == ['j3'] and new.missing('effort') == list(NAMES)
+    assert not new.complete_position
