@@ -29,28 +29,25 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
     U = np.empty_like(S)
     D = np.empty(S.shape[:-1])
     u = np.empty(S.shape[:-1])
-    for bodies, parents, has_parent in model._levels_up:
+    for bodies, parents in model._levels_up:
         Sb = S[..., bodies, :]
         Ub = (IA[..., bodies, :, :] @ Sb[..., None])[..., 0]
         Db = np.einsum("...i,...i->...", Sb, Ub)
         ub = tau[..., bodies] - np.einsum("...i,...i->...", Sb, pA[..., bodies, :])
         U[..., bodies, :], D[..., bodies], u[..., bodies] = Ub, Db, ub
-        if has_parent.any():
+        if parents is not None:
             Ia = IA[..., bodies, :, :] - Ub[..., :, None] * Ub[..., None, :] / Db[..., None, None]
             pa = (pA[..., bodies, :] + (Ia @ c[..., bodies, :, None])[..., 0]
                   + Ub * (ub / Db)[..., None])
-            keep = has_parent
-            # several children may share a parent: unbuffered adds, body axis first
-            np.add.at(np.moveaxis(IA, -3, 0), parents[keep], np.moveaxis(Ia[..., keep, :, :], -3, 0))
-            np.add.at(np.moveaxis(pA, -2, 0), parents[keep], np.moveaxis(pa[..., keep, :], -2, 0))
+            IA[..., parents, :, :] += Ia    # parents unique within a level (see _precompute)
+            pA[..., parents, :] += pa
     a = np.zeros(S.shape)
     qdd = np.empty(S.shape[:-1])
     a_base = np.zeros(6)
     if gravity:
         a_base[:3] = -model.gravity
-    for bodies, parents, has_parent in model._levels_down:
-        a_parent = np.where(has_parent[:, None], a[..., np.maximum(parents, 0), :], a_base)
-        ab = a_parent + c[..., bodies, :]
+    for bodies, parents in model._levels_down:
+        ab = (a_base if parents is None else a[..., parents, :]) + c[..., bodies, :]
         qb = (u[..., bodies] - np.einsum("...i,...i->...", U[..., bodies, :], ab)) / D[..., bodies]
         qdd[..., bodies] = qb
         a[..., bodies, :] = ab + S[..., bodies, :] * qb[..., None]

@@ -11,6 +11,7 @@ so ``Mdot - 2 C`` is skew-symmetric. Composite (subtree) sums of ``B_i`` and ``I
 
 
 from .crba import composite_inertias
+from .rnea import rnea_pass
 from .spatial import force_bar, motion_cross
 
 
@@ -38,27 +39,21 @@ def coriolis(model, kin, qd, IC=None):
 def velocity_terms(model, kin, qd):
     """RNEA at zero acceleration, keeping what the momentum terms need.
 
-    Returns ``(h, Sdot, IV)``: ``h = C qd + g`` of all body joints (..., nb), and for
-    :func:`momentum_from_velocity_terms` the joint-axis rates ``Sdot = V x S`` and the body
-    momenta ``I V`` (..., nb, 6) (base axes, about the base origin)."""
-    I, S = kin.I, kin.S
-    anc = model.tree.ancestors
-    V = anc @ (S * qd[..., None])
-    crmV = motion_cross(V)
-    Sdot = (crmV @ S[..., None])[..., 0]                   # V_j x S_j
-    A = anc @ (Sdot * qd[..., None])
-    A[..., :3] -= model.gravity
-    IV = I @ V[..., None]
-    f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
-    return (S * (model._anc_T @ f)).sum(axis=-1), Sdot, IV[..., 0]
+    Returns ``(h, crmV, IV)``: ``h = C qd + g`` of all body joints (..., nb), and for
+    :func:`momentum_from_velocity_terms` the body velocities' cross-product matrices
+    ``crm(V)`` (..., nb, 6, 6) and body momenta ``I V`` (..., nb, 6) (base axes, about the base
+    origin)."""
+    return rnea_pass(model, kin, qd, None)
 
 
-def momentum_from_velocity_terms(model, kin, Sdot, IV):
+def momentum_from_velocity_terms(model, kin, crmV, IV):
     """``(M qd, C^T qd)`` of all body joints, (..., nb) each, from :func:`velocity_terms`'
-    ``Sdot`` and ``I V``: with the subtree momenta ``h_j``, ``S_j . h_j`` and ``Sdot_j . h_j``
-    (see :func:`momentum_terms`)."""
+    ``crm(V)`` and ``I V``: with the subtree momenta ``h_j`` and ``Sdot_j = V_j x S_j``,
+    ``S_j . h_j`` and ``Sdot_j . h_j`` (see :func:`momentum_terms`)."""
+    S = kin.S
     h_sub = model._anc_T @ IV
-    return (kin.S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
+    Sdot = (crmV @ S[..., None])[..., 0]
+    return (S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
 
 
 def momentum_terms(model, kin, qd):
@@ -71,8 +66,5 @@ def momentum_terms(model, kin, qd):
     needs, at the cost of one RNEA-like pass.
     """
     I, S = kin.I, kin.S
-    Sqd = S * qd[..., None]
-    V = model.tree.ancestors @ Sqd
-    h = model._anc_T @ (I @ V[..., None])[..., 0]
-    Sdot = (motion_cross(V) @ S[..., None])[..., 0]
-    return (S * h).sum(axis=-1), (Sdot * h).sum(axis=-1)
+    V = model.tree.ancestors @ (S * qd[..., None])
+    return momentum_from_velocity_terms(model, kin, motion_cross(V), (I @ V[..., None])[..., 0])

@@ -170,9 +170,7 @@ def fk_schedules(tree):
     """
     nb = tree.nb
     parent = np.asarray(tree.parent)
-    depth = np.zeros(nb, dtype=int)
-    for i in range(nb):
-        depth[i] = 1 + (depth[parent[i]] if parent[i] >= 0 else 0)
+    depth = tree.ancestors.sum(axis=1).astype(int)    # ancestors-or-self
     jumps = []
     pointer = parent.copy()
     while np.any(pointer >= 0):

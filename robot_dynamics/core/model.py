@@ -35,7 +35,7 @@ from .errors import (AmbiguousTipError, InvalidInputError, KinematicTreeError,
 from .estimation import WrenchEstimate, damped_pinv_solve
 from .kinematics import (Kinematics, body_transforms, fk_schedules, motion_basis,
                          swapped_body_axes)
-from .spatial import inertia_parameters, skew, spatial_inertia
+from .spatial import force_transform, inertia_parameters, skew, spatial_inertia
 from .tree import PRISMATIC, build_tree
 from .urdf import parse_urdf
 
@@ -89,6 +89,7 @@ class RobotModel:
         self._basis, self._prismatic_basis = motion_basis(tree)
         self._has_prismatic = bool(np.any(tree.joint_type == PRISMATIC))
         self._has_armature = bool(np.any(self.armature))
+        self._armature_matrix = np.diag(self.armature)
         self._fk_jumps, self._fk_levels = fk_schedules(tree)
         self._S_body_swapped = swapped_body_axes(tree)
         self._frame_masks = tree.ancestors[:, :, None]   # (nb, nb, 1): joints moving each body
@@ -111,15 +112,19 @@ class RobotModel:
         self._neg_gravity_skew = skew(-self.gravity)
         self._G = tree.G
         self._GT = np.ascontiguousarray(tree.G.T)
-        # ABA level sets: bodies grouped by depth
-        depth = np.zeros(nb, dtype=int)
-        for b in range(nb):
-            depth[b] = 1 + (depth[tree.parent[b]] if tree.parent[b] >= 0 else 0)
+        # ABA level sets: bodies grouped by depth (depth = number of ancestors-or-self), split
+        # so that no two bodies of a group share a parent; depth 1 hangs from the base (None)
+        depth = anc.sum(axis=1).astype(int)
         levels = []
         for d in range(1, int(depth.max()) + 1 if nb else 1):
             bodies = np.nonzero(depth == d)[0]
+            if d == 1:
+                levels.append((bodies, None))
+                continue
             parents = tree.parent[bodies]
-            levels.append((bodies, parents, parents >= 0))
+            rank = np.array([np.count_nonzero(parents[:i] == p) for i, p in enumerate(parents)])
+            for r in range(rank.max() + 1):
+                levels.append((bodies[rank == r], parents[rank == r]))
         self._levels_down = tuple(levels)
         self._levels_up = tuple(reversed(levels))
 
@@ -166,11 +171,7 @@ class RobotModel:
             raise InvalidInputError("payload inertia must be symmetric")
         info = self.tree.frames[frame]
         I_frame = spatial_inertia(mass, com, I_c)
-        T = info.T_body_frame
-        X = np.zeros((6, 6))
-        X[:3, :3] = T[:3, :3]
-        X[3:, 3:] = T[:3, :3]
-        X[3:, :3] = skew(T[:3, 3]) @ T[:3, :3]
+        X = force_transform(info.T_body_frame)
         I_body = X @ I_frame @ X.T
         tree = self.tree
         if info.body < 0:
@@ -267,7 +268,7 @@ class RobotModel:
     def _kin(self, q):
         return Kinematics(self, self._full(q))
 
-    def _external(self, kin, f_ext, frame, q_shape):
+    def _external(self, kin, f_ext, frame):
         """(body, spatial force about the base origin) of a tip wrench, or None."""
         if f_ext is None:
             return None
@@ -293,7 +294,7 @@ class RobotModel:
         qdd = self._check_vector(qdd, "qdd")
         self._check_batch(q=q, qd=qd, qdd=qdd)
         kin = self._kin(q)
-        ext = self._external(kin, f_ext, frame, q.shape)
+        ext = self._external(kin, f_ext, frame)
         tau = _rnea.rnea(self, kin, self._full(qd, False), self._full(qdd, False), f_ext=ext)
         tau = self._reduce(tau)
         if self._has_armature:
@@ -311,11 +312,12 @@ class RobotModel:
         """M(q) (..., n, n) [kg m^2 / kg], symmetric positive definite (CRBA), armature
         included."""
         q = self._check_vector(q, "q")
-        M, _ = _crba.crba(self, self._kin(q))
-        M = self._reduce_matrix(M)
-        if self._has_armature:
-            M = M + np.diag(self.armature)
-        return M
+        return self._mass_matrix(self._kin(q))
+
+    def _mass_matrix(self, kin):
+        """M (..., n, n) from a kinematics workspace: CRBA, mimic reduction, armature."""
+        M = self._reduce_matrix(_crba.crba(self, kin)[0])
+        return M + self._armature_matrix if self._has_armature else M
 
     def coriolis_matrix(self, q, qd):
         """C(q, qd) (..., n, n) with C qd the Coriolis/centrifugal torques and Mdot - 2C
@@ -375,12 +377,9 @@ class RobotModel:
     def _forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
         """forward_dynamics on checked float arrays (the integrators' inner loop)."""
         kin = self._kin(q)
-        ext = self._external(kin, f_ext, frame, q.shape)
+        ext = self._external(kin, f_ext, frame)
         h = _rnea.rnea(self, kin, self._full(qd, False), None, f_ext=ext)
-        M, _ = _crba.crba(self, kin)
-        M = self._reduce_matrix(M)
-        if self._has_armature:
-            M = M + np.diag(self.armature)
+        M = self._mass_matrix(kin)
         rhs = tau - self._reduce(h)
         if M.ndim == 2:
             # one configuration: LAPACK's Cholesky solve directly (numpy's wrapper costs more
@@ -409,7 +408,7 @@ class RobotModel:
         tau = self._check_vector(tau, "tau")
         shape = self._check_batch(q=q, qd=qd, tau=tau) + (self.tree.nb,)
         kin = self._kin(q)
-        ext = self._external(kin, f_ext, frame, q.shape)
+        ext = self._external(kin, f_ext, frame)
         return _aba.aba(self, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape),
                         f_ext=ext)
 
@@ -457,7 +456,10 @@ class RobotModel:
         return self._jacobian(q, frame, axes)
 
     def _jacobian(self, q, frame, axes):
-        J, W_T_F = _jacobian.frame_jacobian_full(self, self._kin(q), frame)
+        return self._jacobian_from_kin(self._kin(q), frame, axes)
+
+    def _jacobian_from_kin(self, kin, frame, axes):
+        J, W_T_F = _jacobian.frame_jacobian_full(self, kin, frame)
         J = J @ self._G if self.tree.has_mimic else J
         return _jacobian.to_local_axes(J, W_T_F) if axes == "local" else J
 
@@ -475,9 +477,10 @@ class RobotModel:
     def task_space_inertia(self, q, frame=None, rcond=1e-10):
         """Lambda = (J M^-1 J^T)^-1 (..., 6, 6) [kg, kg m, kg m^2] of ``frame``, base axes;
         a pseudo-inverse (relative cutoff rcond) where J is not full row rank."""
-        q = self._check_vector(q, "q")
-        J = self.jacobian(q, frame)
-        M = self.mass_matrix(q)
+        frame = self._frame(frame)
+        kin = self._kin(self._check_vector(q, "q"))
+        J = self._jacobian_from_kin(kin, frame, "base")
+        M = self._mass_matrix(kin)
         Minv_JT = np.linalg.solve(M, J.swapaxes(-1, -2))
         return np.linalg.pinv(J @ Minv_JT, rcond=rcond, hermitian=True)
 
@@ -527,6 +530,10 @@ class RobotModel:
         qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
         self._check_batch(q=q, qd=qd, tau=tau)
+        return self._step(q, qd, tau, dt, f_ext, frame, friction)
+
+    def _step(self, q, qd, tau, dt, f_ext=None, frame=None, friction=False):
+        """step on checked float arrays (the fixed-step integrator's inner loop)."""
         if friction:
             tau = tau - self.friction_torques(qd)
         qdd = self._forward_dynamics(q, qd, tau, f_ext=f_ext, frame=frame)
@@ -622,19 +629,19 @@ class StateTerms:
         self._jacobian = self._gravity = self._velocity = self._momentum = None
 
     def _velocity_terms(self):
-        """(C qd + g, Sdot, I V): the RNEA pass over the body velocities, on first use."""
+        """(C qd + g, crm(V), I V): the RNEA pass over the body velocities, on first use."""
         if self._velocity is None:
             model = self._model
-            h, Sdot, IV = _coriolis.velocity_terms(model, self._kin, model._full(self._qd, False))
-            self._velocity = (model._reduce(h), Sdot, IV)
+            h, crmV, IV = _coriolis.velocity_terms(model, self._kin, model._full(self._qd, False))
+            self._velocity = (model._reduce(h), crmV, IV)
         return self._velocity
 
     def _momentum_terms(self):
         """(M qd, C^T qd) from the velocity pass's subtree momenta, on first use."""
         if self._momentum is None:
             model = self._model
-            _, Sdot, IV = self._velocity_terms()
-            p, CTqd = _coriolis.momentum_from_velocity_terms(model, self._kin, Sdot, IV)
+            _, crmV, IV = self._velocity_terms()
+            p, CTqd = _coriolis.momentum_from_velocity_terms(model, self._kin, crmV, IV)
             p, CTqd = model._reduce(p), model._reduce(CTqd)
             if model._has_armature:
                 p = p + model.armature * self._qd
@@ -667,10 +674,7 @@ class StateTerms:
     @property
     def jacobian(self):
         if self._jacobian is None and self.frame is not None:
-            model = self._model
-            J, W_T_F = _jacobian.frame_jacobian_full(model, self._kin, self.frame)
-            J = J @ model._G if model.tree.has_mimic else J
-            self._jacobian = _jacobian.to_local_axes(J, W_T_F) if self.axes == "local" else J
+            self._jacobian = self._model._jacobian_from_kin(self._kin, self.frame, self.axes)
         return self._jacobian
 
 

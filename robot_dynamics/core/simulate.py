@@ -50,8 +50,17 @@ def torque_function(model, tau):
         if not np.all(np.isfinite(values)):
             raise InvalidInputError("sampled tau contains NaN or inf")
 
+        slopes = np.diff(values, axis=0) / np.diff(times)[:, None]
+        last = times.size - 1
+
         def sampled(t, q, qd):
-            return np.array([np.interp(t, times, values[:, k]) for k in range(n)])
+            # np.interp for all joints at once (same formula: held outside, linear inside)
+            j = int(np.searchsorted(times, t, side="right")) - 1
+            if j < 0:
+                return values[0].copy()
+            if j >= last:
+                return values[-1].copy()
+            return values[j] + slopes[j] * (t - times[j])
         return sampled
     constant = model._check_vector(tau, "tau")
     if constant.ndim != 1:
@@ -105,8 +114,7 @@ def simulate(model, q0, qd0, duration, *, tau=None, f_ext=None, frame=None, meth
         qs[0], qds[0] = q, qd
         for k in range(steps):
             dt = ts[k + 1] - ts[k]
-            q, qd = model.step(q, qd, applied(ts[k], q, qd), dt, f_ext=fext, frame=frame,
-                               friction=friction)
+            q, qd = model._step(q, qd, applied(ts[k], q, qd), dt, fext, frame, friction)
             qs[k + 1], qds[k + 1] = q, qd
         if t_eval is not None:
             idx = np.clip(np.searchsorted(ts, t_eval - 1e-12), 0, steps)

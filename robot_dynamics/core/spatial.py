@@ -113,11 +113,12 @@ def inertia_parameters(I6):
     return mass, com, I6[3:, 3:] + mass * C @ C
 
 
-def motion_transform(T):
-    """6x6 motion transform ``[[R, [p]x R], [0, R]]`` of the homogeneous transforms ``T``."""
+def force_transform(T):
+    """6x6 force transform ``[[R, 0], [[p]x R, R]]`` of the homogeneous transforms ``T``: maps
+    ``[f; n]`` from the child frame to the parent (``X I X^T`` moves a spatial inertia)."""
     R = T[..., :3, :3]
     X = np.zeros(T.shape[:-2] + (6, 6))
     X[..., :3, :3] = R
     X[..., 3:, 3:] = R
-    X[..., :3, 3:] = skew(T[..., :3, 3]) @ R
+    X[..., 3:, :3] = skew(T[..., :3, 3]) @ R
     return X

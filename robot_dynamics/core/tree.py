@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import KinematicTreeError, URDFError
+from .spatial import force_transform
 from .urdf import check_joint_type, joint_axis, joint_origin, link_spatial_inertia
 
 REVOLUTE, PRISMATIC = 0, 1
@@ -114,7 +115,7 @@ def build_tree(robot, base_link=None):
         I_link = link_spatial_inertia(child)
         if joint.type == "fixed":
             frames[child.name] = FrameInfo(body, T_body_joint)
-            X = _inertia_transform(T_body_joint)
+            X = force_transform(T_body_joint)
             merged = X @ I_link @ X.T
             if body < 0:
                 base_inertia = base_inertia + merged
@@ -223,14 +224,3 @@ def build_tree(robot, base_link=None):
     )
     return tree
 
-
-def _inertia_transform(T):
-    """Force transform (6, 6) ``[[R, 0], [[p]x R, R]]``: maps ``[f; n]`` from frame to parent."""
-    from .spatial import skew
-
-    R, p = T[:3, :3], T[:3, 3]
-    X = np.zeros((6, 6))
-    X[:3, :3] = R
-    X[3:, 3:] = R
-    X[3:, :3] = skew(p) @ R
-    return X

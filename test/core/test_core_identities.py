@@ -75,6 +75,25 @@ def test_c_qd_equals_nonlinear_effects_minus_gravity(name, rng):
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
+def test_aba_equals_forward_dynamics(name, rng):
+    """The articulated-body algorithm (no matrices) against CRBA + Cholesky, on chains and on
+    branching trees (several children of one parent), batched, with and without a wrench."""
+    model = load_model(name)
+    if model.tree.has_mimic or model.armature.any():
+        pytest.skip("aba handles neither mimic joints nor armature")
+    frame = oracles.default_frame(name)
+    q, qd, qdd = random_state(model, name, rng, (N_CONF,))
+    tau = model.inverse_dynamics(q, qd, qdd)
+    cond = float(np.max(np.linalg.cond(model.mass_matrix(q))))
+    assert_close(model.aba(q, qd, tau), model.forward_dynamics(q, qd, tau),
+                 1e-12 * max(cond, 1e3), "aba = forward_dynamics")
+    f = rng.normal(scale=5.0, size=(N_CONF, 6))
+    assert_close(model.aba(q, qd, tau, f_ext=f, frame=frame),
+                 model.forward_dynamics(q, qd, tau, f_ext=f, frame=frame),
+                 1e-12 * max(cond, 1e3), "aba = forward_dynamics with f_ext")
+
+
+@pytest.mark.parametrize("name", robot_params(ROBOTS))
 def test_inverse_dynamics_is_m_qdd_plus_h(name, rng):
     model = load_model(name)
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
