@@ -316,6 +316,8 @@ class TestNode:
     ``call(client, request, timeout)`` waits for the service and calls it, returning the result.
     """
 
+    RESEND_S = 10.0   # a service call without an answer is sent again after this long [s]
+
     __test__ = False  # not a pytest test class
 
     def __init__(self, context, name):
@@ -343,11 +345,20 @@ class TestNode:
         if not self.spin_until(lambda: client.service_is_ready(), timeout):
             raise AssertionError('service %s not available within %.0f s' % (
                 client.srv_name, timeout))
-        future = client.call_async(request)
-        if not self.spin_until(future.done, timeout):
-            raise AssertionError('service %s did not answer within %.0f s' % (
-                client.srv_name, timeout))
-        return future.result()
+        # Fast DDS can drop the response to a call made right after discovery ("failed to send
+        # response (timeout)": the client's response reader was not matched yet). The services
+        # under test are idempotent, so a call with no answer is sent again every RESEND_S; the
+        # first answer to any of them is the result.
+        deadline = time.monotonic() + timeout
+        futures = []
+        while True:
+            futures.append(client.call_async(request))
+            left = deadline - time.monotonic()
+            if self.spin_until(lambda: any(f.done() for f in futures), min(self.RESEND_S, left)):
+                return next(f for f in futures if f.done()).result()
+            if time.monotonic() >= deadline:
+                raise AssertionError('service %s did not answer within %.0f s' % (
+                    client.srv_name, timeout))
 
     def destroy(self):
         self.executor.remove_node(self.node)
