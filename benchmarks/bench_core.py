@@ -13,6 +13,7 @@ missing. Times: timeit, `repeat` repetitions, the minimum (and the median) per c
 Usage: python benchmarks/bench_core.py [--quick]
 Needs: numpy, scipy, pin, example-robot-data (test-only oracles), robot_dynamics on the path.
 """
+
 import argparse
 import json
 import os
@@ -122,7 +123,9 @@ def pin_loop_calls(pm, pd, fid, Q, QD, QDD, TAU):
         "mass_matrix": lambda: [pin.crba(pm, pd, Q[i]) for i in range(B)],
         "inverse_dynamics": lambda: [pin.rnea(pm, pd, Q[i], QD[i], QDD[i]) for i in range(B)],
         "forward_dynamics": lambda: [pin.aba(pm, pd, Q[i], QD[i], TAU[i]) for i in range(B)],
-        "coriolis_matrix": lambda: [pin.computeCoriolisMatrix(pm, pd, Q[i], QD[i]) for i in range(B)],
+        "coriolis_matrix": lambda: [
+            pin.computeCoriolisMatrix(pm, pd, Q[i], QD[i]) for i in range(B)
+        ],
         "nonlinear_effects": lambda: [pin.nonLinearEffects(pm, pd, Q[i], QD[i]) for i in range(B)],
     }, single
 
@@ -130,7 +133,7 @@ def pin_loop_calls(pm, pd, fid, Q, QD, QDD, TAU):
 # ---------------------------------------------------------------------------------------------
 # KDL: a script for the system interpreter (no numpy there); builds a chain like kdl_parser
 # ---------------------------------------------------------------------------------------------
-KDL_SCRIPT = textwrap.dedent(r'''
+KDL_SCRIPT = textwrap.dedent(r"""
     import json, math, sys, timeit, statistics
     import xml.etree.ElementTree as ET
     import PyKDL as kdl
@@ -228,7 +231,7 @@ KDL_SCRIPT = textwrap.dedent(r'''
     out["M"] = [[M_out[i, j] for j in range(n)] for i in range(n)]
     out["J"] = [[J_out[r, c] for c in range(n)] for r in range(6)]
     print(json.dumps(out))
-''')
+""")
 
 
 def kdl_available():
@@ -238,16 +241,33 @@ def kdl_available():
     if r.returncode != 0:
         apt = shutil.which("apt")
         hint = " (apt list --installed python3-pykdl shows nothing)" if apt else ""
-        return False, "PyKDL not importable by the system python3: install Debian's python3-pykdl" + hint
+        return (
+            False,
+            "PyKDL not importable by the system python3: install Debian's python3-pykdl" + hint,
+        )
     return True, ""
 
 
 def run_kdl(xml, base, tip, model, q, qd, qdd, number, repeat):
-    req = dict(urdf=xml, base=base, tip=tip, joint_names=list(model.joint_names), gravity=list(model.gravity),
-               q=list(map(float, q)), qd=list(map(float, qd)), qdd=list(map(float, qdd)),
-               number=number, repeat=repeat)
-    r = subprocess.run([SYSTEM_PYTHON, "-c", KDL_SCRIPT], input=json.dumps(req), capture_output=True,
-                       text=True, timeout=600)
+    req = dict(
+        urdf=xml,
+        base=base,
+        tip=tip,
+        joint_names=list(model.joint_names),
+        gravity=list(model.gravity),
+        q=list(map(float, q)),
+        qd=list(map(float, qd)),
+        qdd=list(map(float, qdd)),
+        number=number,
+        repeat=repeat,
+    )
+    r = subprocess.run(
+        [SYSTEM_PYTHON, "-c", KDL_SCRIPT],
+        input=json.dumps(req),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if r.returncode != 0:
         return None, r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "KDL script failed"
     return json.loads(r.stdout), ""
@@ -284,9 +304,18 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
 
     # sanity: same numbers before timing
     chk = {
-        "gravity_torques": (model.gravity_torques(q), pin.computeGeneralizedGravity(pm, pd, qp)[perm]),
-        "inverse_dynamics": (model.inverse_dynamics(q, qd, qdd), pin.rnea(pm, pd, qp, qdp, qddp)[perm]),
-        "forward_dynamics": (model.forward_dynamics(q, qd, tau), pin.aba(pm, pd, qp, qdp, taup)[perm]),
+        "gravity_torques": (
+            model.gravity_torques(q),
+            pin.computeGeneralizedGravity(pm, pd, qp)[perm],
+        ),
+        "inverse_dynamics": (
+            model.inverse_dynamics(q, qd, qdd),
+            pin.rnea(pm, pd, qp, qdp, qddp)[perm],
+        ),
+        "forward_dynamics": (
+            model.forward_dynamics(q, qd, tau),
+            pin.aba(pm, pd, qp, qdp, taup)[perm],
+        ),
     }
     agree = max(float(np.max(np.abs(a - b))) for a, b in chk.values())
 
@@ -309,11 +338,15 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
         base = oracles.parse_urdf(xml).root
         kdl, kdl_note = run_kdl(xml, base, frame, model, q, qd, qdd, number, repeat)
         if kdl is not None:
-            kdl_err = max(float(np.max(np.abs(np.array(kdl["gravity"]) - model.gravity_torques(q)))),
-                          float(np.max(np.abs(np.array(kdl["tau"]) - model.inverse_dynamics(q, qd, qdd)))),
-                          float(np.max(np.abs(np.array(kdl["M"]) - model.mass_matrix(q)))),
-                          float(np.max(np.abs(np.array(kdl["J"]) - model.jacobian(q)))))
-            kdl_note = f"KDL chain {base} -> {frame}: max |KDL - ours| (g, tau, M, J) = {kdl_err:.1e}"
+            kdl_err = max(
+                float(np.max(np.abs(np.array(kdl["gravity"]) - model.gravity_torques(q)))),
+                float(np.max(np.abs(np.array(kdl["tau"]) - model.inverse_dynamics(q, qd, qdd)))),
+                float(np.max(np.abs(np.array(kdl["M"]) - model.mass_matrix(q)))),
+                float(np.max(np.abs(np.array(kdl["J"]) - model.jacobian(q)))),
+            )
+            kdl_note = (
+                f"KDL chain {base} -> {frame}: max |KDL - ours| (g, tau, M, J) = {kdl_err:.1e}"
+            )
 
     print(f"\n=== {label} ({n} DOF, frame {frame}); max |ours - pin| (g, tau, qdd) = {agree:.1e}")
     if kdl_note:
@@ -327,23 +360,41 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
         o, p = ours1[k][0], pin1[k][0]
         ratio = o / p
         tgt = TARGETS[k][0]
-        line = (f"  {k:18s} {fmt(o)} {fmt(ours1[k][1])} {fmt(p)} {ratio:7.1f} "
-                f"{('<=' + format(tgt, 'g')) if tgt else '-':>7s} {verdict(ratio, tgt):5s}")
+        line = (
+            f"  {k:18s} {fmt(o)} {fmt(ours1[k][1])} {fmt(p)} {ratio:7.1f} "
+            f"{('<=' + format(tgt, 'g')) if tgt else '-':>7s} {verdict(ratio, tgt):5s}"
+        )
         if kdl:
             kt = kdl["times"].get(k)
-            line += f" {fmt(kt[0]) if kt else '      n/a'} {(o / kt[0]) if kt else float('nan'):8.1f}"
+            line += (
+                f" {fmt(kt[0]) if kt else '      n/a'} {(o / kt[0]) if kt else float('nan'):8.1f}"
+            )
         print(line)
-        rows.append(dict(robot=label, mode="single", call=k, ours=o, pin=p, ratio=ratio, target=tgt,
-                         kdl=(kdl["times"].get(k, [None])[0] if kdl else None)))
+        rows.append(
+            dict(
+                robot=label,
+                mode="single",
+                call=k,
+                ours=o,
+                pin=p,
+                ratio=ratio,
+                target=tgt,
+                kdl=(kdl["times"].get(k, [None])[0] if kdl else None),
+            )
+        )
     print(f"  batch of {B} (µs per configuration: ours one batched call / pin in a Python loop)")
     print(f"  {'call':18s} {'ours':>9s} {'(med)':>9s} {'pin':>9s} {'ratio':>7s} {'target':>7s}")
     for k in CALLS:
         o, p = oursB[k][0], pinB[k][0]
         ratio = o / p
         tgt = TARGETS[k][1]
-        print(f"  {k:18s} {fmt(o)} {fmt(oursB[k][1])} {fmt(p)} {ratio:7.2f} "
-              f"{('<=' + format(tgt, 'g')) if tgt else '-':>7s} {verdict(ratio, tgt):5s}")
-        rows.append(dict(robot=label, mode="batch1000", call=k, ours=o, pin=p, ratio=ratio, target=tgt))
+        print(
+            f"  {k:18s} {fmt(o)} {fmt(oursB[k][1])} {fmt(p)} {ratio:7.2f} "
+            f"{('<=' + format(tgt, 'g')) if tgt else '-':>7s} {verdict(ratio, tgt):5s}"
+        )
+        rows.append(
+            dict(robot=label, mode="batch1000", call=k, ours=o, pin=p, ratio=ratio, target=tgt)
+        )
     return rows
 
 
@@ -376,13 +427,26 @@ def bench_simulation(args):
     res = run_ours()
     E = model.total_energy(res.q, res.qd)
     ratio = t_ours / t_pin
-    print("\n=== double pendulum, 10 s, zero torque from q = [0, 0], solve_ivp RK45 rtol 1e-8 atol 1e-10")
-    print(f"  ours {t_ours * 1e3:8.1f} ms ({len(res.t)} samples)   pin.aba + solve_ivp {t_pin * 1e3:8.1f} ms "
-          f"({sol.nfev} rhs evaluations)   ratio {ratio:5.2f}  target <=3  {verdict(ratio, 3.0)}")
-    print(f"  energy drift ours: {np.max(np.abs(E - E[0])):.2e} J;  final q ours {res.q[-1]}, pin {sol.y[:2, -1]}"
-          " (chaotic: differ at 10 s)")
-    return dict(robot="double pendulum", mode="simulate 10 s", call="simulate", ours=t_ours * 1e6,
-                pin=t_pin * 1e6, ratio=ratio, target=3.0)
+    print(
+        "\n=== double pendulum, 10 s, zero torque from q = [0, 0], solve_ivp RK45 rtol 1e-8 atol 1e-10"
+    )
+    print(
+        f"  ours {t_ours * 1e3:8.1f} ms ({len(res.t)} samples)   pin.aba + solve_ivp {t_pin * 1e3:8.1f} ms "
+        f"({sol.nfev} rhs evaluations)   ratio {ratio:5.2f}  target <=3  {verdict(ratio, 3.0)}"
+    )
+    print(
+        f"  energy drift ours: {np.max(np.abs(E - E[0])):.2e} J;  final q ours {res.q[-1]}, pin {sol.y[:2, -1]}"
+        " (chaotic: differ at 10 s)"
+    )
+    return dict(
+        robot="double pendulum",
+        mode="simulate 10 s",
+        call="simulate",
+        ours=t_ours * 1e6,
+        pin=t_pin * 1e6,
+        ratio=ratio,
+        target=3.0,
+    )
 
 
 def main():
@@ -399,11 +463,15 @@ def main():
         return 1
     import scipy
 
-    print(f"numpy {np.__version__}, scipy {scipy.__version__}, pinocchio {pin.__version__}, "
-          f"python {sys.version.split()[0]}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}")
+    print(
+        f"numpy {np.__version__}, scipy {scipy.__version__}, pinocchio {pin.__version__}, "
+        f"python {sys.version.split()[0]}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}"
+    )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"{os.cpu_count()} CPUs, load average {load:.2f} (ours and pin are timed interleaved: the ratios "
-          "see the same load)")
+    print(
+        f"{os.cpu_count()} CPUs, load average {load:.2f} (ours and pin are timed interleaved: the ratios "
+        "see the same load)"
+    )
     kdl_ok, why = kdl_available()
     print("KDL: " + ("PyKDL via " + SYSTEM_PYTHON if kdl_ok else f"skipped: {why}"))
     rng = np.random.default_rng(0)
@@ -412,9 +480,18 @@ def main():
         rows += bench_robot(label, name, frame, args, rng, kdl_ok)
     rows.append(bench_simulation(args))
     missed = [r for r in rows if r.get("target") and r["ratio"] > r["target"]]
-    print("\nsummary: " + ("all targets met" if not missed else
-                          "missed: " + ", ".join(f"{r['robot']} {r['mode']} {r['call']} "
-                                                 f"({r['ratio']:.1f}x > {r['target']:g}x)" for r in missed)))
+    print(
+        "\nsummary: "
+        + (
+            "all targets met"
+            if not missed
+            else "missed: "
+            + ", ".join(
+                f"{r['robot']} {r['mode']} {r['call']} ({r['ratio']:.1f}x > {r['target']:g}x)"
+                for r in missed
+            )
+        )
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -39,65 +39,102 @@ def _executable(name):
     the console script on PATH (the wheel environment's venv)."""
     try:
         from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+
         try:
-            prefix = get_package_prefix('robot_dynamics')
-            if os.path.exists(os.path.join(prefix, 'lib', 'robot_dynamics', name)):
-                return {'package': 'robot_dynamics', 'executable': name}
+            prefix = get_package_prefix("robot_dynamics")
+            if os.path.exists(os.path.join(prefix, "lib", "robot_dynamics", name)):
+                return {"package": "robot_dynamics", "executable": name}
         except PackageNotFoundError:
             pass
     except ImportError:
         pass
     path = shutil.which(name)
     if path is None:
-        raise RuntimeError(f'{name} not found: install robot_dynamics (colcon build, or make install)')
-    return {'executable': path}
+        raise RuntimeError(
+            f"{name} not found: install robot_dynamics (colcon build, or make install)"
+        )
+    return {"executable": path}
 
 
 def _actions(context):
     from robot_dynamics.tools.demo import build_parser, demo_settings
 
     value = lambda name: LaunchConfiguration(name).perform(context)  # noqa: E731
-    argv = ['--robot', value('robot'), '--plot', value('plot')]
-    if value('urdf_file'):
-        argv += ['--urdf', os.path.expanduser(value('urdf_file'))]
-    if value('tip_link'):
-        argv += ['--tip-link', value('tip_link')]
-    if value('duration'):
-        argv += ['--duration', value('duration')]
-    namespace = value('namespace').strip('/')
+    argv = ["--robot", value("robot"), "--plot", value("plot")]
+    if value("urdf_file"):
+        argv += ["--urdf", os.path.expanduser(value("urdf_file"))]
+    if value("tip_link"):
+        argv += ["--tip-link", value("tip_link")]
+    if value("duration"):
+        argv += ["--duration", value("duration")]
+    namespace = value("namespace").strip("/")
     if namespace:
-        argv += ['--namespace', '/' + namespace]
+        argv += ["--namespace", "/" + namespace]
     args = build_parser().parse_args(argv)
     setup, sim_params, node_params, _, _ = demo_settings(args)
-    ns = '/' + namespace if namespace else ''
-    remaps = [] if setup.pendulum else [
-        (ns + '/arm_simulator/commands', ns + '/dynamics_node/effort_command')]
+    ns = "/" + namespace if namespace else ""
+    remaps = (
+        []
+        if setup.pendulum
+        else [(ns + "/arm_simulator/commands", ns + "/dynamics_node/effort_command")]
+    )
     actions = [
-        Node(name='arm_simulator', namespace=namespace, parameters=[sim_params], remappings=remaps,
-             output='screen', **_executable('arm_simulator')),
-        Node(name='dynamics_node', namespace=namespace, parameters=[node_params], output='screen',
-             **_executable('dynamics_node')),
+        Node(
+            name="arm_simulator",
+            namespace=namespace,
+            parameters=[sim_params],
+            remappings=remaps,
+            output="screen",
+            **_executable("arm_simulator"),
+        ),
+        Node(
+            name="dynamics_node",
+            namespace=namespace,
+            parameters=[node_params],
+            output="screen",
+            **_executable("dynamics_node"),
+        ),
     ]
-    if value('run_demo').lower() in ('true', '1', 'yes'):
-        demo = shutil.which('robot-dynamics-demo')
+    if value("run_demo").lower() in ("true", "1", "yes"):
+        demo = shutil.which("robot-dynamics-demo")
         if demo is None:
-            raise RuntimeError('robot-dynamics-demo not found on PATH')
-        actions.append(ExecuteProcess(cmd=[demo, '--attach', *argv], output='screen',
-                                      on_exit=[Shutdown(reason='demo finished')]))
+            raise RuntimeError("robot-dynamics-demo not found on PATH")
+        actions.append(
+            ExecuteProcess(
+                cmd=[demo, "--attach", *argv],
+                output="screen",
+                on_exit=[Shutdown(reason="demo finished")],
+            )
+        )
     return actions
 
 
 def generate_launch_description():
-    return LaunchDescription([
-        DeclareLaunchArgument('robot', default_value='panda',
-                              description='bundled robot: panda or double_pendulum'),
-        DeclareLaunchArgument('urdf_file', default_value='', description='your URDF instead'),
-        DeclareLaunchArgument('tip_link', default_value='', description='pushed / estimated frame'),
-        DeclareLaunchArgument('duration', default_value='', description='scripted seconds'),
-        DeclareLaunchArgument('namespace', default_value='', description='namespace of the nodes'),
-        DeclareLaunchArgument('run_demo', default_value='true',
-                              description='run the scripted pushes, summary and plot'),
-        DeclareLaunchArgument('plot', default_value=os.path.join('out', 'demo.png'),
-                              description='PNG written by the demo'),
-        OpaqueFunction(function=_actions),
-    ])
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument(
+                "robot",
+                default_value="panda",
+                description="bundled robot: panda or double_pendulum",
+            ),
+            DeclareLaunchArgument("urdf_file", default_value="", description="your URDF instead"),
+            DeclareLaunchArgument(
+                "tip_link", default_value="", description="pushed / estimated frame"
+            ),
+            DeclareLaunchArgument("duration", default_value="", description="scripted seconds"),
+            DeclareLaunchArgument(
+                "namespace", default_value="", description="namespace of the nodes"
+            ),
+            DeclareLaunchArgument(
+                "run_demo",
+                default_value="true",
+                description="run the scripted pushes, summary and plot",
+            ),
+            DeclareLaunchArgument(
+                "plot",
+                default_value=os.path.join("out", "demo.png"),
+                description="PNG written by the demo",
+            ),
+            OpaqueFunction(function=_actions),
+        ]
+    )

@@ -34,8 +34,8 @@ from launch_ros.actions import Node
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARE = os.path.dirname(HERE)
-DEFAULT_URDF = os.path.join(SHARE, 'urdf', 'panda_arm.urdf')
-DEFAULT_CONFIG = os.path.join(SHARE, 'config', 'panda_arm.yaml')
+DEFAULT_URDF = os.path.join(SHARE, "urdf", "panda_arm.urdf")
+DEFAULT_CONFIG = os.path.join(SHARE, "config", "panda_arm.yaml")
 
 
 def _ament_executable():
@@ -45,59 +45,89 @@ def _ament_executable():
     except ImportError:
         return False
     try:
-        prefix = get_package_prefix('robot_dynamics')
+        prefix = get_package_prefix("robot_dynamics")
     except PackageNotFoundError:
         return False
-    return os.path.exists(os.path.join(prefix, 'lib', 'robot_dynamics', 'dynamics_node'))
+    return os.path.exists(os.path.join(prefix, "lib", "robot_dynamics", "dynamics_node"))
 
 
 def _node(context):
-    urdf_file = os.path.expanduser(LaunchConfiguration('urdf_file').perform(context))
-    config_file = os.path.expanduser(LaunchConfiguration('config_file').perform(context))
+    urdf_file = os.path.expanduser(LaunchConfiguration("urdf_file").perform(context))
+    config_file = os.path.expanduser(LaunchConfiguration("config_file").perform(context))
     with open(urdf_file) as f:
         robot_description = f.read()
     parameters = []
     if config_file:
         if not os.path.exists(config_file):
-            raise FileNotFoundError(f'config_file {config_file!r} does not exist')
+            raise FileNotFoundError(f"config_file {config_file!r} does not exist")
         parameters.append(config_file)
-    overrides = {'robot_description': robot_description,
-                 'use_sim_time': LaunchConfiguration('use_sim_time').perform(context).lower()
-                 in ('true', '1', 'yes')}
-    for name in ('base_link', 'tip_link'):
+    overrides = {
+        "robot_description": robot_description,
+        "use_sim_time": LaunchConfiguration("use_sim_time").perform(context).lower()
+        in ("true", "1", "yes"),
+    }
+    for name in ("base_link", "tip_link"):
         value = LaunchConfiguration(name).perform(context)
         if value:
             overrides[name] = value
     parameters.append(overrides)
-    common = dict(name=LaunchConfiguration('node_name').perform(context),
-                  namespace=LaunchConfiguration('namespace').perform(context),
-                  parameters=parameters, output='screen', emulate_tty=True)
+    common = dict(
+        name=LaunchConfiguration("node_name").perform(context),
+        namespace=LaunchConfiguration("namespace").perform(context),
+        parameters=parameters,
+        output="screen",
+        emulate_tty=True,
+    )
     if _ament_executable():
-        return [Node(package='robot_dynamics', executable='dynamics_node', **common)]
+        return [Node(package="robot_dynamics", executable="dynamics_node", **common)]
     # Wheel environment: the console script next to this python, or on PATH, else python -m.
-    beside = os.path.join(os.path.dirname(sys.executable), 'dynamics_node')
-    executable = beside if os.path.exists(beside) else shutil.which('dynamics_node')
+    beside = os.path.join(os.path.dirname(sys.executable), "dynamics_node")
+    executable = beside if os.path.exists(beside) else shutil.which("dynamics_node")
     if executable is not None:
         return [Node(executable=executable, **common)]
-    return [Node(executable=sys.executable, arguments=['-m', 'robot_dynamics.ros.dynamics_node'],
-                 **common)]
+    return [
+        Node(
+            executable=sys.executable,
+            arguments=["-m", "robot_dynamics.ros.dynamics_node"],
+            **common,
+        )
+    ]
 
 
 def generate_launch_description():
-    return LaunchDescription([
-        DeclareLaunchArgument('urdf_file', default_value=DEFAULT_URDF,
-                              description='URDF file loaded into robot_description'),
-        DeclareLaunchArgument('config_file', default_value=DEFAULT_CONFIG,
-                              description='parameters YAML of the dynamics node'),
-        DeclareLaunchArgument('base_link', default_value='',
-                              description='base link override (empty: config/URDF root)'),
-        DeclareLaunchArgument('tip_link', default_value='',
-                              description='tip link override (empty: config/single leaf)'),
-        DeclareLaunchArgument('namespace', default_value='',
-                              description='namespace of the node'),
-        DeclareLaunchArgument('node_name', default_value='dynamics_node',
-                              description='name of the node'),
-        DeclareLaunchArgument('use_sim_time', default_value='false',
-                              description='use /clock (e.g. from the arm simulator)'),
-        OpaqueFunction(function=_node),
-    ])
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument(
+                "urdf_file",
+                default_value=DEFAULT_URDF,
+                description="URDF file loaded into robot_description",
+            ),
+            DeclareLaunchArgument(
+                "config_file",
+                default_value=DEFAULT_CONFIG,
+                description="parameters YAML of the dynamics node",
+            ),
+            DeclareLaunchArgument(
+                "base_link",
+                default_value="",
+                description="base link override (empty: config/URDF root)",
+            ),
+            DeclareLaunchArgument(
+                "tip_link",
+                default_value="",
+                description="tip link override (empty: config/single leaf)",
+            ),
+            DeclareLaunchArgument(
+                "namespace", default_value="", description="namespace of the node"
+            ),
+            DeclareLaunchArgument(
+                "node_name", default_value="dynamics_node", description="name of the node"
+            ),
+            DeclareLaunchArgument(
+                "use_sim_time",
+                default_value="false",
+                description="use /clock (e.g. from the arm simulator)",
+            ),
+            OpaqueFunction(function=_node),
+        ]
+    )

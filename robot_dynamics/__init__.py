@@ -4,10 +4,38 @@
 ``robot_dynamics.ros`` and the command-line tools in ``robot_dynamics.tools``.
 """
 
-from .core import (AmbiguousTipError, InvalidInputError, KinematicTreeError,  # noqa: F401
-                   MomentumObserver, RobotDynamicsError, RobotModel, SimulationResult,
-                   SingularInertiaError, StateTerms,
-                   UnknownFrameError, UnsupportedJointError, URDFError, URDFWarning,
-                   WrenchEstimate)
+from .core import (
+    AmbiguousTipError,
+    InvalidInputError,
+    KinematicTreeError,
+    MomentumObserver,
+    RobotDynamicsError,
+    RobotModel,
+    SimulationResult,
+    SingularInertiaError,
+    StateTerms,
+    UnknownFrameError,
+    UnsupportedJointError,
+    URDFError,
+    URDFWarning,
+    WrenchEstimate,
+)
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "AmbiguousTipError",
+    "InvalidInputError",
+    "KinematicTreeError",
+    "MomentumObserver",
+    "RobotDynamicsError",
+    "RobotModel",
+    "SimulationResult",
+    "SingularInertiaError",
+    "StateTerms",
+    "URDFError",
+    "URDFWarning",
+    "UnknownFrameError",
+    "UnsupportedJointError",
+    "WrenchEstimate",
+]

@@ -15,6 +15,7 @@ It must run with the venv's python. It is idempotent; it prints one line per pat
 summary, and exits non-zero if a reference to /opt/python remains in any CMake file afterwards
 (an unknown reference that must be looked at, not silently ignored).
 """
+
 import pathlib
 import re
 import sys
@@ -22,29 +23,35 @@ import sysconfig
 
 import numpy
 
-BUILD_PREFIX = '/opt/python/cp311-cp311'
-OLD_PY_INCLUDE = BUILD_PREFIX + '/include/python3.11'
+BUILD_PREFIX = "/opt/python/cp311-cp311"
+OLD_PY_INCLUDE = BUILD_PREFIX + "/include/python3.11"
 NUMPY_INCLUDE_RE = re.compile(
-    re.escape(BUILD_PREFIX) + r'/lib/python3\.11/site-packages/numpy/(?:_core|core)/include')
+    re.escape(BUILD_PREFIX) + r"/lib/python3\.11/site-packages/numpy/(?:_core|core)/include"
+)
 
 
 def main() -> int:
     prefix = pathlib.Path(sys.prefix)
-    py_include = sysconfig.get_paths()['include']
+    py_include = sysconfig.get_paths()["include"]
     np_include = numpy.get_include()
-    for needed, what in ((py_include, 'Python include dir'), (np_include, 'numpy include dir')):
-        if not pathlib.Path(needed, 'Python.h' if what.startswith('Python') else 'numpy').exists():
-            print(f'patch_wheel_cmake: ERROR: {what} {needed} is missing (install the Python '
-                  'development headers)', file=sys.stderr)
+    for needed, what in ((py_include, "Python include dir"), (np_include, "numpy include dir")):
+        if not pathlib.Path(needed, "Python.h" if what.startswith("Python") else "numpy").exists():
+            print(
+                f"patch_wheel_cmake: ERROR: {what} {needed} is missing (install the Python "
+                "development headers)",
+                file=sys.stderr,
+            )
             return 1
-    share = prefix / 'share'
+    share = prefix / "share"
     if not share.is_dir():
-        print(f'patch_wheel_cmake: ERROR: {share} does not exist: are the ROS wheels installed?',
-              file=sys.stderr)
+        print(
+            f"patch_wheel_cmake: ERROR: {share} does not exist: are the ROS wheels installed?",
+            file=sys.stderr,
+        )
         return 1
     patched = 0
     leftovers = []
-    for path in sorted(share.glob('*/cmake/*.cmake')):
+    for path in sorted(share.glob("*/cmake/*.cmake")):
         text = path.read_text()
         if BUILD_PREFIX not in text:
             continue
@@ -53,21 +60,28 @@ def main() -> int:
         if new != text:
             path.write_text(new)
             patched += 1
-            print(f'patch_wheel_cmake: {path.relative_to(prefix)}: '
-                  f'{OLD_PY_INCLUDE} -> {py_include}; numpy include -> {np_include}')
+            print(
+                f"patch_wheel_cmake: {path.relative_to(prefix)}: "
+                f"{OLD_PY_INCLUDE} -> {py_include}; numpy include -> {np_include}"
+            )
         if BUILD_PREFIX in new:
             leftovers.append(path)
     if leftovers:
         for path in leftovers:
             for line in path.read_text().splitlines():
                 if BUILD_PREFIX in line:
-                    print(f'patch_wheel_cmake: ERROR: unhandled build-machine path in {path}: '
-                          f'{line.strip()}', file=sys.stderr)
+                    print(
+                        f"patch_wheel_cmake: ERROR: unhandled build-machine path in {path}: "
+                        f"{line.strip()}",
+                        file=sys.stderr,
+                    )
         return 1
-    print(f'patch_wheel_cmake: patched {patched} CMake export file(s) under {share} '
-          '(wheel build-machine include dirs -> this interpreter / this numpy)')
+    print(
+        f"patch_wheel_cmake: patched {patched} CMake export file(s) under {share} "
+        "(wheel build-machine include dirs -> this interpreter / this numpy)"
+    )
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

@@ -14,16 +14,17 @@ Libraries are found by the ros-wheels-bootstrapper hook (re-exec with LD_LIBRARY
 ``<venv>/lib`` + ``site-packages/ros_*.libs``); this hook only adds the ament index. It adds
 nothing when the prefix is already listed.
 """
+
 import os
 import sys
 
 
 def _add_ament_prefix() -> None:
     prefix = sys.prefix
-    current = os.environ.get('AMENT_PREFIX_PATH', '')
+    current = os.environ.get("AMENT_PREFIX_PATH", "")
     parts = [p for p in current.split(os.pathsep) if p]
     if prefix not in parts:
-        os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(parts + [prefix])
+        os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join(parts + [prefix])
 
 
 _add_ament_prefix()

@@ -38,6 +38,7 @@ How the subprocesses find ROS: the venv's ros-wheels-bootstrapper has already re
 pytest with LD_LIBRARY_PATH set (and _ROS_WHEELS_BOOTSTRAP_COMPLETE=1); children of the same venv
 inherit both, and AMENT_PREFIX_PATH (set by the venv's start-up hook), so nothing is sourced.
 """
+
 import os
 import re
 import subprocess
@@ -49,28 +50,28 @@ import uuid
 
 import pytest
 
-DEFAULT_ROS_DOMAIN_ID = '42'
+DEFAULT_ROS_DOMAIN_ID = "42"
 
-os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-os.environ.setdefault('ROS_DOMAIN_ID', DEFAULT_ROS_DOMAIN_ID)
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ.setdefault("ROS_DOMAIN_ID", DEFAULT_ROS_DOMAIN_ID)
 # No stdout buffering in child pythons: readiness lines must reach the log file at once.
-os.environ.setdefault('PYTHONUNBUFFERED', '1')
+os.environ.setdefault("PYTHONUNBUFFERED", "1")
 # Colour-free, one-line ROS log output in the captured files.
-os.environ.setdefault('RCUTILS_COLORIZED_OUTPUT', '0')
+os.environ.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
 
 VENV_BIN = os.path.dirname(sys.executable)
 
 MARKERS = {
-    'ros': 'needs rclpy / DDS (separate processes over real DDS)',
-    'slow': 'takes more than a few seconds (still part of make test)',
-    'launch_test': 'a launch_pytest test (skipped where launch_pytest is not installed)',
-    'lint': 'a linter run as a test',
+    "ros": "needs rclpy / DDS (separate processes over real DDS)",
+    "slow": "takes more than a few seconds (still part of make test)",
+    "launch_test": "a launch_pytest test (skipped where launch_pytest is not installed)",
+    "lint": "a linter run as a test",
 }
 
 
 def pytest_configure(config):
     for name, text in MARKERS.items():
-        config.addinivalue_line('markers', '%s: %s' % (name, text))
+        config.addinivalue_line("markers", "%s: %s" % (name, text))
 
 
 def _launch_pytest_available():
@@ -87,9 +88,9 @@ def pytest_collection_modifyitems(config, items):
     # `launch_pytest = pytest.importorskip('launch_pytest')` instead.)
     if _launch_pytest_available():
         return
-    skip = pytest.mark.skip(reason='launch_pytest is not installed (not on PyPI; see README)')
+    skip = pytest.mark.skip(reason="launch_pytest is not installed (not on PyPI; see README)")
     for item in items:
-        if 'launch_test' in item.keywords:
+        if "launch_test" in item.keywords:
             item.add_marker(skip)
 
 
@@ -102,14 +103,14 @@ def pytest_collection_modifyitems(config, items):
 def _bind_nearest_conftest(config, path):
     loaded = {}
     for plugin in config.pluginmanager.get_plugins():
-        if isinstance(plugin, types.ModuleType) and getattr(plugin, '__file__', None):
+        if isinstance(plugin, types.ModuleType) and getattr(plugin, "__file__", None):
             loaded[os.path.realpath(plugin.__file__)] = plugin
     directory = os.path.dirname(os.path.realpath(str(path)))
     root = os.path.realpath(str(config.rootpath))
     while True:
-        module = loaded.get(os.path.join(directory, 'conftest.py'))
+        module = loaded.get(os.path.join(directory, "conftest.py"))
         if module is not None:
-            sys.modules['conftest'] = module
+            sys.modules["conftest"] = module
             return
         if directory == root or os.path.dirname(directory) == directory:
             return
@@ -126,8 +127,11 @@ def pytest_runtest_setup(item):
 
 
 def pytest_report_header(config):
-    return 'ROS_DOMAIN_ID=%s ROS_AUTOMATIC_DISCOVERY_RANGE=%s python=%s' % (
-        os.environ['ROS_DOMAIN_ID'], os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'], sys.executable)
+    return "ROS_DOMAIN_ID=%s ROS_AUTOMATIC_DISCOVERY_RANGE=%s python=%s" % (
+        os.environ["ROS_DOMAIN_ID"],
+        os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"],
+        sys.executable,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -137,9 +141,9 @@ def pytest_report_header(config):
 def ros_env(extra=None):
     """Environment for a ROS subprocess: os.environ (discovery settings included) + extra."""
     env = dict(os.environ)
-    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    env.setdefault('ROS_DOMAIN_ID', DEFAULT_ROS_DOMAIN_ID)
-    env['PYTHONUNBUFFERED'] = '1'
+    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    env.setdefault("ROS_DOMAIN_ID", DEFAULT_ROS_DOMAIN_ID)
+    env["PYTHONUNBUFFERED"] = "1"
     if extra:
         env.update({k: str(v) for k, v in extra.items()})
     return env
@@ -150,13 +154,14 @@ def console_script_argv(name):
     path = os.path.join(VENV_BIN, name)
     if not os.path.exists(path):
         raise FileNotFoundError(
-            'console script %r not found in %s (run `make install`)' % (name, VENV_BIN))
+            "console script %r not found in %s (run `make install`)" % (name, VENV_BIN)
+        )
     return [path]
 
 
 def python_module_argv(module):
     """argv that runs `module` with the venv python (python -m module)."""
-    return [sys.executable, '-m', module]
+    return [sys.executable, "-m", module]
 
 
 class ManagedProcess:
@@ -166,12 +171,18 @@ class ManagedProcess:
         self.argv = [str(a) for a in argv]
         self.name = name or os.path.basename(self.argv[0])
         self._log = tempfile.NamedTemporaryFile(
-            mode='w+b', prefix='rd-%s-' % re.sub(r'\W', '_', self.name), suffix='.log',
-            delete=False)
+            mode="w+b", prefix="rd-%s-" % re.sub(r"\W", "_", self.name), suffix=".log", delete=False
+        )
         self.log_path = self._log.name
         self.popen = subprocess.Popen(
-            self.argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=env if env is not None else ros_env(), cwd=cwd, start_new_session=True)
+            self.argv,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env if env is not None else ros_env(),
+            cwd=cwd,
+            start_new_session=True,
+        )
 
     @property
     def pid(self):
@@ -186,13 +197,15 @@ class ManagedProcess:
 
     def output(self):
         """Everything the process printed so far (stdout and stderr), decoded."""
-        with open(self.log_path, 'rb') as f:
-            return f.read().decode('utf-8', 'replace')
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
 
     def assert_alive(self):
         if not self.is_alive():
-            raise AssertionError('%s exited with code %s; output:\n%s' % (
-                self.name, self.popen.returncode, self.output()))
+            raise AssertionError(
+                "%s exited with code %s; output:\n%s"
+                % (self.name, self.popen.returncode, self.output())
+            )
 
     def wait_for_output(self, pattern, timeout=30.0):
         """Wait until the output matches regex `pattern`; return the match.
@@ -207,11 +220,15 @@ class ManagedProcess:
             if match:
                 return match
             if not self.is_alive():
-                raise AssertionError('%s exited (code %s) before printing %r; output:\n%s' % (
-                    self.name, self.popen.returncode, pattern, self.output()))
+                raise AssertionError(
+                    "%s exited (code %s) before printing %r; output:\n%s"
+                    % (self.name, self.popen.returncode, pattern, self.output())
+                )
             if time.monotonic() > deadline:
-                raise AssertionError('%s did not print %r within %.0f s; output:\n%s' % (
-                    self.name, pattern, timeout, self.output()))
+                raise AssertionError(
+                    "%s did not print %r within %.0f s; output:\n%s"
+                    % (self.name, pattern, timeout, self.output())
+                )
             time.sleep(0.05)
 
     def wait(self, timeout=60.0):
@@ -219,8 +236,9 @@ class ManagedProcess:
         try:
             return self.popen.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise AssertionError('%s still running after %.0f s; output:\n%s' % (
-                self.name, timeout, self.output()))
+            raise AssertionError(
+                "%s still running after %.0f s; output:\n%s" % (self.name, timeout, self.output())
+            )
 
     def terminate(self, timeout=10.0):
         """Stop the process: SIGINT (rclpy shuts down cleanly), then SIGTERM, then SIGKILL.
@@ -256,12 +274,14 @@ def start_process(request):
         return proc
 
     yield _start
-    failed = getattr(request.node, 'rep_call', None) is not None and request.node.rep_call.failed
+    failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
     for proc in reversed(procs):
         code = proc.terminate()
         if failed:
-            sys.stdout.write('\n----- output of %s (pid %d, exit %s) -----\n%s\n' % (
-                proc.name, proc.pid, code, proc.output()))
+            sys.stdout.write(
+                "\n----- output of %s (pid %d, exit %s) -----\n%s\n"
+                % (proc.name, proc.pid, code, proc.output())
+            )
         proc.cleanup()
 
 
@@ -270,7 +290,7 @@ def pytest_runtest_makereport(item, call):
     # Expose the call-phase report to fixtures (start_process prints outputs on failure).
     outcome = yield
     rep = outcome.get_result()
-    setattr(item, 'rep_' + rep.when, rep)
+    setattr(item, "rep_" + rep.when, rep)
 
 
 @pytest.fixture
@@ -288,7 +308,7 @@ def python_module():
 @pytest.fixture
 def unique_name():
     """A short token unique to this test, usable in ROS names (letters, digits, underscores)."""
-    return 't' + uuid.uuid4().hex[:10]
+    return "t" + uuid.uuid4().hex[:10]
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,7 +318,7 @@ def unique_name():
 @pytest.fixture
 def rclpy_context():
     """An initialised private rclpy Context; shut down after the test."""
-    rclpy = pytest.importorskip('rclpy')
+    rclpy = pytest.importorskip("rclpy")
     context = rclpy.context.Context()
     rclpy.init(context=context)
     try:
@@ -316,7 +336,7 @@ class TestNode:
     ``call(client, request, timeout)`` waits for the service and calls it, returning the result.
     """
 
-    RESEND_S = 10.0   # a service call without an answer is sent again after this long [s]
+    RESEND_S = 10.0  # a service call without an answer is sent again after this long [s]
 
     __test__ = False  # not a pytest test class
 
@@ -343,8 +363,9 @@ class TestNode:
 
     def call(self, client, request, timeout=20.0):
         if not self.spin_until(lambda: client.service_is_ready(), timeout):
-            raise AssertionError('service %s not available within %.0f s' % (
-                client.srv_name, timeout))
+            raise AssertionError(
+                "service %s not available within %.0f s" % (client.srv_name, timeout)
+            )
         # Fast DDS can drop the response to a call made right after discovery ("failed to send
         # response (timeout)": the client's response reader was not matched yet). The services
         # under test are idempotent, so a call with no answer is sent again every RESEND_S; the
@@ -357,8 +378,9 @@ class TestNode:
             if self.spin_until(lambda: any(f.done() for f in futures), min(self.RESEND_S, left)):
                 return next(f for f in futures if f.done()).result()
             if time.monotonic() >= deadline:
-                raise AssertionError('service %s did not answer within %.0f s' % (
-                    client.srv_name, timeout))
+                raise AssertionError(
+                    "service %s did not answer within %.0f s" % (client.srv_name, timeout)
+                )
 
     def destroy(self):
         self.executor.remove_node(self.node)
@@ -369,7 +391,7 @@ class TestNode:
 @pytest.fixture
 def ros_node(rclpy_context, unique_name):
     """A TestNode (rclpy node + executor) named after the test, in a private context."""
-    test_node = TestNode(rclpy_context, 'test_' + unique_name)
+    test_node = TestNode(rclpy_context, "test_" + unique_name)
     try:
         yield test_node
     finally:

@@ -2,6 +2,7 @@
 
 Configuration: [tool.ruff] in pyproject.toml (line length 100; pycodestyle + pyflakes rules).
 """
+
 import os
 import shutil
 import subprocess
@@ -10,18 +11,21 @@ import sys
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = ['robot_dynamics', 'test', 'benchmarks', 'scripts', 'launch', 'setup.py']
+PATHS = ["robot_dynamics", "test", "benchmarks", "scripts", "launch", "setup.py"]
 
 
 @pytest.mark.lint
 def test_ruff():
-    ruff = os.path.join(os.path.dirname(sys.executable), 'ruff')
+    ruff = os.path.join(os.path.dirname(sys.executable), "ruff")
     if not os.path.exists(ruff):
-        ruff = shutil.which('ruff')
-    assert ruff, 'ruff is not installed (it is in requirements-test.txt)'
+        ruff = shutil.which("ruff")
+    assert ruff, "ruff is not installed (it is in requirements-test.txt)"
     paths = [p for p in PATHS if os.path.exists(os.path.join(REPO, p))]
-    out = subprocess.run([ruff, 'check', '--no-cache', *paths], cwd=REPO,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [ruff, "check", "--no-cache", *paths], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, (
-        'ruff found problems (fix them; many are fixed by `.venv/bin/ruff check --fix <path>`):\n'
-        + out.stdout + out.stderr)
+        "ruff found problems (fix them; many are fixed by `.venv/bin/ruff check --fix <path>`):\n"
+        + out.stdout
+        + out.stderr
+    )

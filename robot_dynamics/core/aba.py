@@ -17,13 +17,13 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
     ``forward_dynamics`` solves the reduced system instead).
     """
     tree = model.tree
-    I, S = kin.I, kin.S   # I first: S then comes from the force transforms
+    I, S = kin.I, kin.S  # I first: S then comes from the force transforms
     Sqd = S * qd[..., None]
     V = tree.ancestors @ Sqd
     crmV = motion_cross(V)
-    c = (crmV @ Sqd[..., None])[..., 0]                          # Sdot qd, velocity-product accel
+    c = (crmV @ Sqd[..., None])[..., 0]  # Sdot qd, velocity-product accel
     IA = I.copy()
-    pA = -(crmV.swapaxes(-1, -2) @ (I @ V[..., None]))[..., 0]   # V x* I V
+    pA = -(crmV.swapaxes(-1, -2) @ (I @ V[..., None]))[..., 0]  # V x* I V
     if f_ext is not None and f_ext[0] >= 0:
         pA[..., f_ext[0], :] -= f_ext[1]
     U = np.empty_like(S)
@@ -37,9 +37,12 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
         U[..., bodies, :], D[..., bodies], u[..., bodies] = Ub, Db, ub
         if parents is not None:
             Ia = IA[..., bodies, :, :] - Ub[..., :, None] * Ub[..., None, :] / Db[..., None, None]
-            pa = (pA[..., bodies, :] + (Ia @ c[..., bodies, :, None])[..., 0]
-                  + Ub * (ub / Db)[..., None])
-            IA[..., parents, :, :] += Ia    # parents unique within a level (see _precompute)
+            pa = (
+                pA[..., bodies, :]
+                + (Ia @ c[..., bodies, :, None])[..., 0]
+                + Ub * (ub / Db)[..., None]
+            )
+            IA[..., parents, :, :] += Ia  # parents unique within a level (see _precompute)
             pA[..., parents, :] += pa
     a = np.zeros(S.shape)
     qdd = np.empty(S.shape[:-1])

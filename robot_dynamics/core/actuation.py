@@ -37,7 +37,7 @@ def end_stop_gains(model, q, frequency, damping_ratio):
     """
     inertia = np.diagonal(model.mass_matrix(q), axis1=-2, axis2=-1)
     omega = 2.0 * np.pi * float(frequency)
-    return omega ** 2 * inertia, 2.0 * float(damping_ratio) * omega * inertia
+    return omega**2 * inertia, 2.0 * float(damping_ratio) * omega * inertia
 
 
 def saturate(tau, limits):

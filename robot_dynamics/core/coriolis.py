@@ -9,7 +9,6 @@ so ``Mdot - 2 C`` is skew-symmetric. Composite (subtree) sums of ``B_i`` and ``I
     k strict anc j:   C_jk = (B^C_j^T S_j) . S_k + (I^C_j S_j) . Sdot_k
 """
 
-
 from .crba import composite_inertias
 from .rnea import rnea_pass
 from .spatial import force_bar, motion_cross
@@ -19,7 +18,7 @@ def coriolis(model, kin, qd, IC=None):
     """Coriolis matrix of all body joints, (..., nb, nb), at body joint velocities qd (..., nb)."""
     tree = model.tree
     anc = tree.ancestors
-    I, S = kin.I, kin.S   # I first: S then comes from the force transforms
+    I, S = kin.I, kin.S  # I first: S then comes from the force transforms
     if IC is None:
         IC = composite_inertias(model, kin)
     V = anc @ (S * qd[..., None])

@@ -5,8 +5,6 @@ Composite inertias are subtree sums (one product with the descendant mask); then
 """
 
 
-
-
 def composite_inertias(model, kin):
     """(..., nb, 6, 6): ``I^C_j = sum_{i in subtree(j)} I_i`` in base axes about the origin."""
     I = kin.I
@@ -23,7 +21,7 @@ def crba(model, kin, IC=None):
         IC = composite_inertias(model, kin)
     S = kin.S
     FS = (IC @ S[..., None])[..., 0]
-    P = S @ FS.swapaxes(-1, -2)          # P[j, k] = S_j . I^C_k S_k
-    upper = P * model._anc_T                 # keep j ancestor-or-self of k
+    P = S @ FS.swapaxes(-1, -2)  # P[j, k] = S_j . I^C_k S_k
+    upper = P * model._anc_T  # keep j ancestor-or-self of k
     M = upper + (P * model._anc_T_strict).swapaxes(-1, -2)
     return M, IC

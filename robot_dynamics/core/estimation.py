@@ -35,10 +35,10 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
     in (Nakamura & Hanafusa), which bounds the gain near a singularity.
     Returns ``(f (..., 6), singular values (..., k))``.
     """
-    U, s, Vt = np.linalg.svd(J, full_matrices=False)       # J = U diag(s) Vt
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
     ratio = np.clip(s / singular_threshold, 0.0, 1.0)
-    lam2 = damping ** 2 * (1.0 - ratio ** 2)
-    gain = s / (s ** 2 + lam2 + np.finfo(float).tiny)
+    lam2 = damping**2 * (1.0 - ratio**2)
+    gain = s / (s**2 + lam2 + np.finfo(float).tiny)
     # J^T = V diag(s) U^T, so f = U diag(gain) V^T tau
     coeff = (Vt @ tau_ext[..., None])[..., 0] * gain
     return (U @ coeff[..., None])[..., 0], s
@@ -65,8 +65,10 @@ class MomentumObserver:
         try:
             self.gain = np.broadcast_to(np.asarray(gain, dtype=float), (model.n,)).copy()
         except ValueError:
-            raise InvalidInputError(f"observer gain must be a scalar or {model.n} values "
-                                    f"(joints {list(model.joint_names)}), got {gain!r}") from None
+            raise InvalidInputError(
+                f"observer gain must be a scalar or {model.n} values "
+                f"(joints {list(model.joint_names)}), got {gain!r}"
+            ) from None
         if np.any(self.gain <= 0) or not np.all(np.isfinite(self.gain)):
             raise InvalidInputError(f"observer gain must be finite and > 0, got {gain!r}")
         self.friction = friction

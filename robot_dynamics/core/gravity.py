@@ -7,15 +7,13 @@ With base-frame first moments ``h_i = m_i c_i`` and subtree sums ``H_j``, ``M_j`
 """
 
 
-
-
 def generalized_gravity(model, kin):
     """g for all body joints, (..., nb) [N m or N], from a kinematics workspace."""
-    T, zh = kin.T, kin.zh                            # zh (..., nb, 3, 2): z_j, h_j (base axes)
+    T, zh = kin.T, kin.zh  # zh (..., nb, 3, 2): z_j, h_j (base axes)
     z = zh[..., 0]
     H = model._anc_T @ zh[..., 1]
     w = H - model._subtree_mass[:, None] * T[..., :3, 3]
-    u = w @ model._neg_gravity_skew                     # (w x a) with a = -gravity
+    u = w @ model._neg_gravity_skew  # (w x a) with a = -gravity
     if model._has_prismatic:
         u[..., model._prismatic, :] = model._subtree_mass[model._prismatic, None] * (-model.gravity)
     return (z * u).sum(axis=-1)

@@ -24,13 +24,12 @@ def frame_jacobian_full(model, kin, frame):
     if info.body < 0:
         return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
     z = kin.zh[..., 0]
-    d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]        # frame origin relative to joints
-    d_x_z = (skew(d) @ z[..., None])[..., 0]              # revolute: v = z x d = -(d x z)
+    d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]  # frame origin relative to joints
+    d_x_z = (skew(d) @ z[..., None])[..., 0]  # revolute: v = z x d = -(d x z)
     cols = np.concatenate([-d_x_z, z], axis=-1) * model._frame_masks[info.body]
     prismatic = model._prismatic
     if model._has_prismatic:
-        cols[..., prismatic, :3] = z[..., prismatic, :] * model._frame_masks[info.body][
-            prismatic]
+        cols[..., prismatic, :3] = z[..., prismatic, :] * model._frame_masks[info.body][prismatic]
         cols[..., prismatic, 3:] = 0.0
     J = cols.swapaxes(-1, -2)
     return J, W_T_F
@@ -40,8 +39,9 @@ def to_local_axes(J, W_T_F):
     """Rotate a (..., 6, k) Jacobian or (..., 6) vector from base axes to the frame's axes."""
     Rt = W_T_F[..., :3, :3].swapaxes(-1, -2)
     if J.ndim == W_T_F.ndim - 1:
-        return np.concatenate([(Rt @ J[..., :3, None])[..., 0],
-                               (Rt @ J[..., 3:, None])[..., 0]], axis=-1)
+        return np.concatenate(
+            [(Rt @ J[..., :3, None])[..., 0], (Rt @ J[..., 3:, None])[..., 0]], axis=-1
+        )
     return np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
 
 

@@ -61,7 +61,7 @@ def body_transforms(model, q_full):
     nb = tree.nb
     batch = q_full.shape[:-1]
     coeffs = np.sin(q_full[..., None] * _PHASE_SCALE + _PHASE_SHIFT)[..., None, :]
-    T = (coeffs @ model._basis)
+    T = coeffs @ model._basis
     if model._has_prismatic:
         T += q_full[..., None, None] * model._prismatic_basis[:, None, :]
     T = T.reshape(batch + (nb, 4, 4))
@@ -170,7 +170,7 @@ def fk_schedules(tree):
     """
     nb = tree.nb
     parent = np.asarray(tree.parent)
-    depth = tree.ancestors.sum(axis=1).astype(int)    # ancestors-or-self
+    depth = tree.ancestors.sum(axis=1).astype(int)  # ancestors-or-self
     jumps = []
     pointer = parent.copy()
     while np.any(pointer >= 0):
@@ -182,8 +182,10 @@ def fk_schedules(tree):
     for d in range(2, int(depth.max()) + 1 if nb else 0):
         bodies = np.nonzero(depth == d)[0]
         levels.append((bodies, parent[bodies]))
-    return (tuple((as_index(a), as_index(b)) for a, b in jumps),
-            tuple((as_index(a), as_index(b)) for a, b in levels))
+    return (
+        tuple((as_index(a), as_index(b)) for a, b in jumps),
+        tuple((as_index(a), as_index(b)) for a, b in levels),
+    )
 
 
 def as_index(indices):

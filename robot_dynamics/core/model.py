@@ -30,11 +30,15 @@ from . import gravity as _gravity
 from . import jacobian as _jacobian
 from . import rnea as _rnea
 from . import simulate as _simulate
-from .errors import (AmbiguousTipError, InvalidInputError, KinematicTreeError,
-                     SingularInertiaError, UnknownFrameError)
+from .errors import (
+    AmbiguousTipError,
+    InvalidInputError,
+    KinematicTreeError,
+    SingularInertiaError,
+    UnknownFrameError,
+)
 from .estimation import WrenchEstimate, damped_pinv_solve
-from .kinematics import (Kinematics, body_transforms, fk_schedules, motion_basis,
-                         swapped_body_axes)
+from .kinematics import Kinematics, body_transforms, fk_schedules, motion_basis, swapped_body_axes
 from .spatial import force_transform, inertia_parameters, skew, spatial_inertia
 from .tree import PRISMATIC, build_tree
 from .urdf import parse_urdf
@@ -59,8 +63,9 @@ class RobotModel:
 
     # ---------------------------------------------------------------- construction
     @classmethod
-    def from_urdf(cls, urdf, base_link=None, tip_link=None, gravity=(0.0, 0.0, -9.81),
-                  armature=None):
+    def from_urdf(
+        cls, urdf, base_link=None, tip_link=None, gravity=(0.0, 0.0, -9.81), armature=None
+    ):
         """Build a model from URDF XML text or a file path.
 
         base_link: fixed base (default: the URDF root); joints above it and in other branches
@@ -80,7 +85,8 @@ class RobotModel:
         if tip_link not in tree.frames:
             raise KinematicTreeError(
                 f"tip_link {tip_link!r} is not a link below base link {tree.base_link!r}"
-                f"{self._suggest(tip_link)}")
+                f"{self._suggest(tip_link)}"
+            )
         return tip_link
 
     def _precompute(self):
@@ -92,7 +98,7 @@ class RobotModel:
         self._armature_matrix = np.diag(self.armature)
         self._fk_jumps, self._fk_levels = fk_schedules(tree)
         self._S_body_swapped = swapped_body_axes(tree)
-        self._frame_masks = tree.ancestors[:, :, None]   # (nb, nb, 1): joints moving each body
+        self._frame_masks = tree.ancestors[:, :, None]  # (nb, nb, 1): joints moving each body
         anc = tree.ancestors
         strict = anc - np.eye(nb)
         self._anc_T = np.ascontiguousarray(anc.T)
@@ -148,8 +154,7 @@ class RobotModel:
         """New model overriding the URDF ``<dynamics>`` values: damping (n,) viscous
         [N m s/rad], friction (n,) Coulomb [N m]; None keeps the current values."""
         d = self.damping if damping is None else self._per_joint(damping, "damping", 0.0, True)
-        f = self.friction if friction is None else self._per_joint(friction, "friction", 0.0,
-                                                                  True)
+        f = self.friction if friction is None else self._per_joint(friction, "friction", 0.0, True)
         return self._copy_with(damping=d, friction=f)
 
     def with_payload(self, mass, com, inertia=None, frame=None):
@@ -165,8 +170,9 @@ class RobotModel:
         com = self._vector3(com, "payload com")
         I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float)
         if I_c.shape != (3, 3) or not np.all(np.isfinite(I_c)):
-            raise InvalidInputError(f"payload inertia must be a finite (3, 3) matrix, "
-                                    f"got shape {I_c.shape}")
+            raise InvalidInputError(
+                f"payload inertia must be a finite (3, 3) matrix, got shape {I_c.shape}"
+            )
         if not np.allclose(I_c, I_c.T):
             raise InvalidInputError("payload inertia must be symmetric")
         info = self.tree.frames[frame]
@@ -193,12 +199,14 @@ class RobotModel:
                 raise AmbiguousTipError(
                     f"no frame given and the model has no tip_link: the tree has several "
                     f"leaves ({', '.join(self.tree.leaf_links)}); pass frame= or build the "
-                    f"model with tip_link=")
+                    f"model with tip_link="
+                )
             return self.tip_link
         if frame not in self.tree.frames:
             raise UnknownFrameError(
                 f"unknown frame {frame!r}: not a link below base link {self.base_link!r}"
-                f"{self._suggest(frame)}")
+                f"{self._suggest(frame)}"
+            )
         return frame
 
     def _check_vector(self, x, name, size=None):
@@ -210,13 +218,17 @@ class RobotModel:
         if arr.ndim == 0 or arr.shape[-1] != size:
             raise InvalidInputError(
                 f"{name} has shape {arr.shape}, expected (..., {size})"
-                + (f" ordered as {list(self.joint_names)}" if size == self.n else ""))
-        if not math.isfinite(np.add.reduce(arr, axis=None)):   # arr.sum() minus its wrapper
+                + (f" ordered as {list(self.joint_names)}" if size == self.n else "")
+            )
+        if not math.isfinite(np.add.reduce(arr, axis=None)):  # arr.sum() minus its wrapper
             bad = np.argwhere(~np.isfinite(arr))[0]
-            where = (f"joint {self.joint_names[bad[-1]]!r}" if size == self.n
-                     else f"component {bad[-1]}")
-            raise InvalidInputError(f"{name} has a NaN or infinite value at {where} "
-                                    f"(index {tuple(int(i) for i in bad)})")
+            where = (
+                f"joint {self.joint_names[bad[-1]]!r}" if size == self.n else f"component {bad[-1]}"
+            )
+            raise InvalidInputError(
+                f"{name} has a NaN or infinite value at {where} "
+                f"(index {tuple(int(i) for i in bad)})"
+            )
         return arr
 
     @staticmethod
@@ -244,12 +256,15 @@ class RobotModel:
         if arr.ndim == 0:
             arr = np.full(self.n, float(arr))
         if arr.shape != (self.n,) or not np.all(np.isfinite(arr)):
-            raise InvalidInputError(f"{name} must be {self.n} finite values "
-                                    f"(joints {list(self.joint_names)}), got shape {arr.shape}")
+            raise InvalidInputError(
+                f"{name} must be {self.n} finite values "
+                f"(joints {list(self.joint_names)}), got shape {arr.shape}"
+            )
         if nonneg and np.any(arr < 0):
             k = int(np.argmax(arr < 0))
-            raise InvalidInputError(f"{name} must be >= 0; joint {self.joint_names[k]!r} "
-                                    f"has {arr[k]}")
+            raise InvalidInputError(
+                f"{name} must be >= 0; joint {self.joint_names[k]!r} has {arr[k]}"
+            )
         return arr
 
     def _full(self, x, offset=True):
@@ -395,22 +410,25 @@ class RobotModel:
             raise SingularInertiaError(
                 f"forward dynamics: the joint-space inertia matrix is singular; joint "
                 f"{self.joint_names[k]!r} moves little or no inertia (add armature or link "
-                f"inertia)") from None
+                f"inertia)"
+            ) from None
 
     def aba(self, q, qd, tau, f_ext=None, frame=None):
         """qdd (..., n) by the articulated-body algorithm (O(n)); models without mimic joints
         or armature."""
         if self.tree.has_mimic or self._has_armature:
-            raise InvalidInputError("aba handles neither mimic joints nor armature; use "
-                                    "forward_dynamics")
+            raise InvalidInputError(
+                "aba handles neither mimic joints nor armature; use forward_dynamics"
+            )
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
         shape = self._check_batch(q=q, qd=qd, tau=tau) + (self.tree.nb,)
         kin = self._kin(q)
         ext = self._external(kin, f_ext, frame)
-        return _aba.aba(self, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape),
-                        f_ext=ext)
+        return _aba.aba(
+            self, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape), f_ext=ext
+        )
 
     def friction_torques(self, qd):
         """Joint friction (..., n): ``damping * qd + friction * sign(qd)`` (URDF
@@ -429,9 +447,14 @@ class RobotModel:
         """-sum_i m_i gravity . c_i (...,) [J], zero at the base origin."""
         q = self._check_vector(q, "q")
         T = body_transforms(self, self._full(q))
-        h = (T[..., :3, :] @ self._axis_first_moment[..., 1:])[..., 0]   # m c (base axes)
-        base_h = -np.array([self.tree.base_inertia[2, 4], self.tree.base_inertia[0, 5],
-                            self.tree.base_inertia[1, 3]])
+        h = (T[..., :3, :] @ self._axis_first_moment[..., 1:])[..., 0]  # m c (base axes)
+        base_h = -np.array(
+            [
+                self.tree.base_inertia[2, 4],
+                self.tree.base_inertia[0, 5],
+                self.tree.base_inertia[1, 3],
+            ]
+        )
         return -(h.sum(axis=-2) + base_h) @ self.gravity
 
     def total_energy(self, q, qd):
@@ -470,8 +493,9 @@ class RobotModel:
         self._check_axes(axes)
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
-        bias, W_T_F = _jacobian.frame_acceleration_bias(self, self._kin(q),
-                                                        self._full(qd, False), frame)
+        bias, W_T_F = _jacobian.frame_acceleration_bias(
+            self, self._kin(q), self._full(qd, False), frame
+        )
         return _jacobian.to_local_axes(bias, W_T_F) if axes == "local" else bias
 
     def task_space_inertia(self, q, frame=None, rcond=1e-10):
@@ -489,8 +513,16 @@ class RobotModel:
             raise InvalidInputError(f"axes must be 'base' or 'local', got {axes!r}")
 
     # ---------------------------------------------------------------- estimation
-    def estimate_external_wrench(self, q, tau_ext, frame=None, axes="base", damping=0.05,
-                                 singular_threshold=0.01, jacobian=None):
+    def estimate_external_wrench(
+        self,
+        q,
+        tau_ext,
+        frame=None,
+        axes="base",
+        damping=0.05,
+        singular_threshold=0.01,
+        jacobian=None,
+    ):
         """Wrench f_ext (..., 6) on ``frame`` from external joint torques ``tau_ext = J^T f_ext``.
 
         Solved with a pseudo-inverse of J^T that is damped only near a singularity (singular
@@ -509,17 +541,21 @@ class RobotModel:
         else:
             J = np.asarray(jacobian, dtype=float)
             if J.shape[-2:] != (6, self.n):
-                raise InvalidInputError(f"jacobian has shape {J.shape}, expected (..., 6, "
-                                        f"{self.n})")
+                raise InvalidInputError(
+                    f"jacobian has shape {J.shape}, expected (..., 6, {self.n})"
+                )
         if J.shape[:-2] != shape:
             J = np.broadcast_to(J, shape + J.shape[-2:])
         if tau_ext.shape[:-1] != shape:
             tau_ext = np.broadcast_to(tau_ext, shape + tau_ext.shape[-1:])
-        f, s = damped_pinv_solve(J, tau_ext, damping=damping,
-                                 singular_threshold=singular_threshold)
+        f, s = damped_pinv_solve(J, tau_ext, damping=damping, singular_threshold=singular_threshold)
         s_min = s[..., -1] if s.shape[-1] else np.zeros(s.shape[:-1])
-        return WrenchEstimate(wrench=f, singular_values=s, min_singular_value=s_min,
-                              near_singular=s_min < singular_threshold)
+        return WrenchEstimate(
+            wrench=f,
+            singular_values=s,
+            min_singular_value=s_min,
+            near_singular=s_min < singular_threshold,
+        )
 
     # ---------------------------------------------------------------- simulation
     def step(self, q, qd, tau, dt, f_ext=None, frame=None, friction=False):
@@ -540,8 +576,21 @@ class RobotModel:
         qd_new = qd + dt * qdd
         return q + dt * qd_new, qd_new
 
-    def simulate(self, q0, qd0, duration, tau=None, f_ext=None, frame=None, method="RK45",
-                 rtol=1e-8, atol=1e-10, sample_dt=None, friction=False, fixed_step=1e-3):
+    def simulate(
+        self,
+        q0,
+        qd0,
+        duration,
+        tau=None,
+        f_ext=None,
+        frame=None,
+        method="RK45",
+        rtol=1e-8,
+        atol=1e-10,
+        sample_dt=None,
+        friction=False,
+        fixed_step=1e-3,
+    ):
         """Integrate the dynamics from (q0, qd0) (n,) for ``duration`` s.
 
         tau: None (zero), (n,) constant, ``(times (k,), values (k, n))`` sampled (linear in
@@ -551,9 +600,21 @@ class RobotModel:
         sample_dt: output sample period (default: the integrator's steps).
         Returns a :class:`~robot_dynamics.core.simulate.SimulationResult`.
         """
-        return _simulate.simulate(self, q0, qd0, duration, tau=tau, f_ext=f_ext, frame=frame,
-                                  method=method, rtol=rtol, atol=atol, sample_dt=sample_dt,
-                                  friction=friction, fixed_step=fixed_step)
+        return _simulate.simulate(
+            self,
+            q0,
+            qd0,
+            duration,
+            tau=tau,
+            f_ext=f_ext,
+            frame=frame,
+            method=method,
+            rtol=rtol,
+            atol=atol,
+            sample_dt=sample_dt,
+            friction=friction,
+            fixed_step=fixed_step,
+        )
 
     # ---------------------------------------------------------------- description
     @property
@@ -584,8 +645,11 @@ class RobotModel:
         for b, name in enumerate(self.tree.body_joint_names):
             if name not in self._joint_index:
                 k = int(np.argmax(self.tree.G[b] != 0))
-                out[name] = (self.joint_names[k], float(self.tree.G[b, k]),
-                             float(self.tree.q_offset[b]))
+                out[name] = (
+                    self.joint_names[k],
+                    float(self.tree.G[b, k]),
+                    float(self.tree.q_offset[b]),
+                )
         return out
 
     def link_inertial(self, body_joint):
@@ -602,12 +666,14 @@ class RobotModel:
         try:
             return self._joint_index[name]
         except KeyError:
-            raise InvalidInputError(f"unknown joint {name!r}; actuated joints are "
-                                    f"{list(self.joint_names)}") from None
+            raise InvalidInputError(
+                f"unknown joint {name!r}; actuated joints are {list(self.joint_names)}"
+            ) from None
 
     def __repr__(self):
-        return (f"RobotModel({self.n} joints, base_link={self.base_link!r}, "
-                f"tip_link={self.tip_link!r})")
+        return (
+            f"RobotModel({self.n} joints, base_link={self.base_link!r}, tip_link={self.tip_link!r})"
+        )
 
 
 class StateTerms:
@@ -620,8 +686,17 @@ class StateTerms:
     the torque it needs before paying for the others.
     """
 
-    __slots__ = ("frame", "axes", "_model", "_kin", "_qd", "_jacobian", "_gravity",
-                 "_velocity", "_momentum")
+    __slots__ = (
+        "frame",
+        "axes",
+        "_model",
+        "_kin",
+        "_qd",
+        "_jacobian",
+        "_gravity",
+        "_velocity",
+        "_momentum",
+    )
 
     def __init__(self, model, kin, qd, frame, axes):
         self._model, self._kin, self._qd = model, kin, qd
@@ -668,7 +743,8 @@ class StateTerms:
         """Generalised gravity g(q) (..., n)."""
         if self._gravity is None:
             self._gravity = self._model._reduce(
-                _gravity.generalized_gravity(self._model, self._kin))
+                _gravity.generalized_gravity(self._model, self._kin)
+            )
         return self._gravity
 
     @property
@@ -680,6 +756,7 @@ class StateTerms:
 
 def _replace(tree, **changes):
     import dataclasses
+
     return dataclasses.replace(tree, **changes)
 
 

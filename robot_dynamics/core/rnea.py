@@ -37,18 +37,18 @@ def rnea_pass(model, kin, qd, qdd, *, gravity=True):
     """RNEA without external force: ``(tau_full, crmV, IV)`` with the body velocities' cross
     product matrices ``crm(V_i)`` (..., nb, 6, 6) and body momenta ``I_i V_i`` (..., nb, 6),
     which the momentum terms reuse."""
-    I, S = kin.I, kin.S   # I first: S then comes from the force transforms
+    I, S = kin.I, kin.S  # I first: S then comes from the force transforms
     anc = model.tree.ancestors
     Sqd = S * qd[..., None]
-    V = anc @ Sqd                                     # sums over ancestors
+    V = anc @ Sqd  # sums over ancestors
     crmV = motion_cross(V)
-    bias = (crmV @ Sqd[..., None])[..., 0]            # Sdot_j qd_j
+    bias = (crmV @ Sqd[..., None])[..., 0]  # Sdot_j qd_j
     A = anc @ (bias if qdd is None else S * qdd[..., None] + bias)
     if gravity:
         A[..., :3] -= model.gravity
     IV = I @ V[..., None]
     f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
-    tau = (S * (model._anc_T @ f)).sum(axis=-1)       # sums over descendants
+    tau = (S * (model._anc_T @ f)).sum(axis=-1)  # sums over descendants
     return tau, crmV, IV[..., 0]
 
 

@@ -44,7 +44,8 @@ def torque_function(model, tau):
         if times.ndim != 1 or values.shape != (times.size, n) or times.size == 0:
             raise InvalidInputError(
                 f"sampled tau must be (times (k,), values (k, {n})), got shapes "
-                f"{times.shape} and {values.shape}")
+                f"{times.shape} and {values.shape}"
+            )
         if np.any(np.diff(times) <= 0):
             raise InvalidInputError("sampled tau: times must be strictly increasing")
         if not np.all(np.isfinite(values)):
@@ -61,6 +62,7 @@ def torque_function(model, tau):
             if j >= last:
                 return values[-1].copy()
             return values[j] + slopes[j] * (t - times[j])
+
         return sampled
     constant = model._check_vector(tau, "tau")
     if constant.ndim != 1:
@@ -68,8 +70,22 @@ def torque_function(model, tau):
     return lambda t, q, qd: constant
 
 
-def simulate(model, q0, qd0, duration, *, tau=None, f_ext=None, frame=None, method="RK45",
-             rtol=1e-8, atol=1e-10, sample_dt=None, friction=False, fixed_step=1e-3):
+def simulate(
+    model,
+    q0,
+    qd0,
+    duration,
+    *,
+    tau=None,
+    f_ext=None,
+    frame=None,
+    method="RK45",
+    rtol=1e-8,
+    atol=1e-10,
+    sample_dt=None,
+    friction=False,
+    fixed_step=1e-3,
+):
     """Integrate ``M qdd + C qd + g = tau + J^T f_ext - friction``; see RobotModel.simulate."""
     q0 = model._check_vector(q0, "q0")
     qd0 = model._check_vector(qd0, "qd0")
@@ -79,8 +95,10 @@ def simulate(model, q0, qd0, duration, *, tau=None, f_ext=None, frame=None, meth
     if not np.isfinite(duration) or duration <= 0:
         raise InvalidInputError(f"duration must be a finite number > 0, got {duration}")
     if method not in IVP_METHODS + FIXED_STEP_METHODS:
-        raise InvalidInputError(f"unknown integration method {method!r}; use one of "
-                                f"{', '.join(IVP_METHODS + FIXED_STEP_METHODS)}")
+        raise InvalidInputError(
+            f"unknown integration method {method!r}; use one of "
+            f"{', '.join(IVP_METHODS + FIXED_STEP_METHODS)}"
+        )
     torque = torque_function(model, tau)
     n = model.n
     if sample_dt is None:
@@ -121,16 +139,25 @@ def simulate(model, q0, qd0, duration, *, tau=None, f_ext=None, frame=None, meth
             ts, qs, qds = ts[idx], qs[idx], qds[idx]
         t, q_out, qd_out = ts, qs, qds
     else:
+
         def rhs(t, y):
             q, qd = y[:n], y[n:]
             tau_t = applied(t, q, qd)
             if friction:
                 tau_t = tau_t - model.friction_torques(qd)
-            return np.concatenate([qd, model._forward_dynamics(q, qd, tau_t, f_ext=fext,
-                                                               frame=frame)])
+            return np.concatenate(
+                [qd, model._forward_dynamics(q, qd, tau_t, f_ext=fext, frame=frame)]
+            )
 
-        sol = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, qd0]), method=method,
-                        rtol=rtol, atol=atol, t_eval=t_eval)
+        sol = solve_ivp(
+            rhs,
+            (0.0, duration),
+            np.concatenate([q0, qd0]),
+            method=method,
+            rtol=rtol,
+            atol=atol,
+            t_eval=t_eval,
+        )
         if not sol.success:
             raise RuntimeError(f"integration with {method} failed: {sol.message}")
         t, q_out, qd_out = sol.t, sol.y[:n].T, sol.y[n:].T

@@ -32,28 +32,28 @@ class KinematicTree:
     """Immutable model data. Shapes: nb bodies (movable joints), n actuated joints."""
 
     base_link: str
-    body_joint_names: tuple        # (nb,) name of the joint that moves each body
-    body_link_names: tuple         # (nb,) name of each body's link
-    joint_type: np.ndarray         # (nb,) REVOLUTE or PRISMATIC
-    parent: np.ndarray             # (nb,) parent body index, -1 for the base
-    T_parent_joint: np.ndarray     # (nb, 4, 4) joint frame in the parent body frame at q = 0
-    axis: np.ndarray               # (nb, 3) unit axis in the joint (= body) frame
-    inertia: np.ndarray            # (nb, 6, 6) spatial inertia about the body origin, body axes
-    base_inertia: np.ndarray       # (6, 6) links fixed to the base (they exert no joint torque)
-    frames: dict                   # link name -> FrameInfo
-    joint_names: tuple             # (n,) actuated joints
-    G: np.ndarray                  # (nb, n) mimic map
-    q_offset: np.ndarray           # (nb,)
+    body_joint_names: tuple  # (nb,) name of the joint that moves each body
+    body_link_names: tuple  # (nb,) name of each body's link
+    joint_type: np.ndarray  # (nb,) REVOLUTE or PRISMATIC
+    parent: np.ndarray  # (nb,) parent body index, -1 for the base
+    T_parent_joint: np.ndarray  # (nb, 4, 4) joint frame in the parent body frame at q = 0
+    axis: np.ndarray  # (nb, 3) unit axis in the joint (= body) frame
+    inertia: np.ndarray  # (nb, 6, 6) spatial inertia about the body origin, body axes
+    base_inertia: np.ndarray  # (6, 6) links fixed to the base (they exert no joint torque)
+    frames: dict  # link name -> FrameInfo
+    joint_names: tuple  # (n,) actuated joints
+    G: np.ndarray  # (nb, n) mimic map
+    q_offset: np.ndarray  # (nb,)
     has_mimic: bool
-    lower: np.ndarray              # (n,) position limits (-inf/inf when absent or continuous)
+    lower: np.ndarray  # (n,) position limits (-inf/inf when absent or continuous)
     upper: np.ndarray
-    velocity_limit: np.ndarray     # (n,) inf when absent
-    effort_limit: np.ndarray       # (n,) inf when absent
-    damping: np.ndarray            # (n,) viscous friction, N m s/rad or N s/m
-    friction: np.ndarray           # (n,) Coulomb friction, N m or N
-    ancestors: np.ndarray          # (nb, nb) 1.0 where column j is an ancestor-or-self of row i
-    leaf_links: tuple              # links with no child link, below the base
-    tip_candidates: tuple          # leaf links at the end of a chain of bodies
+    velocity_limit: np.ndarray  # (n,) inf when absent
+    effort_limit: np.ndarray  # (n,) inf when absent
+    damping: np.ndarray  # (n,) viscous friction, N m s/rad or N s/m
+    friction: np.ndarray  # (n,) Coulomb friction, N m or N
+    ancestors: np.ndarray  # (nb, nb) 1.0 where column j is an ancestor-or-self of row i
+    leaf_links: tuple  # links with no child link, below the base
+    tip_candidates: tuple  # leaf links at the end of a chain of bodies
 
     @property
     def nb(self):
@@ -77,11 +77,13 @@ def build_tree(robot, base_link=None):
         for role, name in (("parent", joint.parent), ("child", joint.child)):
             if name not in links:
                 raise KinematicTreeError(
-                    f"joint {joint.name!r} names {role} link {name!r}, which is not in the URDF")
+                    f"joint {joint.name!r} names {role} link {name!r}, which is not in the URDF"
+                )
         if joint.child in parent_joint:
             raise KinematicTreeError(
                 f"link {joint.child!r} is the child of two joints: "
-                f"{parent_joint[joint.child].name!r} and {joint.name!r}")
+                f"{parent_joint[joint.child].name!r} and {joint.name!r}"
+            )
         parent_joint[joint.child] = joint
         children[joint.parent].append(joint)
     roots = [name for name in links if name not in parent_joint]
@@ -95,7 +97,8 @@ def build_tree(robot, base_link=None):
         base_link = roots[0]
     elif base_link not in links:
         raise KinematicTreeError(
-            f"base_link {base_link!r} is not a link of the URDF (links: {', '.join(links)})")
+            f"base_link {base_link!r} is not a link of the URDF (links: {', '.join(links)})"
+        )
 
     # Walk the subtree below the base depth-first; merge fixed joints into bodies.
     body_joint, body_link, joint_type, parent, T_pj, axis = [], [], [], [], [], []
@@ -159,7 +162,8 @@ def build_tree(robot, base_link=None):
             if mimic.joint not in body_index:
                 raise KinematicTreeError(
                     f"joint {driver!r} mimics {mimic.joint!r}, which is not a movable joint "
-                    f"below base link {base_link!r}")
+                    f"below base link {base_link!r}"
+                )
             m = 1.0 if mimic.multiplier is None else float(mimic.multiplier)
             o = 0.0 if mimic.offset is None else float(mimic.offset)
             multiplier, offset = multiplier * m, offset * m + o
@@ -196,8 +200,11 @@ def build_tree(robot, base_link=None):
     leaf_links = tuple(name for name in frames if not link_children[name])
     body_has_child = np.zeros(nb, dtype=bool)
     body_has_child[parent[parent >= 0]] = True
-    tip_candidates = tuple(name for name in leaf_links
-                           if frames[name].body >= 0 and not body_has_child[frames[name].body])
+    tip_candidates = tuple(
+        name
+        for name in leaf_links
+        if frames[name].body >= 0 and not body_has_child[frames[name].body]
+    )
     if nb == 0:
         tip_candidates = leaf_links if len(leaf_links) == 1 else ()
 
@@ -216,11 +223,14 @@ def build_tree(robot, base_link=None):
         G=G,
         q_offset=q_offset,
         has_mimic=bool(nb != n or np.any(q_offset != 0.0)),
-        lower=lower, upper=upper, velocity_limit=velocity, effort_limit=effort,
-        damping=damping, friction=friction,
+        lower=lower,
+        upper=upper,
+        velocity_limit=velocity,
+        effort_limit=effort,
+        damping=damping,
+        friction=friction,
         ancestors=ancestors,
         leaf_links=leaf_links,
         tip_candidates=tip_candidates,
     )
     return tree
-

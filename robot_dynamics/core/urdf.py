@@ -23,8 +23,17 @@ class URDFWarning(UserWarning):
 
 
 #: Joint children that dynamics reads; everything else in a joint is dropped on fallback.
-_JOINT_KEEP = {"parent", "child", "origin", "axis", "limit", "dynamics", "mimic",
-               "calibration", "safety_controller"}
+_JOINT_KEEP = {
+    "parent",
+    "child",
+    "origin",
+    "axis",
+    "limit",
+    "dynamics",
+    "mimic",
+    "calibration",
+    "safety_controller",
+}
 
 
 def read_urdf_text(source):
@@ -34,8 +43,9 @@ def read_urdf_text(source):
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if not isinstance(source, str):
-        raise URDFError(f"robot description must be URDF XML text or a file path, "
-                        f"got {type(source).__name__}")
+        raise URDFError(
+            f"robot description must be URDF XML text or a file path, got {type(source).__name__}"
+        )
     text = source.strip()
     if text.startswith("<"):
         return text
@@ -127,7 +137,10 @@ def parse_urdf(source):
             raise URDFError(f"cannot read the URDF's links and joints: {err}") from None
         warnings.warn(
             f"urdf_parser_py rejected the full URDF ({first_error}); ignored elements that "
-            f"dynamics does not use: {', '.join(dropped) or 'none'}", URDFWarning, stacklevel=3)
+            f"dynamics does not use: {', '.join(dropped) or 'none'}",
+            URDFWarning,
+            stacklevel=3,
+        )
         return robot
 
 
@@ -152,8 +165,9 @@ def link_spatial_inertia(link):
     if i is None:
         I_in = np.zeros((3, 3))
     else:
-        I_in = np.array([[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]],
-                        dtype=float)
+        I_in = np.array(
+            [[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]], dtype=float
+        )
     if not np.all(np.isfinite(I_in)):
         raise URDFError(f"link {link.name!r}: inertia tensor has non-finite entries")
     R = T[:3, :3]
@@ -181,6 +195,7 @@ def check_joint_type(joint):
     if joint.type in ("floating", "planar"):
         raise UnsupportedJointError(
             f"joint {joint.name!r} is of type {joint.type!r}: robot_dynamics models fixed-base "
-            f"arms only (revolute, continuous, prismatic, fixed joints)")
+            f"arms only (revolute, continuous, prismatic, fixed joints)"
+        )
     if joint.type not in SUPPORTED_JOINTS:
         raise UnsupportedJointError(f"joint {joint.name!r} has unknown type {joint.type!r}")

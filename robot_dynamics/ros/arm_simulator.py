@@ -94,8 +94,12 @@ from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
 from robot_dynamics import RobotModel
-from robot_dynamics.core.actuation import (end_stop_gains, impedance_torques, limit_stop_torques,
-                                           saturate)
+from robot_dynamics.core.actuation import (
+    end_stop_gains,
+    impedance_torques,
+    limit_stop_torques,
+    saturate,
+)
 from robot_dynamics.core.errors import RobotDynamicsError
 
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
@@ -118,10 +122,19 @@ def _descriptor(description: str, ptype=None, **kwargs) -> ParameterDescriptor:
 class ArmSimulator(Node):
     """Simulated torque-controlled arm; see the module docstring for the interface."""
 
-    _RUNTIME_KEYS = ("hold_until_first_command", "friction", "effort_limit_saturation",
-                     "position_limits", "limit_frequency", "limit_damping_ratio", "command_timeout",
-                     "external_wrench_duration", "external_wrench_timeout", "real_time_factor",
-                     "max_lag")
+    _RUNTIME_KEYS = (
+        "hold_until_first_command",
+        "friction",
+        "effort_limit_saturation",
+        "position_limits",
+        "limit_frequency",
+        "limit_damping_ratio",
+        "command_timeout",
+        "external_wrench_duration",
+        "external_wrench_timeout",
+        "real_time_factor",
+        "max_lag",
+    )
 
     def __init__(self, node_name: str = "arm_simulator", **kwargs):
         super().__init__(node_name, **kwargs)
@@ -129,77 +142,183 @@ class ArmSimulator(Node):
         self._lock = threading.RLock()
         self._model: Optional[RobotModel] = None
         self._last_log: Dict[str, float] = {}
-        self._stats = {"commands": 0, "rejected_commands": 0, "wrenches": 0, "rejected_wrenches": 0,
-                       "overruns": 0, "models": 0, "rejected_models": 0, "steps": 0}
+        self._stats = {
+            "commands": 0,
+            "rejected_commands": 0,
+            "wrenches": 0,
+            "rejected_wrenches": 0,
+            "overruns": 0,
+            "models": 0,
+            "rejected_models": 0,
+            "steps": 0,
+        }
 
         dp = self.declare_parameter
-        dp("robot_description", "", _descriptor(
-            "URDF XML of the robot. Empty: read the robot_description topic (TRANSIENT_LOCAL)."))
+        dp(
+            "robot_description",
+            "",
+            _descriptor(
+                "URDF XML of the robot. Empty: read the robot_description topic (TRANSIENT_LOCAL)."
+            ),
+        )
         dp("base_link", "", _descriptor("Base frame of the model (empty: the URDF root)."))
-        dp("tip_link", "", _descriptor("Tip frame; external wrenches without frame_id act here "
-                                       "(empty: the only leaf link)."))
-        dp("gravity", [0.0, 0.0, -9.81], _descriptor("Gravity in the base frame [m/s^2], 3 values."))
-        dp("joints", Parameter.Type.STRING_ARRAY, _descriptor(
-            "Order of the ~/commands vector (as the effort controller's 'joints'). Unset: all joints "
-            "in model order. Joints not listed get zero torque."))
-        dp("initial_positions", Parameter.Type.DOUBLE_ARRAY, _descriptor(
-            "Initial joint positions [rad], model joint order. Unset: zeros."))
-        dp("initial_velocities", Parameter.Type.DOUBLE_ARRAY, _descriptor(
-            "Initial joint velocities [rad/s], model joint order. Unset: zeros."))
-        dp("integration_rate", 1000.0, _descriptor(
-            "Fixed integration rate [Hz] (step = 1/rate), semi-implicit Euler of the core.",
-            floating_point_range=[FloatingPointRange(from_value=1.0, to_value=100000.0)]))
-        dp("publish_rate", 500.0, _descriptor(
-            "joint_states publication rate [Hz]; rounded to a whole number of integration steps.",
-            floating_point_range=[FloatingPointRange(from_value=0.1, to_value=100000.0)]))
-        dp("real_time_factor", 1.0, _descriptor(
-            "Simulated seconds per wall-clock second; <= 0 means as fast as possible "
-            "(only with publish_clock)."))
-        dp("publish_clock", False, _descriptor(
-            "Publish /clock and stamp messages with simulated time from 0 (others use_sim_time)."))
-        dp("max_lag", 0.25, _descriptor(
-            "If the simulation falls this many seconds behind the wall clock, stop catching up "
-            "and count an overrun [s]."))
+        dp(
+            "tip_link",
+            "",
+            _descriptor(
+                "Tip frame; external wrenches without frame_id act here "
+                "(empty: the only leaf link)."
+            ),
+        )
+        dp(
+            "gravity",
+            [0.0, 0.0, -9.81],
+            _descriptor("Gravity in the base frame [m/s^2], 3 values."),
+        )
+        dp(
+            "joints",
+            Parameter.Type.STRING_ARRAY,
+            _descriptor(
+                "Order of the ~/commands vector (as the effort controller's 'joints'). Unset: all joints "
+                "in model order. Joints not listed get zero torque."
+            ),
+        )
+        dp(
+            "initial_positions",
+            Parameter.Type.DOUBLE_ARRAY,
+            _descriptor("Initial joint positions [rad], model joint order. Unset: zeros."),
+        )
+        dp(
+            "initial_velocities",
+            Parameter.Type.DOUBLE_ARRAY,
+            _descriptor("Initial joint velocities [rad/s], model joint order. Unset: zeros."),
+        )
+        dp(
+            "integration_rate",
+            1000.0,
+            _descriptor(
+                "Fixed integration rate [Hz] (step = 1/rate), semi-implicit Euler of the core.",
+                floating_point_range=[FloatingPointRange(from_value=1.0, to_value=100000.0)],
+            ),
+        )
+        dp(
+            "publish_rate",
+            500.0,
+            _descriptor(
+                "joint_states publication rate [Hz]; rounded to a whole number of integration steps.",
+                floating_point_range=[FloatingPointRange(from_value=0.1, to_value=100000.0)],
+            ),
+        )
+        dp(
+            "real_time_factor",
+            1.0,
+            _descriptor(
+                "Simulated seconds per wall-clock second; <= 0 means as fast as possible "
+                "(only with publish_clock)."
+            ),
+        )
+        dp(
+            "publish_clock",
+            False,
+            _descriptor(
+                "Publish /clock and stamp messages with simulated time from 0 (others use_sim_time)."
+            ),
+        )
+        dp(
+            "max_lag",
+            0.25,
+            _descriptor(
+                "If the simulation falls this many seconds behind the wall clock, stop catching up "
+                "and count an overrun [s]."
+            ),
+        )
         dp("friction", True, _descriptor("Apply the URDF joint damping and friction."))
         dp("effort_limit_saturation", True, _descriptor("Clip commands at the URDF effort limits."))
         dp("position_limits", False, _descriptor("URDF position limits act as stiff end stops."))
-        dp("limit_frequency", 100.0, _descriptor(
-            "End stops: natural frequency of each joint against its stop [Hz] (stiffness "
-            "(2 pi f)^2 M_ii at the initial configuration). Keep 2 pi f / integration_rate < 1."))
+        dp(
+            "limit_frequency",
+            100.0,
+            _descriptor(
+                "End stops: natural frequency of each joint against its stop [Hz] (stiffness "
+                "(2 pi f)^2 M_ii at the initial configuration). Keep 2 pi f / integration_rate < 1."
+            ),
+        )
         dp("limit_damping_ratio", 1.0, _descriptor("End stops: damping ratio (1 = critical)."))
-        dp("joint_impedance.stiffness", Parameter.Type.DOUBLE_ARRAY, _descriptor(
-            "Drive-level joint stiffness [Nm/rad], one value or one per joint. Unset: off."))
-        dp("joint_impedance.damping", Parameter.Type.DOUBLE_ARRAY, _descriptor(
-            "Drive-level joint damping [Nm s/rad], one value or one per joint. Unset: off."))
-        dp("joint_impedance.setpoint", Parameter.Type.DOUBLE_ARRAY, _descriptor(
-            "Joint-impedance setpoint [rad], model joint order. Unset: the initial positions."))
-        dp("hold_until_first_command", False, _descriptor(
-            "Keep the joints braked (state frozen at rest, effort 0) until the first ~/commands "
-            "message arrives, as an arm whose brakes open when its controller starts. Also after "
-            "~/reset."))
-        dp("command_timeout", 0.0, _descriptor(
-            "Zero the command when none arrived for this long [s of simulated time]; 0 holds "
-            "the last command forever (as the effort controller)."))
-        dp("external_wrench_duration", 0.0, _descriptor(
-            "Apply each ~/external_wrench message for this long [s of simulated time]; 0: apply "
-            "while messages keep coming (see external_wrench_timeout)."))
-        dp("external_wrench_timeout", 0.2, _descriptor(
-            "With external_wrench_duration 0: remove the wrench when no message came for this "
-            "long [s of simulated time]."))
-        dp("external_wrench_axes", "base", _descriptor(
-            "Axes of incoming wrenches: 'base' (base frame axes) or 'link' (axes of the link in "
-            "header.frame_id). The moment is always about that link's origin."))
+        dp(
+            "joint_impedance.stiffness",
+            Parameter.Type.DOUBLE_ARRAY,
+            _descriptor(
+                "Drive-level joint stiffness [Nm/rad], one value or one per joint. Unset: off."
+            ),
+        )
+        dp(
+            "joint_impedance.damping",
+            Parameter.Type.DOUBLE_ARRAY,
+            _descriptor(
+                "Drive-level joint damping [Nm s/rad], one value or one per joint. Unset: off."
+            ),
+        )
+        dp(
+            "joint_impedance.setpoint",
+            Parameter.Type.DOUBLE_ARRAY,
+            _descriptor(
+                "Joint-impedance setpoint [rad], model joint order. Unset: the initial positions."
+            ),
+        )
+        dp(
+            "hold_until_first_command",
+            False,
+            _descriptor(
+                "Keep the joints braked (state frozen at rest, effort 0) until the first ~/commands "
+                "message arrives, as an arm whose brakes open when its controller starts. Also after "
+                "~/reset."
+            ),
+        )
+        dp(
+            "command_timeout",
+            0.0,
+            _descriptor(
+                "Zero the command when none arrived for this long [s of simulated time]; 0 holds "
+                "the last command forever (as the effort controller)."
+            ),
+        )
+        dp(
+            "external_wrench_duration",
+            0.0,
+            _descriptor(
+                "Apply each ~/external_wrench message for this long [s of simulated time]; 0: apply "
+                "while messages keep coming (see external_wrench_timeout)."
+            ),
+        )
+        dp(
+            "external_wrench_timeout",
+            0.2,
+            _descriptor(
+                "With external_wrench_duration 0: remove the wrench when no message came for this "
+                "long [s of simulated time]."
+            ),
+        )
+        dp(
+            "external_wrench_axes",
+            "base",
+            _descriptor(
+                "Axes of incoming wrenches: 'base' (base frame axes) or 'link' (axes of the link in "
+                "header.frame_id). The moment is always about that link's origin."
+            ),
+        )
 
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         # state (guarded by _lock)
-        self._k = 0                       # steps done since start
+        self._k = 0  # steps done since start
         self._q = np.zeros(0)
         self._qd = np.zeros(0)
-        self._cmd = np.zeros(0)           # last command, model order [Nm]
+        self._cmd = np.zeros(0)  # last command, model order [Nm]
         self._cmd_step: Optional[int] = None
-        self._applied = np.zeros(0)       # torque applied in the last step (effort) [Nm]
-        self._wrench: Optional[Tuple[str, np.ndarray, int]] = None  # (link, base-axes wrench, until step)
+        self._applied = np.zeros(0)  # torque applied in the last step (effort) [Nm]
+        self._wrench: Optional[Tuple[str, np.ndarray, int]] = (
+            None  # (link, base-axes wrench, until step)
+        )
 
         # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
         # CPU) gets every sample late rather than losing some (the observer integrates them).
@@ -220,7 +339,9 @@ class ArmSimulator(Node):
             self._subscribe_description()
 
         self._running = True
-        self._thread = threading.Thread(target=self._loop, name="arm_simulator_physics", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop, name="arm_simulator_physics", daemon=True
+        )
         self._thread.start()
 
     # ------------------------------------------------------------------ parameters and model
@@ -235,8 +356,9 @@ class ArmSimulator(Node):
     def _subscribe_description(self) -> None:
         if self._desc_sub is not None:
             return
-        self._desc_sub = self.create_subscription(String, "robot_description", self._on_description,
-                                                  robot_description_qos())
+        self._desc_sub = self.create_subscription(
+            String, "robot_description", self._on_description, robot_description_qos()
+        )
         self.get_logger().info("waiting for a URDF on the robot_description topic")
 
     def _on_description(self, msg: String) -> None:
@@ -246,15 +368,19 @@ class ArmSimulator(Node):
         if not ok:
             self.get_logger().error(f"robot_description topic message rejected: {reason}")
 
-    def _vector(self, values, n: int, name: str, default: float, allow_scalar: bool = False) -> np.ndarray:
+    def _vector(
+        self, values, n: int, name: str, default: float, allow_scalar: bool = False
+    ) -> np.ndarray:
         if values is None or len(values) == 0:
             return np.full(n, default, dtype=float)
         arr = np.asarray(list(values), dtype=float)
         if allow_scalar and arr.size == 1:
             return np.full(n, float(arr[0]))
         if arr.size != n:
-            raise ValueError(f"{name} has {arr.size} values, the model has {n} joints"
-                             + (" (or give 1 value)" if allow_scalar else ""))
+            raise ValueError(
+                f"{name} has {arr.size} values, the model has {n} joints"
+                + (" (or give 1 value)" if allow_scalar else "")
+            )
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} has a NaN or infinite entry")
         return arr
@@ -268,53 +394,86 @@ class ArmSimulator(Node):
             joints = names
         unknown = [j for j in joints if j not in names]
         if unknown:
-            raise ValueError(f"joints: unknown joint(s) {', '.join(unknown)}; the model's joints are "
-                             f"{', '.join(names)}")
+            raise ValueError(
+                f"joints: unknown joint(s) {', '.join(unknown)}; the model's joints are "
+                f"{', '.join(names)}"
+            )
         if len(set(joints)) != len(joints):
             raise ValueError("joints: a joint is listed twice")
         q0 = self._vector(p["initial_positions"], n, "initial_positions", 0.0)
         qd0 = self._vector(p["initial_velocities"], n, "initial_velocities", 0.0)
-        stiff = self._vector(p["joint_impedance.stiffness"], n, "joint_impedance.stiffness", 0.0, True)
+        stiff = self._vector(
+            p["joint_impedance.stiffness"], n, "joint_impedance.stiffness", 0.0, True
+        )
         damp = self._vector(p["joint_impedance.damping"], n, "joint_impedance.damping", 0.0, True)
         if np.any(stiff < 0) or np.any(damp < 0):
             raise ValueError("joint_impedance stiffness and damping must be >= 0")
         setpoint = p["joint_impedance.setpoint"]
-        setpoint = q0.copy() if setpoint is None or len(setpoint) == 0 else \
-            self._vector(setpoint, n, "joint_impedance.setpoint", 0.0)
+        setpoint = (
+            q0.copy()
+            if setpoint is None or len(setpoint) == 0
+            else self._vector(setpoint, n, "joint_impedance.setpoint", 0.0)
+        )
         rate = float(p["integration_rate"])
         pub_rate = float(p["publish_rate"])
         every = max(1, int(round(rate / pub_rate)))
         axes = p["external_wrench_axes"]
         if axes not in ("base", "link"):
             raise ValueError(f"external_wrench_axes must be 'base' or 'link', not {axes!r}")
-        for key in ("limit_frequency", "limit_damping_ratio", "command_timeout", "external_wrench_duration",
-                    "external_wrench_timeout", "max_lag"):
+        for key in (
+            "limit_frequency",
+            "limit_damping_ratio",
+            "command_timeout",
+            "external_wrench_duration",
+            "external_wrench_timeout",
+            "max_lag",
+        ):
             if not (math.isfinite(float(p[key])) and float(p[key]) >= 0):
                 raise ValueError(f"{key} must be a finite number >= 0, got {p[key]}")
         lower, upper = model.position_limits
         limit_stiffness, limit_damping = end_stop_gains(
-            model, q0, float(p["limit_frequency"]), float(p["limit_damping_ratio"]))
+            model, q0, float(p["limit_frequency"]), float(p["limit_damping_ratio"])
+        )
         return {
             "brakes": bool(p["hold_until_first_command"]),
-            "friction": bool(p["friction"]), "saturation": bool(p["effort_limit_saturation"]),
+            "friction": bool(p["friction"]),
+            "saturation": bool(p["effort_limit_saturation"]),
             "position_limits": bool(p["position_limits"]),
-            "limit_stiffness": limit_stiffness, "limit_damping": limit_damping,
+            "limit_stiffness": limit_stiffness,
+            "limit_damping": limit_damping,
             "command_timeout": float(p["command_timeout"]),
             "wrench_duration": float(p["external_wrench_duration"]),
             "wrench_timeout": float(p["external_wrench_timeout"]),
-            "real_time_factor": float(p["real_time_factor"]), "max_lag": float(p["max_lag"]),
-            "joints": list(joints), "cmd_index": [names.index(j) for j in joints],
-            "q0": q0, "qd0": qd0, "stiffness": stiff, "damping": damp, "setpoint": setpoint,
+            "real_time_factor": float(p["real_time_factor"]),
+            "max_lag": float(p["max_lag"]),
+            "joints": list(joints),
+            "cmd_index": [names.index(j) for j in joints],
+            "q0": q0,
+            "qd0": qd0,
+            "stiffness": stiff,
+            "damping": damp,
+            "setpoint": setpoint,
             "impedance": bool(np.any(stiff) or np.any(damp)),
-            "dt": 1.0 / rate, "publish_every": every, "axes": axes,
-            "lower": np.asarray(lower, dtype=float), "upper": np.asarray(upper, dtype=float),
+            "dt": 1.0 / rate,
+            "publish_every": every,
+            "axes": axes,
+            "lower": np.asarray(lower, dtype=float),
+            "upper": np.asarray(upper, dtype=float),
             "effort_limits": np.asarray(model.effort_limits, dtype=float),
         }
 
     def _all_params(self, changes: Dict) -> Dict:
-        keys = ["joints", "initial_positions", "initial_velocities", "joint_impedance.stiffness",
-                "joint_impedance.damping", "joint_impedance.setpoint", "integration_rate",
-                "publish_rate", "external_wrench_axes"] + list(self._RUNTIME_KEYS)
+        keys = [
+            "joints",
+            "initial_positions",
+            "initial_velocities",
+            "joint_impedance.stiffness",
+            "joint_impedance.damping",
+            "joint_impedance.setpoint",
+            "integration_rate",
+            "publish_rate",
+            "external_wrench_axes",
+        ] + list(self._RUNTIME_KEYS)
         return {k: self._param(k, changes) for k in keys}
 
     def _build_model(self, urdf: str, changes: Dict) -> RobotModel:
@@ -323,7 +482,9 @@ class ArmSimulator(Node):
         gravity = self._param("gravity", changes)
         if gravity is None or len(gravity) != 3 or not all(math.isfinite(g) for g in gravity):
             raise ValueError(f"gravity must be 3 finite numbers, got {gravity}")
-        return RobotModel.from_urdf(urdf, base_link=base, tip_link=tip, gravity=tuple(float(g) for g in gravity))
+        return RobotModel.from_urdf(
+            urdf, base_link=base, tip_link=tip, gravity=tuple(float(g) for g in gravity)
+        )
 
     def _load_model(self, urdf: str, changes: Dict) -> Tuple[bool, str]:
         try:
@@ -340,7 +501,8 @@ class ArmSimulator(Node):
         self.get_logger().info(
             f"model loaded: {model.n} joints ({', '.join(model.joint_names)}), base {model.base_link}, "
             f"tip {model.tip_link}; step {cfg['dt'] * 1e3:g} ms, joint_states every "
-            f"{cfg['publish_every']} steps")
+            f"{cfg['publish_every']} steps"
+        )
         return True, ""
 
     def _reset_state(self) -> None:
@@ -360,13 +522,23 @@ class ArmSimulator(Node):
     def _on_set_parameters(self, params: Sequence[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in params}
         model_keys = {"robot_description", "base_link", "tip_link", "gravity"}
-        cfg_keys = {"joints", "initial_positions", "initial_velocities", "joint_impedance.stiffness",
-                    "joint_impedance.damping", "joint_impedance.setpoint", "integration_rate",
-                    "publish_rate", "external_wrench_axes"} | set(self._RUNTIME_KEYS)
+        cfg_keys = {
+            "joints",
+            "initial_positions",
+            "initial_velocities",
+            "joint_impedance.stiffness",
+            "joint_impedance.damping",
+            "joint_impedance.setpoint",
+            "integration_rate",
+            "publish_rate",
+            "external_wrench_axes",
+        } | set(self._RUNTIME_KEYS)
         if not hasattr(self, "_running"):
             return SetParametersResult(successful=True)  # declarations during __init__
         if "publish_clock" in changes:
-            return SetParametersResult(successful=False, reason="publish_clock cannot change at runtime")
+            return SetParametersResult(
+                successful=False, reason="publish_clock cannot change at runtime"
+            )
         try:
             if model_keys & changes.keys():
                 urdf = self._param("robot_description", changes)
@@ -395,13 +567,18 @@ class ArmSimulator(Node):
             idx = self._cfg["cmd_index"]
             data = np.asarray(msg.data, dtype=float)
             if data.size != len(idx):
-                self._reject("rejected_commands", "length",
-                             f"~/commands has {data.size} values, expected {len(idx)} "
-                             f"(ordered by parameter joints: {', '.join(self._cfg['joints'])})")
+                self._reject(
+                    "rejected_commands",
+                    "length",
+                    f"~/commands has {data.size} values, expected {len(idx)} "
+                    f"(ordered by parameter joints: {', '.join(self._cfg['joints'])})",
+                )
                 return
             if not np.all(np.isfinite(data)):
                 bad = [self._cfg["joints"][i] for i in np.flatnonzero(~np.isfinite(data))]
-                self._reject("rejected_commands", "nan", f"~/commands has NaN/inf for {', '.join(bad)}")
+                self._reject(
+                    "rejected_commands", "nan", f"~/commands has NaN/inf for {', '.join(bad)}"
+                )
                 return
             cmd = np.zeros(self._model.n)
             cmd[idx] = data
@@ -419,15 +596,24 @@ class ArmSimulator(Node):
             link = msg.header.frame_id or self._model.tip_link
             w = wrench_from_msg(msg.wrench)
             if link is None:
-                self._reject("rejected_wrenches", "no_frame", "~/external_wrench without frame_id and the model has no tip link")
+                self._reject(
+                    "rejected_wrenches",
+                    "no_frame",
+                    "~/external_wrench without frame_id and the model has no tip link",
+                )
                 return
             if link not in self._model.link_names:
-                self._reject("rejected_wrenches", "frame",
-                             f"~/external_wrench frame_id {link!r} is not a link of the model "
-                             f"(links: {', '.join(self._model.link_names)})")
+                self._reject(
+                    "rejected_wrenches",
+                    "frame",
+                    f"~/external_wrench frame_id {link!r} is not a link of the model "
+                    f"(links: {', '.join(self._model.link_names)})",
+                )
                 return
             if not np.all(np.isfinite(w)):
-                self._reject("rejected_wrenches", "nan", "~/external_wrench has a NaN/inf component")
+                self._reject(
+                    "rejected_wrenches", "nan", "~/external_wrench has a NaN/inf component"
+                )
                 return
             if self._cfg["axes"] == "link":
                 rot = np.asarray(self._model.frame_pose(self._q, frame=link), dtype=float)[:3, :3]
@@ -456,7 +642,9 @@ class ArmSimulator(Node):
             self._reset_state()
             t = self._k * self._cfg["dt"]
         response.success = True
-        response.message = f"reset to the initial configuration at t = {t:.3f} s (simulated time keeps running)"
+        response.message = (
+            f"reset to the initial configuration at t = {t:.3f} s (simulated time keeps running)"
+        )
         self.get_logger().info(response.message)
         return response
 
@@ -473,7 +661,11 @@ class ArmSimulator(Node):
             return
         timeout = cfg["command_timeout"]
         cmd = self._cmd
-        if timeout > 0 and self._cmd_step is not None and (self._k - self._cmd_step) * cfg["dt"] > timeout:
+        if (
+            timeout > 0
+            and self._cmd_step is not None
+            and (self._k - self._cmd_step) * cfg["dt"] > timeout
+        ):
             cmd = np.zeros_like(cmd)
         tau = cmd
         if cfg["impedance"]:
@@ -486,18 +678,22 @@ class ArmSimulator(Node):
         tau_total = tau
         if cfg["position_limits"]:
             tau_total = tau + limit_stop_torques(
-                q, qd, cfg["lower"], cfg["upper"], cfg["limit_stiffness"], cfg["limit_damping"])
+                q, qd, cfg["lower"], cfg["upper"], cfg["limit_stiffness"], cfg["limit_damping"]
+            )
         if self._wrench is not None and self._k >= self._wrench[2]:
             self._wrench = None
         self._wrench_in_step = self._wrench
         link, w, _ = self._wrench if self._wrench is not None else (None, None, None)
-        q_new, qd_new = model.step(q, qd, tau_total, cfg["dt"], f_ext=w, frame=link,
-                                   friction=cfg["friction"])
+        q_new, qd_new = model.step(
+            q, qd, tau_total, cfg["dt"], f_ext=w, frame=link, friction=cfg["friction"]
+        )
         q_new = np.asarray(q_new, dtype=float)
         qd_new = np.asarray(qd_new, dtype=float)
         if not (np.all(np.isfinite(q_new)) and np.all(np.isfinite(qd_new))):
-            self.get_logger().error("the simulation diverged (NaN/inf state); resetting to the initial "
-                                    "configuration", throttle_duration_sec=1.0)
+            self.get_logger().error(
+                "the simulation diverged (NaN/inf state); resetting to the initial configuration",
+                throttle_duration_sec=1.0,
+            )
             self._reset_state()
         else:
             self._q, self._qd = q_new, qd_new
@@ -520,7 +716,7 @@ class ArmSimulator(Node):
         self._applied_count = 0
         ws = WrenchStamped()
         ws.header.stamp = stamp
-        if self._wrench_in_step is not None:   # the wrench of the last step (not one received since)
+        if self._wrench_in_step is not None:  # the wrench of the last step (not one received since)
             link, w, _ = self._wrench_in_step
         else:
             link, w = self._model.tip_link or self._model.base_link, np.zeros(6)
@@ -547,16 +743,24 @@ class ArmSimulator(Node):
                         # simulated time 0 = now (wall mode) or 0 (publish_clock)
                         started = True
                         pace_wall0, pace_k0 = time.monotonic(), self._k
-                        origin_ns = 0 if publish_clock else time.time_ns() - int(round(self._k * cfg["dt"] * NANO))
+                        origin_ns = (
+                            0
+                            if publish_clock
+                            else time.time_ns() - int(round(self._k * cfg["dt"] * NANO))
+                        )
                     every = cfg["publish_every"]
                     try:
-                        for _ in range(every - (self._k % every)):  # steps up to the next publication
+                        for _ in range(
+                            every - (self._k % every)
+                        ):  # steps up to the next publication
                             self._step_once()
                     except Exception as exc:  # noqa: BLE001 - the physics thread must not die
                         self._stats["step_errors"] = self._stats.get("step_errors", 0) + 1
                         self.get_logger().error(
                             f"integration step failed ({type(exc).__name__}: {exc}); resetting to the "
-                            "initial configuration", throttle_duration_sec=1.0)
+                            "initial configuration",
+                            throttle_duration_sec=1.0,
+                        )
                         self._reset_state()
                         self._k += 1
                     k, dt = self._k, cfg["dt"]
@@ -576,7 +780,9 @@ class ArmSimulator(Node):
                     self._stats["overruns"] += 1
                     self.get_logger().warning(
                         f"simulation {-delay:.3f} s behind the wall clock: pacing restarted "
-                        f"({self._stats['overruns']} overruns)", throttle_duration_sec=5.0)
+                        f"({self._stats['overruns']} overruns)",
+                        throttle_duration_sec=5.0,
+                    )
                     pace_wall0, pace_k0 = time.monotonic(), k
             with self._lock:
                 if self._model is not None:
@@ -592,7 +798,9 @@ class ArmSimulator(Node):
         return dict(self._stats)
 
     def destroy_node(self):
-        self.get_logger().info("counters: " + ", ".join(f"{k} {v}" for k, v in self.stats().items()))
+        self.get_logger().info(
+            "counters: " + ", ".join(f"{k} {v}" for k, v in self.stats().items())
+        )
         self._running = False
         if getattr(self, "_thread", None) is not None and self._thread.is_alive():
             self._thread.join(timeout=2.0)

@@ -32,12 +32,12 @@ def to_array(values):
     Assigning an ``array('d')`` to a ``float64[]`` field skips rclpy's per-element conversion.
     """
     # tobytes() is C order whatever the strides; array('d', bytes) is one frombytes() copy
-    return array('d', np.asarray(values, dtype=np.float64).tobytes())
+    return array("d", np.asarray(values, dtype=np.float64).tobytes())
 
 
 def as_numpy(sequence):
     """A read-only float64 view (no copy) of a message ``float64[]`` field (``array('d')``)."""
-    if isinstance(sequence, array) and sequence.typecode == 'd':
+    if isinstance(sequence, array) and sequence.typecode == "d":
         if len(sequence) == 0:
             return np.empty(0)
         return np.frombuffer(sequence, dtype=np.float64)
@@ -63,7 +63,7 @@ def duration_to_seconds(duration):
     return duration.sec + duration.nanosec * 1e-9
 
 
-def matrix_to_multiarray(matrix, row_label='rows', col_label='cols'):
+def matrix_to_multiarray(matrix, row_label="rows", col_label="cols"):
     """A 2-D numpy array -> ``std_msgs/Float64MultiArray``, row-major, layout filled."""
     matrix = np.asarray(matrix, dtype=np.float64)
     rows, cols = matrix.shape
@@ -110,7 +110,7 @@ def name_index(names, joint_index, context):
     seen = set()
     for i, name in enumerate(names):
         if name in seen:
-            raise JointStateError(f'{context}: joint {name!r} appears twice')
+            raise JointStateError(f"{context}: joint {name!r} appears twice")
         seen.add(name)
         j = joint_index.get(name)
         if j is None:
@@ -131,12 +131,13 @@ def vector_in_model_order(names, values, joint_index, n, context, field, default
     values = as_numpy(values)
     if len(values) != len(names):
         raise JointStateError(
-            f'{context}: {field} has {len(values)} values for {len(names)} joint names')
+            f"{context}: {field} has {len(values)} values for {len(names)} joint names"
+        )
     msg_idx, model_idx, _ = name_index(names, joint_index, context)
     if default is None:
         if len(model_idx) != n:
             missing = sorted(set(joint_index) - {names[i] for i in msg_idx})
-            raise JointStateError(f'{context}: {field} is missing joints {missing}')
+            raise JointStateError(f"{context}: {field} is missing joints {missing}")
         out = np.empty(n)
     else:
         out = np.array(default, dtype=np.float64, copy=True)
@@ -144,7 +145,7 @@ def vector_in_model_order(names, values, joint_index, n, context, field, default
     bad = ~np.isfinite(sub)
     if bad.any():
         name = names[int(msg_idx[np.argmax(bad)])]
-        raise JointStateError(f'{context}: {field} of joint {name!r} is not finite')
+        raise JointStateError(f"{context}: {field} of joint {name!r} is not finite")
     out[model_idx] = sub
     return out
 
@@ -162,9 +163,23 @@ class JointStateMerger:
         has_position, has_velocity, has_effort: bool, received at least once.
     """
 
-    __slots__ = ('joint_names', 'n', 'joint_index', 'position', 'velocity', 'effort',
-                 'has_position', 'has_velocity', 'has_effort', 'complete_position',
-                 'complete_velocity', 'complete_effort', '_cache_names', '_cache', '_state')
+    __slots__ = (
+        "joint_names",
+        "n",
+        "joint_index",
+        "position",
+        "velocity",
+        "effort",
+        "has_position",
+        "has_velocity",
+        "has_effort",
+        "complete_position",
+        "complete_velocity",
+        "complete_effort",
+        "_cache_names",
+        "_cache",
+        "_state",
+    )
 
     def __init__(self, joint_names):
         self.joint_names = tuple(joint_names)
@@ -186,9 +201,15 @@ class JointStateMerger:
     def _indices(self, names):
         # Drivers publish the same name list every time: one list comparison, no allocation.
         if names != self._cache_names:
-            msg_idx, model_idx, unknown = name_index(names, self.joint_index, 'joint_states')
-            self._cache = (msg_idx, model_idx, unknown, len(msg_idx) == self.n
-                           and bool(np.all(msg_idx == model_idx)) and len(names) == self.n)
+            msg_idx, model_idx, unknown = name_index(names, self.joint_index, "joint_states")
+            self._cache = (
+                msg_idx,
+                model_idx,
+                unknown,
+                len(msg_idx) == self.n
+                and bool(np.all(msg_idx == model_idx))
+                and len(names) == self.n,
+            )
             self._cache_names = list(names)
         return self._cache
 
@@ -202,9 +223,13 @@ class JointStateMerger:
         msg_idx, model_idx, unknown, identity = self._indices(names)
         count = len(names)
         position, velocity, effort = msg.position, msg.velocity, msg.effort
-        if (identity and len(position) == count and len(velocity) == count
-                and len(effort) == count
-                and math.isfinite(sum(position) + sum(velocity) + sum(effort))):
+        if (
+            identity
+            and len(position) == count
+            and len(velocity) == count
+            and len(effort) == count
+            and math.isfinite(sum(position) + sum(velocity) + sum(effort))
+        ):
             # Fast path: every model joint, in model order, all three fields, all finite (what
             # drivers publish). Anything else, non-finite values included, takes the general
             # path, which names the culprit.
@@ -216,22 +241,25 @@ class JointStateMerger:
             return unknown
         fields = []
         for field, values, target, have in (
-                ('position', msg.position, self.position, self.has_position),
-                ('velocity', msg.velocity, self.velocity, self.has_velocity),
-                ('effort', msg.effort, self.effort, self.has_effort)):
+            ("position", msg.position, self.position, self.has_position),
+            ("velocity", msg.velocity, self.velocity, self.has_velocity),
+            ("effort", msg.effort, self.effort, self.has_effort),
+        ):
             length = len(values)
             if length == 0:
                 continue
             if length != count:
                 raise JointStateError(
-                    f'joint_states: {field} has {length} values for {count} joint names')
+                    f"joint_states: {field} has {length} values for {count} joint names"
+                )
             data = as_numpy(values)
             sub = data if identity else data[msg_idx]
             if not np.isfinite(sub).all():
                 bad = ~np.isfinite(sub)
                 name = names[int(msg_idx[np.argmax(bad)])]
                 raise JointStateError(
-                    f'joint_states: {field} of joint {name!r} is {float(sub[np.argmax(bad)])}')
+                    f"joint_states: {field} of joint {name!r} is {float(sub[np.argmax(bad)])}"
+                )
             fields.append((sub, target, have))
         for sub, target, have in fields:
             if identity:
@@ -251,8 +279,11 @@ class JointStateMerger:
     def carry_over(self, other):
         """Take what ``other`` (the merger of a previous model) has received for the joints
         both have, by name."""
-        rows = ((self.has_position, other.has_position), (self.has_velocity, other.has_velocity),
-                (self.has_effort, other.has_effort))
+        rows = (
+            (self.has_position, other.has_position),
+            (self.has_velocity, other.has_velocity),
+            (self.has_effort, other.has_effort),
+        )
         for j, name in enumerate(self.joint_names):
             i = other.joint_index.get(name)
             if i is None:
@@ -278,9 +309,9 @@ class JointStateMerger:
             self.has_position[:] = self.has_velocity[:] = self.has_effort[:] = True
             self.complete_position = self.complete_velocity = self.complete_effort = True
 
-    def missing(self, field='position'):
+    def missing(self, field="position"):
         """Names of model joints for which ``field`` was never received."""
-        have = getattr(self, 'has_' + field)
+        have = getattr(self, "has_" + field)
         return [name for name, ok in zip(self.joint_names, have) if not ok]
 
     def snapshot(self):
@@ -304,34 +335,39 @@ class JointStateWire:
     the reader off for good.
     """
 
-    _CDR_LE = b'\x00\x01'       # encapsulation: plain CDR, little endian
+    _CDR_LE = b"\x00\x01"  # encapsulation: plain CDR, little endian
 
-    __slots__ = ('joint_names', 'n', 'enabled', '_key', '_data', '_counts')
+    __slots__ = ("joint_names", "n", "enabled", "_key", "_data", "_counts")
 
     def __init__(self, joint_names):
         self.joint_names = tuple(joint_names)
         self.n = len(self.joint_names)
         self.enabled = self.n > 0
-        self._key = None          # (length, bytes 12 .. end of the position count,
+        self._key = None  # (length, bytes 12 .. end of the position count,
         #                            encapsulation bytes 0 .. 4)
-        self._data = 0            # offset of the first position value
-        self._counts = ()         # offsets of the velocity and effort counts
+        self._data = 0  # offset of the first position value
+        self._counts = ()  # offsets of the velocity and effort counts
 
     def read(self, raw):
         """(sec, nanosec, values) for a message of the learned layout, values a read-only
         (3, n) float64 view of raw (rows position, velocity, effort); else None."""
         key = self._key
-        if (key is None or len(raw) != key[0] or raw[12:len(key[1]) + 12] != key[1]
-                or raw[:4] != key[2]):
+        if (
+            key is None
+            or len(raw) != key[0]
+            or raw[12 : len(key[1]) + 12] != key[1]
+            or raw[:4] != key[2]
+        ):
             return None
         count = key[1][-4:]
         for offset in self._counts:
-            if raw[offset:offset + 4] != count:
+            if raw[offset : offset + 4] != count:
                 return None
         n = self.n
         sec, nanosec = _STAMP.unpack_from(raw, 4)
-        values = np.ndarray((3, n), dtype='<f8', buffer=raw, offset=self._data,
-                            strides=(8 * n + 8, 8))
+        values = np.ndarray(
+            (3, n), dtype="<f8", buffer=raw, offset=self._data, strides=(8 * n + 8, 8)
+        )
         return sec, nanosec, values
 
     def learn(self, raw, msg):
@@ -343,14 +379,14 @@ class JointStateWire:
             return
         data, counts, count_end = layout
         n = self.n
-        values = np.ndarray((3, n), dtype='<f8', buffer=raw, offset=data,
-                            strides=(8 * n + 8, 8))
-        expected = np.array([as_numpy(msg.position), as_numpy(msg.velocity),
-                             as_numpy(msg.effort)])
+        values = np.ndarray((3, n), dtype="<f8", buffer=raw, offset=data, strides=(8 * n + 8, 8))
+        expected = np.array([as_numpy(msg.position), as_numpy(msg.velocity), as_numpy(msg.effort)])
         stamp = msg.header.stamp
-        if (values.tobytes() != expected.tobytes()
-                or _STAMP.unpack_from(raw, 4) != (stamp.sec, stamp.nanosec)):
-            self.enabled = False    # not the encoding this reader knows: never again
+        if values.tobytes() != expected.tobytes() or _STAMP.unpack_from(raw, 4) != (
+            stamp.sec,
+            stamp.nanosec,
+        ):
+            self.enabled = False  # not the encoding this reader knows: never again
             self._key = None
             return
         self._key = (len(raw), bytes(raw[12:count_end]), bytes(raw[:4]))
@@ -363,25 +399,25 @@ class JointStateWire:
         if len(raw) < 16 or raw[:2] != self._CDR_LE:
             return None
 
-        def align(offset, to):      # CDR alignment is relative to the body (after 4 bytes)
+        def align(offset, to):  # CDR alignment is relative to the body (after 4 bytes)
             return 4 + (offset - 4 + to - 1) // to * to
 
         try:
-            offset = 12                                         # after the stamp
-            offset += 4 + _U32.unpack_from(raw, offset)[0]      # frame_id
+            offset = 12  # after the stamp
+            offset += 4 + _U32.unpack_from(raw, offset)[0]  # frame_id
             offset = align(offset, 4)
-            if _U32.unpack_from(raw, offset)[0] != n:           # names
+            if _U32.unpack_from(raw, offset)[0] != n:  # names
                 return None
             offset += 4
             for _ in range(n):
                 offset = align(offset, 4)
                 offset += 4 + _U32.unpack_from(raw, offset)[0]
             offset = align(offset, 4)
-            if _U32.unpack_from(raw, offset)[0] != n:           # position count
+            if _U32.unpack_from(raw, offset)[0] != n:  # position count
                 return None
             count_end = offset + 4
             data = align(count_end, 8)
-            counts = (data + 8 * n, data + 16 * n + 8)          # velocity, effort counts
+            counts = (data + 8 * n, data + 16 * n + 8)  # velocity, effort counts
             for c in counts:
                 if _U32.unpack_from(raw, c)[0] != n:
                     return None
@@ -392,5 +428,5 @@ class JointStateWire:
         return data, counts, count_end
 
 
-_U32 = struct.Struct('<I')
-_STAMP = struct.Struct('<iI')
+_U32 = struct.Struct("<I")
+_STAMP = struct.Struct("<iI")

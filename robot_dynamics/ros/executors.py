@@ -19,8 +19,13 @@ import threading
 
 from rclpy.callback_groups import CallbackGroup
 from rclpy.exceptions import InvalidHandle
-from rclpy.executors import (ConditionReachedException, ExternalShutdownException,
-                             MultiThreadedExecutor, ShutdownException, TimeoutException)
+from rclpy.executors import (
+    ConditionReachedException,
+    ExternalShutdownException,
+    MultiThreadedExecutor,
+    ShutdownException,
+    TimeoutException,
+)
 from rclpy.guard_condition import GuardCondition
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.subscription import Subscription
@@ -40,12 +45,15 @@ class HotPathExecutor(MultiThreadedExecutor):
 
     def _spin_once_impl(self, timeout_sec=None, wait_condition=lambda: False):
         try:
-            handler, entity, node = self.wait_for_ready_callbacks(
-                timeout_sec, None, wait_condition)
-        except (ExternalShutdownException, ShutdownException, TimeoutException,
-                ConditionReachedException):
+            handler, entity, node = self.wait_for_ready_callbacks(timeout_sec, None, wait_condition)
+        except (
+            ExternalShutdownException,
+            ShutdownException,
+            TimeoutException,
+            ConditionReachedException,
+        ):
             return  # as MultiThreadedExecutor: spin() then checks the context
-        group = getattr(entity, 'callback_group', None)
+        group = getattr(entity, "callback_group", None)
         if group is not None and any(group is g for g in self._inline_groups):
             handler()
             handler.result()  # raise any exception of the callback
@@ -96,15 +104,18 @@ class SubscriptionThread:
 
     def __init__(self, subscription, *, on_error=None, name=None):
         if not isinstance(subscription.callback_group, DedicatedThreadGroup):
-            raise ValueError(f'subscription {subscription.topic_name!r} must be created with '
-                             'callback_group=DedicatedThreadGroup()')
+            raise ValueError(
+                f"subscription {subscription.topic_name!r} must be created with "
+                "callback_group=DedicatedThreadGroup()"
+            )
         self._sub = subscription
         self._on_error = on_error
         self._context = None
         self._stopping = False
         self._wake = None
-        self._thread = threading.Thread(target=self._run, daemon=True,
-                                        name=name or f'sub {subscription.topic_name}')
+        self._thread = threading.Thread(
+            target=self._run, daemon=True, name=name or f"sub {subscription.topic_name}"
+        )
 
     def start(self, context):
         """Start serving; ``context`` is the node's rclpy Context."""

@@ -11,7 +11,7 @@ class FilteredDifferentiator:
     Shapes (n,), units of velocity per second. Updated in place, no allocation per call.
     """
 
-    __slots__ = ('time_constant', 'acceleration', '_previous', '_primed', '_scratch')
+    __slots__ = ("time_constant", "acceleration", "_previous", "_primed", "_scratch")
 
     def __init__(self, n, time_constant):
         self.time_constant = float(time_constant)

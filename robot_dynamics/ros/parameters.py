@@ -12,8 +12,13 @@ from typing import Callable, Optional
 
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.parameter import Parameter
-from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
-                                ParameterType, SetParametersResult)
+from rcl_interfaces.msg import (
+    FloatingPointRange,
+    IntegerRange,
+    ParameterDescriptor,
+    ParameterType,
+    SetParametersResult,
+)
 
 
 @dataclass(frozen=True)
@@ -26,9 +31,9 @@ class Param:
     type: int
     check: Optional[Callable] = None
     read_only: bool = False
-    float_range: Optional[tuple] = None   # (from, to) for the descriptor, inclusive
+    float_range: Optional[tuple] = None  # (from, to) for the descriptor, inclusive
     int_range: Optional[tuple] = None
-    additional_constraints: str = ''
+    additional_constraints: str = ""
 
 
 def declare(node, params):
@@ -36,14 +41,22 @@ def declare(node, params):
     values = {}
     for p in params:
         descriptor = ParameterDescriptor(
-            name=p.name, type=p.type, description=p.description, read_only=p.read_only,
-            additional_constraints=p.additional_constraints)
+            name=p.name,
+            type=p.type,
+            description=p.description,
+            read_only=p.read_only,
+            additional_constraints=p.additional_constraints,
+        )
         if p.float_range is not None:
-            descriptor.floating_point_range = [FloatingPointRange(
-                from_value=float(p.float_range[0]), to_value=float(p.float_range[1]), step=0.0)]
+            descriptor.floating_point_range = [
+                FloatingPointRange(
+                    from_value=float(p.float_range[0]), to_value=float(p.float_range[1]), step=0.0
+                )
+            ]
         if p.int_range is not None:
-            descriptor.integer_range = [IntegerRange(
-                from_value=int(p.int_range[0]), to_value=int(p.int_range[1]), step=0)]
+            descriptor.integer_range = [
+                IntegerRange(from_value=int(p.int_range[0]), to_value=int(p.int_range[1]), step=0)
+            ]
         if isinstance(p.default, (list, tuple)) and len(p.default) == 0:
             # rclpy types an empty list as a byte array: declare by type, then set it empty
             # unless an override (command line, YAML) already gave it a value.
@@ -79,54 +92,57 @@ def validate(params_by_name, parameters, cross_check=None):
         if spec.check is not None:
             reason = spec.check(value)
             if reason:
-                return SetParametersResult(successful=False,
-                                           reason=f'{parameter.name}: {reason}')
+                return SetParametersResult(successful=False, reason=f"{parameter.name}: {reason}")
         new[parameter.name] = value
     if cross_check is not None:
         reason = cross_check(new)
         if reason:
             return SetParametersResult(successful=False, reason=reason)
-    return SetParametersResult(successful=True, reason='')
+    return SetParametersResult(successful=True, reason="")
 
 
 # Reusable checks. Each returns None when the value is fine, else a reason.
+
 
 def finite_vector(length=None, nonnegative=False):
     def check(value):
         value = list(value)
         if length is not None and len(value) != length:
-            return f'needs {length} values, got {len(value)}'
+            return f"needs {length} values, got {len(value)}"
         for i, v in enumerate(value):
             if not math.isfinite(v):
-                return f'entry {i} is not finite ({v})'
+                return f"entry {i} is not finite ({v})"
             if nonnegative and v < 0.0:
-                return f'entry {i} is negative ({v})'
+                return f"entry {i} is negative ({v})"
         return None
+
     return check
 
 
 def finite_number(minimum=None, maximum=None, strict_minimum=False):
     def check(value):
         if not math.isfinite(value):
-            return f'must be finite, got {value}'
+            return f"must be finite, got {value}"
         if minimum is not None:
             if strict_minimum and value <= minimum:
-                return f'must be > {minimum}, got {value}'
+                return f"must be > {minimum}, got {value}"
             if not strict_minimum and value < minimum:
-                return f'must be >= {minimum}, got {value}'
+                return f"must be >= {minimum}, got {value}"
         if maximum is not None and value > maximum:
-            return f'must be <= {maximum}, got {value}'
+            return f"must be <= {maximum}, got {value}"
         return None
+
     return check
 
 
 def positive_int(value):
-    return None if value > 0 else f'must be > 0, got {value}'
+    return None if value > 0 else f"must be > 0, got {value}"
 
 
 def one_of(*choices):
     def check(value):
-        return None if value in choices else f'must be one of {list(choices)}, got {value!r}'
+        return None if value in choices else f"must be one of {list(choices)}, got {value!r}"
+
     return check
 
 
@@ -135,7 +151,7 @@ def unique_strings(value):
     seen = set()
     for v in value:
         if v in seen:
-            return f'{v!r} appears twice'
+            return f"{v!r} appears twice"
         seen.add(v)
     return None
 

@@ -7,14 +7,20 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 def joint_states_qos():
     """joint_states as a 1 kHz consumer reads it: best effort (matches every publisher), the
     latest 10 samples."""
-    return QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
-                      reliability=ReliabilityPolicy.BEST_EFFORT,
-                      durability=DurabilityPolicy.VOLATILE)
+    return QoSProfile(
+        depth=10,
+        history=HistoryPolicy.KEEP_LAST,
+        reliability=ReliabilityPolicy.BEST_EFFORT,
+        durability=DurabilityPolicy.VOLATILE,
+    )
 
 
 def robot_description_qos():
     """robot_description as robot_state_publisher publishes it: reliable, transient local,
     depth 1 (a late subscriber still gets the URDF)."""
-    return QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                      reliability=ReliabilityPolicy.RELIABLE,
-                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    return QoSProfile(
+        depth=1,
+        history=HistoryPolicy.KEEP_LAST,
+        reliability=ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    )

@@ -21,15 +21,16 @@ from .qos import joint_states_qos
 
 
 class RelayNode(Node):
-    def __init__(self, node_name='relay_node', **kwargs):
+    def __init__(self, node_name="relay_node", **kwargs):
         super().__init__(node_name, **kwargs)
-        self._pub = self.create_publisher(Float64MultiArray, '~/output', 10)
+        self._pub = self.create_publisher(Float64MultiArray, "~/output", 10)
         self._out = Float64MultiArray()
-        self.create_subscription(JointState, 'joint_states', self._on_joint_states,
-                                 joint_states_qos())
+        self.create_subscription(
+            JointState, "joint_states", self._on_joint_states, joint_states_qos()
+        )
 
     def _on_joint_states(self, msg):
-        data = array('d', (msg.header.stamp.sec, msg.header.stamp.nanosec))
+        data = array("d", (msg.header.stamp.sec, msg.header.stamp.nanosec))
         data.extend(msg.effort)
         self._out.data = data
         self._pub.publish(self._out)
@@ -39,5 +40,5 @@ def main(args=None):
     return spin_node(RelayNode, lambda node: SingleThreadedExecutor(), args=args)
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

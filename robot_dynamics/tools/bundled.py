@@ -86,7 +86,9 @@ def bundled_urdf_path(name: str) -> str:
         FileNotFoundError: the package's urdf folder cannot be found.
     """
     if name not in BUNDLED:
-        raise KeyError(f"unknown bundled robot {name!r}; bundled robots: {', '.join(sorted(BUNDLED))}")
+        raise KeyError(
+            f"unknown bundled robot {name!r}; bundled robots: {', '.join(sorted(BUNDLED))}"
+        )
     filename = BUNDLED[name].filename
     for folder in urdf_dirs():
         path = os.path.join(folder, filename)

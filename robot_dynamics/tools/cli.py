@@ -79,7 +79,9 @@ def parse_joint_vector(
         index = {name: i for i, name in enumerate(joint_names)}
         for tok in tokens:
             if "=" not in tok:
-                raise CLIError(f"{option}: mix of 'name=value' and plain values ({tok!r}); use one form")
+                raise CLIError(
+                    f"{option}: mix of 'name=value' and plain values ({tok!r}); use one form"
+                )
             name, _, text = tok.partition("=")
             if name not in index:
                 raise CLIError(
@@ -106,13 +108,17 @@ def _to_float(text: str, option: str, what: str) -> float:
     return value
 
 
-def parse_fixed_vector(values: Optional[Sequence[str]], size: int, option: str, labels: Sequence[str]):
+def parse_fixed_vector(
+    values: Optional[Sequence[str]], size: int, option: str, labels: Sequence[str]
+):
     """Parse a fixed-size vector option (gravity: 3, wrench: 6)."""
     if values is None:
         return None
     tokens = _split_tokens(values)
     if len(tokens) != size:
-        raise CLIError(f"{option}: got {len(tokens)} value(s), expected {size} ({' '.join(labels)})")
+        raise CLIError(
+            f"{option}: got {len(tokens)} value(s), expected {size} ({' '.join(labels)})"
+        )
     return np.array([_to_float(tok, option, label) for tok, label in zip(tokens, labels)])
 
 
@@ -128,7 +134,8 @@ def load_model(args):
     path, bundled = resolve_urdf(args.urdf)
     if not os.path.isfile(path):
         raise CLIError(
-            f"URDF {args.urdf!r}: no such file (bundled robots: panda, double_pendulum)", EXIT_BAD_URDF
+            f"URDF {args.urdf!r}: no such file (bundled robots: panda, double_pendulum)",
+            EXIT_BAD_URDF,
         )
     gravity = parse_fixed_vector(args.gravity, 3, "--gravity", ("gx", "gy", "gz"))
     if gravity is None:
@@ -156,7 +163,9 @@ def load_model(args):
 def _names_cli_link(exc: Exception, base: Optional[str], tip: Optional[str]) -> bool:
     """True when a model error is about a --base-link/--tip-link given on the command line."""
     text = str(exc)
-    return any(name and repr(name) in text or (name and f'"{name}"' in text) for name in (base, tip))
+    return any(
+        name and repr(name) in text or (name and f'"{name}"' in text) for name in (base, tip)
+    )
 
 
 def _frame(args, model) -> Optional[str]:
@@ -271,7 +280,7 @@ def _short(names: Sequence[str]) -> List[str]:
         return names
     prefix = os.path.commonprefix(names)
     if prefix and all(len(n) > len(prefix) for n in names):
-        return [n[len(prefix):] if len(prefix) > 2 else n for n in names]
+        return [n[len(prefix) :] if len(prefix) > 2 else n for n in names]
     return names
 
 
@@ -302,11 +311,11 @@ def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
                 "friction": float(model.friction[i]),
             }
         )
-    in_tree = [j for j in tree["joints"] if j["child"] in below_set and j["child"] != model.base_link]
-    fixed = [j["name"] for j in in_tree if j["type"] == "fixed"]
-    mimic = [
-        {"name": j["name"], **j["mimic"]} for j in in_tree if j["mimic"] is not None
+    in_tree = [
+        j for j in tree["joints"] if j["child"] in below_set and j["child"] != model.base_link
     ]
+    fixed = [j["name"] for j in in_tree if j["type"] == "fixed"]
+    mimic = [{"name": j["name"], **j["mimic"]} for j in in_tree if j["mimic"] is not None]
     out.update(
         {
             "robot": tree["robot"],
@@ -340,15 +349,21 @@ def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
             f"  {j['index']:>2} {j['name']:<20} {j['type']:<10} {j['lower']:>8.{p}f} {j['upper']:>8.{p}f} "
             f"{j['velocity_limit']:>7.3g} {j['effort_limit']:>8.4g} {j['damping']:>8.4g} {j['friction']:>8.4g}"
         )
-    lines.append(f"fixed joints ({len(fixed)}): {', '.join(fixed) if fixed else 'none'} (merged into their parent)")
+    lines.append(
+        f"fixed joints ({len(fixed)}): {', '.join(fixed) if fixed else 'none'} (merged into their parent)"
+    )
     if mimic:
         lines.append(
             "mimic joints: "
-            + ", ".join(f"{m['name']} = {m['multiplier']:g} * {m['joint']} + {m['offset']:g}" for m in mimic)
+            + ", ".join(
+                f"{m['name']} = {m['multiplier']:g} * {m['joint']} + {m['offset']:g}" for m in mimic
+            )
         )
     else:
         lines.append("mimic joints: none")
-    lines += ["", "tree (joint [type] -> link (mass)):"] + ["  " + line for line in _tree_lines(tree, model.base_link, model.joint_names)]
+    lines += ["", "tree (joint [type] -> link (mass)):"] + [
+        "  " + line for line in _tree_lines(tree, model.base_link, model.joint_names)
+    ]
     return lines
 
 
@@ -356,8 +371,14 @@ def cmd_gravity(args, model, path, xml, bundled, out: Dict) -> List[str]:
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     g = np.asarray(model.gravity_torques(q), dtype=float)
-    out.update({"joint_names": list(model.joint_names), "q": q.tolist(), "gravity_torques": g.tolist(),
-                "gravity": [float(x) for x in model.gravity]})
+    out.update(
+        {
+            "joint_names": list(model.joint_names),
+            "q": q.tolist(),
+            "gravity_torques": g.tolist(),
+            "gravity": [float(x) for x in model.gravity],
+        }
+    )
     p = args.precision
     lines = [f"gravity torques g(q) [Nm or N], gravity {_fmt_vec(model.gravity, 3)} m/s^2:"]
     w = max(len(n) for n in model.joint_names)
@@ -371,8 +392,14 @@ def cmd_mass_matrix(args, model, path, xml, bundled, out: Dict) -> List[str]:
     _check_limits(model, q, out.setdefault("warnings", []))
     m = np.asarray(model.mass_matrix(q), dtype=float)
     eig = np.linalg.eigvalsh(0.5 * (m + m.T))
-    out.update({"joint_names": list(model.joint_names), "q": q.tolist(), "mass_matrix": m.tolist(),
-                "eigenvalues": eig.tolist()})
+    out.update(
+        {
+            "joint_names": list(model.joint_names),
+            "q": q.tolist(),
+            "mass_matrix": m.tolist(),
+            "eigenvalues": eig.tolist(),
+        }
+    )
     short = _short(model.joint_names)
     lines = [f"mass matrix M(q) [kg m^2] at q = {_fmt_vec(q, 4)}:"]
     lines += ["  " + line for line in _fmt_matrix(m, short, short, args.precision)]
@@ -391,9 +418,18 @@ def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
     jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
     pose = np.asarray(model.frame_pose(q, frame=frame), dtype=float)
     sv = np.linalg.svd(jac, compute_uv=False)
-    out.update({"joint_names": list(model.joint_names), "q": q.tolist(), "frame": frame or model.tip_link,
-                "axes": args.axes, "rows": list(TWIST_AXES), "jacobian": jac.tolist(),
-                "frame_pose": pose.tolist(), "singular_values": sv.tolist()})
+    out.update(
+        {
+            "joint_names": list(model.joint_names),
+            "q": q.tolist(),
+            "frame": frame or model.tip_link,
+            "axes": args.axes,
+            "rows": list(TWIST_AXES),
+            "jacobian": jac.tolist(),
+            "frame_pose": pose.tolist(),
+            "singular_values": sv.tolist(),
+        }
+    )
     short = _short(model.joint_names)
     lines = [
         f"Jacobian of {frame or model.tip_link} ({args.axes} axes; rows: linear velocity of the frame "
@@ -409,7 +445,9 @@ def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     if args.tau is None:
-        raise CLIError("--tau is required: the measured joint torques (or, with --external, tau_ext)")
+        raise CLIError(
+            "--tau is required: the measured joint torques (or, with --external, tau_ext)"
+        )
     tau = parse_joint_vector(args.tau, model.joint_names, "--tau")
     qd = parse_joint_vector(args.qd, model.joint_names, "--qd")
     qdd = parse_joint_vector(args.qdd, model.joint_names, "--qdd")
@@ -424,18 +462,29 @@ def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
         # M qdd + C qd + g = tau + J^T f_ext  =>  J^T f_ext = (M qdd + C qd + g) - tau
         tau_ext = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float) - tau
     jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
-    est = model.estimate_external_wrench(q, tau_ext, frame=frame, axes=args.axes, damping=args.damping,
-                                         jacobian=jac)
+    est = model.estimate_external_wrench(
+        q, tau_ext, frame=frame, axes=args.axes, damping=args.damping, jacobian=jac
+    )
     wrench = np.asarray(est.wrench, dtype=float)
     residual = tau_ext - jac.T @ wrench
-    out.update({
-        "joint_names": list(model.joint_names), "q": q.tolist(), "qd": qd.tolist(), "qdd": qdd.tolist(),
-        "tau": tau.tolist(), "tau_ext": tau_ext.tolist(), "frame": frame or model.tip_link, "axes": args.axes,
-        "wrench_labels": list(WRENCH_AXES), "wrench": wrench.tolist(),
-        "singular_values": np.asarray(est.singular_values, dtype=float).tolist(),
-        "min_singular_value": float(est.min_singular_value), "near_singular": bool(est.near_singular),
-        "torque_residual": residual.tolist(),
-    })
+    out.update(
+        {
+            "joint_names": list(model.joint_names),
+            "q": q.tolist(),
+            "qd": qd.tolist(),
+            "qdd": qdd.tolist(),
+            "tau": tau.tolist(),
+            "tau_ext": tau_ext.tolist(),
+            "frame": frame or model.tip_link,
+            "axes": args.axes,
+            "wrench_labels": list(WRENCH_AXES),
+            "wrench": wrench.tolist(),
+            "singular_values": np.asarray(est.singular_values, dtype=float).tolist(),
+            "min_singular_value": float(est.min_singular_value),
+            "near_singular": bool(est.near_singular),
+            "torque_residual": residual.tolist(),
+        }
+    )
     p = args.precision
     lines = [
         f"external wrench on {frame or model.tip_link} (applied by the environment on the robot; "
@@ -445,7 +494,11 @@ def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
         f"unexplained torque |tau_ext - J^T f| = {np.linalg.norm(residual):.3g} "
         f"(non-zero when tau_ext is outside the range of J^T)",
         f"smallest singular value of J: {float(est.min_singular_value):.4g}"
-        + ("  ** near a singularity: some wrench directions are not observable **" if est.near_singular else ""),
+        + (
+            "  ** near a singularity: some wrench directions are not observable **"
+            if est.near_singular
+            else ""
+        ),
     ]
     return lines
 
@@ -460,14 +513,25 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
     if not (args.duration > 0 and math.isfinite(args.duration)):
         raise CLIError(f"--duration must be a positive number of seconds, got {args.duration}")
     if args.duration > args.max_duration:
-        raise CLIError(f"--duration {args.duration} s is beyond --max-duration {args.max_duration} s")
+        raise CLIError(
+            f"--duration {args.duration} s is beyond --max-duration {args.max_duration} s"
+        )
     if not (args.sample_dt > 0 and args.sample_dt <= args.duration):
         raise CLIError(f"--sample-dt must be in (0, duration], got {args.sample_dt}")
     tau_arg = None if not np.any(tau) else tau
     start = time.perf_counter()
-    res = model.simulate(q0, qd0, args.duration, tau=tau_arg, method=args.method, rtol=args.rtol,
-                         atol=args.atol, sample_dt=args.sample_dt, friction=args.friction,
-                         fixed_step=args.fixed_step)
+    res = model.simulate(
+        q0,
+        qd0,
+        args.duration,
+        tau=tau_arg,
+        method=args.method,
+        rtol=args.rtol,
+        atol=args.atol,
+        sample_dt=args.sample_dt,
+        friction=args.friction,
+        fixed_step=args.fixed_step,
+    )
     elapsed = time.perf_counter() - start
     t = np.asarray(res.t, dtype=float)
     q = np.asarray(res.q, dtype=float)
@@ -475,15 +539,30 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
     energy = np.asarray(res.energy, dtype=float)
     drift = float(np.max(np.abs(energy - energy[0])))
     # relative to the largest kinetic energy of the run (E0 is often 0 by the potential's datum)
-    scale = max(float(np.max(np.asarray(model.kinetic_energy(q, qd), dtype=float))), abs(float(energy[0])), 1e-12)
-    out.update({
-        "joint_names": list(model.joint_names), "method": args.method, "duration": args.duration,
-        "friction": bool(args.friction), "wall_time": elapsed, "samples": int(t.size),
-        "q0": q0.tolist(), "qd0": qd0.tolist(), "tau": tau.tolist(),
-        "final_q": q[-1].tolist(), "final_qd": qd[-1].tolist(),
-        "energy_initial": float(energy[0]), "energy_final": float(energy[-1]),
-        "energy_max_abs_drift": drift, "energy_max_rel_drift": drift / scale,
-    })
+    scale = max(
+        float(np.max(np.asarray(model.kinetic_energy(q, qd), dtype=float))),
+        abs(float(energy[0])),
+        1e-12,
+    )
+    out.update(
+        {
+            "joint_names": list(model.joint_names),
+            "method": args.method,
+            "duration": args.duration,
+            "friction": bool(args.friction),
+            "wall_time": elapsed,
+            "samples": int(t.size),
+            "q0": q0.tolist(),
+            "qd0": qd0.tolist(),
+            "tau": tau.tolist(),
+            "final_q": q[-1].tolist(),
+            "final_qd": qd[-1].tolist(),
+            "energy_initial": float(energy[0]),
+            "energy_final": float(energy[-1]),
+            "energy_max_abs_drift": drift,
+            "energy_max_rel_drift": drift / scale,
+        }
+    )
     if args.json_series:
         out.update({"t": t.tolist(), "q": q.tolist(), "qd": qd.tolist(), "energy": energy.tolist()})
     p = args.precision
@@ -501,9 +580,16 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
         from robot_dynamics.tools.plotting import plot_trajectory
 
         tau_series = np.asarray(res.tau, dtype=float) if res.tau is not None else None
-        plot_trajectory(args.plot, t=t, q=q, qd=qd, energy=energy, tau=tau_series if np.any(tau_series) else None,
-                        joint_names=model.joint_names,
-                        title=f"{os.path.basename(path)}: {args.duration:g} s, {args.method}")
+        plot_trajectory(
+            args.plot,
+            t=t,
+            q=q,
+            qd=qd,
+            energy=energy,
+            tau=tau_series if np.any(tau_series) else None,
+            joint_names=model.joint_names,
+            title=f"{os.path.basename(path)}: {args.duration:g} s, {args.method}",
+        )
         out["plot"] = os.path.abspath(args.plot)
         lines.append(f"plot written to {args.plot}")
     return lines
@@ -534,26 +620,40 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("urdf", help="URDF file, or a bundled robot: panda, double_pendulum")
     common.add_argument("--base-link", default=None, help="base frame (default: the URDF root)")
     common.add_argument("--tip-link", default=None, help="tip frame (default: the only leaf)")
-    common.add_argument("--gravity", nargs=3, metavar=("GX", "GY", "GZ"), default=None,
-                        help="gravity in the base frame [m/s^2] (default 0 0 -9.81; the bundled double "
-                             "pendulum: 0 -9.81 0)")
+    common.add_argument(
+        "--gravity",
+        nargs=3,
+        metavar=("GX", "GY", "GZ"),
+        default=None,
+        help="gravity in the base frame [m/s^2] (default 0 0 -9.81; the bundled double "
+        "pendulum: 0 -9.81 0)",
+    )
     common.add_argument("--json", action="store_true", help="print one JSON object (for programs)")
-    common.add_argument("--precision", type=int, default=4, help="decimals in human output (default 4)")
+    common.add_argument(
+        "--precision", type=int, default=4, help="decimals in human output (default 4)"
+    )
 
     def joint_vec(p, flag, text):
-        p.add_argument(flag, nargs="+", default=None, metavar="V",
-                       help=text + " (n numbers in joint order, or name=value pairs; default zeros)")
+        p.add_argument(
+            flag,
+            nargs="+",
+            default=None,
+            metavar="V",
+            help=text + " (n numbers in joint order, or name=value pairs; default zeros)",
+        )
 
     parser = _Parser(
         prog="robot-dynamics",
         description="Rigid-body dynamics of a URDF: gravity torques, mass matrix, Jacobian, simulation "
-                    "and external-wrench estimation. No ROS needed.",
+        "and external-wrench estimation. No ROS needed.",
         epilog="Exit codes: 0 ok, 1 unexpected error, 2 bad argument, 3 bad or unreadable URDF.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    sub.add_parser("info", parents=[common], help="tree, joints, masses, total mass, fixed/mimic joints")
+    sub.add_parser(
+        "info", parents=[common], help="tree, joints, masses, total mass, fixed/mimic joints"
+    )
 
     p = sub.add_parser("gravity", parents=[common], help="gravity torques g(q)")
     joint_vec(p, "--q", "joint positions [rad, m]")
@@ -561,40 +661,82 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mass-matrix", parents=[common], help="joint-space mass matrix M(q)")
     joint_vec(p, "--q", "joint positions [rad, m]")
 
-    p = sub.add_parser("jacobian", parents=[common], help="Jacobian of a frame (rows vx vy vz wx wy wz)")
+    p = sub.add_parser(
+        "jacobian", parents=[common], help="Jacobian of a frame (rows vx vy vz wx wy wz)"
+    )
     joint_vec(p, "--q", "joint positions [rad, m]")
     p.add_argument("--frame", default=None, help="link/frame name (default: the tip link)")
-    p.add_argument("--axes", choices=("base", "local"), default="base",
-                   help="express in base axes (default) or the frame's own axes")
+    p.add_argument(
+        "--axes",
+        choices=("base", "local"),
+        default="base",
+        help="express in base axes (default) or the frame's own axes",
+    )
 
-    p = sub.add_parser("simulate", parents=[common], help="forward simulation with constant torques")
+    p = sub.add_parser(
+        "simulate", parents=[common], help="forward simulation with constant torques"
+    )
     joint_vec(p, "--q", "initial joint positions (default: zeros, or a bundled robot's home pose)")
     joint_vec(p, "--qd", "initial joint velocities")
     joint_vec(p, "--tau", "constant applied joint torques [Nm]")
     p.add_argument("--duration", type=float, default=10.0, help="simulated time [s] (default 10)")
-    p.add_argument("--max-duration", type=float, default=600.0, help="refuse longer simulations (default 600 s)")
-    p.add_argument("--sample-dt", type=float, default=0.01, help="output sample period [s] (default 0.01)")
-    p.add_argument("--method", default="RK45",
-                   help="integrator: any scipy solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...) "
-                        "or semi_implicit_euler (default RK45)")
+    p.add_argument(
+        "--max-duration",
+        type=float,
+        default=600.0,
+        help="refuse longer simulations (default 600 s)",
+    )
+    p.add_argument(
+        "--sample-dt", type=float, default=0.01, help="output sample period [s] (default 0.01)"
+    )
+    p.add_argument(
+        "--method",
+        default="RK45",
+        help="integrator: any scipy solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...) "
+        "or semi_implicit_euler (default RK45)",
+    )
     p.add_argument("--rtol", type=float, default=1e-8, help="relative tolerance (default 1e-8)")
     p.add_argument("--atol", type=float, default=1e-10, help="absolute tolerance (default 1e-10)")
-    p.add_argument("--fixed-step", type=float, default=1e-3, help="step of semi_implicit_euler [s] (default 1e-3)")
+    p.add_argument(
+        "--fixed-step",
+        type=float,
+        default=1e-3,
+        help="step of semi_implicit_euler [s] (default 1e-3)",
+    )
     p.add_argument("--friction", action="store_true", help="include URDF damping and friction")
-    p.add_argument("--plot", default=None, metavar="PNG", help="write a plot of q, qd and energy to this PNG")
-    p.add_argument("--json-series", action="store_true", help="with --json, include the sampled trajectory")
+    p.add_argument(
+        "--plot", default=None, metavar="PNG", help="write a plot of q, qd and energy to this PNG"
+    )
+    p.add_argument(
+        "--json-series", action="store_true", help="with --json, include the sampled trajectory"
+    )
 
-    p = sub.add_parser("wrench", parents=[common],
-                       help="external wrench on the tip from joint torques (damped pinv of J^T)")
+    p = sub.add_parser(
+        "wrench",
+        parents=[common],
+        help="external wrench on the tip from joint torques (damped pinv of J^T)",
+    )
     joint_vec(p, "--q", "joint positions [rad, m]")
-    joint_vec(p, "--tau", "measured joint torques [Nm] (with --external: the external joint torques)")
+    joint_vec(
+        p, "--tau", "measured joint torques [Nm] (with --external: the external joint torques)"
+    )
     joint_vec(p, "--qd", "joint velocities (default zeros)")
     joint_vec(p, "--qdd", "joint accelerations (default zeros)")
-    p.add_argument("--external", action="store_true",
-                   help="--tau already is tau_ext = J^T f_ext (skip subtracting M qdd + C qd + g)")
+    p.add_argument(
+        "--external",
+        action="store_true",
+        help="--tau already is tau_ext = J^T f_ext (skip subtracting M qdd + C qd + g)",
+    )
     p.add_argument("--frame", default=None, help="frame the wrench acts on (default: the tip link)")
-    p.add_argument("--axes", choices=("base", "local"), default="base", help="axes of the result (default base)")
-    p.add_argument("--damping", type=float, default=1e-6, help="pseudo-inverse damping (default 1e-6)")
+    p.add_argument(
+        "--axes",
+        choices=("base", "local"),
+        default="base",
+        help="axes of the result (default base)",
+    )
+    p.add_argument(
+        "--damping", type=float, default=1e-6, help="pseudo-inverse damping (default 1e-6)"
+    )
     return parser
 
 
@@ -628,7 +770,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if as_json:
             out["ok"] = True
-            print(json.dumps(out, indent=None if os.environ.get("ROBOT_DYNAMICS_JSON_COMPACT") else 2))
+            print(
+                json.dumps(out, indent=None if os.environ.get("ROBOT_DYNAMICS_JSON_COMPACT") else 2)
+            )
         else:
             for warning in warnings:
                 print(f"warning: {warning}", file=sys.stderr)
@@ -643,7 +787,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _fail(message: str, code: int, as_json: bool, out: Dict) -> int:
     print(f"robot-dynamics: error: {message}", file=sys.stderr)
     if as_json:
-        print(json.dumps({"ok": False, "command": out.get("command"), "error": message, "exit_code": code}))
+        print(
+            json.dumps(
+                {"ok": False, "command": out.get("command"), "error": message, "exit_code": code}
+            )
+        )
     return code
 
 

@@ -80,10 +80,18 @@ def push_script(duration: float, force: float, side_force: float, twist: float) 
     marks = np.cumsum([0.0, 2.0, 3.0, 2.0, 3.0, 2.0]) * unit
     down = np.array([0.0, 0.0, -force, 0.0, 0.0, 0.0])
     side = np.array([0.0, side_force, 0.0, 0.0, 0.0, twist])
-    names = ["hold (gravity compensation)", f"push {force:g} N down",
-             "released", f"push {side_force:g} N sideways + {twist:g} Nm twist", "released"]
+    names = [
+        "hold (gravity compensation)",
+        f"push {force:g} N down",
+        "released",
+        f"push {side_force:g} N sideways + {twist:g} Nm twist",
+        "released",
+    ]
     wrenches = [np.zeros(6), down, np.zeros(6), side, np.zeros(6)]
-    return [Phase(n, float(marks[i]), float(marks[i + 1]), w) for i, (n, w) in enumerate(zip(names, wrenches))]
+    return [
+        Phase(n, float(marks[i]), float(marks[i + 1]), w)
+        for i, (n, w) in enumerate(zip(names, wrenches))
+    ]
 
 
 def phase_at(script: Sequence[Phase], t: float) -> Phase:
@@ -107,7 +115,7 @@ class RobotSetup:
     gravity: Tuple[float, float, float]
     q0: np.ndarray
     pendulum: bool = False
-    stiffness: Optional[np.ndarray] = None   # joint impedance of the simulated drives [Nm/rad]
+    stiffness: Optional[np.ndarray] = None  # joint impedance of the simulated drives [Nm/rad]
 
 
 def resolve_robot(args) -> RobotSetup:
@@ -122,12 +130,16 @@ def resolve_robot(args) -> RobotSetup:
         bundled = None
     else:
         if args.robot not in BUNDLED:
-            raise DemoError(f"--robot {args.robot!r}: bundled robots are {', '.join(BUNDLED)}", EXIT_USAGE)
+            raise DemoError(
+                f"--robot {args.robot!r}: bundled robots are {', '.join(BUNDLED)}", EXIT_USAGE
+            )
         bundled = BUNDLED[args.robot]
         path = bundled_urdf_path(bundled.name)
     with open(path, encoding="utf-8") as fh:
         urdf = fh.read()
-    gravity = tuple(args.gravity) if args.gravity else (bundled.gravity if bundled else (0.0, 0.0, -9.81))
+    gravity = (
+        tuple(args.gravity) if args.gravity else (bundled.gravity if bundled else (0.0, 0.0, -9.81))
+    )
     base = args.base_link or (bundled.base_link if bundled else None)
     tip = args.tip_link or (bundled.tip_link if bundled else None)
     try:
@@ -135,29 +147,45 @@ def resolve_robot(args) -> RobotSetup:
     except RobotDynamicsError as exc:
         raise DemoError(f"URDF {path}: {exc}", EXIT_USAGE) from None
     if model.tip_link is None:
-        raise DemoError(f"URDF {path}: several leaf links ({', '.join(model.leaf_links)}); "
-                        "choose one with --tip-link", EXIT_USAGE)
+        raise DemoError(
+            f"URDF {path}: several leaf links ({', '.join(model.leaf_links)}); "
+            "choose one with --tip-link",
+            EXIT_USAGE,
+        )
     if args.q0:
         q0 = np.asarray(args.q0, dtype=float)
         if q0.shape != (model.n,):
-            raise DemoError(f"--q0 has {q0.size} values, the model has {model.n} joints "
-                            f"({', '.join(model.joint_names)})", EXIT_USAGE)
+            raise DemoError(
+                f"--q0 has {q0.size} values, the model has {model.n} joints "
+                f"({', '.join(model.joint_names)})",
+                EXIT_USAGE,
+            )
     elif bundled is not None:
         q0 = np.asarray(bundled.home, dtype=float)
     else:
         lower, upper = (np.asarray(v, dtype=float) for v in model.position_limits)
-        q0 = np.clip(np.zeros(model.n), np.where(np.isfinite(lower), lower, -np.inf),
-                     np.where(np.isfinite(upper), upper, np.inf))
-    return RobotSetup(name=bundled.name if bundled else os.path.basename(path), urdf_path=path, urdf=urdf,
-                      model=model, base_link=model.base_link, tip_link=model.tip_link,
-                      gravity=tuple(float(g) for g in gravity), q0=q0,
-                      pendulum=bool(bundled is not None and bundled.name == "double_pendulum"))
+        q0 = np.clip(
+            np.zeros(model.n),
+            np.where(np.isfinite(lower), lower, -np.inf),
+            np.where(np.isfinite(upper), upper, np.inf),
+        )
+    return RobotSetup(
+        name=bundled.name if bundled else os.path.basename(path),
+        urdf_path=path,
+        urdf=urdf,
+        model=model,
+        base_link=model.base_link,
+        tip_link=model.tip_link,
+        gravity=tuple(float(g) for g in gravity),
+        q0=q0,
+        pendulum=bool(bundled is not None and bundled.name == "double_pendulum"),
+    )
 
 
 def joint_impedance(model, q0: np.ndarray, frequency_hz: float, zeta: float = 0.7):
     """Per-joint stiffness K_i = w^2 M_ii(q0) and damping D_i = 2 zeta w M_ii(q0) [Nm/rad, Nm s/rad]:
     each joint, alone, a mass-spring-damper of natural frequency ``frequency_hz``."""
-    return end_stop_gains(model, q0, frequency_hz, zeta)   # the same rule as the core's end stops
+    return end_stop_gains(model, q0, frequency_hz, zeta)  # the same rule as the core's end stops
 
 
 # ----------------------------------------------------------------------------------- processes
@@ -177,8 +205,12 @@ def _yaml_params(node: str, params: Dict) -> str:
         if isinstance(value, np.ndarray):
             value = value.tolist()
         if isinstance(value, (list, tuple)):
-            value = [float(v) if isinstance(v, (float, np.floating, int)) and not isinstance(v, bool) else v
-                     for v in value]
+            value = [
+                float(v)
+                if isinstance(v, (float, np.floating, int)) and not isinstance(v, bool)
+                else v
+                for v in value
+            ]
         lines.append(f"    {key}: {json.dumps(value)}")
     return "\n".join(lines) + "\n"
 
@@ -242,19 +274,31 @@ class Monitor:
         self._rclpy = rclpy
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)
-        self.node = rclpy.create_node("robot_dynamics_demo", namespace=namespace or None, context=self.context)
+        self.node = rclpy.create_node(
+            "robot_dynamics_demo", namespace=namespace or None, context=self.context
+        )
         self.lock = threading.Lock()
         self.rec = Recording()
         self.names = list(joint_names)
         self._index: Optional[List[int]] = None
         ns = (namespace or "").rstrip("/")
-        self.wrench_pub = self.node.create_publisher(WrenchStamped, f"{ns}/arm_simulator/external_wrench", 10)
-        self.command_pub = self.node.create_publisher(Float64MultiArray, f"{ns}/arm_simulator/commands", 10)
+        self.wrench_pub = self.node.create_publisher(
+            WrenchStamped, f"{ns}/arm_simulator/external_wrench", 10
+        )
+        self.command_pub = self.node.create_publisher(
+            Float64MultiArray, f"{ns}/arm_simulator/commands", 10
+        )
         self.node.create_subscription(JointState, f"{ns}/joint_states", self._on_js, 100)
-        self.node.create_subscription(WrenchStamped, f"{ns}/arm_simulator/applied_wrench", self._on_applied, 100)
-        self.node.create_subscription(WrenchStamped, f"{ns}/dynamics_node/external_wrench", self._on_est, 100)
+        self.node.create_subscription(
+            WrenchStamped, f"{ns}/arm_simulator/applied_wrench", self._on_applied, 100
+        )
+        self.node.create_subscription(
+            WrenchStamped, f"{ns}/dynamics_node/external_wrench", self._on_est, 100
+        )
         if external_torques:
-            self.node.create_subscription(JointState, f"{ns}/dynamics_node/external_torques", self._on_ext, 100)
+            self.node.create_subscription(
+                JointState, f"{ns}/dynamics_node/external_torques", self._on_ext, 100
+            )
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self._thread = threading.Thread(target=self._spin, daemon=True)
@@ -282,7 +326,9 @@ class Monitor:
             self.rec.js_stamp.append(self._ns(msg.header.stamp))
             self.rec.js_q.append(np.asarray(msg.position, dtype=float)[idx])
             self.rec.js_qd.append(np.asarray(msg.velocity, dtype=float)[idx])
-            self.rec.js_effort.append(np.asarray(msg.effort, dtype=float)[idx] if len(msg.effort) else np.zeros(len(idx)))
+            self.rec.js_effort.append(
+                np.asarray(msg.effort, dtype=float)[idx] if len(msg.effort) else np.zeros(len(idx))
+            )
 
     @staticmethod
     def _w(msg) -> np.ndarray:
@@ -333,9 +379,14 @@ class Monitor:
     def latest(self):
         with self.lock:
             r = self.rec
-            return (r.js_stamp[-1] if r.js_stamp else None, r.js_q[-1] if r.js_q else None,
-                    r.js_qd[-1] if r.js_qd else None, r.js_effort[-1] if r.js_effort else None,
-                    r.est_stamp[-1] if r.est_stamp else None, r.est_wrench[-1] if r.est_wrench else None)
+            return (
+                r.js_stamp[-1] if r.js_stamp else None,
+                r.js_q[-1] if r.js_q else None,
+                r.js_qd[-1] if r.js_qd else None,
+                r.js_effort[-1] if r.js_effort else None,
+                r.est_stamp[-1] if r.est_stamp else None,
+                r.est_wrench[-1] if r.est_wrench else None,
+            )
 
     def applied_at(self, stamp: int) -> Optional[np.ndarray]:
         with self.lock:
@@ -413,8 +464,16 @@ def _align(stamps_a: np.ndarray, stamps_b: np.ndarray, values_b: np.ndarray) -> 
     return values_b[np.clip(i, 0, len(stamps_b) - 1)]
 
 
-def analyse_push(rec: Recording, setup: RobotSetup, script: List[Phase], t0_ns: int,
-                 force_tol: float, torque_tol: float, max_gap: float, recovery: float) -> Dict:
+def analyse_push(
+    rec: Recording,
+    setup: RobotSetup,
+    script: List[Phase],
+    t0_ns: int,
+    force_tol: float,
+    torque_tol: float,
+    max_gap: float,
+    recovery: float,
+) -> Dict:
     """Summary numbers of a push run (see the README: "Reading the summary").
 
     max_gap: the dynamics node's observer_max_dt [s]; recovery: time excluded from the
@@ -455,12 +514,21 @@ def analyse_push(rec: Recording, setup: RobotSetup, script: List[Phase], t0_ns: 
         if not np.any(sel):
             continue
         named = [ph for ph in script if np.allclose(ph.wrench, wrench)]
-        name = (min(named, key=lambda ph: abs(ph.start - onset)).name if named
-                else "wrench " + np.array2string(wrench, precision=2, suppress_small=True))
-        f_band = max(0.05 * float(np.linalg.norm(wrench[:3] - (app[c - 1, :3] if c > 0 else 0))), force_tol)
-        t_band = max(0.05 * float(np.linalg.norm(wrench[3:] - (app[c - 1, 3:] if c > 0 else 0))), torque_tol)
+        name = (
+            min(named, key=lambda ph: abs(ph.start - onset)).name
+            if named
+            else "wrench " + np.array2string(wrench, precision=2, suppress_small=True)
+        )
+        f_band = max(
+            0.05 * float(np.linalg.norm(wrench[:3] - (app[c - 1, :3] if c > 0 else 0))), force_tol
+        )
+        t_band = max(
+            0.05 * float(np.linalg.norm(wrench[3:] - (app[c - 1, 3:] if c > 0 else 0))), torque_tol
+        )
         ts = est_t[sel]
-        inside = (np.linalg.norm(err[sel, :3], axis=1) <= f_band) & (np.linalg.norm(err[sel, 3:], axis=1) <= t_band)
+        inside = (np.linalg.norm(err[sel, :3], axis=1) <= f_band) & (
+            np.linalg.norm(err[sel, 3:], axis=1) <= t_band
+        )
         # convergence: the first sample from which the error stays inside the band for 0.2 s
         conv = float("nan")
         for a in np.flatnonzero(inside):
@@ -471,12 +539,20 @@ def analyse_push(rec: Recording, setup: RobotSetup, script: List[Phase], t0_ns: 
         settled = onset + (conv if math.isfinite(conv) else end - onset)
         steady |= (est_t >= max(settled, onset + 0.3)) & (est_t < end)
         if c > 0:  # the first segment has no step (the estimate starts at 0 with nothing applied)
-            pushes.append({"phase": name, "onset_s": onset, "applied": wrench.tolist(),
-                           "convergence_time_s": conv, "band_force_N": f_band, "band_torque_Nm": t_band})
+            pushes.append(
+                {
+                    "phase": name,
+                    "onset_s": onset,
+                    "applied": wrench.tolist(),
+                    "convergence_time_s": conv,
+                    "band_force_N": f_band,
+                    "band_torque_Nm": t_band,
+                }
+            )
     steady &= ~recovering
 
     e_steady = err[steady] if np.any(steady) else err
-    rms = np.sqrt(np.mean(e_steady ** 2, axis=0))
+    rms = np.sqrt(np.mean(e_steady**2, axis=0))
     mx = np.max(np.abs(e_steady), axis=0)
 
     pose0 = np.asarray(model.frame_pose(setup.q0), dtype=float)
@@ -487,7 +563,9 @@ def analyse_push(rec: Recording, setup: RobotSetup, script: List[Phase], t0_ns: 
     quiet = np.zeros(len(js_t), dtype=bool)
     for phase in script:
         if not phase.is_push:
-            quiet |= (js_t >= phase.start + (0.0 if phase is hold else 0.75 * (phase.end - phase.start))) & (js_t < phase.end)
+            quiet |= (
+                js_t >= phase.start + (0.0 if phase is hold else 0.75 * (phase.end - phase.start))
+            ) & (js_t < phase.end)
     last = script[-1]
     final_sel = js_t >= last.end - 0.25 * (last.end - last.start)
     # sag of the joint impedance alone (no gravity compensation): K (q0 - q) = g(q), solved by
@@ -496,20 +574,37 @@ def analyse_push(rec: Recording, setup: RobotSetup, script: List[Phase], t0_ns: 
     q_sag = setup.q0.copy()
     for _ in range(50):
         q_sag = setup.q0 - np.asarray(model.gravity_torques(q_sag), dtype=float) / stiff
-    sag = float(np.linalg.norm(np.asarray(model.frame_pose(q_sag), dtype=float)[:3, 3] - pose0[:3, 3]))
+    sag = float(
+        np.linalg.norm(np.asarray(model.frame_pose(q_sag), dtype=float)[:3, 3] - pose0[:3, 3])
+    )
     return {
         "axes": list(AXES),
-        "force_tolerance_N": force_tol, "torque_tolerance_Nm": torque_tol,
-        "steady_error_rms": rms.tolist(), "steady_error_max": mx.tolist(),
+        "force_tolerance_N": force_tol,
+        "torque_tolerance_Nm": torque_tol,
+        "steady_error_rms": rms.tolist(),
+        "steady_error_max": mx.tolist(),
         "pushes": pushes,
-        "pose_drift_hold_mm": float(1e3 * np.max(disp[in_hold])) if np.any(in_hold) else float("nan"),
-        "pose_drift_quiet_max_mm": float(1e3 * np.max(disp[quiet])) if np.any(quiet) else float("nan"),
-        "pose_drift_final_mm": float(1e3 * np.mean(disp[final_sel])) if np.any(final_sel) else float("nan"),
+        "pose_drift_hold_mm": float(1e3 * np.max(disp[in_hold]))
+        if np.any(in_hold)
+        else float("nan"),
+        "pose_drift_quiet_max_mm": float(1e3 * np.max(disp[quiet]))
+        if np.any(quiet)
+        else float("nan"),
+        "pose_drift_final_mm": float(1e3 * np.mean(disp[final_sel]))
+        if np.any(final_sel)
+        else float("nan"),
         "deflection_under_push_max_mm": float(1e3 * np.max(disp)),
-        "joint_drift_final_rad": float(np.max(np.abs(q[final_sel] - setup.q0))) if np.any(final_sel) else float("nan"),
+        "joint_drift_final_rad": float(np.max(np.abs(q[final_sel] - setup.q0)))
+        if np.any(final_sel)
+        else float("nan"),
         "sag_without_gravity_compensation_mm": 1e3 * sag,
-        "samples": {"joint_states": int(len(js_t)), "estimates": int(len(est_t)), "applied": int(len(app_t))},
-        "observer_restarts": int(len(restarts)), "longest_estimate_gap_ms": float(1e3 * np.max(np.diff(est_t))),
+        "samples": {
+            "joint_states": int(len(js_t)),
+            "estimates": int(len(est_t)),
+            "applied": int(len(app_t)),
+        },
+        "observer_restarts": int(len(restarts)),
+        "longest_estimate_gap_ms": float(1e3 * np.max(np.diff(est_t))),
         "recovery_excluded_s": recovery,
         "rates_hz": {"joint_states": _rate(js_t), "estimates": _rate(est_t)},
     }
@@ -532,27 +627,43 @@ def analyse_pendulum(rec: Recording, setup: RobotSetup, t0_ns: int, compare_s: f
     drift = float(np.max(np.abs(energy - e0)))
     # short-horizon agreement with the core's adaptive integrator (the motion is chaotic)
     horizon = min(compare_s, float(js_t[-1]))
-    ref = model.simulate(setup.q0, np.zeros(model.n), horizon, method="RK45", rtol=1e-10, atol=1e-12,
-                         sample_dt=None)
+    ref = model.simulate(
+        setup.q0, np.zeros(model.n), horizon, method="RK45", rtol=1e-10, atol=1e-12, sample_dt=None
+    )
     sel = js_t <= horizon
     q_ref = np.stack([np.interp(js_t[sel], ref.t, ref.q[:, j]) for j in range(model.n)], axis=1)
     est = np.asarray(rec.est_wrench) if rec.est_wrench else np.zeros((0, 6))
-    est_t = (np.asarray(rec.est_stamp, dtype=np.int64) - t0_ns) * 1e-9 if rec.est_stamp else np.zeros(0)
+    est_t = (
+        (np.asarray(rec.est_stamp, dtype=np.int64) - t0_ns) * 1e-9 if rec.est_stamp else np.zeros(0)
+    )
     est_sel = est_t >= 0.1  # after the observer's start-up transient
     ext = np.asarray(rec.ext_tau) if rec.ext_tau else np.zeros((0, model.n))
-    ext_t = (np.asarray(rec.ext_stamp, dtype=np.int64) - t0_ns) * 1e-9 if rec.ext_stamp else np.zeros(0)
+    ext_t = (
+        (np.asarray(rec.ext_stamp, dtype=np.int64) - t0_ns) * 1e-9 if rec.ext_stamp else np.zeros(0)
+    )
     ext_sel = ext_t >= 0.1
     g_max = float(np.max(np.abs(np.asarray(model.gravity_torques(q), dtype=float))))
     return {
-        "energy_initial_J": e0, "energy_max_abs_drift_J": drift,
+        "energy_initial_J": e0,
+        "energy_max_abs_drift_J": drift,
         "energy_drift_relative_to_max_kinetic": drift / max(ke_max, 1e-12),
         "max_kinetic_energy_J": ke_max,
         "agreement_horizon_s": horizon,
-        "max_joint_deviation_from_rk45_rad": float(np.max(np.abs(q[sel] - q_ref))) if np.any(sel) else float("nan"),
-        "max_false_force_N": float(np.max(np.linalg.norm(est[est_sel, :3], axis=1))) if np.any(est_sel) else float("nan"),
-        "max_false_torque_Nm": float(np.max(np.linalg.norm(est[est_sel, 3:], axis=1))) if np.any(est_sel) else float("nan"),
-        "max_false_joint_torque_Nm": float(np.max(np.abs(ext[ext_sel]))) if np.any(ext_sel) else float("nan"),
-        "rms_false_joint_torque_Nm": float(np.sqrt(np.mean(ext[ext_sel] ** 2))) if np.any(ext_sel) else float("nan"),
+        "max_joint_deviation_from_rk45_rad": float(np.max(np.abs(q[sel] - q_ref)))
+        if np.any(sel)
+        else float("nan"),
+        "max_false_force_N": float(np.max(np.linalg.norm(est[est_sel, :3], axis=1)))
+        if np.any(est_sel)
+        else float("nan"),
+        "max_false_torque_Nm": float(np.max(np.linalg.norm(est[est_sel, 3:], axis=1)))
+        if np.any(est_sel)
+        else float("nan"),
+        "max_false_joint_torque_Nm": float(np.max(np.abs(ext[ext_sel])))
+        if np.any(ext_sel)
+        else float("nan"),
+        "rms_false_joint_torque_Nm": float(np.sqrt(np.mean(ext[ext_sel] ** 2)))
+        if np.any(ext_sel)
+        else float("nan"),
         "max_gravity_torque_Nm": g_max,
         "max_speed_rad_s": float(np.max(np.abs(qd))),
         "samples": {"joint_states": int(len(js_t)), "estimates": int(np.sum(est_sel))},
@@ -567,56 +678,142 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="robot-dynamics-demo",
         description="Simulated arm + dynamics node over DDS: gravity compensation holds the arm, "
-                    "scripted pushes on the tool, live applied-vs-estimated wrench, summary and plot.")
-    p.add_argument("--robot", default="panda", help="bundled robot: panda (default) or double_pendulum")
+        "scripted pushes on the tool, live applied-vs-estimated wrench, summary and plot.",
+    )
+    p.add_argument(
+        "--robot", default="panda", help="bundled robot: panda (default) or double_pendulum"
+    )
     p.add_argument("--urdf", default=None, help="your own URDF instead of a bundled robot")
     p.add_argument("--base-link", default=None, help="base frame (default: URDF root)")
-    p.add_argument("--tip-link", default=None, help="frame that is pushed and where the wrench is estimated")
+    p.add_argument(
+        "--tip-link", default=None, help="frame that is pushed and where the wrench is estimated"
+    )
     p.add_argument("--gravity", nargs=3, type=float, default=None, metavar=("GX", "GY", "GZ"))
     p.add_argument("--q0", nargs="+", type=float, default=None, help="start configuration [rad]")
-    p.add_argument("--duration", type=float, default=None,
-                   help="length of the scripted part [s] (default 12 for pushes, 10 for the pendulum)")
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help="length of the scripted part [s] (default 12 for pushes, 10 for the pendulum)",
+    )
     p.add_argument("--force", type=float, default=10.0, help="downward push [N] (default 10)")
-    p.add_argument("--side-force", type=float, default=5.0, help="sideways (+y) push [N] (default 5)")
-    p.add_argument("--twist", type=float, default=1.0, help="twist about +z with the side push [Nm] (default 1)")
-    p.add_argument("--rate", type=float, default=None,
-                   help="simulator integration rate [Hz] (default 1000; 4000 for the pendulum)")
-    p.add_argument("--publish-rate", type=float, default=250.0, help="joint_states rate [Hz] (default 250)")
-    p.add_argument("--observer-gain", type=float, default=50.0, help="momentum observer gain [1/s] (default 50)")
-    p.add_argument("--sim-time", action="store_true",
-                   help="the simulator publishes /clock (simulated time from 0) and the dynamics node "
-                        "runs with use_sim_time")
-    p.add_argument("--observer-max-dt", type=float, default=None,
-                   help="dynamics_node's observer_max_dt: a longer gap between joint_states restarts the "
-                        "observer [s] (default: the node's, 0.5 s)")
-    p.add_argument("--impedance-hz", type=float, default=5.0,
-                   help="natural frequency of the simulated drives' joint impedance [Hz] (default 5)")
-    p.add_argument("--force-tolerance", type=float, default=0.5,
-                   help="pass if every steady-state force error is below this [N] (default 0.5)")
-    p.add_argument("--torque-tolerance", type=float, default=0.05,
-                   help="pass if every steady-state torque error is below this [Nm] (default 0.05)")
-    p.add_argument("--energy-tolerance", type=float, default=0.05,
-                   help="pendulum: pass if max |E - E0| / max kinetic energy is below this (default 0.05)")
-    p.add_argument("--plot", default=os.path.join("out", "demo.png"), help="PNG to write (default out/demo.png)")
-    p.add_argument("--summary-json", default=None, help="also write the summary as JSON here "
-                   "(default: next to the plot, .json)")
-    p.add_argument("--save-recording", default=None, metavar="NPZ",
-                   help="save every received sample (stamps, q, qd, effort, applied and estimated wrench) "
-                        "to this .npz file")
-    p.add_argument("--namespace", default="", help="ROS namespace of the three nodes (default: none)")
+    p.add_argument(
+        "--side-force", type=float, default=5.0, help="sideways (+y) push [N] (default 5)"
+    )
+    p.add_argument(
+        "--twist",
+        type=float,
+        default=1.0,
+        help="twist about +z with the side push [Nm] (default 1)",
+    )
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        help="simulator integration rate [Hz] (default 1000; 4000 for the pendulum)",
+    )
+    p.add_argument(
+        "--publish-rate", type=float, default=250.0, help="joint_states rate [Hz] (default 250)"
+    )
+    p.add_argument(
+        "--observer-gain",
+        type=float,
+        default=50.0,
+        help="momentum observer gain [1/s] (default 50)",
+    )
+    p.add_argument(
+        "--sim-time",
+        action="store_true",
+        help="the simulator publishes /clock (simulated time from 0) and the dynamics node "
+        "runs with use_sim_time",
+    )
+    p.add_argument(
+        "--observer-max-dt",
+        type=float,
+        default=None,
+        help="dynamics_node's observer_max_dt: a longer gap between joint_states restarts the "
+        "observer [s] (default: the node's, 0.5 s)",
+    )
+    p.add_argument(
+        "--impedance-hz",
+        type=float,
+        default=5.0,
+        help="natural frequency of the simulated drives' joint impedance [Hz] (default 5)",
+    )
+    p.add_argument(
+        "--force-tolerance",
+        type=float,
+        default=0.5,
+        help="pass if every steady-state force error is below this [N] (default 0.5)",
+    )
+    p.add_argument(
+        "--torque-tolerance",
+        type=float,
+        default=0.05,
+        help="pass if every steady-state torque error is below this [Nm] (default 0.05)",
+    )
+    p.add_argument(
+        "--energy-tolerance",
+        type=float,
+        default=0.05,
+        help="pendulum: pass if max |E - E0| / max kinetic energy is below this (default 0.05)",
+    )
+    p.add_argument(
+        "--plot",
+        default=os.path.join("out", "demo.png"),
+        help="PNG to write (default out/demo.png)",
+    )
+    p.add_argument(
+        "--summary-json",
+        default=None,
+        help="also write the summary as JSON here (default: next to the plot, .json)",
+    )
+    p.add_argument(
+        "--save-recording",
+        default=None,
+        metavar="NPZ",
+        help="save every received sample (stamps, q, qd, effort, applied and estimated wrench) "
+        "to this .npz file",
+    )
+    p.add_argument(
+        "--namespace", default="", help="ROS namespace of the three nodes (default: none)"
+    )
     live = p.add_mutually_exclusive_group()
-    live.add_argument("--live", dest="live", action="store_true", default=None,
-                      help="redraw the table in place (default when stdout is a terminal)")
-    live.add_argument("--no-live", dest="live", action="store_false", help="one plain line per second")
-    p.add_argument("--attach", action="store_true",
-                   help="do not start the nodes: drive and watch an arm_simulator and a dynamics_node "
-                        "already running with the demo's parameters (launch/demo.launch.py does this)")
-    p.add_argument("--startup-timeout", type=float, default=60.0, help="give up if the nodes are not up [s]")
+    live.add_argument(
+        "--live",
+        dest="live",
+        action="store_true",
+        default=None,
+        help="redraw the table in place (default when stdout is a terminal)",
+    )
+    live.add_argument(
+        "--no-live", dest="live", action="store_false", help="one plain line per second"
+    )
+    p.add_argument(
+        "--attach",
+        action="store_true",
+        help="do not start the nodes: drive and watch an arm_simulator and a dynamics_node "
+        "already running with the demo's parameters (launch/demo.launch.py does this)",
+    )
+    p.add_argument(
+        "--startup-timeout", type=float, default=60.0, help="give up if the nodes are not up [s]"
+    )
     return p
 
 
-def _node_argv(module: str, name: str, params_file: str, namespace: str, remaps: Sequence[str]) -> List[str]:
-    argv = [sys.executable, "-m", module, "--ros-args", "-r", f"__node:={name}", "--params-file", params_file]
+def _node_argv(
+    module: str, name: str, params_file: str, namespace: str, remaps: Sequence[str]
+) -> List[str]:
+    argv = [
+        sys.executable,
+        "-m",
+        module,
+        "--ros-args",
+        "-r",
+        f"__node:={name}",
+        "--params-file",
+        params_file,
+    ]
     if namespace:
         argv += ["-r", f"__ns:={namespace}"]
     for remap in remaps:
@@ -625,7 +822,9 @@ def _node_argv(module: str, name: str, params_file: str, namespace: str, remaps:
 
 
 def _fmt(v, spec=".3f") -> str:
-    return "n/a" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+    return (
+        "n/a" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+    )
 
 
 def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
@@ -645,22 +844,35 @@ def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
         stiffness, damping = joint_impedance(model, setup.q0, args.impedance_hz)
     setup.stiffness = stiffness
     sim_params = {
-        "robot_description": setup.urdf, "base_link": setup.base_link, "tip_link": setup.tip_link,
-        "gravity": list(setup.gravity), "joints": joints, "initial_positions": setup.q0.tolist(),
-        "integration_rate": float(rate), "publish_rate": float(args.publish_rate),
-        "friction": not pendulum, "hold_until_first_command": True,
-        "external_wrench_duration": 0.0, "external_wrench_timeout": 0.5,
+        "robot_description": setup.urdf,
+        "base_link": setup.base_link,
+        "tip_link": setup.tip_link,
+        "gravity": list(setup.gravity),
+        "joints": joints,
+        "initial_positions": setup.q0.tolist(),
+        "integration_rate": float(rate),
+        "publish_rate": float(args.publish_rate),
+        "friction": not pendulum,
+        "hold_until_first_command": True,
+        "external_wrench_duration": 0.0,
+        "external_wrench_timeout": 0.5,
         "external_wrench_axes": "base",
     }
     if not pendulum:
         sim_params["joint_impedance.stiffness"] = stiffness.tolist()
         sim_params["joint_impedance.damping"] = damping.tolist()
     node_params = {
-        "robot_description": setup.urdf, "base_link": setup.base_link, "tip_link": setup.tip_link,
-        "gravity": list(setup.gravity), "publish_effort_command": not pendulum,
-        "effort_command_source": "gravity", "command_joints": joints,
-        "wrench_estimation": "momentum_observer", "observer_gain": float(args.observer_gain),
-        "wrench_frame": "base", "friction_compensation": not pendulum,
+        "robot_description": setup.urdf,
+        "base_link": setup.base_link,
+        "tip_link": setup.tip_link,
+        "gravity": list(setup.gravity),
+        "publish_effort_command": not pendulum,
+        "effort_command_source": "gravity",
+        "command_joints": joints,
+        "wrench_estimation": "momentum_observer",
+        "observer_gain": float(args.observer_gain),
+        "wrench_frame": "base",
+        "friction_compensation": not pendulum,
     }
     if args.observer_max_dt:
         node_params["observer_max_dt"] = float(args.observer_max_dt)
@@ -704,21 +916,44 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
 
-    print(f"robot_dynamics demo: {setup.name} ({model.n} joints, tip {setup.tip_link}), "
-          f"ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
-          f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET')}", file=out)
-    remap_cmd = [] if pendulum else [f"{ns}/arm_simulator/commands:={ns}/dynamics_node/effort_command"]
+    print(
+        f"robot_dynamics demo: {setup.name} ({model.n} joints, tip {setup.tip_link}), "
+        f"ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
+        f"discovery {os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET')}",
+        file=out,
+    )
+    remap_cmd = (
+        [] if pendulum else [f"{ns}/arm_simulator/commands:={ns}/dynamics_node/effort_command"]
+    )
     if args.attach:
-        print(f"  attaching to the running {ns}/arm_simulator and {ns}/dynamics_node ...", file=out, flush=True)
+        print(
+            f"  attaching to the running {ns}/arm_simulator and {ns}/dynamics_node ...",
+            file=out,
+            flush=True,
+        )
         children = []
     else:
-        print(f"  starting arm_simulator ({rate:g} Hz fixed step, joint_states {args.publish_rate:g} Hz) and "
-              f"dynamics_node as separate processes (logs in {log_dir}) ...", file=out, flush=True)
+        print(
+            f"  starting arm_simulator ({rate:g} Hz fixed step, joint_states {args.publish_rate:g} Hz) and "
+            f"dynamics_node as separate processes (logs in {log_dir}) ...",
+            file=out,
+            flush=True,
+        )
         children = [
-            Child("arm_simulator", _node_argv("robot_dynamics.ros.arm_simulator", "arm_simulator", sim_file, ns,
-                                              remap_cmd), os.path.join(log_dir, "arm_simulator.log"), env),
-            Child("dynamics_node", _node_argv("robot_dynamics.ros.dynamics_node", "dynamics_node", node_file,
-                                              ns, []), os.path.join(log_dir, "dynamics_node.log"), env),
+            Child(
+                "arm_simulator",
+                _node_argv(
+                    "robot_dynamics.ros.arm_simulator", "arm_simulator", sim_file, ns, remap_cmd
+                ),
+                os.path.join(log_dir, "arm_simulator.log"),
+                env,
+            ),
+            Child(
+                "dynamics_node",
+                _node_argv("robot_dynamics.ros.dynamics_node", "dynamics_node", node_file, ns, []),
+                os.path.join(log_dir, "dynamics_node.log"),
+                env,
+            ),
         ]
     monitor = None
     summary: Dict = {}
@@ -729,7 +964,9 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
         while True:
             for child in children:
                 if not child.alive():
-                    raise DemoError(f"{child.name} exited with code {child.popen.returncode}:\n{child.tail()}")
+                    raise DemoError(
+                        f"{child.name} exited with code {child.popen.returncode}:\n{child.tail()}"
+                    )
             n_js, _, n_est = monitor.counts()
             latest = monitor.latest()
             effort = latest[3]
@@ -741,7 +978,8 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
             if time.monotonic() > deadline:
                 raise DemoError(
                     f"nodes not up after {args.startup_timeout:g} s (joint_states {n_js}, estimates {n_est})\n"
-                    + "\n".join(f"--- {c.name}:\n{c.tail()}" for c in children))
+                    + "\n".join(f"--- {c.name}:\n{c.tail()}" for c in children)
+                )
             time.sleep(0.02)
         if pendulum:
             # release from the braked start pose (the first command opens the simulator's brakes)
@@ -754,21 +992,32 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
                     break
             with monitor.lock:
                 moving = [i for i, v in enumerate(monitor.rec.js_qd) if np.any(np.abs(v) > 0)]
-                t0_ns = monitor.rec.js_stamp[moving[0] - 1] if moving and moving[0] > 0 else monitor.rec.js_stamp[-1]
+                t0_ns = (
+                    monitor.rec.js_stamp[moving[0] - 1]
+                    if moving and moving[0] > 0
+                    else monitor.rec.js_stamp[-1]
+                )
         else:
             # The brakes held the arm until the first gravity command, and the observer saw their
             # torque as an external one: let that transient decay (about 5/gain) before the script.
             settle_deadline = time.monotonic() + 5.0
             while time.monotonic() < settle_deadline:
                 est = monitor.latest()[5]
-                if est is not None and np.linalg.norm(est[:3]) < 0.1 * args.force_tolerance \
-                        and np.linalg.norm(est[3:]) < 0.1 * args.torque_tolerance:
+                if (
+                    est is not None
+                    and np.linalg.norm(est[:3]) < 0.1 * args.force_tolerance
+                    and np.linalg.norm(est[3:]) < 0.1 * args.torque_tolerance
+                ):
                     break
                 time.sleep(0.02)
             t0_ns = monitor.latest()[0]
         setup_s = time.monotonic() - t_start
-        print(f"  nodes up after {setup_s:.1f} s; {'releasing the pendulum' if pendulum else 'holding the pose'} "
-              f"for {duration:g} s", file=out, flush=True)
+        print(
+            f"  nodes up after {setup_s:.1f} s; {'releasing the pendulum' if pendulum else 'holding the pose'} "
+            f"for {duration:g} s",
+            file=out,
+            flush=True,
+        )
 
         cpu0 = time.process_time()
         display = Display(out, args.live)
@@ -782,11 +1031,15 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
             if t >= duration:
                 break
             if now - wall0 > wall_limit:
-                raise DemoError(f"simulated time reached only {t:.2f} s of {duration:g} s after "
-                                f"{now - wall0:.0f} s of wall time (is the machine overloaded?)")
+                raise DemoError(
+                    f"simulated time reached only {t:.2f} s of {duration:g} s after "
+                    f"{now - wall0:.0f} s of wall time (is the machine overloaded?)"
+                )
             for child in children:
                 if not child.alive():
-                    raise DemoError(f"{child.name} exited with code {child.popen.returncode}:\n{child.tail()}")
+                    raise DemoError(
+                        f"{child.name} exited with code {child.popen.returncode}:\n{child.tail()}"
+                    )
             phase = None
             if not pendulum:
                 # published at ~50 Hz while it applies; a zero wrench removes it at once
@@ -813,24 +1066,53 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
         summary = analyse_pendulum(rec, setup, t0_ns, compare_s=1.0)
         ok = summary["energy_drift_relative_to_max_kinetic"] <= args.energy_tolerance
     else:
-        summary = analyse_push(rec, setup, script, t0_ns, args.force_tolerance, args.torque_tolerance,
-                               max_gap=node_params.get("observer_max_dt", NODE_OBSERVER_MAX_DT),
-                               recovery=5.0 / args.observer_gain)
+        summary = analyse_push(
+            rec,
+            setup,
+            script,
+            t0_ns,
+            args.force_tolerance,
+            args.torque_tolerance,
+            max_gap=node_params.get("observer_max_dt", NODE_OBSERVER_MAX_DT),
+            recovery=5.0 / args.observer_gain,
+        )
         mx = np.asarray(summary["steady_error_max"])
-        ok = bool(np.all(mx[:3] <= args.force_tolerance) and np.all(mx[3:] <= args.torque_tolerance)
-                  and all(math.isfinite(p["convergence_time_s"]) for p in summary["pushes"]))
-    summary.update({"robot": setup.name, "urdf": setup.urdf_path, "tip_link": setup.tip_link,
-                    "duration_s": duration, "integration_rate_hz": rate,
-                    "publish_rate_hz": args.publish_rate, "observer_gain": args.observer_gain,
-                    "setup_time_s": setup_s, "demo_process_cpu_fraction": demo_cpu, "total_time_s": time.monotonic() - t_start, "passed": ok,
-                    "plot": os.path.abspath(plot_path)})
+        ok = bool(
+            np.all(mx[:3] <= args.force_tolerance)
+            and np.all(mx[3:] <= args.torque_tolerance)
+            and all(math.isfinite(p["convergence_time_s"]) for p in summary["pushes"])
+        )
+    summary.update(
+        {
+            "robot": setup.name,
+            "urdf": setup.urdf_path,
+            "tip_link": setup.tip_link,
+            "duration_s": duration,
+            "integration_rate_hz": rate,
+            "publish_rate_hz": args.publish_rate,
+            "observer_gain": args.observer_gain,
+            "setup_time_s": setup_s,
+            "demo_process_cpu_fraction": demo_cpu,
+            "total_time_s": time.monotonic() - t_start,
+            "passed": ok,
+            "plot": os.path.abspath(plot_path),
+        }
+    )
     _plot(rec, setup, t0_ns, plot_path, pendulum, duration)
     if args.save_recording:
-        np.savez(args.save_recording, t0_ns=t0_ns, joint_names=np.array(setup.model.joint_names),
-                 js_stamp=np.asarray(rec.js_stamp), q=np.asarray(rec.js_q), qd=np.asarray(rec.js_qd),
-                 effort=np.asarray(rec.js_effort), applied_stamp=np.asarray(rec.app_stamp),
-                 applied=np.asarray(rec.app_wrench), estimated_stamp=np.asarray(rec.est_stamp),
-                 estimated=np.asarray(rec.est_wrench))
+        np.savez(
+            args.save_recording,
+            t0_ns=t0_ns,
+            joint_names=np.array(setup.model.joint_names),
+            js_stamp=np.asarray(rec.js_stamp),
+            q=np.asarray(rec.js_q),
+            qd=np.asarray(rec.js_qd),
+            effort=np.asarray(rec.js_effort),
+            applied_stamp=np.asarray(rec.app_stamp),
+            applied=np.asarray(rec.app_wrench),
+            estimated_stamp=np.asarray(rec.est_stamp),
+            estimated=np.asarray(rec.est_wrench),
+        )
     json_path = args.summary_json or os.path.splitext(plot_path)[0] + ".json"
     with open(json_path, "w") as fh:
         json.dump(summary, fh, indent=2)
@@ -839,8 +1121,16 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     return (EXIT_OK if ok else EXIT_CHECK_FAILED), summary
 
 
-def _show(display: Display, monitor: Monitor, setup: RobotSetup, t: float, duration: float,
-          phase: Optional[Phase], t0_ns: int, pendulum: bool) -> None:
+def _show(
+    display: Display,
+    monitor: Monitor,
+    setup: RobotSetup,
+    t: float,
+    duration: float,
+    phase: Optional[Phase],
+    t0_ns: int,
+    pendulum: bool,
+) -> None:
     js_stamp, q, qd, effort, est_stamp, est = monitor.latest()
     model = setup.model
     if pendulum:
@@ -852,17 +1142,28 @@ def _show(display: Display, monitor: Monitor, setup: RobotSetup, t: float, durat
             f"  energy {energy:9.4f} J (start {float(model.total_energy(setup.q0, np.zeros(model.n))):.4f} J)",
             _row("estimated", est) + "   (no contact: should stay ~0)",
         ]
-        plain = (f"t={t:5.1f}s q={np.round(q, 3).tolist() if q is not None else '-'} E={energy:.4f} J "
-                 f"|f_est|={np.linalg.norm(est[:3]) if est is not None else float('nan'):.3f} N")
+        plain = (
+            f"t={t:5.1f}s q={np.round(q, 3).tolist() if q is not None else '-'} E={energy:.4f} J "
+            f"|f_est|={np.linalg.norm(est[:3]) if est is not None else float('nan'):.3f} N"
+        )
         display.show(lines, plain)
         return
     applied = monitor.applied_at(est_stamp) if est_stamp is not None else None
     err = None if (applied is None or est is None) else est - applied
     pose0 = np.asarray(model.frame_pose(setup.q0), dtype=float)[:3, 3]
-    disp = (1e3 * float(np.linalg.norm(np.asarray(model.frame_pose(q), dtype=float)[:3, 3] - pose0))
-            if q is not None else float("nan"))
-    header = f"  {'wrench':<10}" + "".join(f"{a + (' [N]' if a[0] == 'f' else '[Nm]'):>8}" for a in AXES)
-    lag_ms = 1e3 * (js_stamp - est_stamp) * 1e-9 if (js_stamp is not None and est_stamp is not None) else 0.0
+    disp = (
+        1e3 * float(np.linalg.norm(np.asarray(model.frame_pose(q), dtype=float)[:3, 3] - pose0))
+        if q is not None
+        else float("nan")
+    )
+    header = f"  {'wrench':<10}" + "".join(
+        f"{a + (' [N]' if a[0] == 'f' else '[Nm]'):>8}" for a in AXES
+    )
+    lag_ms = (
+        1e3 * (js_stamp - est_stamp) * 1e-9
+        if (js_stamp is not None and est_stamp is not None)
+        else 0.0
+    )
     behind = f"   (estimate {lag_ms:.0f} ms behind: node catching up)" if lag_ms > 50 else ""
     lines = [
         f"t = {t:5.1f} / {duration:g} s   {phase.name if phase else ''}{behind}",
@@ -872,12 +1173,16 @@ def _show(display: Display, monitor: Monitor, setup: RobotSetup, t: float, durat
         _row("error", err),
         f"  tool displacement from the held pose: {disp:6.2f} mm",
     ]
-    plain = (f"t={t:5.1f}s {phase.name if phase else '':<36} applied={np.round(applied, 2).tolist() if applied is not None else '-'} "
-             f"estimated={np.round(est, 2).tolist() if est is not None else '-'} tool {disp:.2f} mm{behind}")
+    plain = (
+        f"t={t:5.1f}s {phase.name if phase else '':<36} applied={np.round(applied, 2).tolist() if applied is not None else '-'} "
+        f"estimated={np.round(est, 2).tolist() if est is not None else '-'} tool {disp:.2f} mm{behind}"
+    )
     display.show(lines, plain)
 
 
-def _plot(rec: Recording, setup: RobotSetup, t0_ns: int, path: str, pendulum: bool, duration: float) -> None:
+def _plot(
+    rec: Recording, setup: RobotSetup, t0_ns: int, path: str, pendulum: bool, duration: float
+) -> None:
     from robot_dynamics.tools.plotting import plot_trajectory, plot_wrench_demo
 
     js_t = (np.asarray(rec.js_stamp, dtype=np.int64) - t0_ns) * 1e-9
@@ -890,62 +1195,107 @@ def _plot(rec: Recording, setup: RobotSetup, t0_ns: int, path: str, pendulum: bo
         q, qd = np.asarray(rec.js_q)[keep_js], np.asarray(rec.js_qd)[keep_js]
         energy = np.asarray(model.total_energy(q, qd), dtype=float)
         ext_t = (np.asarray(rec.ext_stamp, dtype=np.int64) - t0_ns) * 1e-9
-        keep_ext = ext_t >= 0.1   # the brakes' torque, seen as external until 0.1 s, left out
+        keep_ext = ext_t >= 0.1  # the brakes' torque, seen as external until 0.1 s, left out
         ext = np.asarray(rec.ext_tau).reshape(-1, model.n)[keep_ext]
-        plot_trajectory(path, t=js_t[keep_js], q=q, qd=qd, energy=energy, joint_names=model.joint_names,
-                        title="double pendulum released from horizontal, zero torque (arm_simulator over DDS)",
-                        extra=(ext_t[keep_ext], ext, "estimated external\ntorque [Nm] (none)\nfrom 0.1 s",
-                               [f"{n}" for n in model.joint_names]))
+        plot_trajectory(
+            path,
+            t=js_t[keep_js],
+            q=q,
+            qd=qd,
+            energy=energy,
+            joint_names=model.joint_names,
+            title="double pendulum released from horizontal, zero torque (arm_simulator over DDS)",
+            extra=(
+                ext_t[keep_ext],
+                ext,
+                "estimated external\ntorque [Nm] (none)\nfrom 0.1 s",
+                [f"{n}" for n in model.joint_names],
+            ),
+        )
     else:
         keep_app = app_t >= 0
         order = np.argsort(app_t[keep_app], kind="stable")
-        plot_wrench_demo(path, t_wrench=app_t[keep_app][order], applied=np.asarray(rec.app_wrench)[keep_app][order],
-                         t_estimated=est_t[keep_est], estimated=np.asarray(rec.est_wrench)[keep_est],
-                         t_joints=js_t[keep_js], tau=np.asarray(rec.js_effort)[keep_js],
-                         joint_names=model.joint_names,
-                         title=f"{setup.name}: external wrench on {setup.tip_link}, applied vs estimated "
-                               f"(momentum observer, base axes)")
+        plot_wrench_demo(
+            path,
+            t_wrench=app_t[keep_app][order],
+            applied=np.asarray(rec.app_wrench)[keep_app][order],
+            t_estimated=est_t[keep_est],
+            estimated=np.asarray(rec.est_wrench)[keep_est],
+            t_joints=js_t[keep_js],
+            tau=np.asarray(rec.js_effort)[keep_js],
+            joint_names=model.joint_names,
+            title=f"{setup.name}: external wrench on {setup.tip_link}, applied vs estimated "
+            f"(momentum observer, base axes)",
+        )
 
 
 def _print_summary(s: Dict, setup: RobotSetup, pendulum: bool, args, out) -> None:
     p = lambda *a: print(*a, file=out)  # noqa: E731
     p("")
-    p(f"summary ({setup.name}, {s['duration_s']:g} s scripted, set-up {s['setup_time_s']:.1f} s, "
-      f"total {s['total_time_s']:.1f} s)")
+    p(
+        f"summary ({setup.name}, {s['duration_s']:g} s scripted, set-up {s['setup_time_s']:.1f} s, "
+        f"total {s['total_time_s']:.1f} s)"
+    )
     rates = s["rates_hz"]
-    p(f"  joint_states {_fmt(rates['joint_states'], '.0f')} Hz, wrench estimates {_fmt(rates['estimates'], '.0f')} Hz "
-      f"over DDS; simulator step {1e3 / s['integration_rate_hz']:g} ms")
+    p(
+        f"  joint_states {_fmt(rates['joint_states'], '.0f')} Hz, wrench estimates {_fmt(rates['estimates'], '.0f')} Hz "
+        f"over DDS; simulator step {1e3 / s['integration_rate_hz']:g} ms"
+    )
     if pendulum:
-        p(f"  energy: start {s['energy_initial_J']:.4f} J, max |E - E0| = {s['energy_max_abs_drift_J']:.4f} J "
-          f"= {100 * s['energy_drift_relative_to_max_kinetic']:.3f} % of the largest kinetic energy "
-          f"({s['max_kinetic_energy_J']:.1f} J); tolerance {100 * args.energy_tolerance:g} %")
-        p(f"  first {s['agreement_horizon_s']:g} s vs the core's RK45 (rtol 1e-10): max joint deviation "
-          f"{_fmt(s['max_joint_deviation_from_rk45_rad'], '.2e')} rad")
-        p(f"  external joint torque reported without any contact (after 0.1 s): RMS "
-          f"{_fmt(s['rms_false_joint_torque_Nm'])} Nm, max {_fmt(s['max_false_joint_torque_Nm'])} Nm "
-          f"(gravity torques reach {s['max_gravity_torque_Nm']:.0f} Nm; speeds up to {s['max_speed_rad_s']:.1f} rad/s)")
+        p(
+            f"  energy: start {s['energy_initial_J']:.4f} J, max |E - E0| = {s['energy_max_abs_drift_J']:.4f} J "
+            f"= {100 * s['energy_drift_relative_to_max_kinetic']:.3f} % of the largest kinetic energy "
+            f"({s['max_kinetic_energy_J']:.1f} J); tolerance {100 * args.energy_tolerance:g} %"
+        )
+        p(
+            f"  first {s['agreement_horizon_s']:g} s vs the core's RK45 (rtol 1e-10): max joint deviation "
+            f"{_fmt(s['max_joint_deviation_from_rk45_rad'], '.2e')} rad"
+        )
+        p(
+            f"  external joint torque reported without any contact (after 0.1 s): RMS "
+            f"{_fmt(s['rms_false_joint_torque_Nm'])} Nm, max {_fmt(s['max_false_joint_torque_Nm'])} Nm "
+            f"(gravity torques reach {s['max_gravity_torque_Nm']:.0f} Nm; speeds up to {s['max_speed_rad_s']:.1f} rad/s)"
+        )
     else:
         p("  steady-state estimation error per axis, after convergence [N, Nm]:")
         p("    " + f"{'':<5}" + "".join(f"{a:>10}" for a in AXES))
         p("    " + f"{'RMS':<5}" + "".join(f"{v:>10.2g}" for v in s["steady_error_rms"]))
         p("    " + f"{'max':<5}" + "".join(f"{v:>10.2g}" for v in s["steady_error_max"]))
         if s["observer_restarts"]:
-            p(f"    ({s['observer_restarts']} observer restart(s): the dynamics node skipped joint_states for up to "
-              f"{s['longest_estimate_gap_ms']:.0f} ms (CPU busy); {1e3 * s['recovery_excluded_s']:.0f} ms after each "
-              "are left out here)")
+            p(
+                f"    ({s['observer_restarts']} observer restart(s): the dynamics node skipped joint_states for up to "
+                f"{s['longest_estimate_gap_ms']:.0f} ms (CPU busy); {1e3 * s['recovery_excluded_s']:.0f} ms after each "
+                "are left out here)"
+            )
         for push in s["pushes"]:
             w = np.asarray(push["applied"])
-            what = "release" if not np.any(w) else "push " + np.array2string(w, precision=2, suppress_small=True)
+            what = (
+                "release"
+                if not np.any(w)
+                else "push " + np.array2string(w, precision=2, suppress_small=True)
+            )
             conv = push["convergence_time_s"]
-            p(f"  {push['phase']:<34} converged in {_fmt(conv * 1e3 if math.isfinite(conv) else conv, '.0f')} ms "
-              f"(to within {push['band_force_N']:.2g} N / {push['band_torque_Nm']:.2g} Nm)  [{what}]")
-        p(f"  held pose (tool position): drift while holding {s['pose_drift_hold_mm'] * 1e3:.3g} um, after "
-          f"the releases {s['pose_drift_final_mm'] * 1e3:.3g} um; deflection under the pushes up to "
-          f"{s['deflection_under_push_max_mm']:.1f} mm (joint impedance {args.impedance_hz:g} Hz)")
-        p(f"  without gravity compensation the same joint impedance would sag "
-          f"{s['sag_without_gravity_compensation_mm']:.1f} mm")
-    p(f"  result: {'PASS' if s['passed'] else 'FAIL'}"
-      + ("" if pendulum else f" (tolerance {args.force_tolerance:g} N / {args.torque_tolerance:g} Nm per axis)"))
+            p(
+                f"  {push['phase']:<34} converged in {_fmt(conv * 1e3 if math.isfinite(conv) else conv, '.0f')} ms "
+                f"(to within {push['band_force_N']:.2g} N / {push['band_torque_Nm']:.2g} Nm)  [{what}]"
+            )
+        p(
+            f"  held pose (tool position): drift while holding {s['pose_drift_hold_mm'] * 1e3:.3g} um, after "
+            f"the releases {s['pose_drift_final_mm'] * 1e3:.3g} um; deflection under the pushes up to "
+            f"{s['deflection_under_push_max_mm']:.1f} mm (joint impedance {args.impedance_hz:g} Hz)"
+        )
+        p(
+            f"  without gravity compensation the same joint impedance would sag "
+            f"{s['sag_without_gravity_compensation_mm']:.1f} mm"
+        )
+    p(
+        f"  result: {'PASS' if s['passed'] else 'FAIL'}"
+        + (
+            ""
+            if pendulum
+            else f" (tolerance {args.force_tolerance:g} N / {args.torque_tolerance:g} Nm per axis)"
+        )
+    )
     p(f"  plot: {s['plot']}")
     p(f"  summary: {s['summary_json']}")
 

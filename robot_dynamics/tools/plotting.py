@@ -59,14 +59,18 @@ def plot_trajectory(
         extra: optional last panel ``(t (m,), values (m, c), ylabel, legend labels)``.
     """
     t = np.asarray(t, dtype=float)
-    panels = ["q", "qd"] + (["tau"] if tau is not None else []) + (["E"] if energy is not None else [])
+    panels = (
+        ["q", "qd"] + (["tau"] if tau is not None else []) + (["E"] if energy is not None else [])
+    )
     panels += ["extra"] if extra is not None else []
     fig, axes = _figure(len(panels))
     for ax, panel in zip(axes[:, 0], panels):
         if panel == "q":
             ax.plot(t, np.asarray(q))
             ax.set_ylabel("position [rad]")
-            ax.legend(list(joint_names), fontsize=7, ncol=min(len(joint_names), 7), loc="upper right")
+            ax.legend(
+                list(joint_names), fontsize=7, ncol=min(len(joint_names), 7), loc="upper right"
+            )
         elif panel == "qd":
             ax.plot(t, np.asarray(qd))
             ax.set_ylabel("velocity [rad/s]")

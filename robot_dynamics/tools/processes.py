@@ -9,8 +9,15 @@ def start_process_group(argv, log, env=None, preexec_fn=None):
     """Start ``argv`` in a session (process group) of its own, so that
     :func:`stop_process_group` stops it and its children; stdout and stderr go to the open
     binary file ``log``, stdin comes from /dev/null. Returns the Popen."""
-    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, start_new_session=True, preexec_fn=preexec_fn)
+    return subprocess.Popen(
+        argv,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+        preexec_fn=preexec_fn,
+    )
 
 
 def stop_process_group(popen, timeout=5.0):

@@ -1,5 +1,6 @@
 """Helpers of the dynamics-core tests (a uniquely named module: test/, test/core and test/ros each
 have a conftest.py, so `from conftest import ...` would be ambiguous)."""
+
 import os
 
 import pytest
@@ -29,8 +30,15 @@ def robot_params(names):
     """pytest params of robot names; example-robot-data robots skip when it is missing."""
     out = []
     for n in names:
-        marks = () if oracles.is_local(n) else (
-            pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed"),)
+        marks = (
+            ()
+            if oracles.is_local(n)
+            else (
+                pytest.mark.skipif(
+                    not oracles.has_erd(), reason="example-robot-data not installed"
+                ),
+            )
+        )
         out.append(pytest.param(n, id=n, marks=marks))
     return out
 

@@ -9,6 +9,7 @@ Nothing here imports robot_dynamics: every quantity is computed independently of
 - ``PinOracle``: Pinocchio on the full tree (mimic joints left independent by pin's parser),
   reduced with the same ``G`` (``M_red = G^T M G``, ``tau_red = G^T tau``, ``J_red = J G``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,8 +43,9 @@ def robots_dir():
             s = str(f)
             i = s.find("share/example-robot-data/robots/")
             if i >= 0:
-                candidates.append(os.path.join(str(dist.locate_file(s[:i])),
-                                               "share/example-robot-data/robots"))
+                candidates.append(
+                    os.path.join(str(dist.locate_file(s[:i])), "share/example-robot-data/robots")
+                )
                 break
     except Exception:  # noqa: BLE001 - package missing or unusual metadata
         pass
@@ -51,14 +53,29 @@ def robots_dir():
         import example_robot_data as erd  # type: ignore
 
         if hasattr(erd, "getModelPath"):
-            candidates.append(os.path.join(erd.getModelPath("ur_description/urdf/ur5_robot.urdf"),
-                                           "example-robot-data", "robots"))
+            candidates.append(
+                os.path.join(
+                    erd.getModelPath("ur_description/urdf/ur5_robot.urdf"),
+                    "example-robot-data",
+                    "robots",
+                )
+            )
     except Exception:  # noqa: BLE001
         pass
     for p in sys.path:
         candidates.append(os.path.join(p, "cmeel.prefix", "share", "example-robot-data", "robots"))
-    candidates += glob.glob(os.path.join(sys.prefix, "lib", "python3*", "site-packages",
-                                         "cmeel.prefix", "share", "example-robot-data", "robots"))
+    candidates += glob.glob(
+        os.path.join(
+            sys.prefix,
+            "lib",
+            "python3*",
+            "site-packages",
+            "cmeel.prefix",
+            "share",
+            "example-robot-data",
+            "robots",
+        )
+    )
     for c in candidates:
         if os.path.isdir(os.path.join(c, "ur_description")):
             return os.path.abspath(c)
@@ -283,10 +300,18 @@ def model_kwargs(name):
 def default_frame(name):
     """A frame (link) on which Jacobian/wrench tests act, for each test robot."""
     return {
-        "double_pendulum": "tip", "mixed": "tool", "bundled_panda": "tool", "ytree": "left_l3",
+        "double_pendulum": "tip",
+        "mixed": "tool",
+        "bundled_panda": "tool",
+        "ytree": "left_l3",
         "ur5": "tool0",
-        "panda_arm": "panda_hand", "panda_gripper": "panda_hand", "baxter": "left_gripper",
-        "kinova": "j2s6s200_end_effector", "xarm7": "link_eef", "z1": "link06", "so100": "gripper",
+        "panda_arm": "panda_hand",
+        "panda_gripper": "panda_hand",
+        "baxter": "left_gripper",
+        "kinova": "j2s6s200_end_effector",
+        "xarm7": "link_eef",
+        "z1": "link06",
+        "so100": "gripper",
     }[name]
 
 
@@ -369,9 +394,13 @@ def parse_urdf(xml):
             i = inertial.find("inertia")
             if i is not None:
                 g = lambda k: float(i.get(k, 0.0))  # noqa: E731
-                li.inertia = np.array([[g("ixx"), g("ixy"), g("ixz")],
-                                       [g("ixy"), g("iyy"), g("iyz")],
-                                       [g("ixz"), g("iyz"), g("izz")]])
+                li.inertia = np.array(
+                    [
+                        [g("ixx"), g("ixy"), g("ixz")],
+                        [g("ixy"), g("iyy"), g("iyz")],
+                        [g("ixz"), g("iyz"), g("izz")],
+                    ]
+                )
         links[li.name] = li
     for el in root.findall("joint"):
         o = el.find("origin")
@@ -381,8 +410,14 @@ def parse_urdf(xml):
         axis = _floats(a.get("xyz") if a is not None else None, [1, 0, 0])
         if np.linalg.norm(axis) > 0:
             axis = axis / np.linalg.norm(axis)
-        ji = JointInfo(el.get("name"), el.get("type"), el.find("parent").get("link"),
-                       el.find("child").get("link"), homog(rpy_to_R(rpy), xyz), axis)
+        ji = JointInfo(
+            el.get("name"),
+            el.get("type"),
+            el.find("parent").get("link"),
+            el.find("child").get("link"),
+            homog(rpy_to_R(rpy), xyz),
+            axis,
+        )
         lim = el.find("limit")
         if ji.type == "continuous":
             ji.lower, ji.upper = -np.pi, np.pi
@@ -395,8 +430,11 @@ def parse_urdf(xml):
             ji.friction = float(dyn.get("friction", 0.0))
         mim = el.find("mimic")
         if mim is not None:
-            ji.mimic = (mim.get("joint"), float(mim.get("multiplier", 1.0)),
-                        float(mim.get("offset", 0.0)))
+            ji.mimic = (
+                mim.get("joint"),
+                float(mim.get("multiplier", 1.0)),
+                float(mim.get("offset", 0.0)),
+            )
         joints[ji.name] = ji
     child_joints = {n: [] for n in links}
     parent_joint = {}
@@ -462,8 +500,11 @@ class KaneOracle:
         self.gravity = np.asarray(gravity, float)
         idx = {n: i for i, n in enumerate(self.joint_names)}
         # movable joints below the base, full coordinates
-        self.full = [self.info.parent_joint[ln] for ln in self.links[1:]
-                     if self.info.parent_joint[ln].type != "fixed"]
+        self.full = [
+            self.info.parent_joint[ln]
+            for ln in self.links[1:]
+            if self.info.parent_joint[ln].type != "fixed"
+        ]
         self.G = np.zeros((len(self.full), self.n))
         self.off = np.zeros(len(self.full))
         for a, j in enumerate(self.full):
@@ -476,8 +517,11 @@ class KaneOracle:
     def _kin(self, q, qd, qdd):
         q, qd, qdd = (np.asarray(x, float) for x in (q, qd, qdd))
         qf, qdf, qddf = self.G @ q + self.off, self.G @ qd, self.G @ qdd
-        st = {self.base: dict(T=np.eye(4), w=np.zeros(3), wd=np.zeros(3), v=np.zeros(3),
-                              a=np.zeros(3), chain=[])}
+        st = {
+            self.base: dict(
+                T=np.eye(4), w=np.zeros(3), wd=np.zeros(3), v=np.zeros(3), a=np.zeros(3), chain=[]
+            )
+        }
         for ln in self.links[1:]:
             j = self.info.parent_joint[ln]
             p = st[j.parent]
@@ -551,8 +595,9 @@ class KaneOracle:
 
     def mass_matrix(self, q):
         z = np.zeros(self.n)
-        return np.column_stack([self.inverse_dynamics(q, z, e, gravity=False)
-                                for e in np.eye(self.n)])
+        return np.column_stack(
+            [self.inverse_dynamics(q, z, e, gravity=False) for e in np.eye(self.n)]
+        )
 
     def frame_pose(self, q, frame):
         z = np.zeros(self.n)
@@ -620,8 +665,11 @@ class PinOracle:
                 self.G[jm.idx_v, k] += c
             self.off[jm.idx_v] = o
             self.qslots.append((jm.idx_q, jm.idx_v, jm.nq))
-        self.has_mimic = not (self.G.shape[0] == self.n and np.allclose(self.G.T @ self.G, np.eye(self.n))
-                              and not np.any(self.off))
+        self.has_mimic = not (
+            self.G.shape[0] == self.n
+            and np.allclose(self.G.T @ self.G, np.eye(self.n))
+            and not np.any(self.off)
+        )
 
     # coordinates
     def qp(self, q):
@@ -638,7 +686,9 @@ class PinOracle:
         return self.G @ np.asarray(qd, float)
 
     def rnea(self, q, qd, qdd):
-        return self.G.T @ self.pin.rnea(self.model, self.data, self.qp(q), self.vp(qd), self.vp(qdd))
+        return self.G.T @ self.pin.rnea(
+            self.model, self.data, self.qp(q), self.vp(qd), self.vp(qdd)
+        )
 
     def gravity_torques(self, q):
         return self.G.T @ self.pin.computeGeneralizedGravity(self.model, self.data, self.qp(q))
@@ -659,9 +709,12 @@ class PinOracle:
 
     def forward_dynamics(self, q, qd, tau):
         if not self.has_mimic:  # G is a permutation: tau_full = G tau
-            return self.G.T @ self.pin.aba(self.model, self.data, self.qp(q), self.vp(qd),
-                                           self.G @ np.asarray(tau, float))
-        return np.linalg.solve(self.mass_matrix(q), np.asarray(tau, float) - self.nonlinear_effects(q, qd))
+            return self.G.T @ self.pin.aba(
+                self.model, self.data, self.qp(q), self.vp(qd), self.G @ np.asarray(tau, float)
+            )
+        return np.linalg.solve(
+            self.mass_matrix(q), np.asarray(tau, float) - self.nonlinear_effects(q, qd)
+        )
 
     def dM_dq(self, q):
         """Exact dM_red/dq_l (n, n, n) [i, j, l] from pin's RNEA derivatives (zero gravity,
@@ -694,8 +747,9 @@ class PinOracle:
 
     def jacobian(self, q, frame):
         pin = self.pin
-        J = pin.computeFrameJacobian(self.model, self.data, self.qp(q), self.frame_id(frame),
-                                     pin.LOCAL_WORLD_ALIGNED)
+        J = pin.computeFrameJacobian(
+            self.model, self.data, self.qp(q), self.frame_id(frame), pin.LOCAL_WORLD_ALIGNED
+        )
         return np.array(J) @ self.G
 
     def frame_pose(self, q, frame):
@@ -723,8 +777,12 @@ def fd_dM(mass_matrix, q, h=1e-5):
     for l in range(n):
         e = np.zeros(n)
         e[l] = h
-        out[:, :, l] = (-mass_matrix(q + 2 * e) + 8 * mass_matrix(q + e) - 8 * mass_matrix(q - e)
-                        + mass_matrix(q - 2 * e)) / (12 * h)
+        out[:, :, l] = (
+            -mass_matrix(q + 2 * e)
+            + 8 * mass_matrix(q + e)
+            - 8 * mass_matrix(q - e)
+            + mass_matrix(q - 2 * e)
+        ) / (12 * h)
     return out
 
 

@@ -1,5 +1,6 @@
 """Bad input: each case raises the named exception of robot_dynamics.core.errors and the message
 names the culprit (argument, joint, link or frame)."""
+
 import numpy as np
 import pytest
 
@@ -26,8 +27,14 @@ def dp():
 
 
 def test_exception_hierarchy():
-    for e in (URDFError, UnsupportedJointError, KinematicTreeError, UnknownFrameError,
-              AmbiguousTipError, InvalidInputError):
+    for e in (
+        URDFError,
+        UnsupportedJointError,
+        KinematicTreeError,
+        UnknownFrameError,
+        AmbiguousTipError,
+        InvalidInputError,
+    ):
         assert issubclass(e, RobotDynamicsError)
     assert issubclass(UnsupportedJointError, URDFError)
     assert issubclass(KinematicTreeError, URDFError)
@@ -51,9 +58,17 @@ WRONG_SIZE = [
     ("inverse_dynamics q", lambda m: m.inverse_dynamics(Z3, Z2, Z2), "q"),
     ("inverse_dynamics qd", lambda m: m.inverse_dynamics(Z2, Z3, Z2), "qd"),
     ("inverse_dynamics qdd", lambda m: m.inverse_dynamics(Z2, Z2, Z3), "qdd"),
-    ("inverse_dynamics f_ext", lambda m: m.inverse_dynamics(Z2, Z2, Z2, f_ext=np.zeros(5), frame="tip"), "f_ext"),
+    (
+        "inverse_dynamics f_ext",
+        lambda m: m.inverse_dynamics(Z2, Z2, Z2, f_ext=np.zeros(5), frame="tip"),
+        "f_ext",
+    ),
     ("forward_dynamics tau", lambda m: m.forward_dynamics(Z2, Z2, Z3), "tau"),
-    ("forward_dynamics f_ext", lambda m: m.forward_dynamics(Z2, Z2, Z2, f_ext=np.zeros(3), frame="tip"), "f_ext"),
+    (
+        "forward_dynamics f_ext",
+        lambda m: m.forward_dynamics(Z2, Z2, Z2, f_ext=np.zeros(3), frame="tip"),
+        "f_ext",
+    ),
     ("coriolis_matrix qd", lambda m: m.coriolis_matrix(Z2, Z3), "qd"),
     ("nonlinear_effects qd", lambda m: m.nonlinear_effects(Z2, np.zeros(1)), "qd"),
     ("jacobian", lambda m: m.jacobian(Z3), "q"),
@@ -61,7 +76,11 @@ WRONG_SIZE = [
     ("kinetic_energy qd", lambda m: m.kinetic_energy(Z2, Z3), "qd"),
     ("friction_torques", lambda m: m.friction_torques(Z3), "qd"),
     ("estimate_external_wrench", lambda m: m.estimate_external_wrench(Z2, Z3), "tau_ext"),
-    ("batch mismatch", lambda m: m.inverse_dynamics(np.zeros((3, 2)), np.zeros((4, 2)), np.zeros((3, 2))), "qd"),
+    (
+        "batch mismatch",
+        lambda m: m.inverse_dynamics(np.zeros((3, 2)), np.zeros((4, 2)), np.zeros((3, 2))),
+        "qd",
+    ),
     ("scalar q", lambda m: m.gravity_torques(0.5), "q"),
 ]
 
@@ -77,8 +96,13 @@ NON_FINITE = [
     ("qd nan", lambda m: m.inverse_dynamics(Z2, np.array([np.nan, 0.0]), Z2), "qd"),
     ("qdd inf", lambda m: m.inverse_dynamics(Z2, Z2, np.array([0.0, -np.inf])), "qdd"),
     ("tau nan", lambda m: m.forward_dynamics(Z2, Z2, np.array([np.nan, 1.0])), "tau"),
-    ("f_ext nan", lambda m: m.inverse_dynamics(Z2, Z2, Z2, f_ext=np.array([0, 0, np.nan, 0, 0, 0.0]),
-                                               frame="tip"), "f_ext"),
+    (
+        "f_ext nan",
+        lambda m: m.inverse_dynamics(
+            Z2, Z2, Z2, f_ext=np.array([0, 0, np.nan, 0, 0, 0.0]), frame="tip"
+        ),
+        "f_ext",
+    ),
     ("batch q nan", lambda m: m.gravity_torques(np.array([[0.1, 0.2], [0.0, np.nan]])), "q"),
     ("jacobian q nan", lambda m: m.jacobian(np.array([np.nan, 0.0])), "q"),
     ("tau_ext inf", lambda m: m.estimate_external_wrench(Z2, np.array([np.inf, 0.0])), "tau_ext"),
@@ -101,10 +125,19 @@ UNKNOWN_FRAME = [
     ("jacobian", lambda m: m.jacobian(Z2, frame="no_such_link")),
     ("jacobian_dot_qd", lambda m: m.jacobian_dot_qd(Z2, Z2, frame="no_such_link")),
     ("frame_pose", lambda m: m.frame_pose(Z2, frame="no_such_link")),
-    ("inverse_dynamics", lambda m: m.inverse_dynamics(Z2, Z2, Z2, f_ext=np.zeros(6), frame="no_such_link")),
-    ("forward_dynamics", lambda m: m.forward_dynamics(Z2, Z2, Z2, f_ext=np.zeros(6), frame="no_such_link")),
+    (
+        "inverse_dynamics",
+        lambda m: m.inverse_dynamics(Z2, Z2, Z2, f_ext=np.zeros(6), frame="no_such_link"),
+    ),
+    (
+        "forward_dynamics",
+        lambda m: m.forward_dynamics(Z2, Z2, Z2, f_ext=np.zeros(6), frame="no_such_link"),
+    ),
     ("task_space_inertia", lambda m: m.task_space_inertia(Z2, frame="no_such_link")),
-    ("estimate_external_wrench", lambda m: m.estimate_external_wrench(Z2, Z2, frame="no_such_link")),
+    (
+        "estimate_external_wrench",
+        lambda m: m.estimate_external_wrench(Z2, Z2, frame="no_such_link"),
+    ),
     ("with_payload", lambda m: m.with_payload(1.0, (0, 0, 0), frame="no_such_link")),
 ]
 
@@ -126,9 +159,12 @@ def test_ambiguous_tip_lists_leaves():
     tree = load_model("ytree")
     assert tree.tip_link is None
     q = np.zeros(tree.n)
-    for call in (lambda: tree.jacobian(q), lambda: tree.frame_pose(q),
-                 lambda: tree.estimate_external_wrench(q, q),
-                 lambda: tree.inverse_dynamics(q, q, q, f_ext=np.zeros(6))):
+    for call in (
+        lambda: tree.jacobian(q),
+        lambda: tree.frame_pose(q),
+        lambda: tree.estimate_external_wrench(q, q),
+        lambda: tree.inverse_dynamics(q, q, q, f_ext=np.zeros(6)),
+    ):
         with pytest.raises(AmbiguousTipError) as ei:
             call()
         assert "left_l3" in str(ei.value) and "right_l2" in str(ei.value), str(ei.value)
@@ -138,13 +174,17 @@ def test_ambiguous_tip_lists_leaves():
 
 # ------------------------------------------------------------------ malformed URDFs
 def _joint(name, parent, child, jtype="revolute", extra=""):
-    return (f'<joint name="{name}" type="{jtype}"><parent link="{parent}"/><child link="{child}"/>'
-            f'<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>{extra}</joint>')
+    return (
+        f'<joint name="{name}" type="{jtype}"><parent link="{parent}"/><child link="{child}"/>'
+        f'<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>{extra}</joint>'
+    )
 
 
 def _link(name, mass=1.0):
-    return (f'<link name="{name}"><inertial><mass value="{mass}"/>'
-            '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>')
+    return (
+        f'<link name="{name}"><inertial><mass value="{mass}"/>'
+        '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>'
+    )
 
 
 def _robot(*parts):
@@ -184,30 +224,48 @@ def test_unknown_joint_type():
 
 
 def test_joint_naming_missing_link():
-    xml = _robot(_link("base"), _link("a"), _joint("j1", "base", "a"), _joint("j2", "a", "ghost_link"))
+    xml = _robot(
+        _link("base"), _link("a"), _joint("j1", "base", "a"), _joint("j2", "a", "ghost_link")
+    )
     with pytest.raises(KinematicTreeError) as ei:
         RobotModel.from_urdf(xml)
     assert "ghost_link" in str(ei.value)
 
 
 def test_duplicate_link_names():
-    xml = _robot(_link("base"), _link("twin_link"), _link("twin_link", 2.0), _joint("j1", "base", "twin_link"))
+    xml = _robot(
+        _link("base"),
+        _link("twin_link"),
+        _link("twin_link", 2.0),
+        _joint("j1", "base", "twin_link"),
+    )
     with pytest.raises(KinematicTreeError) as ei:
         RobotModel.from_urdf(xml)
     assert "twin_link" in str(ei.value)
 
 
 def test_duplicate_joint_names():
-    xml = _robot(_link("base"), _link("a"), _link("b"), _joint("same_joint", "base", "a"),
-                 _joint("same_joint", "a", "b"))
+    xml = _robot(
+        _link("base"),
+        _link("a"),
+        _link("b"),
+        _joint("same_joint", "base", "a"),
+        _joint("same_joint", "a", "b"),
+    )
     with pytest.raises(KinematicTreeError) as ei:
         RobotModel.from_urdf(xml)
     assert "same_joint" in str(ei.value)
 
 
 def test_cycle():
-    xml = _robot(_link("base"), _link("ring_a"), _link("ring_b"), _joint("j0", "base", "ring_a"),
-                 _joint("j1", "ring_a", "ring_b"), _joint("close_ring", "ring_b", "ring_a"))
+    xml = _robot(
+        _link("base"),
+        _link("ring_a"),
+        _link("ring_b"),
+        _joint("j0", "base", "ring_a"),
+        _joint("j1", "ring_a", "ring_b"),
+        _joint("close_ring", "ring_b", "ring_a"),
+    )
     with pytest.raises(KinematicTreeError) as ei:
         RobotModel.from_urdf(xml)
     msg = str(ei.value)
@@ -215,8 +273,12 @@ def test_cycle():
 
 
 def test_pure_cycle_without_root():
-    xml = _robot(_link("loop_a"), _link("loop_b"), _joint("j1", "loop_a", "loop_b"),
-                 _joint("j2", "loop_b", "loop_a"))
+    xml = _robot(
+        _link("loop_a"),
+        _link("loop_b"),
+        _joint("j1", "loop_a", "loop_b"),
+        _joint("j2", "loop_b", "loop_a"),
+    )
     with pytest.raises(KinematicTreeError):
         RobotModel.from_urdf(xml)
 
@@ -245,8 +307,13 @@ def test_unknown_base_and_tip_links():
 
 
 def test_mimic_of_unknown_joint():
-    xml = _robot(_link("base"), _link("a"), _link("b"), _joint("j1", "base", "a"),
-                 _joint("j2", "a", "b", extra='<mimic joint="phantom_joint" multiplier="1"/>'))
+    xml = _robot(
+        _link("base"),
+        _link("a"),
+        _link("b"),
+        _joint("j1", "base", "a"),
+        _joint("j2", "a", "b", extra='<mimic joint="phantom_joint" multiplier="1"/>'),
+    )
     with pytest.raises(URDFError) as ei:
         RobotModel.from_urdf(xml)
     assert "phantom_joint" in str(ei.value)

@@ -2,6 +2,7 @@
 
 Two uniform rods 1.0 x 0.1 x 0.1 m, 10 kg, COM at 0.5 m, joints about z, gravity (0, -9.81, 0).
 """
+
 import numpy as np
 import pytest
 
@@ -97,9 +98,15 @@ def test_gravity(dp, states):
 
 def test_inverse_and_forward_dynamics(dp, states):
     q, qd, qdd = states
-    tau = (closed_D(q) @ qdd[..., None])[..., 0] + (closed_C(q, qd) @ qd[..., None])[..., 0] + closed_g(q)
+    tau = (
+        (closed_D(q) @ qdd[..., None])[..., 0]
+        + (closed_C(q, qd) @ qd[..., None])[..., 0]
+        + closed_g(q)
+    )
     assert_close(dp.inverse_dynamics(q, qd, qdd), tau, 1e-12, "tau = D qdd + C qd + g")
-    assert_close(dp.nonlinear_effects(q, qd), tau - (closed_D(q) @ qdd[..., None])[..., 0], 1e-12, "C qd + g")
+    assert_close(
+        dp.nonlinear_effects(q, qd), tau - (closed_D(q) @ qdd[..., None])[..., 0], 1e-12, "C qd + g"
+    )
     assert_close(dp.forward_dynamics(q, qd, tau), qdd, 1e-10, "forward dynamics")
 
 
@@ -116,8 +123,15 @@ def test_tip_jacobian_and_pose(dp, states):
     assert_close(T[:, 0, 3], L1 * np.cos(q1) + L2 * np.cos(q12), 1e-12, "tip x")
     assert_close(T[:, 1, 3], L1 * np.sin(q1) + L2 * np.sin(q12), 1e-12, "tip y")
     assert_close(T[:, 2, 3], np.zeros(20), 1e-12, "tip z")
-    assert_close(T[:, :2, :2], np.stack([np.stack([np.cos(q12), -np.sin(q12)], -1),
-                                         np.stack([np.sin(q12), np.cos(q12)], -1)], -2), 1e-12, "tip R")
+    assert_close(
+        T[:, :2, :2],
+        np.stack(
+            [np.stack([np.cos(q12), -np.sin(q12)], -1), np.stack([np.sin(q12), np.cos(q12)], -1)],
+            -2,
+        ),
+        1e-12,
+        "tip R",
+    )
 
 
 def test_statics_base_axes(dp, states):
@@ -132,8 +146,12 @@ def test_statics_base_axes(dp, states):
     assert_close(JT_F, tau_closed, 1e-12, "J^T F")
     # holding still while pushing with F: tau = g + J^T F, i.e. f_ext = -F in inverse dynamics
     z = np.zeros((20, 2))
-    assert_close(dp.inverse_dynamics(q, z, z, f_ext=-F6, frame="tip"), closed_g(q) + tau_closed, 1e-12,
-                 "inverse dynamics with f_ext = -F")
+    assert_close(
+        dp.inverse_dynamics(q, z, z, f_ext=-F6, frame="tip"),
+        closed_g(q) + tau_closed,
+        1e-12,
+        "inverse dynamics with f_ext = -F",
+    )
 
 
 def test_statics_link2_axes(dp, states):
@@ -147,14 +165,22 @@ def test_statics_link2_axes(dp, states):
     F6 = np.zeros((20, 6))
     F6[:, 0], F6[:, 1] = fx, fy
     Jl = dp.jacobian(q, frame="tip", axes="local")
-    assert_close((np.swapaxes(Jl, -1, -2) @ F6[..., None])[..., 0], np.stack([tau1, tau2], -1), 1e-12,
-                 "J_local^T F_local")
+    assert_close(
+        (np.swapaxes(Jl, -1, -2) @ F6[..., None])[..., 0],
+        np.stack([tau1, tau2], -1),
+        1e-12,
+        "J_local^T F_local",
+    )
     # same torque from the base-axes Jacobian with F rotated into base axes
     R = dp.frame_pose(q, frame="tip")[:, :3, :3]
     Fb = np.zeros((20, 6))
     Fb[:, :3] = (R @ F6[:, :3, None])[..., 0]
-    assert_close((np.swapaxes(dp.jacobian(q, frame="tip"), -1, -2) @ Fb[..., None])[..., 0],
-                 np.stack([tau1, tau2], -1), 1e-12, "J^T R F_local")
+    assert_close(
+        (np.swapaxes(dp.jacobian(q, frame="tip"), -1, -2) @ Fb[..., None])[..., 0],
+        np.stack([tau1, tau2], -1),
+        1e-12,
+        "J^T R F_local",
+    )
 
 
 def test_energies(dp, states):

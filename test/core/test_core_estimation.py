@@ -1,5 +1,6 @@
 """Task-space inertia, external wrench estimation (damped pseudo-inverse of J^T, singular values)
 and the generalised momentum observer."""
+
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -10,7 +11,7 @@ import oracles
 from core_helpers import load_model, random_state, robot_params
 from oracles import assert_close
 
-UR5_Q = np.array([0.3, -1.2, 1.5, -0.9, 1.1, 0.4])          # far from singularities
+UR5_Q = np.array([0.3, -1.2, 1.5, -0.9, 1.1, 0.4])  # far from singularities
 UR5_Q_SINGULAR = np.array([0.3, -1.2, 0.0, -0.9, 0.0, 0.4])  # elbow straight and wrist 2 = 0
 
 
@@ -38,7 +39,9 @@ def test_task_space_inertia(name, rng):
     assert_close(Lam, np.swapaxes(Lam, -1, -2), 1e-9 * max(1.0, cond * 1e-5), "Lambda symmetric")
     if model.n == 6:  # square J: Lambda = J^-T M J^-1
         Jinv = np.linalg.inv(J)
-        assert_close(Lam, np.swapaxes(Jinv, -1, -2) @ M @ Jinv, max(1e-9, 1e-14 * cond), "J^-T M J^-1")
+        assert_close(
+            Lam, np.swapaxes(Jinv, -1, -2) @ M @ Jinv, max(1e-9, 1e-14 * cond), "J^-T M J^-1"
+        )
 
 
 @pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
@@ -56,13 +59,19 @@ def test_estimate_external_wrench_recovers_known_wrench(rng):
     # frame axes: blockdiag(R^T, R^T) f
     R = model.frame_pose(UR5_Q)[:3, :3]
     est_l = model.estimate_external_wrench(UR5_Q, tau_ext, axes="local")
-    assert_close(est_l.wrench, np.concatenate([R.T @ f[:3], R.T @ f[3:]]), 1e-6, "recovered wrench (local)")
+    assert_close(
+        est_l.wrench, np.concatenate([R.T @ f[:3], R.T @ f[3:]]), 1e-6, "recovered wrench (local)"
+    )
     # it is the f_ext of inverse dynamics: tau_ext = tau_measured - (M qdd + C qd + g)
     qd, qdd = rng.normal(size=(2, 6))
     tau_measured = model.inverse_dynamics(UR5_Q, qd, qdd, f_ext=f)
     tau_ext2 = tau_measured - model.inverse_dynamics(UR5_Q, qd, qdd)
-    assert_close(model.estimate_external_wrench(UR5_Q, -tau_ext2).wrench, f, 1e-6,
-                 "f_ext of inverse dynamics (tau_measured = tau_rigid - J^T f_ext)")
+    assert_close(
+        model.estimate_external_wrench(UR5_Q, -tau_ext2).wrench,
+        f,
+        1e-6,
+        "f_ext of inverse dynamics (tau_measured = tau_rigid - J^T f_ext)",
+    )
     # batch
     fb = rng.normal(scale=10.0, size=(4, 6))
     qb = UR5_Q + rng.normal(scale=0.05, size=(4, 6))
@@ -102,8 +111,15 @@ def _simulate_with_external_torque(model, q0, tau_fn, tau_ext, t_end, dt):
         return np.concatenate([qd, model.forward_dynamics(q, qd, tau_fn(t, q, qd) + tau_ext)])
 
     t = np.arange(0.0, t_end + dt / 2, dt)
-    sol = solve_ivp(rhs, (0, t[-1]), np.concatenate([q0, np.zeros(n)]), method="DOP853", t_eval=t,
-                    rtol=1e-11, atol=1e-12)
+    sol = solve_ivp(
+        rhs,
+        (0, t[-1]),
+        np.concatenate([q0, np.zeros(n)]),
+        method="DOP853",
+        t_eval=t,
+        rtol=1e-11,
+        atol=1e-12,
+    )
     assert sol.success
     return t, sol.y[:n].T, sol.y[n:].T
 
@@ -117,8 +133,10 @@ def test_momentum_observer_converges(name, rng):
     m_diag = np.diag(model.mass_matrix(q0))
     tau_ext = rng.normal(scale=2.0, size=n) * m_diag / m_diag.max()
     # a damped, gravity-compensated arm with a small excitation
-    tau_fn = lambda t, q, qd: (model.gravity_torques(q)  # noqa: E731
-                               + model.mass_matrix(q) @ (-3.0 * qd + 0.5 * np.sin(3 * t)))
+    tau_fn = lambda t, q, qd: (
+        model.gravity_torques(q)  # noqa: E731
+        + model.mass_matrix(q) @ (-3.0 * qd + 0.5 * np.sin(3 * t))
+    )
     dt, gain = 1e-3, 50.0
     t, q, qd = _simulate_with_external_torque(model, q0, tau_fn, tau_ext, 1.0, dt)
     obs = MomentumObserver(model, gain=gain)
@@ -143,7 +161,9 @@ def test_momentum_observer_per_joint_gain(rng):
     tau_ext = np.array([1.5, -0.7])
     tau_fn = lambda t, q, qd: model.gravity_torques(q) - 3.0 * qd  # noqa: E731
     dt = 1e-3
-    t, q, qd = _simulate_with_external_torque(model, np.array([0.2, -0.4]), tau_fn, tau_ext, 0.6, dt)
+    t, q, qd = _simulate_with_external_torque(
+        model, np.array([0.2, -0.4]), tau_fn, tau_ext, 0.6, dt
+    )
     obs = MomentumObserver(model, gain=gains)
     obs.reset(q[0], qd[0])
     r = [np.zeros(2)]
@@ -184,7 +204,7 @@ def test_momentum_observer_stable_across_sample_gaps(gap):
     qd = np.zeros(model.n)
     f = np.array([0.0, 0.0, -5.0, 0.0, 0.0, 0.0])
     tau_ext = model.jacobian(q).T @ f
-    tau = model.gravity_torques(q) - tau_ext          # the drive balances gravity and the push
+    tau = model.gravity_torques(q) - tau_ext  # the drive balances gravity and the push
     obs = MomentumObserver(model, gain=50.0)
     obs.reset(q, qd)
     history = [obs.update(q, qd, tau, 0.004) for _ in range(10)]

@@ -1,6 +1,7 @@
 """Identities of rigid-body dynamics on random configurations of several robots
 (reference section 2): M SPD, Mdot - 2C skew, C qd = h - g, forward/inverse dynamics,
 g = dP/dq, Jacobian = d(pose)/dq, the sign of J^T f_ext, energies, Jdot qd, batch semantics."""
+
 import numpy as np
 import pytest
 
@@ -45,8 +46,12 @@ def test_mdot_minus_2c_skew(name, rng):
     q, qd, _ = random_state(model, name, rng, (N_CONF,))
     h = 1e-4
     for qi, qdi in zip(q, qd):
-        Mdot = (-model.mass_matrix(qi + 2 * h * qdi) + 8 * model.mass_matrix(qi + h * qdi)
-                - 8 * model.mass_matrix(qi - h * qdi) + model.mass_matrix(qi - 2 * h * qdi)) / (12 * h)
+        Mdot = (
+            -model.mass_matrix(qi + 2 * h * qdi)
+            + 8 * model.mass_matrix(qi + h * qdi)
+            - 8 * model.mass_matrix(qi - h * qdi)
+            + model.mass_matrix(qi - 2 * h * qdi)
+        ) / (12 * h)
         S = Mdot - 2 * model.coriolis_matrix(qi, qdi)
         assert_close(S, -S.T, 1e-7, f"{name}: Mdot - 2C not skew at q={qi.tolist()}")
 
@@ -58,7 +63,9 @@ def test_coriolis_is_christoffel(name, rng):
     q, qd, _ = random_state(model, name, rng, (2,))
     for qi, qdi in zip(q, qd):
         C_fd = oracles.christoffel_from_dM(oracles.fd_dM(model.mass_matrix, qi, 1e-4), qdi)
-        assert_close(model.coriolis_matrix(qi, qdi), C_fd, 1e-7, f"{name}: C vs Christoffel(FD of M)")
+        assert_close(
+            model.coriolis_matrix(qi, qdi), C_fd, 1e-7, f"{name}: C vs Christoffel(FD of M)"
+        )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -85,12 +92,19 @@ def test_aba_equals_forward_dynamics(name, rng):
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
     tau = model.inverse_dynamics(q, qd, qdd)
     cond = float(np.max(np.linalg.cond(model.mass_matrix(q))))
-    assert_close(model.aba(q, qd, tau), model.forward_dynamics(q, qd, tau),
-                 1e-12 * max(cond, 1e3), "aba = forward_dynamics")
+    assert_close(
+        model.aba(q, qd, tau),
+        model.forward_dynamics(q, qd, tau),
+        1e-12 * max(cond, 1e3),
+        "aba = forward_dynamics",
+    )
     f = rng.normal(scale=5.0, size=(N_CONF, 6))
-    assert_close(model.aba(q, qd, tau, f_ext=f, frame=frame),
-                 model.forward_dynamics(q, qd, tau, f_ext=f, frame=frame),
-                 1e-12 * max(cond, 1e3), "aba = forward_dynamics with f_ext")
+    assert_close(
+        model.aba(q, qd, tau, f_ext=f, frame=frame),
+        model.forward_dynamics(q, qd, tau, f_ext=f, frame=frame),
+        1e-12 * max(cond, 1e3),
+        "aba = forward_dynamics with f_ext",
+    )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -98,8 +112,12 @@ def test_inverse_dynamics_is_m_qdd_plus_h(name, rng):
     model = load_model(name)
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
     tau = model.inverse_dynamics(q, qd, qdd)
-    assert_close(tau, _mv(model.mass_matrix(q), qdd) + model.nonlinear_effects(q, qd), 1e-10,
-                 "tau = M qdd + h")
+    assert_close(
+        tau,
+        _mv(model.mass_matrix(q), qdd) + model.nonlinear_effects(q, qd),
+        1e-10,
+        "tau = M qdd + h",
+    )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -114,8 +132,12 @@ def test_forward_dynamics_inverts_inverse_dynamics(name, rng):
     assert_close(qdd_back, qdd, 1e-12 * max(cond, 1e3), "FD(ID(qdd)) = qdd")
     f = rng.normal(scale=5.0, size=(N_CONF, 6))
     tau_f = model.inverse_dynamics(q, qd, qdd, f_ext=f, frame=frame)
-    assert_close(model.forward_dynamics(q, qd, tau_f, f_ext=f, frame=frame), qdd, 1e-12 * max(cond, 1e3),
-                 "FD(ID(qdd, f_ext), f_ext) = qdd")
+    assert_close(
+        model.forward_dynamics(q, qd, tau_f, f_ext=f, frame=frame),
+        qdd,
+        1e-12 * max(cond, 1e3),
+        "FD(ID(qdd, f_ext), f_ext) = qdd",
+    )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -127,8 +149,9 @@ def test_external_wrench_sign(name, rng):
     f = rng.normal(scale=5.0, size=(N_CONF, 6))
     J = model.jacobian(q, frame=frame)
     expected = model.inverse_dynamics(q, qd, qdd) - _mv(np.swapaxes(J, -1, -2), f)
-    assert_close(model.inverse_dynamics(q, qd, qdd, f_ext=f, frame=frame), expected, 1e-12,
-                 "ID with f_ext")
+    assert_close(
+        model.inverse_dynamics(q, qd, qdd, f_ext=f, frame=frame), expected, 1e-12, "ID with f_ext"
+    )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -149,11 +172,15 @@ def test_gravity_is_gradient_of_potential_energy(name, rng):
 def _frames(name, model):
     """The default frame and a few others (fixed frames included)."""
     fr = [oracles.default_frame(name)]
-    extra = {"double_pendulum": ["link1", "link2"], "mixed": ["mount", "l2", "l5"],
-             "ytree": ["right_l2", "left_l1"], "ur5": ["ee_link", "wrist_2_link"],
-             "panda_gripper": ["panda_link8", "panda_leftfinger", "panda_rightfinger"],
-             "baxter": ["right_gripper", "head", "r_gripper_r_finger_tip"],
-             "kinova": ["j2s6s200_link_3", "j2s6s200_link_finger_tip_1"]}[name]
+    extra = {
+        "double_pendulum": ["link1", "link2"],
+        "mixed": ["mount", "l2", "l5"],
+        "ytree": ["right_l2", "left_l1"],
+        "ur5": ["ee_link", "wrist_2_link"],
+        "panda_gripper": ["panda_link8", "panda_leftfinger", "panda_rightfinger"],
+        "baxter": ["right_gripper", "head", "r_gripper_r_finger_tip"],
+        "kinova": ["j2s6s200_link_3", "j2s6s200_link_finger_tip_1"],
+    }[name]
     return fr + extra
 
 
@@ -174,7 +201,10 @@ def test_jacobian_is_derivative_of_frame_pose(name, rng):
             for k in range(model.n):
                 e = np.zeros(model.n)
                 e[k] = h
-                Tp, Tm = model.frame_pose(qi + e, frame=frame), model.frame_pose(qi - e, frame=frame)
+                Tp, Tm = (
+                    model.frame_pose(qi + e, frame=frame),
+                    model.frame_pose(qi - e, frame=frame),
+                )
                 dT = (Tp - Tm) / (2 * h)
                 v = dT[:3, 3]
                 w = _skew_to_vec(dT[:3, :3] @ T0[:3, :3].T)
@@ -217,18 +247,30 @@ def test_jacobian_dot_qd(name, rng):
     kane = oracles.KaneOracle(oracles.urdf_xml(name), model.joint_names)
     h = 1e-5
     for qi, qdi in zip(q, qd):
-        fd = ((-model.jacobian(qi + 2 * h * qdi, frame=frame) + 8 * model.jacobian(qi + h * qdi, frame=frame)
-               - 8 * model.jacobian(qi - h * qdi, frame=frame) + model.jacobian(qi - 2 * h * qdi, frame=frame))
-              / (12 * h)) @ qdi
+        fd = (
+            (
+                -model.jacobian(qi + 2 * h * qdi, frame=frame)
+                + 8 * model.jacobian(qi + h * qdi, frame=frame)
+                - 8 * model.jacobian(qi - h * qdi, frame=frame)
+                + model.jacobian(qi - 2 * h * qdi, frame=frame)
+            )
+            / (12 * h)
+        ) @ qdi
         ours = model.jacobian_dot_qd(qi, qdi, frame=frame)
         assert ours.shape == (6,)
         assert_close(ours, fd, 1e-7, f"{name} Jdot qd vs finite differences")
         s = kane._kin(qi, qdi, np.zeros(model.n))[frame]
-        assert_close(ours, np.concatenate([s["a"], s["wd"]]), 1e-10, f"{name} Jdot qd vs Kane kinematics")
+        assert_close(
+            ours, np.concatenate([s["a"], s["wd"]]), 1e-10, f"{name} Jdot qd vs Kane kinematics"
+        )
         R = model.frame_pose(qi, frame=frame)[:3, :3]
         local = model.jacobian_dot_qd(qi, qdi, frame=frame, axes="local")
-        assert_close(local, np.concatenate([R.T @ ours[:3], R.T @ ours[3:]]), 1e-12,
-                     f"{name} Jdot qd local axes = R^T (Jdot qd)")
+        assert_close(
+            local,
+            np.concatenate([R.T @ ours[:3], R.T @ ours[3:]]),
+            1e-12,
+            f"{name} Jdot qd local axes = R^T (Jdot qd)",
+        )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -238,7 +280,9 @@ def test_energies(name, rng):
     K = model.kinetic_energy(q, qd)
     assert K.shape == (N_CONF,)
     assert np.all(K >= 0)
-    assert_close(K, 0.5 * np.einsum("bi,bij,bj->b", qd, model.mass_matrix(q), qd), 1e-12, "K = qd^T M qd / 2")
+    assert_close(
+        K, 0.5 * np.einsum("bi,bij,bj->b", qd, model.mass_matrix(q), qd), 1e-12, "K = qd^T M qd / 2"
+    )
     assert_close(model.total_energy(q, qd), K + model.potential_energy(q), 1e-12, "E = K + P")
     assert_close(model.kinetic_energy(q, np.zeros_like(qd)), np.zeros(N_CONF), 0, "K(qd=0)")
 
@@ -246,12 +290,16 @@ def test_energies(name, rng):
 BATCH_CALLS = {
     "gravity_torques": lambda m, f, q, qd, qdd, w: m.gravity_torques(q),
     "inverse_dynamics": lambda m, f, q, qd, qdd, w: m.inverse_dynamics(q, qd, qdd),
-    "inverse_dynamics_fext": lambda m, f, q, qd, qdd, w: m.inverse_dynamics(q, qd, qdd, f_ext=w, frame=f),
+    "inverse_dynamics_fext": lambda m, f, q, qd, qdd, w: m.inverse_dynamics(
+        q, qd, qdd, f_ext=w, frame=f
+    ),
     "mass_matrix": lambda m, f, q, qd, qdd, w: m.mass_matrix(q),
     "coriolis_matrix": lambda m, f, q, qd, qdd, w: m.coriolis_matrix(q, qd),
     "nonlinear_effects": lambda m, f, q, qd, qdd, w: m.nonlinear_effects(q, qd),
     "forward_dynamics": lambda m, f, q, qd, qdd, w: m.forward_dynamics(q, qd, qdd),
-    "forward_dynamics_fext": lambda m, f, q, qd, qdd, w: m.forward_dynamics(q, qd, qdd, f_ext=w, frame=f),
+    "forward_dynamics_fext": lambda m, f, q, qd, qdd, w: m.forward_dynamics(
+        q, qd, qdd, f_ext=w, frame=f
+    ),
     "jacobian": lambda m, f, q, qd, qdd, w: m.jacobian(q, frame=f),
     "jacobian_local": lambda m, f, q, qd, qdd, w: m.jacobian(q, frame=f, axes="local"),
     "jacobian_dot_qd": lambda m, f, q, qd, qdd, w: m.jacobian_dot_qd(q, qd, frame=f),
@@ -261,7 +309,9 @@ BATCH_CALLS = {
     "total_energy": lambda m, f, q, qd, qdd, w: m.total_energy(q, qd),
     "friction_torques": lambda m, f, q, qd, qdd, w: m.friction_torques(qd),
     "task_space_inertia": lambda m, f, q, qd, qdd, w: m.task_space_inertia(q, frame=f),
-    "estimate_external_wrench": lambda m, f, q, qd, qdd, w: m.estimate_external_wrench(q, qdd, frame=f).wrench,
+    "estimate_external_wrench": lambda m, f, q, qd, qdd, w: (
+        m.estimate_external_wrench(q, qdd, frame=f).wrench
+    ),
 }
 
 
@@ -274,10 +324,16 @@ def test_batch_semantics(name, call, rng):
     fn = BATCH_CALLS[call]
     q, qd, qdd = random_state(model, name, rng, (2, 3))
     w = rng.normal(size=(2, 3, 6))
-    single = np.array([[fn(model, frame, q[i, j], qd[i, j], qdd[i, j], w[i, j]) for j in range(3)]
-                       for i in range(2)])
+    single = np.array(
+        [
+            [fn(model, frame, q[i, j], qd[i, j], qdd[i, j], w[i, j]) for j in range(3)]
+            for i in range(2)
+        ]
+    )
     out2 = np.asarray(fn(model, frame, q, qd, qdd, w))
-    assert out2.shape == single.shape, f"{call}: (B1, B2, n) -> {out2.shape}, expected {single.shape}"
+    assert out2.shape == single.shape, (
+        f"{call}: (B1, B2, n) -> {out2.shape}, expected {single.shape}"
+    )
     assert_close(out2, single, 1e-10, f"{call} (2, 3) batch")
     flat = lambda a: a.reshape((6,) + a.shape[2:])  # noqa: E731
     out1 = np.asarray(fn(model, frame, flat(q), flat(qd), flat(qdd), flat(w)))
@@ -293,10 +349,18 @@ def test_single_wrench_broadcasts_over_batch(name, rng):
     q, qd, qdd = random_state(model, name, rng, (4,))
     f = rng.normal(scale=5.0, size=6)
     fb = np.broadcast_to(f, (4, 6))
-    assert_close(model.inverse_dynamics(q, qd, qdd, f_ext=f, frame=frame),
-                 model.inverse_dynamics(q, qd, qdd, f_ext=fb, frame=frame), 1e-12, "ID single f_ext")
-    assert_close(model.forward_dynamics(q, qd, qdd, f_ext=f, frame=frame),
-                 model.forward_dynamics(q, qd, qdd, f_ext=fb, frame=frame), 1e-12, "FD single f_ext")
+    assert_close(
+        model.inverse_dynamics(q, qd, qdd, f_ext=f, frame=frame),
+        model.inverse_dynamics(q, qd, qdd, f_ext=fb, frame=frame),
+        1e-12,
+        "ID single f_ext",
+    )
+    assert_close(
+        model.forward_dynamics(q, qd, qdd, f_ext=f, frame=frame),
+        model.forward_dynamics(q, qd, qdd, f_ext=fb, frame=frame),
+        1e-12,
+        "FD single f_ext",
+    )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))

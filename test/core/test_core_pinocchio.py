@@ -5,6 +5,7 @@ Joints are mapped by name. Pinocchio's parser is used without mimic support: the
 and the comparison reduces pin's quantities with q_full = G q + offset built from the URDF
 (oracles.PinOracle). Tolerance: max abs error <= 1e-9 * max(1, max |reference|).
 """
+
 import numpy as np
 import pytest
 
@@ -14,8 +15,20 @@ import oracles  # noqa: E402
 from core_helpers import load_model, random_state, robot_params  # noqa: E402
 from oracles import assert_close  # noqa: E402
 
-ROBOTS = ["ur5", "panda_arm", "panda_gripper", "baxter", "kinova", "xarm7", "z1", "so100",
-          "double_pendulum", "mixed", "ytree", "bundled_panda"]
+ROBOTS = [
+    "ur5",
+    "panda_arm",
+    "panda_gripper",
+    "baxter",
+    "kinova",
+    "xarm7",
+    "z1",
+    "so100",
+    "double_pendulum",
+    "mixed",
+    "ytree",
+    "bundled_panda",
+]
 TOL = 1e-9
 N_CONF = 3
 
@@ -50,16 +63,30 @@ def test_inverse_dynamics_gravity_mass_matrix(name, rng):
     P = _pin(name, model)
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
     for i in range(N_CONF):
-        assert_close(model.inverse_dynamics(q[i], qd[i], qdd[i]), P.rnea(q[i], qd[i], qdd[i]), TOL,
-                     f"{name} inverse dynamics")
+        assert_close(
+            model.inverse_dynamics(q[i], qd[i], qdd[i]),
+            P.rnea(q[i], qd[i], qdd[i]),
+            TOL,
+            f"{name} inverse dynamics",
+        )
         assert_close(model.gravity_torques(q[i]), P.gravity_torques(q[i]), TOL, f"{name} gravity")
         assert_close(model.mass_matrix(q[i]), P.mass_matrix(q[i]), TOL, f"{name} mass matrix")
-        assert_close(model.nonlinear_effects(q[i], qd[i]), P.nonlinear_effects(q[i], qd[i]), TOL,
-                     f"{name} nonlinear effects")
+        assert_close(
+            model.nonlinear_effects(q[i], qd[i]),
+            P.nonlinear_effects(q[i], qd[i]),
+            TOL,
+            f"{name} nonlinear effects",
+        )
     # the batched calls against the same references
-    assert_close(model.inverse_dynamics(q, qd, qdd),
-                 np.array([P.rnea(q[i], qd[i], qdd[i]) for i in range(N_CONF)]), TOL, f"{name} ID batch")
-    assert_close(model.mass_matrix(q), np.array([P.mass_matrix(x) for x in q]), TOL, f"{name} M batch")
+    assert_close(
+        model.inverse_dynamics(q, qd, qdd),
+        np.array([P.rnea(q[i], qd[i], qdd[i]) for i in range(N_CONF)]),
+        TOL,
+        f"{name} ID batch",
+    )
+    assert_close(
+        model.mass_matrix(q), np.array([P.mass_matrix(x) for x in q]), TOL, f"{name} M batch"
+    )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -73,9 +100,15 @@ def test_coriolis_matrix(name, rng):
         C = model.coriolis_matrix(q[i], qd[i])
         C_chr = P.christoffel_coriolis(q[i], qd[i])
         assert_close(C, C_chr, TOL, f"{name} C vs Christoffel symbols of pin's dM/dq")
-        assert_close(C, P.coriolis_matrix(q[i], qd[i]), TOL, f"{name} C vs pin.computeCoriolisMatrix")
-        assert_close(C @ qd[i], P.nonlinear_effects(q[i], qd[i]) - P.gravity_torques(q[i]), TOL,
-                     f"{name} C qd vs pin h - g")
+        assert_close(
+            C, P.coriolis_matrix(q[i], qd[i]), TOL, f"{name} C vs pin.computeCoriolisMatrix"
+        )
+        assert_close(
+            C @ qd[i],
+            P.nonlinear_effects(q[i], qd[i]) - P.gravity_torques(q[i]),
+            TOL,
+            f"{name} C qd vs pin h - g",
+        )
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
@@ -88,8 +121,12 @@ def test_forward_dynamics(name, rng):
         ref = P.forward_dynamics(q[i], qd[i], tau[i])
         # qdd = M^-1 (...): allow for the conditioning of M
         cond = np.linalg.cond(P.mass_matrix(q[i]))
-        assert_close(model.forward_dynamics(q[i], qd[i], tau[i]), ref, max(TOL, 1e-15 * cond),
-                     f"{name} forward dynamics (pin.aba), cond(M)={cond:.1e}")
+        assert_close(
+            model.forward_dynamics(q[i], qd[i], tau[i]),
+            ref,
+            max(TOL, 1e-15 * cond),
+            f"{name} forward dynamics (pin.aba), cond(M)={cond:.1e}",
+        )
 
 
 def _frames(name, P):
@@ -108,10 +145,18 @@ def test_jacobians_and_frame_placements(name, rng):
     q, _, _ = random_state(model, name, rng, (2,))
     for frame in _frames(name, P):
         for qi in q:
-            assert_close(model.jacobian(qi, frame=frame), P.jacobian(qi, frame), TOL,
-                         f"{name} Jacobian of {frame} (LOCAL_WORLD_ALIGNED)")
-            assert_close(model.frame_pose(qi, frame=frame), P.frame_pose(qi, frame), TOL,
-                         f"{name} placement of {frame}")
+            assert_close(
+                model.jacobian(qi, frame=frame),
+                P.jacobian(qi, frame),
+                TOL,
+                f"{name} Jacobian of {frame} (LOCAL_WORLD_ALIGNED)",
+            )
+            assert_close(
+                model.frame_pose(qi, frame=frame),
+                P.frame_pose(qi, frame),
+                TOL,
+                f"{name} placement of {frame}",
+            )
 
 
 @pytest.mark.parametrize("name", robot_params(["panda_gripper", "mixed"]))
@@ -120,7 +165,11 @@ def test_mimic_against_pinocchio_mimic_model(name, rng):
     model = load_model(name)
     try:
         pm = pin.buildModelFromXML(oracles.urdf_xml(name), mimic=True)
-    except (TypeError, ValueError, RuntimeError) as e:  # old pin, or e.g. a mimic of a continuous joint
+    except (
+        TypeError,
+        ValueError,
+        RuntimeError,
+    ) as e:  # old pin, or e.g. a mimic of a continuous joint
         pytest.skip(f"pinocchio cannot build the mimic model: {str(e)[:80]}")
     if pm.nv != model.n:
         pytest.skip("pin's mimic model does not reduce the velocity space")
@@ -139,18 +188,24 @@ def test_mimic_against_pinocchio_mimic_model(name, rng):
             jn, jm = pm.names[j], pm.joints[j]
             if jn in full.model.names:
                 src = full.model.joints[full.model.getJointId(jn)]
-                qm[jm.idx_q:jm.idx_q + jm.nq] = qp[src.idx_q:src.idx_q + src.nq]
+                qm[jm.idx_q : jm.idx_q + jm.nq] = qp[src.idx_q : src.idx_q + src.nq]
         v = np.zeros(pm.nv)
         a = np.zeros(pm.nv)
         v[perm], a[perm] = qd[i], qdd[i]
         tau = pin.rnea(pm, pd, qm, v, a)[perm]
-        assert_close(model.inverse_dynamics(q[i], qd[i], qdd[i]), tau, TOL, f"{name} tau vs pin mimic model")
+        assert_close(
+            model.inverse_dynamics(q[i], qd[i], qdd[i]), tau, TOL, f"{name} tau vs pin mimic model"
+        )
         M = pin.crba(pm, pd, qm)
         M = np.triu(M) + np.triu(M, 1).T
-        assert_close(model.mass_matrix(q[i]), M[np.ix_(perm, perm)], TOL, f"{name} M vs pin mimic model")
+        assert_close(
+            model.mass_matrix(q[i]), M[np.ix_(perm, perm)], TOL, f"{name} M vs pin mimic model"
+        )
 
 
-@pytest.mark.parametrize("name", robot_params(["ur5", "panda_gripper", "baxter", "kinova", "mixed"]))
+@pytest.mark.parametrize(
+    "name", robot_params(["ur5", "panda_gripper", "baxter", "kinova", "mixed"])
+)
 def test_jacobian_dot_qd_vs_classical_acceleration(name, rng):
     """Jdot qd = pin's classical frame acceleration at qdd = 0 (LOCAL_WORLD_ALIGNED and LOCAL)."""
     model = load_model(name)
@@ -165,8 +220,12 @@ def test_jacobian_dot_qd_vs_classical_acceleration(name, rng):
         for axes, ref_frame in (("base", pin.LOCAL_WORLD_ALIGNED), ("local", pin.LOCAL)):
             a = pin.getFrameClassicalAcceleration(P.model, P.data, fid, ref_frame)
             ref = np.concatenate([a.linear, a.angular])
-            assert_close(model.jacobian_dot_qd(q[i], qd[i], frame=frame, axes=axes), ref, TOL,
-                         f"{name} Jdot qd ({axes}) vs pin classical acceleration")
+            assert_close(
+                model.jacobian_dot_qd(q[i], qd[i], frame=frame, axes=axes),
+                ref,
+                TOL,
+                f"{name} Jdot qd ({axes}) vs pin classical acceleration",
+            )
 
 
 @pytest.mark.parametrize("name", robot_params(["ur5", "panda_gripper", "baxter", "xarm7"]))
@@ -190,6 +249,12 @@ def test_other_gravity_vs_pinocchio(name, rng):
     P = oracles.PinOracle(oracles.urdf_xml(name), model.joint_names, gravity=gravity)
     q, qd, qdd = random_state(model, name, rng, (2,))
     for i in range(2):
-        assert_close(model.inverse_dynamics(q[i], qd[i], qdd[i]), P.rnea(q[i], qd[i], qdd[i]), TOL,
-                     f"{name} tau with gravity {gravity}")
-        assert_close(model.gravity_torques(q[i]), P.gravity_torques(q[i]), TOL, f"{name} g with {gravity}")
+        assert_close(
+            model.inverse_dynamics(q[i], qd[i], qdd[i]),
+            P.rnea(q[i], qd[i], qdd[i]),
+            TOL,
+            f"{name} tau with gravity {gravity}",
+        )
+        assert_close(
+            model.gravity_torques(q[i]), P.gravity_torques(q[i]), TOL, f"{name} g with {gravity}"
+        )

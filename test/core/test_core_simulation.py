@@ -1,6 +1,7 @@
 """simulate / step: the double-pendulum benchmark of the reference (energy conservation over
 10 s, first second against independent integrations), torque inputs, friction, f_ext,
 the semi-implicit Euler integrator."""
+
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -34,8 +35,15 @@ def closed_rhs(tau_fn=None, f_ext=None, damping=None):
 
 
 def _reference(rhs, q0, qd0, t_eval):
-    sol = solve_ivp(rhs, (0.0, t_eval[-1]), np.concatenate([q0, qd0]), method="DOP853", t_eval=t_eval,
-                    rtol=1e-12, atol=1e-12)
+    sol = solve_ivp(
+        rhs,
+        (0.0, t_eval[-1]),
+        np.concatenate([q0, qd0]),
+        method="DOP853",
+        t_eval=t_eval,
+        rtol=1e-12,
+        atol=1e-12,
+    )
     assert sol.success
     return sol.y[:2].T, sol.y[2:].T
 
@@ -112,7 +120,9 @@ def test_torque_inputs(dp):
     d = dp.simulate(q0, qd0, 0.5, tau=fb, **kw)
     q_ref, _ = _reference(closed_rhs(fb), q0, qd0, d.t)
     assert_close(d.q, q_ref, 1e-7, "feedback torque vs closed form")
-    assert_close(d.tau, np.array([fb(t, q, qd) for t, q, qd in zip(d.t, d.q, d.qd)]), 1e-9, "result tau")
+    assert_close(
+        d.tau, np.array([fb(t, q, qd) for t, q, qd in zip(d.t, d.q, d.qd)]), 1e-9, "result tau"
+    )
     # qdd reported = forward dynamics at the samples
     assert_close(d.qdd, dp.forward_dynamics(d.q, d.qd, d.tau), 1e-9, "result qdd")
 
@@ -125,9 +135,17 @@ def test_time_varying_grid_torque(dp):
     vals = np.array([[10.0, 0.0], [10.0, 0.0], [-10.0, 5.0], [-10.0, 5.0]])
     res = dp.simulate(q0, qd0, 0.4, tau=(times, vals), rtol=1e-10, atol=1e-12, sample_dt=0.05)
     step = lambda t, q, qd: np.array([10.0, 0.0]) if t < 0.2 else np.array([-10.0, 5.0])  # noqa: E731
-    sol1 = solve_ivp(closed_rhs(step), (0, 0.2), np.concatenate([q0, qd0]), method="DOP853", rtol=1e-12,
-                     atol=1e-12)
-    sol2 = solve_ivp(closed_rhs(step), (0.2, 0.4), sol1.y[:, -1], method="DOP853", rtol=1e-12, atol=1e-12)
+    sol1 = solve_ivp(
+        closed_rhs(step),
+        (0, 0.2),
+        np.concatenate([q0, qd0]),
+        method="DOP853",
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    sol2 = solve_ivp(
+        closed_rhs(step), (0.2, 0.4), sol1.y[:, -1], method="DOP853", rtol=1e-12, atol=1e-12
+    )
     assert_close(res.q[-1], sol2.y[:2, -1], 1e-5, "grid torque with a step")
 
 

@@ -1,6 +1,7 @@
 """URDF features: fixed joints merged (their mass counts, their frames stay addressable),
 non-unit axes, prismatic and continuous joints, base_link re-rooting, tip_link defaults,
 payload, armature, friction from <dynamics>, and files that urdf_parser_py rejects."""
+
 import logging
 import warnings
 
@@ -27,7 +28,9 @@ def _same_dynamics(a, b, rng, n_conf=3, what=""):
     qd, qdd = rng.normal(size=(2, n_conf, a.n))
     assert_close(a.mass_matrix(q), b.mass_matrix(q), 1e-12, f"{what} M")
     assert_close(a.gravity_torques(q), b.gravity_torques(q), 1e-12, f"{what} g")
-    assert_close(a.inverse_dynamics(q, qd, qdd), b.inverse_dynamics(q, qd, qdd), 1e-12, f"{what} tau")
+    assert_close(
+        a.inverse_dynamics(q, qd, qdd), b.inverse_dynamics(q, qd, qdd), 1e-12, f"{what} tau"
+    )
 
 
 # rod 2 of the double pendulum cut in two 0.5 m halves joined by a fixed joint: same dynamics
@@ -56,8 +59,10 @@ def _replace_link(xml, name, new):
 
 def test_fixed_joint_merged_mass_counts(rng):
     split = _replace_link(DP_XML, "link2", SPLIT_LINK2)
-    split = split.replace('<parent link="link2"/>\n    <child link="tip"/>\n    <origin xyz="1.0 0 0"',
-                          '<parent link="link2b"/>\n    <child link="tip"/>\n    <origin xyz="0.5 0 0"')
+    split = split.replace(
+        '<parent link="link2"/>\n    <child link="tip"/>\n    <origin xyz="1.0 0 0"',
+        '<parent link="link2b"/>\n    <child link="tip"/>\n    <origin xyz="0.5 0 0"',
+    )
     a, b = dp_model(), dp_model(split)
     _same_dynamics(a, b, rng, what="rod 2 split by a fixed joint")
     q = rng.uniform(-2, 2, size=2)
@@ -69,7 +74,9 @@ def test_fixed_joint_merged_mass_counts(rng):
     assert_close(T[:3, 3], T2[:3, 3] + 0.5 * T2[:3, 0], 1e-12, "link2b origin")
     J = b.jacobian(q, frame="link2b")
     s1, s12, c1, c12 = np.sin(q[0]), np.sin(q.sum()), np.cos(q[0]), np.cos(q.sum())
-    assert_close(J[:2], [[-s1 - 0.5 * s12, -0.5 * s12], [c1 + 0.5 * c12, 0.5 * c12]], 1e-12, "J of link2b")
+    assert_close(
+        J[:2], [[-s1 - 0.5 * s12, -0.5 * s12], [c1 + 0.5 * c12, 0.5 * c12]], 1e-12, "J of link2b"
+    )
 
 
 def test_massless_fixed_tip_frame_addressable(rng):
@@ -89,8 +96,12 @@ def test_non_unit_axes_normalised(rng):
     q = rng.uniform(-2, 2, size=2)
     qm = q * np.array([-1.0, 1.0])
     # joint 1 about -z: q1 -> -q1, torque 1 -> -torque 1
-    assert_close(b.gravity_torques(qm) * np.array([-1.0, 1.0]), dp_model().gravity_torques(q), 1e-12,
-                 "axis (0 0 -0.5)")
+    assert_close(
+        b.gravity_torques(qm) * np.array([-1.0, 1.0]),
+        dp_model().gravity_torques(q),
+        1e-12,
+        "axis (0 0 -0.5)",
+    )
 
 
 SLIDER = """<?xml version="1.0"?>
@@ -127,8 +138,12 @@ def test_prismatic_joint():
     assert_close(M[0, 0], 3.5, 1e-12, "prismatic M00 = total mass")
     T = m.frame_pose(np.array([0.1, 0.0]), frame="carriage")
     assert_close(T[:3, 3], [0, 0.06, 0.2 + 0.08], 1e-12, "carriage position")
-    assert_close(m.jacobian(np.array([0.1, 0.0]), frame="carriage")[:, 0], [0, 0.6, 0.8, 0, 0, 0], 1e-12,
-                 "prismatic Jacobian column")
+    assert_close(
+        m.jacobian(np.array([0.1, 0.0]), frame="carriage")[:, 0],
+        [0, 0.6, 0.8, 0, 0, 0],
+        1e-12,
+        "prismatic Jacobian column",
+    )
 
 
 def test_continuous_joint_periodic(rng):
@@ -137,11 +152,17 @@ def test_continuous_joint_periodic(rng):
     qd, qdd = rng.normal(size=(2, 2))
     for k in (1, -3):
         qk = q + np.array([0.0, 2 * np.pi * k])
-        assert_close(m.inverse_dynamics(qk, qd, qdd), m.inverse_dynamics(q, qd, qdd), 1e-9,
-                     "continuous joint beyond +-pi")
+        assert_close(
+            m.inverse_dynamics(qk, qd, qdd),
+            m.inverse_dynamics(q, qd, qdd),
+            1e-9,
+            "continuous joint beyond +-pi",
+        )
     kane = oracles.KaneOracle(SLIDER, m.joint_names)
     qk = np.array([0.1, 7.0])
-    assert_close(m.inverse_dynamics(qk, qd, qdd), kane.inverse_dynamics(qk, qd, qdd), 1e-9, "slider vs Kane")
+    assert_close(
+        m.inverse_dynamics(qk, qd, qdd), kane.inverse_dynamics(qk, qd, qdd), 1e-9, "slider vs Kane"
+    )
 
 
 def test_limits_from_urdf():
@@ -160,7 +181,12 @@ def test_base_link_rerooting():
     assert tuple(a.joint_names) == ("joint2",)
     assert a.tip_link == "tip"
     q = np.array([0.4])
-    assert_close(a.frame_pose(q, frame="tip")[:3, 3], [1 + np.cos(0.4), np.sin(0.4), 0], 1e-12, "tip in link1")
+    assert_close(
+        a.frame_pose(q, frame="tip")[:3, 3],
+        [1 + np.cos(0.4), np.sin(0.4), 0],
+        1e-12,
+        "tip in link1",
+    )
     # gravity is given in the new base frame: (0, -9.81, 0) in link 1's axes
     assert_close(a.gravity_torques(q), [10 * 9.81 * 0.5 * np.cos(0.4)], 1e-12, "g rooted at link1")
     assert "link1" not in a.leaf_links
@@ -191,12 +217,21 @@ def test_tree_has_no_default_tip():
 def test_with_payload_point_mass_equals_urdf(rng):
     """A point mass at the tip-frame origin = the tip link's URDF given that mass."""
     base = dp_model()
-    heavy_tip = DP_XML.replace('<link name="tip"/>', '<link name="tip"><inertial><origin xyz="0 0 0"/>'
-                               '<mass value="2.0"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/>'
-                               '</inertial></link>')
-    _same_dynamics(base.with_payload(2.0, (0.0, 0.0, 0.0)), dp_model(heavy_tip), rng, what="payload 2 kg")
-    _same_dynamics(base.with_payload(2.0, (0.0, 0.0, 0.0), frame="tip"), dp_model(heavy_tip), rng,
-                   what="payload on frame tip")
+    heavy_tip = DP_XML.replace(
+        '<link name="tip"/>',
+        '<link name="tip"><inertial><origin xyz="0 0 0"/>'
+        '<mass value="2.0"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/>'
+        "</inertial></link>",
+    )
+    _same_dynamics(
+        base.with_payload(2.0, (0.0, 0.0, 0.0)), dp_model(heavy_tip), rng, what="payload 2 kg"
+    )
+    _same_dynamics(
+        base.with_payload(2.0, (0.0, 0.0, 0.0), frame="tip"),
+        dp_model(heavy_tip),
+        rng,
+        what="payload on frame tip",
+    )
     # the original model is unchanged
     _same_dynamics(base, dp_model(), rng, what="original after with_payload")
 
@@ -206,10 +241,12 @@ def test_with_payload_rigid_body_equals_urdf(rng):
     com = (0.03, -0.02, 0.05)
     I = np.array([[0.004, 0.0003, -0.0002], [0.0003, 0.005, 0.0001], [-0.0002, 0.0001, 0.003]])
     m = load_model("mixed").with_payload(0.9, com, inertia=I)
-    child = (f'<joint name="payload_joint" type="fixed"><parent link="tool"/><child link="payload"/>'
-             f'<origin xyz="{com[0]} {com[1]} {com[2]}"/></joint><link name="payload"><inertial>'
-             f'<mass value="0.9"/><inertia ixx="{I[0,0]}" ixy="{I[0,1]}" ixz="{I[0,2]}" iyy="{I[1,1]}" '
-             f'iyz="{I[1,2]}" izz="{I[2,2]}"/></inertial></link></robot>')
+    child = (
+        f'<joint name="payload_joint" type="fixed"><parent link="tool"/><child link="payload"/>'
+        f'<origin xyz="{com[0]} {com[1]} {com[2]}"/></joint><link name="payload"><inertial>'
+        f'<mass value="0.9"/><inertia ixx="{I[0, 0]}" ixy="{I[0, 1]}" ixz="{I[0, 2]}" iyy="{I[1, 1]}" '
+        f'iyz="{I[1, 2]}" izz="{I[2, 2]}"/></inertial></link></robot>'
+    )
     ref = RobotModel.from_urdf(oracles.MIXED_URDF.replace("</robot>", child))
     _same_dynamics(m, ref, rng, what="payload with inertia")
     q = random_state(m, "mixed", rng)[0]
@@ -222,12 +259,22 @@ def test_armature(rng):
     b = a.with_armature(arm)
     c = dp_model(armature=arm)
     q, qd, qdd = rng.normal(size=(3, 4, 2))
-    assert_close(b.mass_matrix(q) - a.mass_matrix(q), np.broadcast_to(np.diag(arm), (4, 2, 2)), 1e-12,
-                 "armature on M's diagonal")
+    assert_close(
+        b.mass_matrix(q) - a.mass_matrix(q),
+        np.broadcast_to(np.diag(arm), (4, 2, 2)),
+        1e-12,
+        "armature on M's diagonal",
+    )
     assert_close(c.mass_matrix(q), b.mass_matrix(q), 1e-12, "from_urdf(armature=) = with_armature")
-    assert_close(b.inverse_dynamics(q, qd, qdd) - a.inverse_dynamics(q, qd, qdd), arm * qdd, 1e-12,
-                 "armature in inverse dynamics")
-    assert_close(b.forward_dynamics(q, qd, b.inverse_dynamics(q, qd, qdd)), qdd, 1e-10, "FD with armature")
+    assert_close(
+        b.inverse_dynamics(q, qd, qdd) - a.inverse_dynamics(q, qd, qdd),
+        arm * qdd,
+        1e-12,
+        "armature in inverse dynamics",
+    )
+    assert_close(
+        b.forward_dynamics(q, qd, b.inverse_dynamics(q, qd, qdd)), qdd, 1e-10, "FD with armature"
+    )
 
 
 def test_friction_from_urdf_dynamics(rng):
@@ -252,21 +299,34 @@ def test_gravity_override(rng):
     assert_close(b.gravity, [0, 0, -9.81], 0, "gravity")
     q = rng.normal(size=(3, 2))
     assert_close(b.gravity_torques(q), np.zeros((3, 2)), 1e-12, "gravity normal to the plane")
-    assert_close(dp_model(gravity=(0, -19.62, 0)).gravity_torques(q), 2 * a.gravity_torques(q), 1e-12, "2 g")
+    assert_close(
+        dp_model(gravity=(0, -19.62, 0)).gravity_torques(q), 2 * a.gravity_torques(q), 1e-12, "2 g"
+    )
 
 
 ODD_URDFS = {
-    "material_rgb3": ('<link name="link2">', '<link name="link2"><visual><geometry><box size="1 0.1 0.1"/>'
-                      '</geometry><material name="red"><color rgba="1 0 0"/></material></visual>'),
-    "transmission_odd": ("</robot>", '<transmission name="t1"><type>transmission_interface/SimpleTransmission'
-                         '</type><joint name="joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>'
-                         '</joint><actuator name="m1"><mechanicalReduction>abc</mechanicalReduction></actuator>'
-                         '</transmission></robot>'),
-    "visual_capsule": ('<link name="link2">', '<link name="link2"><visual><geometry><capsule radius="0.1" '
-                       'length="1"/></geometry></visual>'),
+    "material_rgb3": (
+        '<link name="link2">',
+        '<link name="link2"><visual><geometry><box size="1 0.1 0.1"/>'
+        '</geometry><material name="red"><color rgba="1 0 0"/></material></visual>',
+    ),
+    "transmission_odd": (
+        "</robot>",
+        '<transmission name="t1"><type>transmission_interface/SimpleTransmission'
+        '</type><joint name="joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>'
+        '</joint><actuator name="m1"><mechanicalReduction>abc</mechanicalReduction></actuator>'
+        "</transmission></robot>",
+    ),
+    "visual_capsule": (
+        '<link name="link2">',
+        '<link name="link2"><visual><geometry><capsule radius="0.1" '
+        'length="1"/></geometry></visual>',
+    ),
     "box_two_values": ('<box size="1.0 0.1 0.1"/>', '<box size="1.0 0.1"/>'),
-    "material_bad_rgba": ('<link name="base_link"/>', '<material name="blue"><color rgba="0 0 1 oops"/>'
-                          '</material><link name="base_link"/>'),
+    "material_bad_rgba": (
+        '<link name="base_link"/>',
+        '<material name="blue"><color rgba="0 0 1 oops"/></material><link name="base_link"/>',
+    ),
     "transmission_unnamed": ("</robot>", "<transmission><type>x</type></transmission></robot>"),
 }
 
@@ -287,7 +347,9 @@ def test_urdf_parser_py_rejects_but_we_load(case, rng, caplog):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         m = dp_model(xml)
-    warned = [str(x.message) for x in w] + [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    warned = [str(x.message) for x in w] + [
+        r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING
+    ]
     assert warned, "loading a file that urdf_parser_py rejects should warn"
     _same_dynamics(m, dp_model(), rng, what=case)
 

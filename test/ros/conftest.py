@@ -6,6 +6,7 @@ namespace of its own with a parameters file, waits until it reports its model lo
 publish joint states, wait for outputs, call services, set parameters, read /diagnostics.
 The domain comes from the environment (test/conftest.py: ROS_DOMAIN_ID, LOCALHOST discovery).
 """
+
 import pytest
 import yaml
 
@@ -13,28 +14,39 @@ from node_test_helpers import NodeClient
 
 
 @pytest.fixture
-def dynamics_node(start_process, console_script, python_module, ros_node, unique_name,
-                  tmp_path):
+def dynamics_node(start_process, console_script, python_module, ros_node, unique_name, tmp_path):
     """Factory: dynamics_node(urdf=xml or None, wait_loaded=True, via_module=False, **params)
     -> NodeClient. via_module starts ``python -m robot_dynamics.ros.dynamics_node`` instead of
     the console script."""
     started = []
 
-    def _start(urdf=None, wait_loaded=True, node_name='dynamics_node', via_module=False,
-               **params):
+    def _start(urdf=None, wait_loaded=True, node_name="dynamics_node", via_module=False, **params):
         if urdf is not None:
-            params['robot_description'] = urdf
-        ns = '/' + unique_name + ('_%d' % len(started) if started else '')
-        path = tmp_path / ('params_%d.yaml' % len(started))
-        with open(path, 'w') as f:
-            yaml.safe_dump({'/**': {'ros__parameters': params}}, f)
-        argv = (python_module('robot_dynamics.ros.dynamics_node') if via_module
-                else console_script('dynamics_node'))
-        proc = start_process(argv + [
-            '--ros-args', '-r', '__ns:=' + ns, '-r', '__node:=' + node_name,
-            '--params-file', str(path)], name='dynamics_node%s' % ns.replace('/', '_'))
+            params["robot_description"] = urdf
+        ns = "/" + unique_name + ("_%d" % len(started) if started else "")
+        path = tmp_path / ("params_%d.yaml" % len(started))
+        with open(path, "w") as f:
+            yaml.safe_dump({"/**": {"ros__parameters": params}}, f)
+        argv = (
+            python_module("robot_dynamics.ros.dynamics_node")
+            if via_module
+            else console_script("dynamics_node")
+        )
+        proc = start_process(
+            argv
+            + [
+                "--ros-args",
+                "-r",
+                "__ns:=" + ns,
+                "-r",
+                "__node:=" + node_name,
+                "--params-file",
+                str(path),
+            ],
+            name="dynamics_node%s" % ns.replace("/", "_"),
+        )
         if wait_loaded:
-            proc.wait_for_output(r'model loaded from', timeout=60.0)
+            proc.wait_for_output(r"model loaded from", timeout=60.0)
         client = NodeClient(ros_node, proc, ns, node_name)
         started.append(client)
         return client

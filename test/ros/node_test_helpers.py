@@ -3,6 +3,7 @@
 Every wait is bounded by a generous timeout (a hang guard, not a speed requirement); waits poll
 for a condition (discovery, matching, a received message) instead of sleeping fixed times.
 """
+
 import os
 import time
 
@@ -18,13 +19,16 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from robot_dynamics_interfaces.srv import (ComputeInverseDynamics, GetMassMatrix,
-                                           SimulateForwardDynamics)
+from robot_dynamics_interfaces.srv import (
+    ComputeInverseDynamics,
+    GetMassMatrix,
+    SimulateForwardDynamics,
+)
 
 TIMEOUT = 60.0
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PANDA_URDF = os.path.join(REPO, 'urdf', 'panda_arm.urdf')
-PENDULUM_URDF = os.path.join(REPO, 'urdf', 'double_pendulum.urdf')
+PANDA_URDF = os.path.join(REPO, "urdf", "panda_arm.urdf")
+PENDULUM_URDF = os.path.join(REPO, "urdf", "double_pendulum.urdf")
 
 
 def read(path):
@@ -53,61 +57,69 @@ class NodeClient:
     """Endpoints of one dynamics node under test, from the test process."""
 
     OUTPUTS = {
-        'gravity_torques': JointState,
-        'feedforward_torques': JointState,
-        'external_torques': JointState,
-        'external_wrench': WrenchStamped,
-        'effort_command': Float64MultiArray,
+        "gravity_torques": JointState,
+        "feedforward_torques": JointState,
+        "external_torques": JointState,
+        "external_wrench": WrenchStamped,
+        "effort_command": Float64MultiArray,
     }
 
-    def __init__(self, test_node, proc, ns, node_name='dynamics_node'):
+    def __init__(self, test_node, proc, ns, node_name="dynamics_node"):
         self.t = test_node
         self.node = test_node.node
         self.proc = proc
         self.ns = ns
-        self.fq = ns + '/' + node_name
+        self.fq = ns + "/" + node_name
         self.inbox = {}
         self._subs = {}
         for name, msg_type in self.OUTPUTS.items():
             self.inbox[name] = Inbox()
             self._subs[name] = self.node.create_subscription(
-                msg_type, self.fq + '/' + name, self.inbox[name], 100)
-        self.inbox['diagnostics'] = Inbox()
-        self._subs['diagnostics'] = self.node.create_subscription(
-            DiagnosticArray, '/diagnostics', self._on_diagnostics, 100)
-        self.joint_pub = self.node.create_publisher(JointState, ns + '/joint_states', 100)
-        self.reference_pub = self.node.create_publisher(JointTrajectory,
-                                                        self.fq + '/reference', 10)
+                msg_type, self.fq + "/" + name, self.inbox[name], 100
+            )
+        self.inbox["diagnostics"] = Inbox()
+        self._subs["diagnostics"] = self.node.create_subscription(
+            DiagnosticArray, "/diagnostics", self._on_diagnostics, 100
+        )
+        self.joint_pub = self.node.create_publisher(JointState, ns + "/joint_states", 100)
+        self.reference_pub = self.node.create_publisher(JointTrajectory, self.fq + "/reference", 10)
         self.description_pub = self.node.create_publisher(
-            String, ns + '/robot_description',
-            QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                       durability=DurabilityPolicy.TRANSIENT_LOCAL))
+            String,
+            ns + "/robot_description",
+            QoSProfile(
+                depth=1,
+                reliability=ReliabilityPolicy.RELIABLE,
+                durability=DurabilityPolicy.TRANSIENT_LOCAL,
+            ),
+        )
         self.clients = {
-            'get_mass_matrix': self.node.create_client(GetMassMatrix,
-                                                       self.fq + '/get_mass_matrix'),
-            'simulate': self.node.create_client(SimulateForwardDynamics, self.fq + '/simulate'),
-            'compute_inverse_dynamics': self.node.create_client(
-                ComputeInverseDynamics, self.fq + '/compute_inverse_dynamics'),
-            'set_parameters': self.node.create_client(SetParameters,
-                                                      self.fq + '/set_parameters'),
-            'get_parameters': self.node.create_client(GetParameters,
-                                                      self.fq + '/get_parameters'),
+            "get_mass_matrix": self.node.create_client(GetMassMatrix, self.fq + "/get_mass_matrix"),
+            "simulate": self.node.create_client(SimulateForwardDynamics, self.fq + "/simulate"),
+            "compute_inverse_dynamics": self.node.create_client(
+                ComputeInverseDynamics, self.fq + "/compute_inverse_dynamics"
+            ),
+            "set_parameters": self.node.create_client(SetParameters, self.fq + "/set_parameters"),
+            "get_parameters": self.node.create_client(GetParameters, self.fq + "/get_parameters"),
         }
         self._stamp_ns = time.time_ns()
 
     # -------------------------------------------------------------- discovery
-    def wait_connected(self, outputs=('gravity_torques',)):
+    def wait_connected(self, outputs=("gravity_torques",)):
         """Wait until the node subscribes to joint_states and publishes ``outputs``."""
         ok = self.t.spin_until(
-            lambda: self.joint_pub.get_subscription_count() >= 1 and all(
-                self._subs[o].get_publisher_count() >= 1 for o in outputs), TIMEOUT)
-        assert ok, 'dynamics node not matched on joint_states/outputs'
+            lambda: (
+                self.joint_pub.get_subscription_count() >= 1
+                and all(self._subs[o].get_publisher_count() >= 1 for o in outputs)
+            ),
+            TIMEOUT,
+        )
+        assert ok, "dynamics node not matched on joint_states/outputs"
         self.proc.assert_alive()
 
     def _on_diagnostics(self, msg):
         for status in msg.status:
-            if status.name.startswith(self.fq + ':'):
-                self.inbox['diagnostics'](status)
+            if status.name.startswith(self.fq + ":"):
+                self.inbox["diagnostics"](status)
 
     # -------------------------------------------------------------- joint states
     def joint_state(self, names, position=None, velocity=None, effort=None, stamp_ns=None):
@@ -117,8 +129,7 @@ class NodeClient:
             stamp_ns = self._stamp_ns
         msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(int(stamp_ns), 1000000000)
         msg.name = list(names)
-        for field, values in (('position', position), ('velocity', velocity),
-                              ('effort', effort)):
+        for field, values in (("position", position), ("velocity", velocity), ("effort", effort)):
             if values is not None:
                 setattr(msg, field, [float(v) for v in values])
         return msg
@@ -126,8 +137,9 @@ class NodeClient:
     def publish(self, msg):
         self.joint_pub.publish(msg)
 
-    def publish_until(self, make_msg, output, predicate=lambda m: True, timeout=TIMEOUT,
-                      period=0.02):
+    def publish_until(
+        self, make_msg, output, predicate=lambda m: True, timeout=TIMEOUT, period=0.02
+    ):
         """Publish make_msg() every ``period`` s until a message on ``output`` satisfies
         predicate; returns it (AssertionError on timeout)."""
         inbox = self.inbox[output]
@@ -141,8 +153,9 @@ class NodeClient:
                     return msg
             seen = len(inbox.messages)
         self.proc.assert_alive()
-        raise AssertionError(f'no matching message on {output} within {timeout} s '
-                             f'({len(inbox.messages)} received)')
+        raise AssertionError(
+            f"no matching message on {output} within {timeout} s ({len(inbox.messages)} received)"
+        )
 
     def wait_for(self, output, predicate=lambda m: True, timeout=TIMEOUT):
         inbox = self.inbox[output]
@@ -154,7 +167,8 @@ class NodeClient:
                     found.append(msg)
                     return True
             return False
-        assert self.t.spin_until(check, timeout), f'no matching message on {output}'
+
+        assert self.t.spin_until(check, timeout), f"no matching message on {output}"
         return found[0]
 
     # -------------------------------------------------------------- services / parameters
@@ -164,25 +178,26 @@ class NodeClient:
     def set_parameters(self, **values):
         """Set parameters (``payload__mass=1.0`` for ``payload.mass``); returns the results."""
         request = SetParameters.Request()
-        request.parameters = [Parameter(name.replace('__', '.'), value=value).to_parameter_msg()
-                              for name, value in values.items()]
-        return self.call('set_parameters', request).results
+        request.parameters = [
+            Parameter(name.replace("__", "."), value=value).to_parameter_msg()
+            for name, value in values.items()
+        ]
+        return self.call("set_parameters", request).results
 
     def set_parameter_typed(self, name, type_, value):
         request = SetParameters.Request()
         request.parameters = [Parameter(name, type_, value).to_parameter_msg()]
-        return self.call('set_parameters', request).results[0]
+        return self.call("set_parameters", request).results[0]
 
     def get_parameter(self, name):
         request = GetParameters.Request(names=[name])
-        value = self.call('get_parameters', request).values[0]
-        return Parameter.from_parameter_msg(
-            type('P', (), {'name': name, 'value': value})()).value
+        value = self.call("get_parameters", request).values[0]
+        return Parameter.from_parameter_msg(type("P", (), {"name": name, "value": value})()).value
 
     def diagnostics(self, predicate=lambda status, values: True, timeout=TIMEOUT):
         """The first diagnostics status of this node received from now on for which
         predicate(status, {key: value}) holds, as (status, {key: value})."""
-        inbox = self.inbox['diagnostics']
+        inbox = self.inbox["diagnostics"]
         inbox.clear()
         found = []
 
@@ -193,7 +208,8 @@ class NodeClient:
                     found.append((status, values))
                     return True
             return False
-        assert self.t.spin_until(check, timeout), 'no matching diagnostics status'
+
+        assert self.t.spin_until(check, timeout), "no matching diagnostics status"
         return found[0]
 
 

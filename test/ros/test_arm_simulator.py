@@ -49,19 +49,30 @@ class SimClient:
         self.proc = proc
         self.ns = ns
         node = ros_node.node
-        self.states = []     # (stamp_ns, names, q, qd, effort)
-        self.applied = []    # (stamp_ns, frame_id, wrench)
+        self.states = []  # (stamp_ns, names, q, qd, effort)
+        self.applied = []  # (stamp_ns, frame_id, wrench)
         self.clock = []
         node.create_subscription(JointState, ns + "/joint_states", self._on_js, 1000)
-        node.create_subscription(WrenchStamped, ns + "/arm_simulator/applied_wrench", self._on_applied, 1000)
+        node.create_subscription(
+            WrenchStamped, ns + "/arm_simulator/applied_wrench", self._on_applied, 1000
+        )
         self.cmd_pub = node.create_publisher(Float64MultiArray, ns + "/arm_simulator/commands", 10)
-        self.wrench_pub = node.create_publisher(WrenchStamped, ns + "/arm_simulator/external_wrench", 10)
+        self.wrench_pub = node.create_publisher(
+            WrenchStamped, ns + "/arm_simulator/external_wrench", 10
+        )
         self.reset_client = node.create_client(Trigger, ns + "/arm_simulator/reset")
 
     def _on_js(self, msg):
         stamp = msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
-        self.states.append((stamp, list(msg.name), np.array(msg.position), np.array(msg.velocity),
-                            np.array(msg.effort)))
+        self.states.append(
+            (
+                stamp,
+                list(msg.name),
+                np.array(msg.position),
+                np.array(msg.velocity),
+                np.array(msg.effort),
+            )
+        )
 
     def _on_applied(self, msg):
         stamp = msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
@@ -79,8 +90,14 @@ class SimClient:
     def push(self, wrench, frame):
         msg = WrenchStamped()
         msg.header.frame_id = frame
-        (msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z,
-         msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z) = (float(v) for v in wrench)
+        (
+            msg.wrench.force.x,
+            msg.wrench.force.y,
+            msg.wrench.force.z,
+            msg.wrench.torque.x,
+            msg.wrench.torque.y,
+            msg.wrench.torque.z,
+        ) = (float(v) for v in wrench)
         self.wrench_pub.publish(msg)
 
     def release(self, n, timeout=20.0):
@@ -98,7 +115,7 @@ class SimClient:
         moving = [i for i, s in enumerate(self.states) if np.any(s[3] != 0)]
         first = moving[0]
         assert first > 0, "the message at the release step was not received"
-        sel = self.states[first - 1:]
+        sel = self.states[first - 1 :]
         stamps = np.array([s[0] for s in sel], dtype=np.int64)
         assert np.all(np.diff(stamps) > 0)
         return stamps, np.array([s[2] for s in sel]), np.array([s[3] for s in sel])
@@ -117,8 +134,11 @@ def arm_simulator(start_process, python_module, ros_node, unique_name, tmp_path)
         count[0] += 1
         with open(path, "w") as fh:
             yaml.safe_dump({"/**": {"ros__parameters": params}}, fh)
-        proc = start_process(python_module("robot_dynamics.ros.arm_simulator") + [
-            "--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)], name="arm_simulator" + ns)
+        proc = start_process(
+            python_module("robot_dynamics.ros.arm_simulator")
+            + ["--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)],
+            name="arm_simulator" + ns,
+        )
         if wait_loaded:
             proc.wait_for_output(r"model loaded", timeout=60.0)
         return SimClient(ros_node, proc, ns)
@@ -131,7 +151,9 @@ def panda_model(**kw):
 
 
 def pendulum_model():
-    return RobotModel.from_urdf(read(bundled_urdf_path("double_pendulum")), gravity=(0.0, -9.81, 0.0))
+    return RobotModel.from_urdf(
+        read(bundled_urdf_path("double_pendulum")), gravity=(0.0, -9.81, 0.0)
+    )
 
 
 # ------------------------------------------------------------------------------------------ tests
@@ -139,9 +161,15 @@ def pendulum_model():
 
 def test_free_fall_matches_core_simulate(arm_simulator, ros_node):
     """Zero torque from the Panda's home pose: the published trajectory is the core's."""
-    sim = arm_simulator(read(bundled_urdf_path("panda")), initial_positions=PANDA_HOME.tolist(),
-                        integration_rate=1000.0, publish_rate=250.0, publish_clock=True,
-                        hold_until_first_command=True, friction=True)
+    sim = arm_simulator(
+        read(bundled_urdf_path("panda")),
+        initial_positions=PANDA_HOME.tolist(),
+        integration_rate=1000.0,
+        publish_rate=250.0,
+        publish_clock=True,
+        hold_until_first_command=True,
+        friction=True,
+    )
     sim.wait_states(5)
     # braked: nothing moves, effort 0, stamps are simulated time (publish_clock) in 4 ms steps
     for stamp, names, q, qd, effort in sim.states[-5:]:
@@ -149,51 +177,83 @@ def test_free_fall_matches_core_simulate(arm_simulator, ros_node):
         np.testing.assert_array_equal(q, PANDA_HOME)
         assert not np.any(qd) and not np.any(effort)
     sim.release(7)
-    ros_node.spin_until(lambda: (sim.states[-1][0] - sim.motion_since_release()[0][0]) >= 0.6 * NS_PER_S, 30)
+    ros_node.spin_until(
+        lambda: (sim.states[-1][0] - sim.motion_since_release()[0][0]) >= 0.6 * NS_PER_S, 30
+    )
     stamps, q, qd = sim.motion_since_release()
-    steps = (stamps - stamps[0]) // 1_000_000           # 1 ms steps since the release
+    steps = (stamps - stamps[0]) // 1_000_000  # 1 ms steps since the release
     assert np.all((stamps - stamps[0]) % 1_000_000 == 0)
-    assert np.all(np.diff(steps) % 4 == 0)               # one message every 4 steps
+    assert np.all(np.diff(steps) % 4 == 0)  # one message every 4 steps
     model = panda_model()
     duration = steps[-1] * 1e-3
-    ref = model.simulate(PANDA_HOME, np.zeros(7), duration, method="semi_implicit_euler",
-                         fixed_step=1e-3, friction=True)
+    ref = model.simulate(
+        PANDA_HOME,
+        np.zeros(7),
+        duration,
+        method="semi_implicit_euler",
+        fixed_step=1e-3,
+        friction=True,
+    )
     np.testing.assert_allclose(q, ref.q[steps], rtol=0, atol=1e-9)
     np.testing.assert_allclose(qd, ref.qd[steps], rtol=0, atol=1e-7)
     # against the adaptive integrator: the 1 ms first-order error over 0.3 s of free fall
-    rk = model.simulate(PANDA_HOME, np.zeros(7), 0.3, method="RK45", rtol=1e-10, atol=1e-12,
-                        friction=True, sample_dt=1e-3)
+    rk = model.simulate(
+        PANDA_HOME,
+        np.zeros(7),
+        0.3,
+        method="RK45",
+        rtol=1e-10,
+        atol=1e-12,
+        friction=True,
+        sample_dt=1e-3,
+    )
     early = steps <= 300
     assert np.max(np.abs(q[early] - rk.q[steps[early]])) < 0.01
-    assert np.max(np.abs(q[-1] - PANDA_HOME)) > 0.2      # it really fell
+    assert np.max(np.abs(q[-1] - PANDA_HOME)) > 0.2  # it really fell
 
 
 def test_energy_conserved_without_friction(arm_simulator, ros_node):
     """Double pendulum released from horizontal, no friction, zero torque, 1 kHz fixed step."""
-    sim = arm_simulator(read(bundled_urdf_path("double_pendulum")), gravity=[0.0, -9.81, 0.0],
-                        integration_rate=1000.0, publish_rate=250.0, publish_clock=True,
-                        hold_until_first_command=True, friction=False)
+    sim = arm_simulator(
+        read(bundled_urdf_path("double_pendulum")),
+        gravity=[0.0, -9.81, 0.0],
+        integration_rate=1000.0,
+        publish_rate=250.0,
+        publish_clock=True,
+        hold_until_first_command=True,
+        friction=False,
+    )
     sim.wait_states(3)
     sim.release(2)
-    ros_node.spin_until(lambda: (sim.states[-1][0] - sim.motion_since_release()[0][0]) >= 3.0 * NS_PER_S, 60)
+    ros_node.spin_until(
+        lambda: (sim.states[-1][0] - sim.motion_since_release()[0][0]) >= 3.0 * NS_PER_S, 60
+    )
     stamps, q, qd = sim.motion_since_release()
     model = pendulum_model()
     energy = model.total_energy(q, qd)
     e0 = model.total_energy(np.zeros(2), np.zeros(2))
     ke_max = np.max(model.kinetic_energy(q, qd))
-    assert ke_max > 100.0                                # it swings (max about 197 J)
+    assert ke_max > 100.0  # it swings (max about 197 J)
     drift = np.max(np.abs(energy - e0))
-    assert drift <= 0.02 * ke_max, f"energy drift {drift:.3f} J = {100 * drift / ke_max:.2f} % of {ke_max:.1f} J"
+    assert drift <= 0.02 * ke_max, (
+        f"energy drift {drift:.3f} J = {100 * drift / ke_max:.2f} % of {ke_max:.1f} J"
+    )
     steps = (stamps - stamps[0]) // 1_000_000
-    ref = model.simulate(np.zeros(2), np.zeros(2), steps[-1] * 1e-3, method="semi_implicit_euler",
-                         fixed_step=1e-3)
+    ref = model.simulate(
+        np.zeros(2), np.zeros(2), steps[-1] * 1e-3, method="semi_implicit_euler", fixed_step=1e-3
+    )
     np.testing.assert_allclose(energy, ref.energy[steps], rtol=0, atol=1e-6)
 
 
 def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_node):
     joints = ["panda_joint7", "panda_joint1", "panda_joint4"]
-    sim = arm_simulator(read(bundled_urdf_path("panda")), joints=joints, gravity=[0.0, 0.0, 0.0],
-                        initial_positions=PANDA_HOME.tolist(), friction=False)
+    sim = arm_simulator(
+        read(bundled_urdf_path("panda")),
+        joints=joints,
+        gravity=[0.0, 0.0, 0.0],
+        initial_positions=PANDA_HOME.tolist(),
+        friction=False,
+    )
     sim.wait_states(2)
 
     def effort_by_name():
@@ -204,28 +264,46 @@ def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_n
         got = effort_by_name()
         return all(abs(got[k] - v) < 1e-12 for k, v in expected.items())
 
-    expected = {"panda_joint7": 1.5, "panda_joint1": -2.0, "panda_joint4": 3.0,
-                "panda_joint2": 0.0, "panda_joint3": 0.0, "panda_joint5": 0.0, "panda_joint6": 0.0}
-    assert ros_node.spin_until(lambda: (sim.command([1.5, -2.0, 3.0]) or settled(expected)), 20), effort_by_name()
+    expected = {
+        "panda_joint7": 1.5,
+        "panda_joint1": -2.0,
+        "panda_joint4": 3.0,
+        "panda_joint2": 0.0,
+        "panda_joint3": 0.0,
+        "panda_joint5": 0.0,
+        "panda_joint6": 0.0,
+    }
+    assert ros_node.spin_until(lambda: sim.command([1.5, -2.0, 3.0]) or settled(expected), 20), (
+        effort_by_name()
+    )
     # saturation at the URDF effort limit (12 Nm for joint 7, 87 Nm for joint 1)
     sat = {"panda_joint7": 12.0, "panda_joint1": -87.0, "panda_joint4": 3.0}
-    assert ros_node.spin_until(lambda: (sim.command([100.0, -500.0, 3.0]) or settled(sat)), 20), effort_by_name()
+    assert ros_node.spin_until(lambda: sim.command([100.0, -500.0, 3.0]) or settled(sat), 20), (
+        effort_by_name()
+    )
     # the torque acts on those joints: joint 7 accelerates positive, joint 1 negative
     _, _, q, qd, _ = sim.states[-1]
     assert qd[6] > 0 and qd[0] < 0
     # back to rest before the spinning arm gets fast (no friction, no gravity)
-    assert ros_node.spin_until(lambda: (sim.command([0.0, 0.0, 0.3]) or settled({"panda_joint4": 0.3})), 20)
-    assert ros_node.call(sim.reset_client, Trigger.Request()).success      # clears the command
-    assert ros_node.spin_until(lambda: (sim.command([0.0, 0.0, 0.3]) or settled({"panda_joint4": 0.3})), 20)
+    assert ros_node.spin_until(
+        lambda: sim.command([0.0, 0.0, 0.3]) or settled({"panda_joint4": 0.3}), 20
+    )
+    assert ros_node.call(sim.reset_client, Trigger.Request()).success  # clears the command
+    assert ros_node.spin_until(
+        lambda: sim.command([0.0, 0.0, 0.3]) or settled({"panda_joint4": 0.3}), 20
+    )
     ros_node.spin_for(0.2)
     # a command of the wrong length, or with NaN, is rejected and counted; the node goes on
     sim.command([1.0, 2.0])
     sim.command([float("nan"), 0.0, 0.0])
     ros_node.spin_for(0.5)
     sim.proc.assert_alive()
-    assert settled({"panda_joint4": 0.3, "panda_joint7": 0.0})   # the last valid command holds
+    assert settled({"panda_joint4": 0.3, "panda_joint7": 0.0})  # the last valid command holds
     out = sim.proc.output()
-    assert "~/commands has 2 values, expected 3 (ordered by parameter joints: panda_joint7, panda_joint1, panda_joint4)" in out
+    assert (
+        "~/commands has 2 values, expected 3 (ordered by parameter joints: panda_joint7, panda_joint1, panda_joint4)"
+        in out
+    )
     assert "NaN/inf for panda_joint7" in out
 
 
@@ -242,13 +320,20 @@ def test_external_wrench_matches_core_step(arm_simulator, ros_node, axes):
         f = np.concatenate([rot @ f_msg[:3], rot @ f_msg[3:]])
     else:
         f = f_msg
-    sim = arm_simulator(read(bundled_urdf_path("panda")), gravity=[0.0, 0.0, 0.0],
-                        initial_positions=PANDA_HOME.tolist(), friction=False, publish_clock=True,
-                        integration_rate=1000.0, publish_rate=500.0, external_wrench_duration=0.04,
-                        external_wrench_axes=axes)
+    sim = arm_simulator(
+        read(bundled_urdf_path("panda")),
+        gravity=[0.0, 0.0, 0.0],
+        initial_positions=PANDA_HOME.tolist(),
+        friction=False,
+        publish_clock=True,
+        integration_rate=1000.0,
+        publish_rate=500.0,
+        external_wrench_duration=0.04,
+        external_wrench_axes=axes,
+    )
     sim.wait_states(3)
     assert ros_node.spin_until(lambda: sim.wrench_pub.get_subscription_count() > 0, 20)
-    sim.push(f_msg, "tool")                              # once: each message restarts the 40 ms
+    sim.push(f_msg, "tool")  # once: each message restarts the 40 ms
     assert ros_node.spin_until(lambda: any(np.any(a[2]) for a in sim.applied), 20)
     ros_node.spin_for(0.5)
     on = [(s, w) for s, frame, w in sim.applied if np.any(w)]
@@ -259,14 +344,16 @@ def test_external_wrench_matches_core_step(arm_simulator, ros_node, axes):
     # replay with the core: states published at stamp k are after step k
     first_on = on[0][0]
     states = {s[0]: (s[2], s[3]) for s in sim.states}
-    k0 = first_on - 2_000_000                           # state before the first step with the wrench
+    k0 = first_on - 2_000_000  # state before the first step with the wrench
     q, qd = states[k0]
     np.testing.assert_array_equal(q, PANDA_HOME)
     stamp = k0
     for k in range(300):
         stamp += 1_000_000
         w = f if k0 < stamp <= on[-1][0] else None
-        q, qd = model.step(q, qd, np.zeros(7), 1e-3, f_ext=w, frame="tool" if w is not None else None)
+        q, qd = model.step(
+            q, qd, np.zeros(7), 1e-3, f_ext=w, frame="tool" if w is not None else None
+        )
         if stamp in states:
             np.testing.assert_allclose(states[stamp][0], q, atol=1e-9)
             np.testing.assert_allclose(states[stamp][1], qd, atol=1e-7)
@@ -275,9 +362,12 @@ def test_external_wrench_matches_core_step(arm_simulator, ros_node, axes):
 
 def test_reset_service_and_clock(arm_simulator, ros_node):
     clocks = []
-    ros_node.node.create_subscription(Clock, "/clock", lambda m: clocks.append(m.clock.sec * NS_PER_S + m.clock.nanosec), 100)
-    sim = arm_simulator(read(bundled_urdf_path("panda")), initial_positions=PANDA_HOME.tolist(),
-                        publish_clock=True)
+    ros_node.node.create_subscription(
+        Clock, "/clock", lambda m: clocks.append(m.clock.sec * NS_PER_S + m.clock.nanosec), 100
+    )
+    sim = arm_simulator(
+        read(bundled_urdf_path("panda")), initial_positions=PANDA_HOME.tolist(), publish_clock=True
+    )
     sim.wait_states(3)
     assert ros_node.spin_until(lambda: np.max(np.abs(sim.states[-1][2] - PANDA_HOME)) > 0.05, 20)
     result = ros_node.call(sim.reset_client, Trigger.Request())
@@ -290,20 +380,22 @@ def test_reset_service_and_clock(arm_simulator, ros_node):
     # right after the reset the arm is back near home (one publication period of free fall)
     assert np.max(np.abs(sim.states[after][2] - PANDA_HOME)) < 1e-2
     before = max(i for i, st in enumerate(sim.states) if st[0] < reset_ns)
-    assert np.max(np.abs(sim.states[before][2] - PANDA_HOME)) > 0.05   # it had fallen before
+    assert np.max(np.abs(sim.states[before][2] - PANDA_HOME)) > 0.05  # it had fallen before
     # simulated time did not go backwards, and /clock was published with it
     stamps = [st[0] for st in sim.states]
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
     # (the /clock subscription may match the simulator's publisher only after the reset: wait)
     assert ros_node.spin_until(lambda: clocks and max(clocks) >= sim.states[after][0], 20), (
-        f'/clock: {len(clocks)} messages, last {max(clocks) if clocks else None}, state after '
-        f'the reset at {sim.states[after][0]}')
-    assert all(b >= a for a, b in zip(clocks, clocks[1:])), 'simulated time went backwards'
+        f"/clock: {len(clocks)} messages, last {max(clocks) if clocks else None}, state after "
+        f"the reset at {sim.states[after][0]}"
+    )
+    assert all(b >= a for a, b in zip(clocks, clocks[1:])), "simulated time went backwards"
 
 
 def test_robot_description_topic_and_bad_urdf(arm_simulator, ros_node):
-    sim = arm_simulator(None, wait_loaded=False, initial_positions=[0.3, -0.2],
-                        gravity=[0.0, -9.81, 0.0])
+    sim = arm_simulator(
+        None, wait_loaded=False, initial_positions=[0.3, -0.2], gravity=[0.0, -9.81, 0.0]
+    )
     sim.proc.wait_for_output(r"waiting for a URDF on the robot_description topic", timeout=60.0)
     qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
@@ -317,10 +409,16 @@ def test_robot_description_topic_and_bad_urdf(arm_simulator, ros_node):
 
 
 def test_bad_parameters_are_rejected(arm_simulator):
-    sim = arm_simulator(read(bundled_urdf_path("panda")), wait_loaded=False, initial_positions=[0.0, 1.0],
-                        joints=["panda_joint1", "nope"])
-    sim.proc.wait_for_output(r"robot_description parameter rejected: ValueError: joints: unknown joint\(s\) nope",
-                             timeout=60.0)
+    sim = arm_simulator(
+        read(bundled_urdf_path("panda")),
+        wait_loaded=False,
+        initial_positions=[0.0, 1.0],
+        joints=["panda_joint1", "nope"],
+    )
+    sim.proc.wait_for_output(
+        r"robot_description parameter rejected: ValueError: joints: unknown joint\(s\) nope",
+        timeout=60.0,
+    )
     sim.proc.assert_alive()
 
 
@@ -328,12 +426,19 @@ def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
     """+3 Nm on joint 7 (zero gravity) drives it into its upper limit 2.8973 rad; the stop
     (100 Hz against the joint's inertia, critically damped) holds it there, stable at 1 kHz,
     with a penetration of about tau/k (~1e-3 rad)."""
-    sim = arm_simulator(read(bundled_urdf_path("panda")), gravity=[0.0, 0.0, 0.0], joints=["panda_joint7"],
-                        initial_positions=[0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 2.5], friction=True,
-                        position_limits=True)
+    sim = arm_simulator(
+        read(bundled_urdf_path("panda")),
+        gravity=[0.0, 0.0, 0.0],
+        joints=["panda_joint7"],
+        initial_positions=[0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 2.5],
+        friction=True,
+        position_limits=True,
+    )
     sim.wait_states(2)
     upper = 2.8973
-    assert ros_node.spin_until(lambda: sim.command([3.0]) or sim.states[-1][2][6] > upper - 1e-3, 20)
+    assert ros_node.spin_until(
+        lambda: sim.command([3.0]) or sim.states[-1][2][6] > upper - 1e-3, 20
+    )
     ros_node.spin_for(1.0)
     q7 = np.array([st[2][6] for st in sim.states[-100:]])
     assert np.all(q7 < upper + 5e-3) and np.all(q7 > upper - 1e-3), (q7.min(), q7.max())

@@ -100,13 +100,20 @@ def test_info_reports_mimic_joints(capsys):
 
 def test_gravity_matches_core(capsys):
     data = run_json(capsys, "gravity", "panda", "--q", *PANDA_Q)
-    np.testing.assert_allclose(data["gravity_torques"], panda().gravity_torques(np.array(PANDA_Q)),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        data["gravity_torques"], panda().gravity_torques(np.array(PANDA_Q)), rtol=0, atol=1e-12
+    )
 
 
 def test_gravity_named_and_comma_forms(capsys):
     a = run_json(capsys, "gravity", "panda", "--q", ",".join(map(str, PANDA_Q)))
-    b = run_json(capsys, "gravity", "panda", "--q", *[f"panda_joint{i + 1}={v}" for i, v in enumerate(PANDA_Q)])
+    b = run_json(
+        capsys,
+        "gravity",
+        "panda",
+        "--q",
+        *[f"panda_joint{i + 1}={v}" for i, v in enumerate(PANDA_Q)],
+    )
     np.testing.assert_allclose(a["gravity_torques"], b["gravity_torques"], atol=0)
     c = run_json(capsys, "gravity", "panda", "--q", "panda_joint4=-2.0")
     np.testing.assert_allclose(c["q"], [0, 0, 0, -2.0, 0, 0, 0])
@@ -129,16 +136,22 @@ def test_mass_matrix_matches_core(capsys):
     assert min(data["eigenvalues"]) > 0
 
 
-@pytest.mark.parametrize("frame,axes", [(None, "base"), ("panda_link5", "local"), ("tool", "local")])
+@pytest.mark.parametrize(
+    "frame,axes", [(None, "base"), ("panda_link5", "local"), ("tool", "local")]
+)
 def test_jacobian_matches_core(capsys, frame, axes):
-    argv = ["jacobian", "panda", "--q", *PANDA_Q, "--axes", axes] + (["--frame", frame] if frame else [])
+    argv = ["jacobian", "panda", "--q", *PANDA_Q, "--axes", axes] + (
+        ["--frame", frame] if frame else []
+    )
     data = run_json(capsys, *argv)
     model = panda()
     j = model.jacobian(np.array(PANDA_Q), frame=frame, axes=axes)
     np.testing.assert_allclose(data["jacobian"], j, atol=1e-12)
     assert data["rows"] == ["vx", "vy", "vz", "wx", "wy", "wz"]
     assert data["frame"] == (frame or "tool")
-    np.testing.assert_allclose(data["frame_pose"], model.frame_pose(np.array(PANDA_Q), frame=frame), atol=1e-12)
+    np.testing.assert_allclose(
+        data["frame_pose"], model.frame_pose(np.array(PANDA_Q), frame=frame), atol=1e-12
+    )
 
 
 def test_wrench_recovers_a_known_push(capsys):
@@ -164,15 +177,38 @@ def test_wrench_with_motion_and_local_axes(capsys):
     rot = model.frame_pose(q)[:3, :3]
     f_base = np.concatenate([rot @ f_local[:3], rot @ f_local[3:]])
     tau = model.inverse_dynamics(q, qd, qdd, f_ext=f_base)
-    data = run_json(capsys, "wrench", "panda", "--q", *q, "--qd", *qd, "--qdd", *qdd, "--tau", *tau,
-                    "--axes", "local")
+    data = run_json(
+        capsys,
+        "wrench",
+        "panda",
+        "--q",
+        *q,
+        "--qd",
+        *qd,
+        "--qdd",
+        *qdd,
+        "--tau",
+        *tau,
+        "--axes",
+        "local",
+    )
     np.testing.assert_allclose(data["wrench"], f_local, atol=1e-6)
 
 
 def test_wrench_pendulum_reports_unobservable_part(capsys):
     """2 joints cannot explain 6 wrench components: the result is the least-norm wrench."""
-    data = run_json(capsys, "wrench", "double_pendulum", "--q", "0.3", "0.6", "--tau", "1.0", "2.0",
-                    "--external")
+    data = run_json(
+        capsys,
+        "wrench",
+        "double_pendulum",
+        "--q",
+        "0.3",
+        "0.6",
+        "--tau",
+        "1.0",
+        "2.0",
+        "--external",
+    )
     model = pendulum()
     j = model.jacobian(np.array([0.3, 0.6]))
     np.testing.assert_allclose(j.T @ np.array(data["wrench"]), [1.0, 2.0], atol=1e-6)
@@ -180,8 +216,16 @@ def test_wrench_pendulum_reports_unobservable_part(capsys):
 
 
 def test_simulate_json_matches_core(capsys):
-    data = run_json(capsys, "simulate", "double_pendulum", "--duration", "1.0", "--sample-dt", "0.1",
-                    "--json-series")
+    data = run_json(
+        capsys,
+        "simulate",
+        "double_pendulum",
+        "--duration",
+        "1.0",
+        "--sample-dt",
+        "0.1",
+        "--json-series",
+    )
     ref = pendulum().simulate(np.zeros(2), np.zeros(2), 1.0, sample_dt=0.1)
     np.testing.assert_allclose(data["t"], ref.t, atol=1e-12)
     np.testing.assert_allclose(data["q"], ref.q, atol=1e-9)
@@ -203,30 +247,76 @@ def test_simulate_writes_png(tmp_path, capsys):
 
 
 def test_simulate_constant_torque_and_method(capsys):
-    data = run_json(capsys, "simulate", "panda", "--duration", "0.2", "--method", "semi_implicit_euler",
-                    "--tau", "0", "1", "0", "0", "0", "0", "0", "--friction")
-    ref = panda().simulate(np.array(PANDA_HOME), np.zeros(7), 0.2, tau=np.array([0, 1.0, 0, 0, 0, 0, 0]),
-                           method="semi_implicit_euler", sample_dt=0.01, friction=True)
+    data = run_json(
+        capsys,
+        "simulate",
+        "panda",
+        "--duration",
+        "0.2",
+        "--method",
+        "semi_implicit_euler",
+        "--tau",
+        "0",
+        "1",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "--friction",
+    )
+    ref = panda().simulate(
+        np.array(PANDA_HOME),
+        np.zeros(7),
+        0.2,
+        tau=np.array([0, 1.0, 0, 0, 0, 0, 0]),
+        method="semi_implicit_euler",
+        sample_dt=0.01,
+        friction=True,
+    )
     np.testing.assert_allclose(data["final_q"], ref.q[-1], atol=1e-12)
 
 
 # ------------------------------------------------------------------------------ bad input
 
 
-@pytest.mark.parametrize("argv,code,needle", [
-    (["gravity", "panda", "--q", "1", "2"], 2, "--q: got 2 value(s), the model has 7 joint(s): panda_joint1"),
-    (["gravity", "panda", "--q", "panda_joint9=1"], 2, "unknown joint 'panda_joint9'"),
-    (["gravity", "panda", "--q", "0", "0", "0", "nan", "0", "0", "0"], 2, "'nan' (for panda_joint4) is not finite"),
-    (["gravity", "panda", "--q", "0", "0", "x", "0", "0", "0", "0"], 2, "'x' (for panda_joint3) is not a number"),
-    (["jacobian", "panda", "--frame", "nolink"], 2, "--frame: unknown frame 'nolink'"),
-    (["gravity", "panda", "--tip-link", "nolink"], 2, "tip_link 'nolink'"),
-    (["gravity", "panda", "--gravity", "0", "0"], 2, "--gravity"),
-    (["wrench", "panda", "--q", *map(str, PANDA_HOME)], 2, "--tau is required"),
-    (["simulate", "double_pendulum", "--duration", "-1"], 2, "--duration must be a positive number"),
-    (["simulate", "double_pendulum", "--method", "Euler"], 2, "unknown integration method 'Euler'"),
-    (["bogus", "panda"], 2, "invalid choice: 'bogus'"),
-    (["gravity", "/nonexistent/robot.urdf"], 3, "no such file"),
-])
+@pytest.mark.parametrize(
+    "argv,code,needle",
+    [
+        (
+            ["gravity", "panda", "--q", "1", "2"],
+            2,
+            "--q: got 2 value(s), the model has 7 joint(s): panda_joint1",
+        ),
+        (["gravity", "panda", "--q", "panda_joint9=1"], 2, "unknown joint 'panda_joint9'"),
+        (
+            ["gravity", "panda", "--q", "0", "0", "0", "nan", "0", "0", "0"],
+            2,
+            "'nan' (for panda_joint4) is not finite",
+        ),
+        (
+            ["gravity", "panda", "--q", "0", "0", "x", "0", "0", "0", "0"],
+            2,
+            "'x' (for panda_joint3) is not a number",
+        ),
+        (["jacobian", "panda", "--frame", "nolink"], 2, "--frame: unknown frame 'nolink'"),
+        (["gravity", "panda", "--tip-link", "nolink"], 2, "tip_link 'nolink'"),
+        (["gravity", "panda", "--gravity", "0", "0"], 2, "--gravity"),
+        (["wrench", "panda", "--q", *map(str, PANDA_HOME)], 2, "--tau is required"),
+        (
+            ["simulate", "double_pendulum", "--duration", "-1"],
+            2,
+            "--duration must be a positive number",
+        ),
+        (
+            ["simulate", "double_pendulum", "--method", "Euler"],
+            2,
+            "unknown integration method 'Euler'",
+        ),
+        (["bogus", "panda"], 2, "invalid choice: 'bogus'"),
+        (["gravity", "/nonexistent/robot.urdf"], 3, "no such file"),
+    ],
+)
 def test_bad_arguments(capsys, argv, code, needle):
     got, err = run_fail(capsys, *argv)
     assert got == code, err
@@ -236,13 +326,18 @@ def test_bad_arguments(capsys, argv, code, needle):
 def test_bad_urdfs(tmp_path, capsys):
     cases = {
         "truncated.urdf": ("<robot name='x'><link name='a'/>", "malformed URDF XML"),
-        "dangling.urdf": ("<robot name='x'><link name='a'/><joint name='j' type='revolute'><parent link='a'/>"
-                          "<child link='b'/><axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' "
-                          "velocity='1'/></joint></robot>", "'j'"),
-        "floating.urdf": ("<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
-                          "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
-                          "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint></robot>",
-                          "free"),
+        "dangling.urdf": (
+            "<robot name='x'><link name='a'/><joint name='j' type='revolute'><parent link='a'/>"
+            "<child link='b'/><axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' "
+            "velocity='1'/></joint></robot>",
+            "'j'",
+        ),
+        "floating.urdf": (
+            "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+            "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
+            "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint></robot>",
+            "free",
+        ),
     }
     for name, (text, needle) in cases.items():
         path = tmp_path / name
@@ -277,23 +372,36 @@ def _console(name):
 
 def test_console_script_exit_codes(tmp_path):
     exe = _console("robot-dynamics")
-    ok = subprocess.run([exe, "gravity", "panda", "--q", *map(str, PANDA_HOME), "--json"],
-                        capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [exe, "gravity", "panda", "--q", *map(str, PANDA_HOME), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["gravity_torques"][3] == pytest.approx(21.88, abs=0.01)
-    bad = subprocess.run([exe, "mass-matrix", "panda", "--q", "1", "2", "3"], capture_output=True, text=True,
-                         timeout=120)
+    bad = subprocess.run(
+        [exe, "mass-matrix", "panda", "--q", "1", "2", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2
     assert "robot-dynamics: error: --q: got 3 value(s)" in bad.stderr
     assert bad.stdout == ""
-    missing = subprocess.run([exe, "info", str(tmp_path / "nope.urdf")], capture_output=True, text=True,
-                             timeout=120)
+    missing = subprocess.run(
+        [exe, "info", str(tmp_path / "nope.urdf")], capture_output=True, text=True, timeout=120
+    )
     assert missing.returncode == 3 and "no such file" in missing.stderr
 
 
 def test_module_entry_point():
-    out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.cli", "info", "double_pendulum"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "robot_dynamics.tools.cli", "info", "double_pendulum"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "actuated joints (2)" in out.stdout
 
@@ -304,6 +412,18 @@ def test_multi_leaf_robot_needs_a_frame(capsys):
     assert data["tip_link"] is None and set(data["leaf_links"]) >= {"tool0", "ee_link"}
     code, err = run_fail(capsys, "jacobian", ur5)
     assert code == 2 and "--frame is needed" in err and "tool0" in err
-    data = run_json(capsys, "jacobian", ur5, "--frame", "tool0", "--q", "0", "-1.2", "1.2", "-1.57", "-1.57", "0")
+    data = run_json(
+        capsys,
+        "jacobian",
+        ur5,
+        "--frame",
+        "tool0",
+        "--q",
+        "0",
+        "-1.2",
+        "1.2",
+        "-1.57",
+        "-1.57",
+        "0",
+    )
     assert data["frame"] == "tool0" and len(data["jacobian"]) == 6 and len(data["jacobian"][0]) == 6
-

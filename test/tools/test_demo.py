@@ -25,8 +25,17 @@ pytest.importorskip("rclpy")
 
 def run_demo(tmp_path, unique_name, *extra, timeout=180):
     plot = tmp_path / "demo.png"
-    argv = [sys.executable, "-m", "robot_dynamics.tools.demo", "--no-live", "--plot", str(plot),
-            "--namespace", "/" + unique_name, *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "robot_dynamics.tools.demo",
+        "--no-live",
+        "--plot",
+        str(plot),
+        "--namespace",
+        "/" + unique_name,
+        *extra,
+    ]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=str(tmp_path))
     summary_path = tmp_path / "demo.json"
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
@@ -64,7 +73,7 @@ def test_demo_push_recovered_and_pose_held(tmp_path, unique_name):
 def test_demo_double_pendulum_energy(tmp_path, unique_name):
     out, plot, s = run_demo(tmp_path, unique_name, "--robot", "double_pendulum", "--duration", "2")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert s["max_kinetic_energy_J"] > 100.0             # it swings
+    assert s["max_kinetic_energy_J"] > 100.0  # it swings
     assert s["energy_drift_relative_to_max_kinetic"] < 0.02, s
     assert s["max_joint_deviation_from_rk45_rad"] < 0.01, s
     assert "energy: start" in out.stdout
@@ -72,11 +81,21 @@ def test_demo_double_pendulum_energy(tmp_path, unique_name):
 
 
 def test_demo_bad_arguments(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.demo", "--robot", "nope"],
-                         capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-m", "robot_dynamics.tools.demo", "--robot", "nope"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(tmp_path),
+    )
     assert out.returncode == 2 and "bundled robots are panda, double_pendulum" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", str(tmp_path / "x.urdf")],
-                         capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", str(tmp_path / "x.urdf")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(tmp_path),
+    )
     assert out.returncode == 2 and "no such file" in out.stderr
 
 
@@ -93,11 +112,31 @@ def test_demo_in_simulated_time(tmp_path, unique_name):
 def test_demo_on_a_user_urdf(tmp_path, unique_name):
     """--urdf: a UR5 (example-robot-data) with several leaves, so --tip-link is needed."""
     ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
-    out = subprocess.run([sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", ur5, "--no-live"],
-                         capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", ur5, "--no-live"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(tmp_path),
+    )
     assert out.returncode == 2 and "choose one with --tip-link" in out.stderr
-    out, plot, s = run_demo(tmp_path, unique_name, "--urdf", ur5, "--tip-link", "tool0",
-                            "--q0", "0", "-1.2", "1.2", "-1.57", "-1.57", "0", "--duration", "3")
+    out, plot, s = run_demo(
+        tmp_path,
+        unique_name,
+        "--urdf",
+        ur5,
+        "--tip-link",
+        "tool0",
+        "--q0",
+        "0",
+        "-1.2",
+        "1.2",
+        "-1.57",
+        "-1.57",
+        "0",
+        "--duration",
+        "3",
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert s["robot"] == "ur5_robot.urdf" and s["tip_link"] == "tool0" and s["passed"] is True
     assert is_png(str(plot))

@@ -6,15 +6,16 @@ skipped (the same nodes and parameters are covered by test_demo.py, which runs
 it launches the file with run_demo:=false, as a user pushing the arm by hand would, and checks over
 DDS that gravity compensation holds the Panda and that a push on the tool is estimated.
 """
+
 import os
 import time
 import uuid
 
 import pytest
 
-launch_pytest = pytest.importorskip('launch_pytest')
-launch = pytest.importorskip('launch')
-pytest.importorskip('launch_ros')
+launch_pytest = pytest.importorskip("launch_pytest")
+launch = pytest.importorskip("launch")
+pytest.importorskip("launch_ros")
 
 import numpy as np  # noqa: E402
 import rclpy  # noqa: E402
@@ -29,17 +30,21 @@ from robot_dynamics.tools.bundled import BUNDLED  # noqa: E402
 pytestmark = [pytest.mark.launch_test, pytest.mark.ros]
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LAUNCH_FILE = os.path.join(REPO, 'launch', 'demo.launch.py')
-NS = 'rd_demo_' + uuid.uuid4().hex[:8]
+LAUNCH_FILE = os.path.join(REPO, "launch", "demo.launch.py")
+NS = "rd_demo_" + uuid.uuid4().hex[:8]
 
 
 @launch_pytest.fixture
 def demo_nodes():
-    return launch.LaunchDescription([
-        IncludeLaunchDescription(PythonLaunchDescriptionSource(LAUNCH_FILE),
-                                 launch_arguments=[('namespace', NS), ('run_demo', 'false')]),
-        launch_pytest.actions.ReadyToTest(),
-    ])
+    return launch.LaunchDescription(
+        [
+            IncludeLaunchDescription(
+                PythonLaunchDescriptionSource(LAUNCH_FILE),
+                launch_arguments=[("namespace", NS), ("run_demo", "false")],
+            ),
+            launch_pytest.actions.ReadyToTest(),
+        ]
+    )
 
 
 @pytest.mark.launch(fixture=demo_nodes)
@@ -47,20 +52,22 @@ def test_launched_demo_holds_and_estimates_a_push():
     context = rclpy.Context()
     rclpy.init(context=context)
     try:
-        node = rclpy.create_node('launch_demo_probe', context=context)
+        node = rclpy.create_node("launch_demo_probe", context=context)
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
         states, estimates = [], []
-        node.create_subscription(JointState, f'/{NS}/joint_states', states.append, 100)
-        node.create_subscription(WrenchStamped, f'/{NS}/dynamics_node/external_wrench', estimates.append, 100)
-        push = node.create_publisher(WrenchStamped, f'/{NS}/arm_simulator/external_wrench', 10)
+        node.create_subscription(JointState, f"/{NS}/joint_states", states.append, 100)
+        node.create_subscription(
+            WrenchStamped, f"/{NS}/dynamics_node/external_wrench", estimates.append, 100
+        )
+        push = node.create_publisher(WrenchStamped, f"/{NS}/arm_simulator/external_wrench", 10)
 
         def spin(seconds, wrench=None):
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline:
                 if wrench is not None:
                     msg = WrenchStamped()
-                    msg.header.frame_id = 'tool'
+                    msg.header.frame_id = "tool"
                     msg.wrench.force.z = float(wrench)
                     push.publish(msg)
                 executor.spin_once(timeout_sec=0.02)
@@ -68,10 +75,10 @@ def test_launched_demo_holds_and_estimates_a_push():
         deadline = time.monotonic() + 60.0
         while not (states and estimates) and time.monotonic() < deadline:
             executor.spin_once(timeout_sec=0.05)
-        assert states and estimates, 'the launched nodes did not come up'
+        assert states and estimates, "the launched nodes did not come up"
         spin(2.0)
-        home = np.array(BUNDLED['panda'].home)
-        assert np.max(np.abs(np.array(states[-1].position) - home)) < 1e-3   # held
+        home = np.array(BUNDLED["panda"].home)
+        assert np.max(np.abs(np.array(states[-1].position) - home)) < 1e-3  # held
         spin(1.5, wrench=-10.0)
         fz = estimates[-1].wrench.force.z
         assert abs(fz - (-10.0)) < 0.5, fz
