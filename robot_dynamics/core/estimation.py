@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .errors import InvalidInputError
+from .friction import DEFAULT_VELOCITY_THRESHOLD, check_velocity_threshold
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,18 @@ class MomentumObserver:
 
     model: the RobotModel. gain: scalar or (n,) [1/s]. friction: subtract the model's joint
     friction from the applied torque (use when the robot really has that friction).
+    friction_velocity_threshold: ``v_eps`` [rad/s or m/s] of the friction's smooth sign
+    (:func:`robot_dynamics.core.friction.smooth_sign`).
     """
 
-    def __init__(self, model, gain=50.0, *, friction=False):
+    def __init__(
+        self,
+        model,
+        gain=50.0,
+        *,
+        friction=False,
+        friction_velocity_threshold=DEFAULT_VELOCITY_THRESHOLD,
+    ):
         self.model = model
         try:
             self.gain = np.broadcast_to(np.asarray(gain, dtype=float), (model.n,)).copy()
@@ -72,13 +82,23 @@ class MomentumObserver:
         if np.any(self.gain <= 0) or not np.all(np.isfinite(self.gain)):
             raise InvalidInputError(f"observer gain must be finite and > 0, got {gain!r}")
         self.friction = friction
+        self.friction_velocity_threshold = check_velocity_threshold(
+            friction_velocity_threshold, model.n
+        )
         self._p0 = None
         self._integral = None
         self.residual = None
 
-    def reset(self, q, qd):
-        """Start observing from state (q, qd) (..., n): the residual restarts at zero."""
-        self._p0, _, _ = self.model.momentum_terms(q, qd)
+    def reset(self, q, qd, terms=None):
+        """Start observing from state (q, qd) (..., n): the residual restarts at zero.
+
+        terms: optional :class:`~robot_dynamics.core.model.StateTerms` already computed at
+        (q, qd) (its momentum is used instead of a new pass).
+        """
+        if terms is None:
+            self._p0, _, _ = self.model.momentum_terms(q, qd)
+        else:
+            self._p0 = terms.momentum.copy()
         self._integral = np.zeros_like(self._p0)
         self.residual = np.zeros_like(self._p0)
 
@@ -95,7 +115,7 @@ class MomentumObserver:
         (q, qd) (its momentum, C^T qd and gravity are used instead of a new pass).
         """
         if self._p0 is None:
-            self.reset(q, qd)
+            self.reset(q, qd, terms)
             return self.residual.copy()
         if not (math.isfinite(dt) and dt > 0):
             raise InvalidInputError(f"observer time step dt must be finite and > 0, got {dt!r}")
@@ -105,7 +125,7 @@ class MomentumObserver:
         else:
             p, CTqd, g = terms.momentum, terms.coriolis_transpose_qd, terms.gravity
         if self.friction:
-            tau = tau - self.model.friction_torques(qd)
+            tau = tau - self.model.friction_torques(qd, self.friction_velocity_threshold)
         # The residual enters its own integral implicitly (r at the end of the step), so the
         # update is stable and monotone for any gain * dt, e.g. after a gap in the samples:
         #   r_new = K (p - p0 - I_old - (tau + C^T qd - g + r_new) dt)

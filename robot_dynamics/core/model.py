@@ -26,6 +26,7 @@ from scipy.linalg.lapack import dposv as _dposv
 from . import aba as _aba
 from . import coriolis as _coriolis
 from . import crba as _crba
+from . import friction as _friction
 from . import gravity as _gravity
 from . import jacobian as _jacobian
 from . import rnea as _rnea
@@ -430,11 +431,16 @@ class RobotModel:
             self, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape), f_ext=ext
         )
 
-    def friction_torques(self, qd):
-        """Joint friction (..., n): ``damping * qd + friction * sign(qd)`` (URDF
-        ``<dynamics damping friction>`` or :meth:`with_friction`)."""
+    def friction_torques(self, qd, velocity_threshold=_friction.DEFAULT_VELOCITY_THRESHOLD):
+        """Joint friction (..., n): ``damping * qd + friction * tanh(qd / v_eps)`` (URDF
+        ``<dynamics damping friction>`` or :meth:`with_friction`).
+
+        velocity_threshold: ``v_eps`` [rad/s or m/s] of the smooth sign
+        (:func:`robot_dynamics.core.friction.smooth_sign`), scalar or (n,), >= 0; 0 gives
+        the discontinuous ``sign(qd)``.
+        """
         qd = self._check_vector(qd, "qd")
-        return self.damping * qd + self.friction * np.sign(qd)
+        return _friction.friction_torques(qd, self.damping, self.friction, velocity_threshold)
 
     # ---------------------------------------------------------------- energy
     def kinetic_energy(self, q, qd):

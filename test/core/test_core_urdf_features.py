@@ -287,10 +287,13 @@ def test_friction_from_urdf_dynamics(rng):
     assert_close(m.damping, d, 0, "damping")
     assert_close(m.friction, f, 0, "friction")
     qd = rng.normal(size=(3, m.n))
-    assert_close(m.friction_torques(qd), d * qd + f * np.sign(qd), 1e-14, "friction torques")
+    smooth = d * qd + f * np.tanh(qd / 0.01)  # the default smooth sign, v_eps = 0.01
+    assert_close(m.friction_torques(qd), smooth, 1e-14, "friction torques")
+    exact = d * qd + f * np.sign(qd)
+    assert_close(m.friction_torques(qd, velocity_threshold=0.0), exact, 1e-14, "sign")
     m2 = m.with_friction(damping=np.ones(m.n), friction=np.zeros(m.n))
     assert_close(m2.friction_torques(qd), qd, 1e-14, "with_friction override")
-    assert_close(m.friction_torques(qd), d * qd + f * np.sign(qd), 1e-14, "original unchanged")
+    assert_close(m.friction_torques(qd), smooth, 1e-14, "original unchanged")
 
 
 def test_gravity_override(rng):
