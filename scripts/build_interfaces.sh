@@ -26,6 +26,7 @@ source "$REPO/scripts/venv_lock.sh"
 command -v cmake >/dev/null || die "cmake not found"
 shopt -s nullglob
 srvs=("$PKG"/srv/*.srv)
+msgs_glob=("$PKG"/msg/*.msg)
 shopt -u nullglob
 (( ${#srvs[@]} > 0 )) || die "no $PKG/srv/*.srv"
 
@@ -34,7 +35,14 @@ names=()
 for f in "${srvs[@]}"; do names+=("$(basename "$f" .srv)"); done
 import_check="from robot_dynamics_interfaces.srv import $(IFS=,; echo "${names[*]}")"
 
-key="$( { for f in "${srvs[@]}"; do echo "== $(basename "$f")"; cat "$f"; done
+msgs=("${msgs_glob[@]}")
+msg_names=()
+for f in "${msgs[@]}"; do msg_names+=("$(basename "$f" .msg)"); done
+if (( ${#msg_names[@]} > 0 )); then
+    import_check="$import_check; from robot_dynamics_interfaces.msg import $(IFS=,; echo "${msg_names[*]}")"
+fi
+
+key="$( { for f in "${srvs[@]}" "${msgs[@]}"; do echo "== $(basename "$f")"; cat "$f"; done
           cat "$PKG/CMakeLists.txt" "$PKG/package.xml" "$REPO/scripts/build_interfaces.sh" \
               "$VENV/.stamp-requirements"; } | sha256sum | cut -d' ' -f1)"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$key" ]] && "$PY" -c "$import_check" 2>/dev/null; then
