@@ -1,6 +1,7 @@
 """External wrench from joint torques (tau_ext = J^T f_ext) and the momentum observer."""
 
 from dataclasses import dataclass
+import functools
 
 import math
 
@@ -10,22 +11,73 @@ from .errors import InvalidInputError
 from .friction import DEFAULT_VELOCITY_THRESHOLD, check_velocity_threshold
 
 
+#: Names of the wrench components, in the order of every wrench vector.
+WRENCH_COMPONENTS = ("fx", "fy", "fz", "tx", "ty", "tz")
+
+
+def resolve_wrench_components(components, n):
+    """The wrench components to estimate, in :data:`WRENCH_COMPONENTS` order.
+
+    Args:
+        components: None (the default: all six when ``n >= 6``, else the force
+            ``("fx", "fy", "fz")``, a point contact at the frame origin), a string such as
+            ``"fx fy fz"`` (spaces or commas), or a sequence of names.
+        n: number of joints of the model.
+
+    Returns:
+        tuple of component names, without repeats, in ``fx fy fz tx ty tz`` order.
+
+    Raises:
+        InvalidInputError: an unknown or repeated name, or an empty selection.
+    """
+    if components is None:
+        return WRENCH_COMPONENTS if n >= 6 else WRENCH_COMPONENTS[:3]
+    if isinstance(components, str):
+        names = components.replace(",", " ").split()
+    else:
+        names = list(components)
+    unknown = [c for c in names if c not in WRENCH_COMPONENTS]
+    if unknown:
+        raise InvalidInputError(
+            f"unknown wrench components {unknown}; choose from {list(WRENCH_COMPONENTS)}"
+        )
+    if len(set(names)) != len(names):
+        raise InvalidInputError(f"wrench components repeated in {names}")
+    if not names:
+        raise InvalidInputError(
+            f"no wrench component selected; choose from {list(WRENCH_COMPONENTS)}"
+        )
+    return tuple(c for c in WRENCH_COMPONENTS if c in names)
+
+
+@functools.lru_cache(maxsize=64)
+def component_rows(components):
+    """Index array of a resolved components tuple in a wrench vector (cached, read-only)."""
+    rows = np.array([WRENCH_COMPONENTS.index(c) for c in components], dtype=np.intp)
+    rows.flags.writeable = False
+    return rows
+
+
 @dataclass(frozen=True)
 class WrenchEstimate:
     """Result of :meth:`RobotModel.estimate_external_wrench`.
 
     wrench: (..., 6) ``[fx, fy, fz, tx, ty, tz]`` [N, N m], the wrench the environment applies to
-        the frame, moment about the frame origin, axes as requested.
-    singular_values: (..., k) singular values of J, k = min(6, n), descending.
-    min_singular_value: (...) the smallest of them.
-    near_singular: (...) bool, ``min_singular_value < singular_threshold``: the wrench
-        components along the weakest directions are damped (biased toward zero).
+        the frame as a force-torque sensor at the frame reads it: components in the frame's
+        axes, moment about the frame origin; components not estimated are 0.
+    singular_values: (..., k) singular values of J_S (the rows of the selected components),
+        k = min(len(components), n), descending.
+    min_singular_value: the smallest of them: a float for one configuration, (...) for a batch.
+    near_singular: ``min_singular_value < singular_threshold`` (bool, or (...) for a batch):
+        the components along the weakest directions are damped (biased toward zero).
+    components: the estimated components, e.g. ``("fx", "fy", "fz")``.
     """
 
     wrench: np.ndarray
     singular_values: np.ndarray
-    min_singular_value: np.ndarray
-    near_singular: np.ndarray
+    min_singular_value: float | np.ndarray
+    near_singular: bool | np.ndarray
+    components: tuple = WRENCH_COMPONENTS
 
 
 def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
@@ -89,18 +141,26 @@ class MomentumObserver:
         self._integral = None
         self.residual = None
 
-    def reset(self, q, qd, terms=None):
-        """Start observing from state (q, qd) (..., n): the residual restarts at zero.
+    def reset(self, q, qd, terms=None, residual=None):
+        """Start observing from state (q, qd) (..., n).
 
         terms: optional :class:`~robot_dynamics.core.model.StateTerms` already computed at
-        (q, qd) (its momentum is used instead of a new pass).
+        (q, qd) (its momentum is used instead of a new pass). residual: (..., n) value the
+        residual restarts from (default 0), e.g. the quasi-static estimate
+        ``C qd + g - tau``, exact at rest: the observer is then right at once after a restart
+        instead of converging from zero with time constant 1 / K_O.
         """
         if terms is None:
             self._p0, _, _ = self.model.momentum_terms(q, qd)
         else:
             self._p0 = terms.momentum.copy()
-        self._integral = np.zeros_like(self._p0)
-        self.residual = np.zeros_like(self._p0)
+        if residual is None:
+            self._integral = np.zeros_like(self._p0)
+            self.residual = np.zeros_like(self._p0)
+        else:
+            # r = K (p - p0 - I) with p = p0: I = -r / K gives r at once
+            self.residual = np.array(np.broadcast_to(residual, self._p0.shape), dtype=float)
+            self._integral = -self.residual / self.gain
 
     @property
     def started(self):

@@ -38,6 +38,7 @@ from .errors import (
     SingularInertiaError,
     UnknownFrameError,
 )
+from . import estimation as _estimation
 from .estimation import WrenchEstimate, damped_pinv_solve
 from .kinematics import Kinematics, body_transforms, fk_schedules, motion_basis, swapped_body_axes
 from .spatial import force_transform, inertia_parameters, skew, spatial_inertia
@@ -524,26 +525,47 @@ class RobotModel:
         q,
         tau_ext,
         frame=None,
-        axes="base",
+        components=None,
         damping=0.05,
         singular_threshold=0.01,
         jacobian=None,
     ):
-        """Wrench f_ext (..., 6) on ``frame`` from external joint torques ``tau_ext = J^T f_ext``.
+        """The external wrench f_ext (..., 6) on ``frame`` from the external joint torques
+        ``tau_ext = J^T f_ext``, as a force-torque sensor at ``frame`` reads it: components in
+        the frame's axes, moment about the frame's origin (a ROS ``WrenchStamped`` with
+        ``frame_id = frame``).
 
-        Solved with a pseudo-inverse of J^T that is damped only near a singularity (singular
-        values of J below ``singular_threshold``, damping up to ``damping``). Wrench components
-        J^T cannot see (its null space, e.g. all of them for n < 6) come out as zero.
-        jacobian: optional (..., 6, n) Jacobian of ``frame`` in ``axes`` already computed at q
-        (e.g. ``state_terms(...).jacobian``). Returns a :class:`WrenchEstimate`.
+        Only the selected components S are solved for, ``tau_ext = J_S^T f_S`` with the rows
+        J_S of the frame's own-axes Jacobian; the others are 0. The solve is a pseudo-inverse of
+        J_S^T damped only near a singularity (singular values below ``singular_threshold``,
+        damping up to ``damping``).
+
+        Args:
+            q: (..., n) joint positions.
+            tau_ext: (..., n) external joint torques [N m or N].
+            frame: any link (default: the tip).
+            components: subset of ``fx fy fz tx ty tz`` (string or sequence), or None: all six
+                when the arm has >= 6 joints, else the force only (a point contact at the
+                frame origin; a minimum-norm 6-D solve would spread a pure force over moments).
+            damping, singular_threshold: of the damped pseudo-inverse.
+            jacobian: optional (..., 6, n) Jacobian of ``frame`` in its own axes, already
+                computed at q (``state_terms(q, qd, frame=frame, axes="local").jacobian``).
+
+        Returns:
+            :class:`WrenchEstimate` (singular values of J_S; ``min_singular_value`` a float for
+            one configuration).
+
+        Raises:
+            InvalidInputError: bad shapes, non-finite values, unknown components.
+            UnknownFrameError: ``frame`` is not a link of the model.
         """
         frame = self._frame(frame)
-        self._check_axes(axes)
+        names = _estimation.resolve_wrench_components(components, self.n)
         q = self._check_vector(q, "q")
         tau_ext = self._check_vector(tau_ext, "tau_ext")
         shape = self._check_batch(q=q, tau_ext=tau_ext)
         if jacobian is None:
-            J = self._jacobian(q, frame, axes)
+            J = self._jacobian(q, frame, "local")
         else:
             J = np.asarray(jacobian, dtype=float)
             if J.shape[-2:] != (6, self.n):
@@ -554,13 +576,27 @@ class RobotModel:
             J = np.broadcast_to(J, shape + J.shape[-2:])
         if tau_ext.shape[:-1] != shape:
             tau_ext = np.broadcast_to(tau_ext, shape + tau_ext.shape[-1:])
-        f, s = damped_pinv_solve(J, tau_ext, damping=damping, singular_threshold=singular_threshold)
+        if len(names) == 6:
+            f, s = damped_pinv_solve(
+                J, tau_ext, damping=damping, singular_threshold=singular_threshold
+            )
+        else:
+            rows = _estimation.component_rows(names)
+            f_s, s = damped_pinv_solve(
+                J[..., rows, :], tau_ext, damping=damping, singular_threshold=singular_threshold
+            )
+            f = np.zeros(shape + (6,))
+            f[..., rows] = f_s
         s_min = s[..., -1] if s.shape[-1] else np.zeros(s.shape[:-1])
+        near = s_min < singular_threshold
+        if not shape:
+            s_min, near = float(s_min), bool(near)
         return WrenchEstimate(
             wrench=f,
             singular_values=s,
             min_singular_value=s_min,
-            near_singular=s_min < singular_threshold,
+            near_singular=near,
+            components=names,
         )
 
     # ---------------------------------------------------------------- simulation

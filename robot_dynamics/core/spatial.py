@@ -124,3 +124,29 @@ def force_transform(T):
     X[..., 3:, 3:] = R
     X[..., 3:, :3] = skew(T[..., :3, 3]) @ R
     return X
+
+
+def wrench_in_frame(wrench, pose, point=None):
+    """A wrench as a force-torque sensor at frame A reads it (the ROS ``WrenchStamped`` meaning:
+    components in A's axes, moment about A's origin).
+
+    Args:
+        wrench: (..., 6) ``[f; n]`` [N, N m] in base axes, moment about ``point``.
+        pose: (..., 4, 4) ``B_T_A``: rotation R and origin p of frame A in the base frame.
+        point: (..., 3) [m] base-frame point the moment is taken about (default: the base
+            origin).
+
+    Returns:
+        (..., 6) ``[f_A; n_A]`` with ``f_A = R^T f`` and ``n_A = R^T (n + (point - p) x f)``.
+        Its inverse, a wrench in frame A moved to frame B, is ``force_transform(B_T_A) @ w``.
+    """
+    wrench = np.asarray(wrench, dtype=float)
+    pose = np.asarray(pose, dtype=float)
+    f, n = wrench[..., :3], wrench[..., 3:]
+    R, p = pose[..., :3, :3], pose[..., :3, 3]
+    lever = -p if point is None else np.asarray(point, dtype=float) - p
+    RT = np.swapaxes(R, -1, -2)
+    n_about_origin = n + np.cross(lever, f)
+    return np.concatenate(
+        [(RT @ f[..., None])[..., 0], (RT @ n_about_origin[..., None])[..., 0]], axis=-1
+    )

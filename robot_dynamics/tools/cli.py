@@ -462,10 +462,13 @@ def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
         # M qdd + C qd + g = tau + J^T f_ext  =>  J^T f_ext = (M qdd + C qd + g) - tau
         tau_ext = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float) - tau
     jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
-    est = model.estimate_external_wrench(
-        q, tau_ext, frame=frame, axes=args.axes, damping=args.damping, jacobian=jac
-    )
+    # the estimate is what a force-torque sensor at the frame reads (its axes, moment about its
+    # origin); --axes base rotates it into the base axes (moment still about the frame origin)
+    est = model.estimate_external_wrench(q, tau_ext, frame=frame, damping=args.damping)
     wrench = np.asarray(est.wrench, dtype=float)
+    if args.axes == "base":
+        R = model.frame_pose(q, frame=frame)[:3, :3]
+        wrench = np.concatenate([R @ wrench[:3], R @ wrench[3:]])
     residual = tau_ext - jac.T @ wrench
     out.update(
         {

@@ -1,0 +1,117 @@
+"""Contact detection on the external joint torques and the estimated wrench (reference
+section 6, "Contact detection": thresholds with hysteresis, a minimum duration, isolation of
+the link in contact)."""
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ContactState:
+    """Contact state after one message.
+
+    Attributes:
+        in_contact: the detector's state.
+        changed: it switched with this message.
+        link: the isolated link while in contact: the body moved by the most distal joint
+            whose external torque is above its level (the wrench frame when only the force or
+            moment magnitudes trigger); '' when not in contact.
+        force: ``|f|`` of the estimated wrench [N] (nan without a wrench).
+        moment: ``|n|`` [N m] (nan without a wrench).
+    """
+
+    in_contact: bool
+    changed: bool
+    link: str
+    force: float
+    moment: float
+
+
+class ContactDetector:
+    """Hysteresis and minimum-duration state machine over per-joint torque levels and the
+    force and moment magnitudes.
+
+    A contact starts when some level is exceeded (``|tau_j| > torque_on_j``, ``|f| >
+    force_on`` or ``|n| > moment_on``) at every message for ``min_duration``; it ends when no
+    release level is exceeded (``torque_off``, ``force_off``, ``moment_off``) for
+    ``min_duration``. Isolation: a contact on body k shows residual only on the joints between
+    the base and k, so the most distal joint above its level names the body.
+
+    Args:
+        model: the RobotModel (joint -> link and depth of each actuated joint).
+        resolved: :class:`~robot_dynamics.estimation.config.ResolvedContact`.
+        wrench_frame: link reported when only the magnitudes trigger ('' without one).
+    """
+
+    def __init__(self, model, resolved, wrench_frame):
+        self.config = resolved
+        self.wrench_frame = wrench_frame or ""
+        tree = model.tree
+        body_of = {name: b for b, name in enumerate(tree.body_joint_names)}
+        bodies = np.array([body_of[name] for name in model.joint_names], dtype=np.intp)
+        self._links = tuple(tree.body_link_names[b] for b in bodies)
+        # depth (number of ancestors-or-self) + a tie breaker on the index: argmax picks the
+        # most distal flagged joint
+        depth = tree.ancestors.sum(axis=1)[bodies] if len(bodies) else np.zeros(0)
+        self._rank = depth * (model.n + 1) + np.arange(model.n) + 1.0
+        self.in_contact = False
+        self.link = ""
+        self.contacts = 0
+        self._pending_since = None  # stamp [ns] since which the switch condition has held
+
+    def reset(self):
+        self.in_contact = False
+        self.link = ""
+        self._pending_since = None
+
+    def _isolate(self, over):
+        if over is not None and over.any():
+            return self._links[int(np.argmax(np.where(over, self._rank, 0.0)))]
+        return self.wrench_frame
+
+    def update(self, t_ns, tau_ext, wrench):
+        """Feed one estimate: tau_ext (n,) (bias removed), wrench (6,) or None; returns a
+        :class:`ContactState`."""
+        c = self.config
+        force = moment = math.nan
+        if wrench is not None:
+            force = math.hypot(wrench[0], wrench[1], wrench[2])
+            moment = math.hypot(wrench[3], wrench[4], wrench[5])
+        levels = (
+            (c.torque_off, c.force_off, c.moment_off)
+            if self.in_contact
+            else (c.torque_on, c.force_on, c.moment_on)
+        )
+        over = None
+        if levels[0] is not None:
+            over = np.abs(tau_ext) > levels[0]
+        active = bool(over is not None and over.any())
+        active = active or (c.force_on > 0.0 and force > levels[1])
+        active = active or (c.moment_on > 0.0 and moment > levels[2])
+        changed = False
+        if active != self.in_contact:
+            if self._pending_since is None or t_ns < self._pending_since:
+                self._pending_since = t_ns  # (a stamp going backwards starts it again)
+            if t_ns - self._pending_since >= c.min_duration_ns:
+                self.in_contact = active
+                self._pending_since = None
+                changed = True
+                if active:
+                    self.contacts += 1
+        else:
+            self._pending_since = None
+        if self.in_contact:
+            if active:  # follow the contact while its levels are exceeded
+                self.link = self._isolate(over)
+        else:
+            self.link = ""
+        return ContactState(self.in_contact, changed, self.link, force, moment)
+
+    def state(self):
+        """The current state without a new estimate (changed False, magnitudes nan)."""
+        return ContactState(self.in_contact, False, self.link, math.nan, math.nan)
+
+
+__all__ = ["ContactDetector", "ContactState"]
