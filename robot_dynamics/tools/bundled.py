@@ -2,7 +2,8 @@
 
 A bundled robot has a short name (``panda``, ``double_pendulum``) usable wherever a URDF path is
 accepted by the CLI and the demo, plus the settings its URDF cannot carry (the gravity direction of
-the planar double pendulum, a home configuration, the tip frame).
+the planar double pendulum, a home configuration, the tip frame). Names and paths are resolved by
+:mod:`robot_dynamics.tools.robots`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Tuple
 
 
 @dataclass(frozen=True)
@@ -95,24 +96,3 @@ def bundled_urdf_path(name: str) -> str:
         if os.path.isfile(path):
             return path
     raise FileNotFoundError(f"bundled URDF {filename} not found in: {', '.join(urdf_dirs())}")
-
-
-def resolve_urdf(spec: str) -> Tuple[str, Optional[BundledRobot]]:
-    """Turn a CLI argument into (path, bundled robot or None).
-
-    ``spec`` is a file path, or a bundled robot's name when no such file exists. A path whose file
-    is the bundled file itself also returns that robot's settings (so ``urdf/double_pendulum.urdf``
-    gets the pendulum's gravity).
-    """
-    if os.path.exists(spec):
-        real = os.path.realpath(spec)
-        for robot in BUNDLED.values():
-            try:
-                if os.path.realpath(bundled_urdf_path(robot.name)) == real:
-                    return spec, robot
-            except FileNotFoundError:
-                pass
-        return spec, None
-    if spec in BUNDLED:
-        return bundled_urdf_path(spec), BUNDLED[spec]
-    return spec, None

@@ -1,21 +1,26 @@
 """``robot-dynamics``: the dynamics of a URDF from the command line, no ROS needed.
 
-Subcommands (each takes a URDF path, or the name of a bundled robot: ``panda``, ``double_pendulum``)::
+Each subcommand takes a robot: a URDF file, a xacro file (``arm.urdf.xacro``, expanded with
+``--xacro-arg name:=value``, repeatable), ``-`` for a URDF on standard input, or the name of a
+bundled robot (``panda``, ``double_pendulum``)::
 
-    robot-dynamics info URDF                       tree, joints, masses, total mass, fixed/mimic joints
-    robot-dynamics gravity URDF --q ...            g(q): joint torques that hold the arm still [Nm]
-    robot-dynamics mass-matrix URDF --q ...        M(q) [kg m^2]
-    robot-dynamics jacobian URDF --q ... --frame F J(q) of frame F, rows [vx vy vz wx wy wz]
-    robot-dynamics simulate URDF --duration 10 --plot out.png    forward simulation + energy
-    robot-dynamics wrench URDF --q ... --tau ...   external wrench on the tip from joint torques
+    robot-dynamics info ROBOT                       tree, joints, masses, total mass, fixed/mimic
+    robot-dynamics gravity ROBOT --q ...            g(q): joint torques that hold the arm [Nm]
+    robot-dynamics mass-matrix ROBOT --q ...        M(q) [kg m^2]
+    robot-dynamics jacobian ROBOT --q ... --frame F J(q) of frame F, rows [vx vy vz wx wy wz]
+    robot-dynamics pose ROBOT --q ... --frame F     forward kinematics of frames (or 'all')
+    robot-dynamics inverse-dynamics ROBOT --q --qd --qdd [--f-ext ...]   tau and its terms
+    robot-dynamics simulate ROBOT --duration 10 [--tau gravity] --plot out.png   simulation
+    robot-dynamics wrench ROBOT --q ... --tau ...   external wrench on the tip from joint torques
 
 Joint vectors (``--q``, ``--qd``, ``--qdd``, ``--tau``) are given in the model's joint order
 (``info`` lists it) as numbers separated by spaces or commas, or as ``name=value`` pairs (joints
 not named are 0). Common options: ``--base-link``, ``--tip-link``, ``--gravity GX GY GZ``,
 ``--json`` (one JSON object on stdout, for programs).
 
-Exit codes: 0 success; 2 bad command-line argument (wrong vector length, unknown joint or frame,
-non-finite number); 3 the URDF cannot be read or turned into a model; 1 any other error.
+Exit codes (from the error's type, see :func:`exit_code_of`): 0 success; 2 bad command-line
+argument (wrong vector length, unknown joint or frame, non-finite number, bad xacro argument);
+3 the robot description cannot be read or turned into a model; 1 any other error.
 """
 
 from __future__ import annotations
@@ -126,46 +131,52 @@ def parse_fixed_vector(
 
 
 def load_model(args):
-    """Build the RobotModel from ``args.urdf`` and the common options. Returns (model, path, bundled)."""
+    """Read the robot of ``args.urdf`` (bundled name, URDF or xacro file, ``-`` for stdin) and
+    build its model with the common options.
+
+    Returns:
+        (model, label, urdf_text, bundled robot or None).
+
+    Raises:
+        CLIError: exit 3 when the description cannot be read or made into a model; exit 2 when a
+            command-line value is wrong (xacro argument, --gravity, --base-link, --tip-link).
+    """
     from robot_dynamics import RobotModel
-    from robot_dynamics.core.errors import RobotDynamicsError, URDFError
-    from robot_dynamics.tools.bundled import resolve_urdf
+    from robot_dynamics.core.errors import InvalidInputError, RobotDynamicsError, URDFError
+    from robot_dynamics.tools.robots import defaults, resolve_robot
 
-    path, bundled = resolve_urdf(args.urdf)
-    if not os.path.isfile(path):
-        raise CLIError(
-            f"URDF {args.urdf!r}: no such file (bundled robots: panda, double_pendulum)",
-            EXIT_BAD_URDF,
-        )
+    try:
+        source = resolve_robot(args.urdf, args.xacro_arg)
+    except InvalidInputError as exc:  # XacroArgumentError
+        raise CLIError(str(exc), EXIT_USAGE) from None
+    except URDFError as exc:  # RobotDescriptionError: missing, unreadable, xacro failed
+        raise CLIError(f"URDF {exc}", EXIT_BAD_URDF) from None
     gravity = parse_fixed_vector(args.gravity, 3, "--gravity", ("gx", "gy", "gz"))
-    if gravity is None:
-        gravity = np.array(bundled.gravity) if bundled is not None else np.array([0.0, 0.0, -9.81])
-    base = args.base_link
-    tip = args.tip_link
-    if bundled is not None:
-        base = base or bundled.base_link
-        tip = tip or (bundled.tip_link if (base == bundled.base_link) else None)
+    base, tip, grav = defaults(source, args.base_link, args.tip_link, gravity)
+    label = source.path or source.label
+    # Two stages, so that the exit code follows from which input was wrong: first the URDF below
+    # the base (its errors are the URDF's, unless --base-link names no link of it), then the tip.
     try:
-        with open(path, "r", encoding="utf-8") as fh:
-            xml = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CLIError(f"URDF {path}: cannot read: {exc}", EXIT_BAD_URDF) from None
-    try:
-        model = RobotModel.from_urdf(xml, base_link=base, tip_link=tip, gravity=tuple(gravity))
+        model = RobotModel.from_urdf(source.urdf, base_link=base, gravity=grav)
     except URDFError as exc:
-        code = EXIT_USAGE if _names_cli_link(exc, base, tip) else EXIT_BAD_URDF
-        raise CLIError(f"URDF {path}: {exc}", code) from None
-    except RobotDynamicsError as exc:
-        raise CLIError(f"URDF {path}: {exc}", EXIT_USAGE) from None
-    return model, path, xml, bundled
+        bad_base = args.base_link is not None and args.base_link not in urdf_link_names(source.urdf)
+        raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE if bad_base else EXIT_BAD_URDF) from None
+    except RobotDynamicsError as exc:  # gravity
+        raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE) from None
+    if tip is not None:
+        try:
+            model = RobotModel(model.tree, tip_link=tip, gravity=grav)
+        except RobotDynamicsError as exc:
+            raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE) from None
+    return model, label, source.urdf, source.bundled
 
 
-def _names_cli_link(exc: Exception, base: Optional[str], tip: Optional[str]) -> bool:
-    """True when a model error is about a --base-link/--tip-link given on the command line."""
-    text = str(exc)
-    return any(
-        name and repr(name) in text or (name and f'"{name}"' in text) for name in (base, tip)
-    )
+def urdf_link_names(xml: str) -> List[str]:
+    """Names of the <link> elements of a URDF (empty when the XML cannot be parsed)."""
+    try:
+        return [link.get("name") for link in ET.fromstring(xml).findall("link")]
+    except ET.ParseError:
+        return []
 
 
 def _frame(args, model) -> Optional[str]:
@@ -506,13 +517,78 @@ def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
     return lines
 
 
+def energy_balance(model, t, q, qd, tau, friction: bool) -> Dict[str, np.ndarray]:
+    """Where the energy of a simulated run went, sample by sample.
+
+    ``E(t) - E0 = W_tau(t) - W_friction(t) + drift(t)``: the work of the applied joint torques, the
+    energy friction dissipated, and what is left, the integrator's error (plus the quadrature
+    error of the two integrals, Simpson's rule on the samples).
+
+    Args:
+        model: the RobotModel simulated.
+        t: (k,) sample times [s].
+        q, qd: (k, n) joint positions and velocities.
+        tau: (k, n) applied joint torques [Nm or N] (without friction), or None for zero.
+        friction: whether the run included joint friction.
+
+    Returns:
+        dict of (k,) arrays [J]: ``energy`` (kinetic + potential), ``change`` (E - E0),
+        ``work`` (W_tau), ``friction_loss`` (W_friction >= 0), ``drift`` (the rest).
+    """
+    from scipy.integrate import cumulative_simpson
+
+    energy = np.asarray(model.total_energy(q, qd), dtype=float)
+    power_tau = np.zeros(len(t)) if tau is None else np.einsum("ki,ki->k", qd, tau)
+    power_fric = (
+        np.einsum("ki,ki->k", qd, np.asarray(model.friction_torques(qd), dtype=float))
+        if friction
+        else np.zeros(len(t))
+    )
+
+    def integral(power):
+        if len(t) < 3:
+            return np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(t))])
+        return cumulative_simpson(power, x=t, initial=0.0)
+
+    work, loss = integral(power_tau), integral(power_fric)
+    change = energy - energy[0]
+    return {
+        "energy": energy,
+        "change": change,
+        "work": work,
+        "friction_loss": loss,
+        "drift": change - work + loss,
+    }
+
+
+def limit_excursions(model, t: np.ndarray, q: np.ndarray) -> List[str]:
+    """One warning per joint whose position left its URDF limits during a run (the simulation
+    does not enforce them): when it first left, and how far it went."""
+    lower, upper = (np.asarray(v, dtype=float) for v in model.position_limits)
+    warnings = []
+    for i, name in enumerate(model.joint_names):
+        lo, hi = lower[i], upper[i]
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            continue
+        outside = (q[:, i] < lo - 1e-9) | (q[:, i] > hi + 1e-9)
+        if np.any(outside):
+            k = int(np.flatnonzero(outside)[0])
+            warnings.append(
+                f"{name} left its limits [{lo:g}, {hi:g}] at t = {t[k]:.3f} s "
+                f"(range reached [{np.min(q[:, i]):.4g}, {np.max(q[:, i]):.4g}]; the simulation "
+                "does not enforce joint limits)"
+            )
+    return warnings
+
+
 def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
     if bundled is not None and args.q is None:
         q0 = np.array(bundled.home, dtype=float)
     else:
         q0 = parse_joint_vector(args.q, model.joint_names, "--q")
     qd0 = parse_joint_vector(args.qd, model.joint_names, "--qd")
-    tau = parse_joint_vector(args.tau, model.joint_names, "--tau")
+    hold = args.tau is not None and _split_tokens(args.tau) == ["gravity"]
+    tau = None if hold else parse_joint_vector(args.tau, model.joint_names, "--tau")
     if not (args.duration > 0 and math.isfinite(args.duration)):
         raise CLIError(f"--duration must be a positive number of seconds, got {args.duration}")
     if args.duration > args.max_duration:
@@ -521,7 +597,11 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
         )
     if not (args.sample_dt > 0 and args.sample_dt <= args.duration):
         raise CLIError(f"--sample-dt must be in (0, duration], got {args.sample_dt}")
-    tau_arg = None if not np.any(tau) else tau
+    if hold:
+        # gravity compensation: tau = g(q) at the current q (the arm at rest stays at rest)
+        tau_arg = lambda t, q, qd: model.gravity_torques(q)  # noqa: E731
+    else:
+        tau_arg = None if not np.any(tau) else tau
     start = time.perf_counter()
     res = model.simulate(
         q0,
@@ -539,8 +619,13 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
     t = np.asarray(res.t, dtype=float)
     q = np.asarray(res.q, dtype=float)
     qd = np.asarray(res.qd, dtype=float)
-    energy = np.asarray(res.energy, dtype=float)
-    drift = float(np.max(np.abs(energy - energy[0])))
+    tau_series = np.asarray(res.tau, dtype=float) if res.tau is not None else None
+    if tau_series is not None and not np.any(tau_series):
+        tau_series = None
+    out.setdefault("warnings", []).extend(limit_excursions(model, t, q))
+    balance = energy_balance(model, t, q, qd, tau_series, args.friction)
+    energy = balance["energy"]
+    drift = float(np.max(np.abs(balance["drift"])))
     # relative to the largest kinetic energy of the run (E0 is often 0 by the potential's datum)
     scale = max(
         float(np.max(np.asarray(model.kinetic_energy(q, qd), dtype=float))),
@@ -557,44 +642,166 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
             "samples": int(t.size),
             "q0": q0.tolist(),
             "qd0": qd0.tolist(),
-            "tau": tau.tolist(),
+            "tau": "gravity" if hold else tau.tolist(),
             "final_q": q[-1].tolist(),
             "final_qd": qd[-1].tolist(),
             "energy_initial": float(energy[0]),
             "energy_final": float(energy[-1]),
+            "work_by_torques": float(balance["work"][-1]),
+            "friction_loss": float(balance["friction_loss"][-1]),
+            # |E - E0 - W_tau + W_friction|: the integrator's error, not the physics
             "energy_max_abs_drift": drift,
             "energy_max_rel_drift": drift / scale,
         }
     )
     if args.json_series:
-        out.update({"t": t.tolist(), "q": q.tolist(), "qd": qd.tolist(), "energy": energy.tolist()})
+        out.update(
+            {
+                "t": t.tolist(),
+                "q": q.tolist(),
+                "qd": qd.tolist(),
+                "energy": energy.tolist(),
+                "work_by_torques_series": balance["work"].tolist(),
+                "friction_loss_series": balance["friction_loss"].tolist(),
+            }
+        )
     p = args.precision
+    torque_text = "gravity torques g(q) (holding the arm)" if hold else "constant torques"
     lines = [
         f"simulated {args.duration:g} s with {args.method} (rtol {args.rtol:g}, atol {args.atol:g}"
-        f"{', friction' if args.friction else ', no friction'}) in {elapsed:.2f} s wall time, "
-        f"{t.size} samples every {args.sample_dt:g} s",
+        f"{', friction' if args.friction else ', no friction'}; {torque_text}) in {elapsed:.2f} s "
+        f"wall time, {t.size} samples every {args.sample_dt:g} s",
         f"  start q  = {_fmt_vec(q0, p)}",
         f"  final q  = {_fmt_vec(q[-1], p)}",
         f"  final qd = {_fmt_vec(qd[-1], p)}",
-        f"  energy   E0 = {energy[0]:.6f} J, E_end = {energy[-1]:.6f} J, max |E - E0| = {drift:.3g} J "
+        f"  energy   E0 = {energy[0]:.6f} J, E_end = {energy[-1]:.6f} J; work done by the torques "
+        f"{balance['work'][-1]:.6f} J, lost to friction {balance['friction_loss'][-1]:.6f} J",
+        f"  integrator drift max |E - E0 - W_tau + W_friction| = {drift:.3g} J "
         f"({100.0 * drift / scale:.2g} % of the largest kinetic energy)",
     ]
     if args.plot:
         from robot_dynamics.tools.plotting import plot_trajectory
 
-        tau_series = np.asarray(res.tau, dtype=float) if res.tau is not None else None
         plot_trajectory(
             args.plot,
             t=t,
             q=q,
             qd=qd,
             energy=energy,
-            tau=tau_series if np.any(tau_series) else None,
+            work=balance["work"] if tau_series is not None else None,
+            friction_loss=balance["friction_loss"] if args.friction else None,
+            tau=tau_series,
             joint_names=model.joint_names,
             title=f"{os.path.basename(path)}: {args.duration:g} s, {args.method}",
         )
         out["plot"] = os.path.abspath(args.plot)
         lines.append(f"plot written to {args.plot}")
+    return lines
+
+
+def cmd_inverse_dynamics(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    q = parse_joint_vector(args.q, model.joint_names, "--q")
+    _check_limits(model, q, out.setdefault("warnings", []))
+    qd = parse_joint_vector(args.qd, model.joint_names, "--qd")
+    qdd = parse_joint_vector(args.qdd, model.joint_names, "--qdd")
+    f_ext = parse_fixed_vector(args.f_ext, 6, "--f-ext", WRENCH_AXES)
+    frame = _frame(args, model)
+    if f_ext is not None and frame is None and model.tip_link is None:
+        raise CLIError(
+            "--frame is needed with --f-ext: the model has several leaves "
+            f"({', '.join(model.leaf_links)}) and no --tip-link"
+        )
+    tau = np.asarray(model.inverse_dynamics(q, qd, qdd, f_ext=f_ext, frame=frame), dtype=float)
+    g = np.asarray(model.gravity_torques(q), dtype=float)
+    h = np.asarray(model.nonlinear_effects(q, qd), dtype=float)
+    free = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float)  # without f_ext
+    inertial = free - h  # M(q) qdd
+    external = tau - free  # -J^T f_ext (0 without --f-ext)
+    out.update(
+        {
+            "joint_names": list(model.joint_names),
+            "q": q.tolist(),
+            "qd": qd.tolist(),
+            "qdd": qdd.tolist(),
+            "f_ext": None if f_ext is None else f_ext.tolist(),
+            "frame": (frame or model.tip_link) if f_ext is not None else None,
+            "tau": tau.tolist(),
+            "inertial": inertial.tolist(),
+            "coriolis_centrifugal": (h - g).tolist(),
+            "gravity_torques": g.tolist(),
+            "external": external.tolist(),
+        }
+    )
+    p = args.precision
+    w = max(len(n) for n in model.joint_names)
+    lines = [
+        "inverse dynamics tau = M(q) qdd + C(q, qd) qd + g(q)"
+        + (
+            f" - J^T f_ext (f_ext on {frame or model.tip_link}, base axes, moment about its origin)"
+            if f_ext is not None
+            else ""
+        )
+        + " [Nm or N]:",
+        f"  {'joint':<{w}}  {'tau':>10}  {'M qdd':>10}  {'C qd':>10}  {'g':>10}"
+        + (f"  {'-J^T f':>10}" if f_ext is not None else ""),
+    ]
+    for i, name in enumerate(model.joint_names):
+        lines.append(
+            f"  {name:<{w}}  {tau[i]:>10.{p}f}  {inertial[i]:>10.{p}f}  {h[i] - g[i]:>10.{p}f}"
+            f"  {g[i]:>10.{p}f}" + (f"  {external[i]:>10.{p}f}" if f_ext is not None else "")
+        )
+    return lines
+
+
+def cmd_pose(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    from scipy.spatial.transform import Rotation
+
+    q = parse_joint_vector(args.q, model.joint_names, "--q")
+    _check_limits(model, q, out.setdefault("warnings", []))
+    frames = list(args.frame) if args.frame else []
+    if frames == ["all"]:
+        frames = list(model.link_names)
+    if not frames:
+        if model.tip_link is None:
+            raise CLIError(
+                f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) "
+                "and no --tip-link"
+            )
+        frames = [model.tip_link]
+    for frame in frames:
+        if frame not in model.link_names:
+            raise CLIError(
+                f"--frame: unknown frame {frame!r}; frames below {model.base_link}: "
+                f"{', '.join(model.link_names)}"
+            )
+    poses = {}
+    p = args.precision
+    lines = [f"frame poses in {model.base_link} at q = {_fmt_vec(q, 4)}:"]
+    for frame in frames:
+        pose = np.asarray(model.frame_pose(q, frame=frame), dtype=float)
+        rot = Rotation.from_matrix(pose[:3, :3])
+        quat = rot.as_quat()  # x y z w, as geometry_msgs/Quaternion
+        rpy = rot.as_euler("xyz")  # fixed axes x, then y, then z: URDF's rpy
+        poses[frame] = {
+            "position": pose[:3, 3].tolist(),
+            "quaternion_xyzw": quat.tolist(),
+            "rpy": rpy.tolist(),
+            "matrix": pose.tolist(),
+        }
+        lines += [
+            f"  {frame}:",
+            f"    position [m]        {_fmt_vec(pose[:3, 3], p)}",
+            f"    quaternion x y z w  {_fmt_vec(quat, p)}",
+            f"    rpy [rad]           {_fmt_vec(rpy, p)}",
+        ]
+    out.update(
+        {
+            "joint_names": list(model.joint_names),
+            "q": q.tolist(),
+            "base_link": model.base_link,
+            "poses": poses,
+        }
+    )
     return lines
 
 
@@ -605,6 +812,8 @@ COMMANDS = {
     "jacobian": cmd_jacobian,
     "simulate": cmd_simulate,
     "wrench": cmd_wrench,
+    "inverse-dynamics": cmd_inverse_dynamics,
+    "pose": cmd_pose,
 }
 
 
@@ -620,7 +829,18 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
-    common.add_argument("urdf", help="URDF file, or a bundled robot: panda, double_pendulum")
+    common.add_argument(
+        "urdf",
+        help="URDF or xacro file (.xacro: expanded with --xacro-arg), - for a URDF on standard "
+        "input, or a bundled robot: panda, double_pendulum",
+    )
+    common.add_argument(
+        "--xacro-arg",
+        action="append",
+        default=None,
+        metavar="NAME:=VALUE",
+        help="argument of a .xacro file (repeat for several)",
+    )
     common.add_argument("--base-link", default=None, help="base frame (default: the URDF root)")
     common.add_argument("--tip-link", default=None, help="tip frame (default: the only leaf)")
     common.add_argument(
@@ -677,11 +897,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "simulate", parents=[common], help="forward simulation with constant torques"
+        "simulate",
+        parents=[common],
+        help="forward simulation with constant torques or gravity compensation",
     )
     joint_vec(p, "--q", "initial joint positions (default: zeros, or a bundled robot's home pose)")
     joint_vec(p, "--qd", "initial joint velocities")
-    joint_vec(p, "--tau", "constant applied joint torques [Nm]")
+    p.add_argument(
+        "--tau",
+        nargs="+",
+        default=None,
+        metavar="V",
+        help="applied joint torques [Nm]: n constant numbers in joint order or name=value pairs "
+        "(default zeros), or 'gravity' for g(q) at every instant (gravity compensation: the arm "
+        "holds its pose)",
+    )
     p.add_argument("--duration", type=float, default=10.0, help="simulated time [s] (default 10)")
     p.add_argument(
         "--max-duration",
@@ -712,6 +942,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--json-series", action="store_true", help="with --json, include the sampled trajectory"
+    )
+
+    p = sub.add_parser(
+        "inverse-dynamics",
+        parents=[common],
+        help="joint torques tau = M qdd + C qd + g (- J^T f_ext) for a motion",
+    )
+    joint_vec(p, "--q", "joint positions [rad, m]")
+    joint_vec(p, "--qd", "joint velocities")
+    joint_vec(p, "--qdd", "joint accelerations")
+    p.add_argument(
+        "--f-ext",
+        nargs=6,
+        default=None,
+        metavar=("FX", "FY", "FZ", "TX", "TY", "TZ"),
+        help="wrench the environment applies on --frame [N, Nm] (base axes, moment about the "
+        "frame origin)",
+    )
+    p.add_argument("--frame", default=None, help="frame --f-ext acts on (default: the tip link)")
+
+    p = sub.add_parser(
+        "pose", parents=[common], help="forward kinematics: pose of frames in the base frame"
+    )
+    joint_vec(p, "--q", "joint positions [rad, m]")
+    p.add_argument(
+        "--frame",
+        nargs="+",
+        default=None,
+        help="link/frame names, or 'all' (default: the tip link)",
     )
 
     p = sub.add_parser(
@@ -764,11 +1023,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except CLIError as exc:
         return _fail(str(exc), exc.code, as_json, out)
     except Exception as exc:  # noqa: BLE001 - last resort: say what happened, non-zero exit
-        from robot_dynamics.core.errors import InvalidInputError, RobotDynamicsError
-
-        if isinstance(exc, (InvalidInputError, RobotDynamicsError)):
-            return _fail(f"{type(exc).__name__}: {exc}", EXIT_USAGE, as_json, out)
-        return _fail(f"unexpected {type(exc).__name__}: {exc}", EXIT_ERROR, as_json, out)
+        code = exit_code_of(exc)
+        prefix = "unexpected " if code == EXIT_ERROR else ""
+        return _fail(f"{prefix}{type(exc).__name__}: {exc}", code, as_json, out)
     warnings = out.get("warnings") or []
     try:
         if as_json:
@@ -785,6 +1042,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     return EXIT_OK
+
+
+def exit_code_of(exc: BaseException) -> int:
+    """The exit code of an error raised by a command, from its type (core/errors.py):
+
+    * bad input to a computation (InvalidInputError: a vector, a method, a gravity; an unknown
+      frame; a tip needed where the model has several leaves) -> 2;
+    * a model the URDF cannot make (URDFError and subclasses; a singular inertia matrix) -> 3;
+    * anything else -> 1.
+    """
+    from robot_dynamics.core.errors import (
+        AmbiguousTipError,
+        InvalidInputError,
+        SingularInertiaError,
+        UnknownFrameError,
+        URDFError,
+    )
+
+    if isinstance(exc, CLIError):
+        return exc.code
+    if isinstance(exc, (InvalidInputError, UnknownFrameError, AmbiguousTipError)):
+        return EXIT_USAGE
+    if isinstance(exc, (URDFError, SingularInertiaError)):
+        return EXIT_BAD_URDF
+    return EXIT_ERROR
 
 
 def _fail(message: str, code: int, as_json: bool, out: Dict) -> int:

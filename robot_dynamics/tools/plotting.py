@@ -41,11 +41,17 @@ def plot_trajectory(
     qd: np.ndarray,
     energy: Optional[np.ndarray] = None,
     tau: Optional[np.ndarray] = None,
+    work: Optional[np.ndarray] = None,
+    friction_loss: Optional[np.ndarray] = None,
     joint_names: Sequence[str],
     title: str = "",
     extra: Optional[tuple] = None,
 ) -> str:
-    """Plot a joint trajectory: positions, velocities, torques (if given) and total energy.
+    """Plot a joint trajectory: positions, velocities, torques (if given) and the energy balance.
+
+    The energy panel shows the change of total energy E - E0 and, when given, the work done by
+    the applied torques and the energy friction dissipated; what is left,
+    ``E - E0 - work + friction_loss``, is the integrator's drift and is labelled as such.
 
     Args:
         path: PNG file to write.
@@ -54,6 +60,8 @@ def plot_trajectory(
         qd: (k, n) joint velocities [rad/s or m/s].
         energy: (k,) total mechanical energy [J] (kinetic + potential), optional.
         tau: (k, n) applied joint torques [Nm or N], optional.
+        work: (k,) work done by the applied torques since t[0] [J], optional.
+        friction_loss: (k,) energy dissipated by joint friction since t[0] [J] (>= 0), optional.
         joint_names: n names, for the legend.
         title: figure title.
         extra: optional last panel ``(t (m,), values (m, c), ylabel, legend labels)``.
@@ -83,16 +91,43 @@ def plot_trajectory(
             ax.set_ylabel(ylabel)
             ax.legend(list(labels), fontsize=7, ncol=min(len(labels), 6), loc="upper right")
         else:
-            e = np.asarray(energy, dtype=float)
-            ax.plot(t, e, color="k")
-            drift = float(np.max(np.abs(e - e[0]))) if e.size else 0.0
-            ax.set_ylabel("energy [J]")
-            ax.set_title(f"total energy (max |E - E0| = {drift:.3g} J)", fontsize=9)
+            _energy_panel(ax, t, energy, work, friction_loss)
         ax.grid(True, alpha=0.3)
     axes[-1, 0].set_xlabel("time [s]")
     if title:
         fig.suptitle(title)
     return _save(fig, path)
+
+
+def _energy_panel(ax, t, energy, work, friction_loss) -> None:
+    e = np.asarray(energy, dtype=float)
+    change = e - e[0] if e.size else e
+    drift = change.copy()
+    if work is None and friction_loss is None:
+        ax.plot(t, e, color="k", label="total energy E")
+        ax.set_ylabel("energy [J]")
+    else:
+        ax.plot(t, change, color="k", label="E - E0 (total energy change)")
+        if work is not None:
+            work = np.asarray(work, dtype=float)
+            ax.plot(t, work, color="tab:green", label="work done by the torques")
+            drift -= work
+        if friction_loss is not None:
+            loss = np.asarray(friction_loss, dtype=float)
+            ax.plot(t, -loss, color="tab:red", label="- friction losses (dissipated)")
+            drift += loss
+        ax.plot(t, drift, color="tab:purple", ls="--", label="integrator drift (the rest)")
+        ax.set_ylabel("energy [J]")
+        ax.legend(fontsize=7, loc="best")
+    worst = float(np.max(np.abs(drift))) if drift.size else 0.0
+    if work is None and friction_loss is None:
+        ax.set_title(f"total energy (max |E - E0| = {worst:.3g} J)", fontsize=9)
+    else:
+        ax.set_title(
+            "energy balance: E - E0 = work done by the torques - friction losses + integrator "
+            f"drift (max |drift| = {worst:.3g} J)",
+            fontsize=9,
+        )
 
 
 def plot_wrench_demo(

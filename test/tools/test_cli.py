@@ -427,3 +427,227 @@ def test_multi_leaf_robot_needs_a_frame(capsys):
         "0",
     )
     assert data["frame"] == "tool0" and len(data["jacobian"]) == 6 and len(data["jacobian"][0]) == 6
+
+
+# ------------------------------------------------------------------------------ robots: xacro, stdin
+
+
+ARM_XACRO = """<?xml version="1.0"?>
+<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">
+  <xacro:arg name="mass" default="2.0"/>
+  <xacro:property name="length" value="0.5"/>
+  <link name="base"/>
+  <link name="l1">
+    <inertial><origin xyz="${length / 2} 0 0"/><mass value="$(arg mass)"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="100" velocity="3"/></joint>
+</robot>
+"""
+
+
+def test_xacro_file_with_arguments(tmp_path, capsys):
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text(ARM_XACRO)
+    data = run_json(capsys, "info", path)
+    assert data["total_mass"] == pytest.approx(2.0) and data["joint_names"] == ["j1"]
+    data = run_json(capsys, "gravity", path, "--xacro-arg", "mass:=3.5", "--q", "0")
+    # the property sets the centre of mass 0.25 m out: |g| = m g 0.25
+    assert abs(data["gravity_torques"][0]) == pytest.approx(3.5 * 9.81 * 0.25)
+    code, err = run_fail(capsys, "info", path, "--xacro-arg", "mass=3.5")
+    assert code == 2 and "'mass=3.5' is not of the form name:=value" in err
+    code, err = run_fail(capsys, "info", "panda", "--xacro-arg", "mass:=3.5")
+    assert code == 2 and "is not a .xacro file" in err
+    broken = tmp_path / "nodefault.urdf.xacro"
+    broken.write_text(ARM_XACRO.replace("$(arg mass)", "$(arg weight)"))
+    code, err = run_fail(capsys, "info", broken)
+    assert code == 3 and "xacro failed" in err and "weight" in err
+
+
+def test_urdf_from_stdin_and_byte_order_mark(tmp_path):
+    exe = _console("robot-dynamics")
+    urdf = open(bundled_urdf_path("double_pendulum"), "rb").read()
+    out = subprocess.run(
+        [exe, "gravity", "-", "--q", "0.4", "-1.1", "--gravity", "0", "-9.81", "0", "--json"],
+        input=b"\xef\xbb\xbf" + urdf,
+        capture_output=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    np.testing.assert_allclose(
+        json.loads(out.stdout)["gravity_torques"],
+        pendulum().gravity_torques(np.array([0.4, -1.1])),
+        rtol=1e-12,
+    )
+    bom = tmp_path / "bom.urdf"
+    bom.write_bytes(b"\xef\xbb\xbf" + urdf)
+    out = subprocess.run([exe, "info", str(bom)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "actuated joints (2)" in out.stdout
+
+
+def test_exit_codes_follow_the_error_types(tmp_path, capsys):
+    from robot_dynamics.core import errors
+
+    assert cli.exit_code_of(errors.InvalidInputError("x")) == cli.EXIT_USAGE
+    assert cli.exit_code_of(errors.UnknownFrameError("x")) == cli.EXIT_USAGE
+    assert cli.exit_code_of(errors.AmbiguousTipError("x")) == cli.EXIT_USAGE
+    assert cli.exit_code_of(errors.KinematicTreeError("x")) == cli.EXIT_BAD_URDF
+    assert cli.exit_code_of(errors.SingularInertiaError("x")) == cli.EXIT_BAD_URDF
+    assert cli.exit_code_of(RuntimeError("x")) == cli.EXIT_ERROR
+    # a link name on the command line that the URDF lacks is the user's error (2) ...
+    code, err = run_fail(capsys, "info", "panda", "--base-link", "nolink")
+    assert code == 2 and "base_link 'nolink'" in err
+    code, err = run_fail(capsys, "info", "panda", "--tip-link", "nolink")
+    assert code == 2 and "tip_link 'nolink'" in err
+    # ... a URDF that cannot be made into a model below an existing base is the URDF's (3)
+    floating = tmp_path / "floating.urdf"
+    floating.write_text(
+        "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+        "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
+        "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint></robot>"
+    )
+    code, err = run_fail(capsys, "info", floating, "--base-link", "a")
+    assert code == 3 and "free" in err
+
+
+# ------------------------------------------------------------------------------ inverse dynamics, pose
+
+
+def test_inverse_dynamics_matches_core_and_its_terms_add_up(capsys):
+    model = panda()
+    q, qd, qdd = np.array(PANDA_Q), np.linspace(-0.5, 0.5, 7), np.linspace(1.0, -1.0, 7)
+    f = np.array([1.0, -2.0, -10.0, 0.3, 0.0, 0.5])
+    argv = ["inverse-dynamics", "panda", "--q", *q, "--qd", *qd, "--qdd", *qdd]
+    data = run_json(capsys, *argv, "--f-ext", *f)
+    np.testing.assert_allclose(data["tau"], model.inverse_dynamics(q, qd, qdd, f_ext=f), atol=1e-10)
+    np.testing.assert_allclose(data["inertial"], model.mass_matrix(q) @ qdd, atol=1e-10)
+    np.testing.assert_allclose(data["gravity_torques"], model.gravity_torques(q), atol=1e-12)
+    np.testing.assert_allclose(data["external"], -model.jacobian(q).T @ f, atol=1e-10)
+    total = (
+        np.array(data["inertial"])
+        + np.array(data["coriolis_centrifugal"])
+        + np.array(data["gravity_torques"])
+        + np.array(data["external"])
+    )
+    np.testing.assert_allclose(total, data["tau"], atol=1e-10)
+    assert data["frame"] == "tool"
+    # without --f-ext: no external term; the text names the terms
+    assert cli.main([*map(str, argv)]) == 0
+    text = capsys.readouterr().out
+    assert "M qdd" in text and "C qd" in text and "-J^T f" not in text
+
+
+def test_inverse_dynamics_pendulum_closed_form(capsys):
+    """Reference section 3 at rest: tau = M(q) qdd + g(q) with D11 = m1 r1^2 + I1 + m2 (l1^2 +
+    r2^2 + 2 l1 r2 c2) + I2 etc. (two 10 kg, 1 m rods; izz of the URDF)."""
+    q, qdd = np.array([0.4, -1.1]), np.array([2.0, -1.0])
+    data = run_json(capsys, "inverse-dynamics", "double_pendulum", "--q", *q, "--qdd", *qdd)
+    m, l, r, i = 10.0, 1.0, 0.5, 0.8416666666666667
+    c2 = np.cos(q[1])
+    d11 = m * r**2 + i + m * (l**2 + r**2 + 2 * l * r * c2) + i
+    d12 = m * (r**2 + l * r * c2) + i
+    d22 = m * r**2 + i
+    g, c1, c12 = 9.81, np.cos(q[0]), np.cos(q[0] + q[1])
+    grav = np.array([(m * r + m * l) * g * c1 + m * r * g * c12, m * r * g * c12])
+    expected = np.array([[d11, d12], [d12, d22]]) @ qdd + grav
+    np.testing.assert_allclose(data["tau"], expected, rtol=1e-12)
+
+
+def test_pose_matches_core(capsys):
+    from scipy.spatial.transform import Rotation
+
+    model = panda()
+    q = np.array(PANDA_Q)
+    data = run_json(capsys, "pose", "panda", "--q", *q, "--frame", "panda_link4", "tool")
+    assert list(data["poses"]) == ["panda_link4", "tool"]
+    for frame, pose in data["poses"].items():
+        expected = model.frame_pose(q, frame=frame)
+        np.testing.assert_allclose(pose["matrix"], expected, atol=1e-12)
+        np.testing.assert_allclose(pose["position"], expected[:3, 3], atol=1e-12)
+        rot = Rotation.from_quat(pose["quaternion_xyzw"]).as_matrix()
+        np.testing.assert_allclose(rot, expected[:3, :3], atol=1e-12)
+        rot = Rotation.from_euler("xyz", pose["rpy"]).as_matrix()
+        np.testing.assert_allclose(rot, expected[:3, :3], atol=1e-12)
+    data = run_json(capsys, "pose", "panda", "--q", *q)
+    assert list(data["poses"]) == ["tool"]
+    data = run_json(capsys, "pose", "panda", "--frame", "all")
+    assert list(data["poses"]) == list(model.link_names)
+    code, err = run_fail(capsys, "pose", "panda", "--frame", "nolink")
+    assert code == 2 and "unknown frame 'nolink'" in err
+
+
+# ------------------------------------------------------------------------------ simulate: hold, limits, energy
+
+
+def test_simulate_tau_gravity_holds_the_arm(capsys):
+    q0 = [0.3, -0.5, 0.2, -2.0, 0.1, 1.4, -0.6]
+    data = run_json(
+        capsys, "simulate", "panda", "--q", *q0, "--tau", "gravity", "--duration", "2", "--friction"
+    )
+    assert data["tau"] == "gravity"
+    np.testing.assert_allclose(data["final_q"], q0, atol=1e-9)
+    np.testing.assert_allclose(data["final_qd"], 0.0, atol=1e-9)
+    assert "warnings" not in data or not data["warnings"]
+    # without it the same arm falls
+    data = run_json(capsys, "simulate", "panda", "--q", *q0, "--duration", "0.5")
+    assert np.max(np.abs(np.array(data["final_q"]) - q0)) > 0.1
+
+
+def test_simulate_warns_when_a_joint_leaves_its_limits(capsys):
+    data = run_json(capsys, "simulate", "panda", "--duration", "1", "--tau", "panda_joint4=20")
+    warnings = [w for w in data["warnings"] if "left its limits" in w]
+    assert any(w.startswith("panda_joint4 left its limits [-3.0718, -0.0698]") for w in warnings)
+    assert cli.main(["simulate", "panda", "--duration", "1", "--tau", "panda_joint4=20"]) == 0
+    assert "warning: panda_joint4 left its limits" in capsys.readouterr().err
+
+
+def test_energy_balance_separates_work_friction_and_drift(capsys):
+    """A driven pendulum with friction: E - E0 = work - friction loss, to RK45's accuracy; the
+    drift reported is that residual, not the energy change."""
+    data = run_json(
+        capsys,
+        "simulate",
+        "double_pendulum",
+        "--duration",
+        "2",
+        "--tau",
+        "20",
+        "5",
+        "--friction",
+        "--json-series",
+        "--gravity",
+        "0",
+        "0",
+        "-9.81",  # gravity normal to the plane: the potential stays constant
+    )
+    change = data["energy_final"] - data["energy_initial"]
+    assert abs(data["work_by_torques"]) > 10.0
+    assert change == pytest.approx(data["work_by_torques"] - data["friction_loss"], abs=1e-3)
+    assert data["energy_max_abs_drift"] < 1e-3 < abs(change)
+    model = pendulum().with_gravity((0.0, 0.0, -9.81))
+    t, q, qd = (np.array(data[k]) for k in ("t", "q", "qd"))
+    balance = cli.energy_balance(model, t, q, qd, np.tile([20.0, 5.0], (len(t), 1)), True)
+    np.testing.assert_allclose(balance["work"], data["work_by_torques_series"], atol=1e-12)
+
+
+def test_energy_panel_labels():
+    from robot_dynamics.tools import plotting
+
+    fig, axes = plotting._figure(1)
+    t = np.linspace(0.0, 1.0, 11)
+    energy, work, loss = 2.0 * t + 5.0, 3.0 * t, t
+    plotting._energy_panel(axes[0, 0], t, energy, work, loss)
+    ax = axes[0, 0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels == [
+        "E - E0 (total energy change)",
+        "work done by the torques",
+        "- friction losses (dissipated)",
+        "integrator drift (the rest)",
+    ]
+    np.testing.assert_allclose(ax.lines[3].get_ydata(), 0.0, atol=1e-12)  # 2t = 3t - t
+    title = ax.get_title()
+    assert "work done by the torques - friction losses + integrator drift" in title
+    assert float(title.split("max |drift| = ")[1].split(" J")[0]) < 1e-12
