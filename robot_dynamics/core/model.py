@@ -529,27 +529,33 @@ class RobotModel:
         damping=0.05,
         singular_threshold=0.01,
         jacobian=None,
+        sensor_frame=None,
     ):
-        """The external wrench f_ext (..., 6) on ``frame`` from the external joint torques
-        ``tau_ext = J^T f_ext``, as a force-torque sensor at ``frame`` reads it: components in
-        the frame's axes, moment about the frame's origin (a ROS ``WrenchStamped`` with
-        ``frame_id = frame``).
+        """The external wrench f_ext (..., 6) that the environment applies at ``frame`` (on its
+        link, at its origin), from the external joint torques ``tau_ext = J^T f_ext``, as a
+        force-torque sensor at ``sensor_frame`` (default: ``frame``) reads it: components in
+        the sensor frame's axes, moment about its origin (a ROS ``WrenchStamped`` with
+        ``frame_id = sensor_frame``).
 
         Only the selected components S are solved for, ``tau_ext = J_S^T f_S`` with the rows
-        J_S of the frame's own-axes Jacobian; the others are 0. The solve is a pseudo-inverse of
-        J_S^T damped only near a singularity (singular values below ``singular_threshold``,
-        damping up to ``damping``).
+        J_S of the Jacobian of ``frame``'s origin in the sensor frame's axes; the others are 0.
+        The solve is a pseudo-inverse of J_S^T damped only near a singularity (singular values
+        below ``singular_threshold``, damping up to ``damping``). The moment is then carried
+        from ``frame``'s origin to the sensor's (``n_s = n + (p - p_s) x f``).
 
         Args:
             q: (..., n) joint positions.
             tau_ext: (..., n) external joint torques [N m or N].
-            frame: any link (default: the tip).
-            components: subset of ``fx fy fz tx ty tz`` (string or sequence), or None: all six
-                when the arm has >= 6 joints, else the force only (a point contact at the
-                frame origin; a minimum-norm 6-D solve would spread a pure force over moments).
+            frame: the link the wrench acts on, at its origin (default: the tip).
+            components: subset of ``fx fy fz tx ty tz`` in the sensor frame's axes (string or
+                sequence; the moments about ``frame``'s origin), or None: all six when the arm
+                has >= 6 joints, else the force only (a point contact at ``frame``'s origin; a
+                minimum-norm 6-D solve would spread a pure force over moments).
             damping, singular_threshold: of the damped pseudo-inverse.
             jacobian: optional (..., 6, n) Jacobian of ``frame`` in its own axes, already
                 computed at q (``state_terms(q, qd, frame=frame, axes="local").jacobian``).
+            sensor_frame: any link (default: ``frame``); e.g. the base link for the wrench
+                about the base origin in base axes.
 
         Returns:
             :class:`WrenchEstimate` (singular values of J_S; ``min_singular_value`` a float for
@@ -557,21 +563,33 @@ class RobotModel:
 
         Raises:
             InvalidInputError: bad shapes, non-finite values, unknown components.
-            UnknownFrameError: ``frame`` is not a link of the model.
+            UnknownFrameError: ``frame`` or ``sensor_frame`` is not a link of the model.
         """
         frame = self._frame(frame)
+        sensor = frame if sensor_frame is None else self._frame(sensor_frame)
         names = _estimation.resolve_wrench_components(components, self.n)
         q = self._check_vector(q, "q")
         tau_ext = self._check_vector(tau_ext, "tau_ext")
         shape = self._check_batch(q=q, tau_ext=tau_ext)
+        kin = None
         if jacobian is None:
-            J = self._jacobian(q, frame, "local")
+            kin = self._kin(q)
+            J = self._jacobian_from_kin(kin, frame, "local")
         else:
             J = np.asarray(jacobian, dtype=float)
             if J.shape[-2:] != (6, self.n):
                 raise InvalidInputError(
                     f"jacobian has shape {J.shape}, expected (..., 6, {self.n})"
                 )
+        lever = None
+        if sensor != frame:
+            T = (self._kin(q) if kin is None else kin).T
+            T_f = _jacobian.frame_pose(self, T, frame)
+            T_s = _jacobian.frame_pose(self, T, sensor)
+            R_sT = np.swapaxes(T_s[..., :3, :3], -1, -2)
+            R_sf = R_sT @ T_f[..., :3, :3]  # frame axes -> sensor axes
+            J = np.concatenate([R_sf @ J[..., :3, :], R_sf @ J[..., 3:, :]], axis=-2)
+            lever = (R_sT @ (T_f[..., :3, 3] - T_s[..., :3, 3])[..., None])[..., 0]
         if J.shape[:-2] != shape:
             J = np.broadcast_to(J, shape + J.shape[-2:])
         if tau_ext.shape[:-1] != shape:
@@ -587,6 +605,8 @@ class RobotModel:
             )
             f = np.zeros(shape + (6,))
             f[..., rows] = f_s
+        if lever is not None:
+            f = np.concatenate([f[..., :3], f[..., 3:] + np.cross(lever, f[..., :3])], axis=-1)
         s_min = s[..., -1] if s.shape[-1] else np.zeros(s.shape[:-1])
         near = s_min < singular_threshold
         if not shape:

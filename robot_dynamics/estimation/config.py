@@ -161,6 +161,7 @@ class ResolvedContact:
 class ResolvedConfig:
     """The numbers of a validated config for one model."""
 
+    contact_frame: str | None  # the link the external wrench acts on (None: no wrench)
     wrench_frame: str | None
     wrench_components: tuple
     effort_scale: np.ndarray
@@ -206,20 +207,22 @@ def validate_config(model, config):
     effort_factor = _number(config, "effort_limit_factor", strict=True, allow_inf=True)
     velocity_factor = _number(config, "velocity_limit_factor", strict=True, allow_inf=True)
     _number(config, "tare_duration", strict=True)
-    frame = config.wrench_frame or model.tip_link
-    if frame is not None and frame not in model.link_names:
+    if config.wrench_frame and config.wrench_frame not in model.link_names:
         raise InvalidInputError(
-            f"config.wrench_frame {frame!r} is not a link of the model below base link "
-            f"{model.base_link!r}; links: {list(model.link_names)}"
+            f"config.wrench_frame {config.wrench_frame!r} is not a link of the model below "
+            f"base link {model.base_link!r}; links: {list(model.link_names)}"
         )
-    if config.wrench_frame == "" and frame is None:
-        frame = None  # a tree without a tip: no wrench estimation unless a frame is given
+    # the wrench acts at the model's tip (a tree without a tip: at wrench_frame, if given);
+    # it is reported as a sensor at wrench_frame (default: the tip) reads it
+    contact_frame = model.tip_link or config.wrench_frame or None
+    frame = (config.wrench_frame or contact_frame) if contact_frame is not None else None
     try:
         components = resolve_wrench_components(config.wrench_components or None, model.n)
     except InvalidInputError as error:
         raise InvalidInputError(f"config.wrench_components: {error}") from None
     contact = _resolve_contact(model, config.contact)
     return ResolvedConfig(
+        contact_frame=contact_frame,
         wrench_frame=frame,
         wrench_components=components,
         effort_scale=_per_joint(config.effort_scale, "effort_scale", model, 1.0),

@@ -16,8 +16,9 @@ class ContactState:
         in_contact: the detector's state.
         changed: it switched with this message.
         link: the isolated link while in contact: the body moved by the most distal joint
-            whose external torque is above its level (the wrench frame when only the force or
-            moment magnitudes trigger); '' when not in contact.
+            whose external torque is above its level (the contact frame, where the wrench is
+            estimated, when only the force or moment magnitudes trigger); '' when not in
+            contact.
         force: ``|f|`` of the estimated wrench [N] (nan without a wrench).
         moment: ``|n|`` [N m] (nan without a wrench).
     """
@@ -42,12 +43,12 @@ class ContactDetector:
     Args:
         model: the RobotModel (joint -> link and depth of each actuated joint).
         resolved: :class:`~robot_dynamics.estimation.config.ResolvedContact`.
-        wrench_frame: link reported when only the magnitudes trigger ('' without one).
+        contact_frame: link reported when only the magnitudes trigger ('' without one).
     """
 
-    def __init__(self, model, resolved, wrench_frame):
+    def __init__(self, model, resolved, contact_frame):
         self.config = resolved
-        self.wrench_frame = wrench_frame or ""
+        self.contact_frame = contact_frame or ""
         tree = model.tree
         body_of = {name: b for b, name in enumerate(tree.body_joint_names)}
         bodies = np.array([body_of[name] for name in model.joint_names], dtype=np.intp)
@@ -69,7 +70,7 @@ class ContactDetector:
     def _isolate(self, over):
         if over is not None and over.any():
             return self._links[int(np.argmax(np.where(over, self._rank, 0.0)))]
-        return self.wrench_frame
+        return self.contact_frame
 
     def update(self, t_ns, tau_ext, wrench):
         """Feed one estimate: tau_ext (n,) (bias removed), wrench (6,) or None; returns a

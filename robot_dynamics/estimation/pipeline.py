@@ -124,6 +124,7 @@ class EstimationPipeline:
         self.joint_names = tuple(model.joint_names)
         self.n = model.n
         self.wrench_frame = resolved.wrench_frame
+        self.contact_frame = resolved.contact_frame
         self.wrench_components = resolved.wrench_components
         self._resolved = resolved
         self._state = MergedJointState(self.joint_names)
@@ -150,7 +151,7 @@ class EstimationPipeline:
         self._zero = np.zeros(self.n)
         self._all = np.ones(self.n, dtype=bool)
         self._contact = (
-            ContactDetector(model, resolved.contact, self.wrench_frame)
+            ContactDetector(model, resolved.contact, self.contact_frame)
             if resolved.contact.enabled
             else None
         )
@@ -371,7 +372,7 @@ class EstimationPipeline:
         stale_velocity = state.older_than(1, t_ns, self._velocity_timeout_ns)
         have_velocity = not stale_velocity.any()
         qd = state.velocity.copy() if have_velocity else self._zero
-        frame = self.wrench_frame
+        frame = self.contact_frame
         terms = model.state_terms(q, qd, frame=frame, axes="local", jacobian=frame is not None)
         friction = None
         if self.config.friction_compensation and have_velocity:
@@ -499,7 +500,8 @@ class EstimationPipeline:
             est = self.model.estimate_external_wrench(
                 q,
                 tau_ext,
-                frame=self.wrench_frame,
+                frame=self.contact_frame,
+                sensor_frame=self.wrench_frame,
                 components=self.wrench_components,
                 damping=self.config.wrench_damping,
                 singular_threshold=self.config.singular_threshold,

@@ -12,34 +12,13 @@ import pytest
 
 import oracles
 from core_helpers import load_model
+from small_arms import ARM3_URDF
 
 from robot_dynamics import RobotModel
 from robot_dynamics.core import InvalidInputError
 from robot_dynamics.core.estimation import WRENCH_COMPONENTS, resolve_wrench_components
 from robot_dynamics.core.spatial import force_transform, homogeneous, rpy_to_matrix, wrench_in_frame
 
-# A 3-DOF arm: base yaw, shoulder and elbow pitch (a spatial arm, not planar).
-ARM3_URDF = """<robot name="arm3">
-  <link name="base"/>
-  <link name="l1"><inertial><mass value="2.0"/><origin xyz="0 0 0.1"/>
-    <inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="l2"><inertial><mass value="1.5"/><origin xyz="0.2 0 0"/>
-    <inertia ixx="0.005" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="l3"><inertial><mass value="1.0"/><origin xyz="0.15 0 0"/>
-    <inertia ixx="0.003" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="tool"/>
-  <joint name="yaw" type="revolute"><parent link="base"/><child link="l1"/>
-    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/>
-    <limit lower="-3" upper="3" effort="50" velocity="3"/></joint>
-  <joint name="shoulder" type="revolute"><parent link="l1"/><child link="l2"/>
-    <origin xyz="0 0 0.2" rpy="0.2 0 0"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" effort="50" velocity="3"/></joint>
-  <joint name="elbow" type="revolute"><parent link="l2"/><child link="l3"/>
-    <origin xyz="0.4 0 0"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" effort="30" velocity="3"/></joint>
-  <joint name="tool_joint" type="fixed"><parent link="l3"/><child link="tool"/>
-    <origin xyz="0.3 0 0" rpy="0.3 -0.2 0.5"/></joint>
-</robot>"""
 ARM3_Q = np.array([0.3, -0.7, 1.1])
 
 
@@ -104,25 +83,41 @@ def test_wrench_in_frame_against_pinocchio(rng):
 
 # ------------------------------------------------------------------ the sensor reading at any link
 @pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
-@pytest.mark.parametrize("frame", ["tool0", "forearm_link", "wrist_2_link"])
-def test_estimate_is_the_sensor_reading_at_any_link(frame, rng):
-    """A wrench applied at the tool (base axes, moment about the tool origin) is estimated at a
-    6-DOF arm's links as the hand transform predicts (UR5, all six components)."""
+@pytest.mark.parametrize("sensor", ["tool0", "base_link", "forearm_link", "wrist_2_link"])
+def test_estimate_is_the_sensor_reading_at_any_link(sensor, rng):
+    """A wrench applied at the tool (base axes, moment about the tool origin) as a sensor at
+    any link reads it, by the hand transform of reference section 1 (UR5, all six)."""
     model = load_model("ur5")
     q = np.array([0.3, -1.1, 1.4, -0.9, 1.2, 0.4])
     f_tool = rng.normal(scale=5.0, size=6)
     tau_ext = model.jacobian(q, frame="tool0").T @ f_tool
     T_tool = model.frame_pose(q, frame="tool0")
-    T_frame = model.frame_pose(q, frame=frame)
-    expected = wrench_in_frame(f_tool, T_frame, point=T_tool[:3, 3])
-    est = model.estimate_external_wrench(q, tau_ext, frame=frame)
-    if frame == "tool0":
-        np.testing.assert_allclose(est.wrench, expected, rtol=0, atol=1e-9)
-    else:
-        # a link nearer the base sees the tool wrench only through its own joints: the joints
-        # beyond it feel torques it cannot explain; the part it can explain is J_frame^T f
-        J = model.jacobian(q, frame=frame, axes="local")
-        np.testing.assert_allclose(J.T @ est.wrench, J.T @ expected, rtol=0, atol=1e-9)
+    expected = wrench_in_frame(f_tool, model.frame_pose(q, frame=sensor), point=T_tool[:3, 3])
+    est = model.estimate_external_wrench(q, tau_ext, frame="tool0", sensor_frame=sensor)
+    np.testing.assert_allclose(est.wrench, expected, rtol=0, atol=1e-9)
+    # the same with the Jacobian handed in (what the pipeline does)
+    J = model.jacobian(q, frame="tool0", axes="local")
+    est2 = model.estimate_external_wrench(
+        q, tau_ext, frame="tool0", sensor_frame=sensor, jacobian=J
+    )
+    np.testing.assert_allclose(est2.wrench, expected, rtol=0, atol=1e-9)
+    if sensor == "base_link":  # the base frame: moment about the base origin
+        p = T_tool[:3, 3]
+        np.testing.assert_allclose(
+            est.wrench, np.r_[f_tool[:3], f_tool[3:] + np.cross(p, f_tool[:3])], atol=1e-9
+        )
+
+
+def test_force_only_reported_at_another_frame():
+    """A point force at the tool of the 3-DOF arm, reported at its base: the force solve at the
+    tool, then carried to the base origin (the moment there is p x f, not zero)."""
+    model = RobotModel.from_urdf(ARM3_URDF)
+    f = np.array([1.0, -2.0, -10.0, 0.0, 0.0, 0.0])  # base axes, through the tool origin
+    tau_ext = model.jacobian(ARM3_Q).T @ f
+    est = model.estimate_external_wrench(ARM3_Q, tau_ext, sensor_frame="base")
+    p = model.frame_pose(ARM3_Q)[:3, 3]
+    np.testing.assert_allclose(est.wrench, np.r_[f[:3], np.cross(p, f[:3])], atol=1e-9)
+    assert est.components == ("fx", "fy", "fz")
 
 
 def test_estimate_matches_pinocchio_local_frame(rng):
