@@ -1,0 +1,177 @@
+"""The demo's own rclpy node: records what the two nodes publish and pushes the tool (DDS)."""
+
+from __future__ import annotations
+
+import threading
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from robot_dynamics.tools.demo.analysis import Recording
+
+
+def _ns(stamp) -> int:
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+class Monitor:
+    """An rclpy node in a private context, its executor spinning in a background thread.
+
+    Subscribes ``joint_states``, the simulator's ``~/applied_wrench``, the dynamics node's
+    ``~/external_wrench`` (and ``~/external_torques`` when asked); publishes on the simulator's
+    ``~/external_wrench`` (:meth:`push`) and ``~/commands`` (:meth:`command`). Everything received
+    goes into :attr:`rec` (a :class:`~robot_dynamics.tools.demo.analysis.Recording`) under
+    :attr:`lock`.
+    """
+
+    def __init__(self, namespace: str, joint_names: Sequence[str], external_torques: bool = False):
+        import rclpy
+        from geometry_msgs.msg import WrenchStamped
+        from rclpy.executors import SingleThreadedExecutor
+        from sensor_msgs.msg import JointState
+        from std_msgs.msg import Float64MultiArray
+
+        self._rclpy = rclpy
+        self.context = rclpy.context.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(
+            "robot_dynamics_demo", namespace=namespace or None, context=self.context
+        )
+        self.lock = threading.Lock()
+        self.rec = Recording()
+        self.names = list(joint_names)
+        self._index: Optional[List[int]] = None
+        ns = (namespace or "").rstrip("/")
+        self.wrench_pub = self.node.create_publisher(
+            WrenchStamped, f"{ns}/arm_simulator/external_wrench", 10
+        )
+        self.command_pub = self.node.create_publisher(
+            Float64MultiArray, f"{ns}/arm_simulator/commands", 10
+        )
+        self.node.create_subscription(JointState, f"{ns}/joint_states", self._on_js, 100)
+        self.node.create_subscription(
+            WrenchStamped, f"{ns}/arm_simulator/applied_wrench", self._on_applied, 100
+        )
+        self.node.create_subscription(
+            WrenchStamped, f"{ns}/dynamics_node/external_wrench", self._on_est, 100
+        )
+        if external_torques:
+            self.node.create_subscription(
+                JointState, f"{ns}/dynamics_node/external_torques", self._on_ext, 100
+            )
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            while self.context.ok():
+                self.executor.spin_once(timeout_sec=0.05)
+        except Exception:  # noqa: BLE001 - shutting down
+            pass
+
+    def _on_js(self, msg) -> None:
+        if self._index is None:
+            try:
+                self._index = [list(msg.name).index(n) for n in self.names]
+            except ValueError:
+                return
+        idx = self._index
+        with self.lock:
+            self.rec.js_stamp.append(_ns(msg.header.stamp))
+            self.rec.js_q.append(np.asarray(msg.position, dtype=float)[idx])
+            self.rec.js_qd.append(np.asarray(msg.velocity, dtype=float)[idx])
+            self.rec.js_effort.append(
+                np.asarray(msg.effort, dtype=float)[idx] if len(msg.effort) else np.zeros(len(idx))
+            )
+
+    @staticmethod
+    def _w(msg) -> np.ndarray:
+        from robot_dynamics.ros.conversions import wrench_from_msg
+
+        return wrench_from_msg(msg.wrench)
+
+    def _on_applied(self, msg) -> None:
+        with self.lock:
+            self.rec.app_stamp.append(_ns(msg.header.stamp))
+            self.rec.app_wrench.append(self._w(msg))
+
+    def _on_ext(self, msg) -> None:
+        try:
+            idx = [list(msg.name).index(n) for n in self.names]
+        except ValueError:
+            return
+        with self.lock:
+            self.rec.ext_stamp.append(_ns(msg.header.stamp))
+            self.rec.ext_tau.append(np.asarray(msg.effort, dtype=float)[idx])
+
+    def _on_est(self, msg) -> None:
+        with self.lock:
+            self.rec.est_stamp.append(_ns(msg.header.stamp))
+            self.rec.est_wrench.append(self._w(msg))
+            self.rec.est_frame = msg.header.frame_id
+
+    def push(self, wrench: np.ndarray, frame: str) -> None:
+        """Apply ``wrench`` (6,) [N, Nm] on link ``frame`` through the simulator (base axes)."""
+        from geometry_msgs.msg import WrenchStamped
+
+        from robot_dynamics.ros.conversions import wrench_to_msg
+
+        msg = WrenchStamped()
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.header.frame_id = frame
+        wrench_to_msg(wrench, msg.wrench)
+        self.wrench_pub.publish(msg)
+
+    def command(self, values: Sequence[float]) -> None:
+        """Publish joint torques [Nm] on the simulator's ``~/commands``."""
+        from std_msgs.msg import Float64MultiArray
+
+        self.command_pub.publish(Float64MultiArray(data=[float(v) for v in values]))
+
+    def counts(self) -> Tuple[int, int, int]:
+        """(joint states, applied wrenches, estimates) received so far."""
+        with self.lock:
+            return len(self.rec.js_stamp), len(self.rec.app_stamp), len(self.rec.est_stamp)
+
+    def latest(self):
+        """(js stamp, q, qd, effort, estimate stamp, estimate, estimate frame, q at the
+        estimate's stamp), each None before the first message."""
+        with self.lock:
+            r = self.rec
+            est_stamp = r.est_stamp[-1] if r.est_stamp else None
+            q_est = None
+            if est_stamp is not None and r.js_stamp:
+                stamps = np.asarray(r.js_stamp[-400:])
+                i = int(np.searchsorted(stamps, est_stamp, side="right")) - 1
+                q_est = r.js_q[-400:][max(i, 0)]
+            return (
+                r.js_stamp[-1] if r.js_stamp else None,
+                r.js_q[-1] if r.js_q else None,
+                r.js_qd[-1] if r.js_qd else None,
+                r.js_effort[-1] if r.js_effort else None,
+                est_stamp,
+                r.est_wrench[-1] if r.est_wrench else None,
+                r.est_frame,
+                q_est,
+            )
+
+    def applied_at(self, stamp: int) -> Optional[np.ndarray]:
+        """The applied wrench at the last applied-wrench stamp <= ``stamp`` [ns], or None."""
+        with self.lock:
+            st = self.rec.app_stamp
+            if not st:
+                return None
+            i = int(np.searchsorted(np.asarray(st[-400:]), stamp, side="right")) - 1
+            return self.rec.app_wrench[-400:][max(i, 0)]
+
+    def close(self) -> None:
+        """Stop spinning, destroy the node, shut the private context down."""
+        try:
+            self.executor.shutdown(timeout_sec=1.0)
+            self.node.destroy_node()
+        finally:
+            if self.context.ok():
+                self._rclpy.shutdown(context=self.context)
+        self._thread.join(timeout=2.0)
