@@ -4,7 +4,9 @@
     ros2 launch robot_dynamics demo.launch.py                        # Panda, pushes, out/demo.png
     ros2 launch robot_dynamics demo.launch.py robot:=double_pendulum
     ros2 launch robot_dynamics demo.launch.py run_demo:=false        # only the two nodes: push by hand
-    ros2 launch robot_dynamics demo.launch.py urdf_file:=/path/arm.urdf tip_link:=tool0
+    ros2 launch robot_dynamics demo.launch.py description_file:=/path/arm.urdf tip_link:=tool0
+    ros2 launch robot_dynamics demo.launch.py description_file:=/path/arm.urdf.xacro \
+        xacro_args:="prefix:=left_" tip_link:=left_tool0
 
 It is the equivalent of ``make demo`` / ``robot-dynamics-demo``: the same parameters (computed by
 ``robot_dynamics.tools.demo.demo_settings``), with launch starting the nodes and the demo attaching
@@ -13,7 +15,9 @@ dynamics node's ``~/effort_command`` (gravity compensation holds the arm).
 
 Arguments:
     robot        bundled robot: panda (default) or double_pendulum.
-    urdf_file    your URDF instead (default: empty = the bundled robot).
+    description_file
+                 your URDF or xacro file instead (default: empty = the bundled robot).
+    xacro_args   xacro arguments of a .xacro description_file, "name:=value other:=value".
     tip_link     frame that is pushed / where the wrench is estimated (default: the robot's).
     duration     scripted seconds (default: 12 for the pushes, 10 for the pendulum).
     namespace    namespace of the nodes (default: none).
@@ -58,11 +62,14 @@ def _executable(name):
 
 def _actions(context):
     from robot_dynamics.tools.demo import build_parser, demo_settings
+    from robot_dynamics.tools.description import parse_xacro_args
 
     value = lambda name: LaunchConfiguration(name).perform(context)  # noqa: E731
     argv = ["--robot", value("robot"), "--plot", value("plot")]
-    if value("urdf_file"):
-        argv += ["--urdf", os.path.expanduser(value("urdf_file"))]
+    if value("description_file"):
+        argv += ["--urdf", os.path.expanduser(value("description_file"))]
+        for item in parse_xacro_args(value("xacro_args")).items():
+            argv += ["--xacro-arg", ":=".join(item)]
     if value("tip_link"):
         argv += ["--tip-link", value("tip_link")]
     if value("duration"):
@@ -117,7 +124,12 @@ def generate_launch_description():
                 default_value="panda",
                 description="bundled robot: panda or double_pendulum",
             ),
-            DeclareLaunchArgument("urdf_file", default_value="", description="your URDF instead"),
+            DeclareLaunchArgument(
+                "description_file", default_value="", description="your URDF or xacro instead"
+            ),
+            DeclareLaunchArgument(
+                "xacro_args", default_value="", description='xacro arguments "name:=value ..."'
+            ),
             DeclareLaunchArgument(
                 "tip_link", default_value="", description="pushed / estimated frame"
             ),

@@ -1,20 +1,33 @@
-"""Launch the dynamics node for a URDF file.
+"""Launch the dynamics node for any arm: a URDF, a xacro file, or robot_state_publisher's topic.
 
     ros2 launch robot_dynamics dynamics.launch.py                       # bundled Panda arm
+    ros2 launch robot_dynamics dynamics.launch.py description_file:=/path/arm.urdf
     ros2 launch robot_dynamics dynamics.launch.py \\
-        urdf_file:=/path/arm.urdf config_file:=/path/arm.yaml tip_link:=tool0
+        description_file:=/path/arm.urdf.xacro xacro_args:="prefix:=left_ use_gripper:=false" \\
+        tip_link:=left_tool0 config_file:=/path/arm.yaml
+    ros2 launch robot_dynamics dynamics.launch.py use_robot_description_topic:=true
 
 Arguments:
-    urdf_file    URDF read into the node's robot_description parameter
-                 (default: the bundled urdf/panda_arm.urdf).
-    config_file  parameters YAML (default: config/panda_arm.yaml; config/double_pendulum.yaml
-                 for the bundled double pendulum). Applied before the arguments below.
-    base_link    overrides base_link when not empty.
-    tip_link     overrides tip_link when not empty.
-    namespace    namespace of the node (default: none); topics are relative, so
-                 joint_states resolves to <namespace>/joint_states.
-    node_name    default dynamics_node.
-    use_sim_time default false.
+    description_file  URDF, or xacro file (``.xacro``, expanded with ``xacro_args``), read into
+                      the node's ``robot_description`` parameter (default: the bundled
+                      urdf/panda_arm.urdf). Read by
+                      ``robot_dynamics.tools.description.load_robot_description``, as the CLI
+                      and the demo read their ``--urdf``.
+    xacro_args        xacro arguments, ``"name:=value other:=value"`` (default: none).
+    use_robot_description_topic
+                      true: set no ``robot_description`` parameter; the node takes the URDF from
+                      the ``robot_description`` topic (robot_state_publisher's, in the same
+                      namespace) and rebuilds on every new one. description_file is not read.
+    config_file       parameters YAML (default: none, every parameter at the node's default:
+                      base link = the URDF root, tip link = its single leaf). Applied before the
+                      arguments below. config/panda_arm.yaml and config/double_pendulum.yaml are
+                      the bundled robots' files.
+    base_link         overrides base_link when not empty.
+    tip_link          overrides tip_link when not empty (needed for a tree with several leaves).
+    namespace         namespace of the node (default: none); topics are relative, so
+                      joint_states resolves to <namespace>/joint_states.
+    node_name         default dynamics_node.
+    use_sim_time      default false.
 
 The URDF, config and launch folders are found next to this file, which works both in the
 source tree and in the installed share/robot_dynamics. The executable is the package's
@@ -34,8 +47,11 @@ from launch_ros.actions import Node
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARE = os.path.dirname(HERE)
-DEFAULT_URDF = os.path.join(SHARE, "urdf", "panda_arm.urdf")
-DEFAULT_CONFIG = os.path.join(SHARE, "config", "panda_arm.yaml")
+DEFAULT_DESCRIPTION = os.path.join(SHARE, "urdf", "panda_arm.urdf")
+
+
+def _true(text):
+    return text.strip().lower() in ("true", "1", "yes", "on")
 
 
 def _ament_executable():
@@ -51,30 +67,40 @@ def _ament_executable():
     return os.path.exists(os.path.join(prefix, "lib", "robot_dynamics", "dynamics_node"))
 
 
-def _node(context):
-    urdf_file = os.path.expanduser(LaunchConfiguration("urdf_file").perform(context))
-    config_file = os.path.expanduser(LaunchConfiguration("config_file").perform(context))
-    with open(urdf_file) as f:
-        robot_description = f.read()
+def node_parameters(context):
+    """The node's parameter list (config file first, then the overrides) for the launch
+    arguments of ``context``.
+
+    Raises:
+        FileNotFoundError: config_file does not exist.
+        RobotDescriptionError, XacroArgumentError: description_file cannot be read or expanded.
+    """
+    from robot_dynamics.tools.description import load_robot_description
+
+    value = lambda name: LaunchConfiguration(name).perform(context)  # noqa: E731
     parameters = []
+    config_file = os.path.expanduser(value("config_file"))
     if config_file:
         if not os.path.exists(config_file):
             raise FileNotFoundError(f"config_file {config_file!r} does not exist")
         parameters.append(config_file)
-    overrides = {
-        "robot_description": robot_description,
-        "use_sim_time": LaunchConfiguration("use_sim_time").perform(context).lower()
-        in ("true", "1", "yes"),
-    }
+    overrides = {"use_sim_time": _true(value("use_sim_time"))}
+    if not _true(value("use_robot_description_topic")):
+        overrides["robot_description"] = load_robot_description(
+            value("description_file"), value("xacro_args")
+        )
     for name in ("base_link", "tip_link"):
-        value = LaunchConfiguration(name).perform(context)
-        if value:
-            overrides[name] = value
+        if value(name):
+            overrides[name] = value(name)
     parameters.append(overrides)
+    return parameters
+
+
+def _node(context):
     common = dict(
         name=LaunchConfiguration("node_name").perform(context),
         namespace=LaunchConfiguration("namespace").perform(context),
-        parameters=parameters,
+        parameters=node_parameters(context),
         output="screen",
         emulate_tty=True,
     )
@@ -98,14 +124,24 @@ def generate_launch_description():
     return LaunchDescription(
         [
             DeclareLaunchArgument(
-                "urdf_file",
-                default_value=DEFAULT_URDF,
-                description="URDF file loaded into robot_description",
+                "description_file",
+                default_value=DEFAULT_DESCRIPTION,
+                description="URDF or xacro file loaded into robot_description",
+            ),
+            DeclareLaunchArgument(
+                "xacro_args",
+                default_value="",
+                description='xacro arguments, "name:=value other:=value"',
+            ),
+            DeclareLaunchArgument(
+                "use_robot_description_topic",
+                default_value="false",
+                description="take the URDF from the robot_description topic instead",
             ),
             DeclareLaunchArgument(
                 "config_file",
-                default_value=DEFAULT_CONFIG,
-                description="parameters YAML of the dynamics node",
+                default_value="",
+                description="parameters YAML of the dynamics node (default: none)",
             ),
             DeclareLaunchArgument(
                 "base_link",

@@ -205,3 +205,36 @@ def test_display_lines_and_modes():
     live.show(["a", "b"], "plain")
     live.show(["c", "d"], "plain")
     assert stream.getvalue() == "\x1b[2Ka\n\x1b[2Kb\n\x1b[2F\x1b[2Kc\n\x1b[2Kd\n"
+
+
+def test_demo_settings_from_a_xacro_file_and_bad_options(tmp_path):
+    """The demo resolves --urdf as the CLI does (xacro with --xacro-arg); no DDS needed."""
+    from robot_dynamics.tools.demo import DemoError, build_parser, demo_settings
+
+    xacro = tmp_path / "arm.urdf.xacro"
+    xacro.write_text(
+        """<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">
+  <xacro:arg name="mass" default="1.0"/>
+  <link name="base"/>
+  <link name="l1"><inertial><origin xyz="0.2 0 0"/><mass value="$(arg mass)"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="tool"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="100" velocity="3"/></joint>
+  <joint name="t" type="fixed"><parent link="l1"/><child link="tool"/>
+    <origin xyz="0.4 0 0"/></joint>
+</robot>"""
+    )
+    args = build_parser().parse_args(["--urdf", str(xacro), "--xacro-arg", "mass:=4.0"])
+    setup, sim_params, node_params, duration, rate = demo_settings(args)
+    assert setup.name == "arm.urdf.xacro" and setup.tip_link == "tool"
+    assert setup.model.total_mass == pytest.approx(4.0)
+    assert "xacro" not in node_params["robot_description"]
+    assert node_params["wrench_frame"] == "tool" and sim_params["external_wrench_axes"] == "base"
+    assert (duration, rate) == (12.0, 1000.0)
+    with pytest.raises(DemoError, match="bundled robots are panda, double_pendulum") as info:
+        demo_settings(build_parser().parse_args(["--robot", "nope"]))
+    assert info.value.code == 2
+    with pytest.raises(DemoError, match="is not of the form name:=value") as info:
+        demo_settings(build_parser().parse_args(["--urdf", str(xacro), "--xacro-arg", "mass"]))
+    assert info.value.code == 2
