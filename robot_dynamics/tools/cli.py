@@ -666,7 +666,10 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
             }
         )
     p = args.precision
-    torque_text = "gravity torques g(q) (holding the arm)" if hold else "constant torques"
+    if hold:
+        torque_text = "gravity torques g(q) (holding the arm)"
+    else:
+        torque_text = "constant torques" if np.any(tau) else "zero torque"
     lines = [
         f"simulated {args.duration:g} s with {args.method} (rtol {args.rtol:g}, atol {args.atol:g}"
         f"{', friction' if args.friction else ', no friction'}; {torque_text}) in {elapsed:.2f} s "
