@@ -167,6 +167,7 @@ class ResolvedConfig:
     effort_scale: np.ndarray
     effort_offset: np.ndarray
     effort_bound: np.ndarray  # (n,) |tau| above this refuses a message
+    effort_raw_bound: np.ndarray  # (n,) |effort| at or below this is within effort_bound
     velocity_bound: np.ndarray  # (n,)
     contact: ResolvedContact
 
@@ -221,13 +222,21 @@ def validate_config(model, config):
     except InvalidInputError as error:
         raise InvalidInputError(f"config.wrench_components: {error}") from None
     contact = _resolve_contact(model, config.contact)
+    scale = _per_joint(config.effort_scale, "effort_scale", model, 1.0)
+    offset = _per_joint(config.effort_offset, "effort_offset", model, 0.0)
+    effort_bound = _bound(model.effort_limits, effort_factor, ABSURD_EFFORT)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # |scale * effort + offset| <= bound whenever |effort| <= (bound - |offset|) / |scale|
+        raw = np.where(scale != 0, (effort_bound - np.abs(offset)) / np.abs(scale), np.inf)
+    raw = np.where(np.abs(offset) <= effort_bound, raw, -1.0)
     return ResolvedConfig(
         contact_frame=contact_frame,
         wrench_frame=frame,
         wrench_components=components,
-        effort_scale=_per_joint(config.effort_scale, "effort_scale", model, 1.0),
-        effort_offset=_per_joint(config.effort_offset, "effort_offset", model, 0.0),
-        effort_bound=_bound(model.effort_limits, effort_factor, ABSURD_EFFORT),
+        effort_scale=scale,
+        effort_offset=offset,
+        effort_bound=effort_bound,
+        effort_raw_bound=raw,
         velocity_bound=_bound(model.velocity_limits, velocity_factor, ABSURD_VELOCITY),
         contact=contact,
     )

@@ -11,6 +11,9 @@ import numpy as np
 NEVER = np.iinfo(np.int64).min
 
 
+_NONE = np.zeros(0, dtype=bool)  # "no joint" (any() is False)
+
+
 class MergedJointState:
     """Per joint and field: the latest finite value and its stamp [ns].
 
@@ -43,6 +46,10 @@ class MergedJointState:
         """Store the finite ``values`` (n,) of the ``present`` (n,) bool joints in field row
         ``row`` (0 position, 1 velocity, 2 effort) with stamp ``t_ns``. Returns the bool mask
         of present joints whose value was not finite (not stored)."""
+        if present.all() and np.isfinite(values).all():  # a full, clean message
+            self.values[row] = values
+            self.stamps[row] = t_ns
+            return _NONE
         finite = np.isfinite(values)
         take = finite & present
         np.copyto(self.values[row], values, where=take)

@@ -122,6 +122,7 @@ class EstimationPipeline:
         self.model = model
         self.config = config
         self.joint_names = tuple(model.joint_names)
+        self._names = self.joint_names
         self.n = model.n
         self.wrench_frame = resolved.wrench_frame
         self.contact_frame = resolved.contact_frame
@@ -223,7 +224,16 @@ class EstimationPipeline:
 
     def _check_message(self, position, velocity, effort, present):
         """Refusal reason (str, field) of a message, or None."""
-        names = self.joint_names
+        names = self._names
+        r = self._resolved
+        # fast path: one comparison per field when every value is finite and within bounds
+        # (NaN compares False and takes the detailed path)
+        if (
+            (position is None or (np.abs(position) <= ABSURD_POSITION).all())
+            and (velocity is None or (np.abs(velocity) <= r.velocity_bound).all())
+            and (effort is None or (np.abs(effort) <= r.effort_raw_bound).all())
+        ):
+            return None
         if position is not None:
             bad = present & ~(np.abs(position) <= ABSURD_POSITION)
             if bad.any():
