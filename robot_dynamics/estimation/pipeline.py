@@ -27,7 +27,7 @@ from robot_dynamics.core.estimation import MomentumObserver
 from .config import ABSURD_POSITION, PipelineConfig, validate_config
 from .contact import ContactDetector, ContactState
 from .filters import FilteredDifferentiator
-from .joint_state import MergedJointState
+from .joint_state import NEVER, MergedJointState
 
 #: Joint accelerations of a reference beyond this [rad/s^2 or m/s^2] are refused.
 ABSURD_ACCELERATION = 1.0e6
@@ -184,12 +184,22 @@ class EstimationPipeline:
         new._take_over(self, same_model=True)
         return new
 
-    def with_model(self, model):
-        """A pipeline for a new model with this config: the values of the joints both models
-        have, and the counters, are carried over; reference and bias are cleared."""
-        new = EstimationPipeline(model, self.config)
+    def with_model(self, model, config=None):
+        """A pipeline for a new model, with ``config`` (default: this one): the values of the
+        joints both models have, and the counters, are carried over; reference and bias are
+        cleared. Raises InvalidInputError (named field) when the config does not fit the
+        model."""
+        new = EstimationPipeline(model, self.config if config is None else config)
         new._take_over(self, same_model=False)
         return new
+
+    def measured_state(self):
+        """The latest merged measurement: ``(position, velocity, effort)`` copies (n,) in model
+        order, NaN where a joint never had a value (effort as received, before
+        effort_scale/effort_offset)."""
+        values = self._state.values.copy()
+        values[self._state.stamps == NEVER] = np.nan
+        return values[0], values[1], values[2]
 
     def _take_over(self, old, same_model):
         self._state.carry_over(old._state)
@@ -201,7 +211,9 @@ class EstimationPipeline:
         if same_model:
             self._reference = old._reference
             self._bias = old._bias
-            self._tare_state = old._tare_state if old._tare is None else "idle"
+            self._tare_state = (
+                old._tare_state if old._tare is None else "failed: the configuration changed"
+            )
         if self._contact is not None and old._contact is not None:
             self._contact.contacts = old._contact.contacts
 
@@ -370,7 +382,7 @@ class EstimationPipeline:
             if bad.any():
                 c["nonfinite_effort"] += int(bad.sum())
         out = PipelineOutput(stamp_ns=t_ns, wrench_frame=self.wrench_frame or "")
-        missing = state.position_stamp == np.iinfo(np.int64).min
+        missing = state.position_stamp == NEVER
         if missing.any():
             names = _names(self.joint_names, missing)
             out.missing_positions = tuple(names)
@@ -444,13 +456,13 @@ class EstimationPipeline:
         state = self._state
         names = self.joint_names
         if not have_velocity:
-            never = state.velocity_stamp == np.iinfo(np.int64).min
+            never = state.velocity_stamp == NEVER
             what = "no velocity" if never.any() else "stale velocity"
             self._pause(out, f"{what} for joints {_names(names, stale_velocity)}")
             return
         stale_effort = state.older_than(2, t_ns, self._effort_timeout_ns)
         if stale_effort.any():
-            never = state.effort_stamp == np.iinfo(np.int64).min
+            never = state.effort_stamp == NEVER
             if never.any():
                 self._stale_effort = False
                 self._text["stale_effort_joints"] = ""

@@ -687,3 +687,21 @@ def test_filtered_differentiator_converges():
     np.testing.assert_allclose(qdd, [0.5, -1.0], rtol=1e-9)
     d.reset()
     assert not d.update(np.ones(2), 0.001).any()
+
+
+def test_measured_state_and_with_model_config(panda, arm3):
+    p = pipe(panda)
+    present = np.array([True] * 3 + [False] * 4)
+    p.update(T0, np.where(present, Q, math.nan), np.where(present, 0.5, math.nan), None, present)
+    q, qd, effort = p.measured_state()
+    np.testing.assert_array_equal(q[:3], Q[:3])
+    assert np.isnan(q[3:]).all() and np.isnan(effort).all() and (qd[:3] == 0.5).all()
+    q[:] = 0.0  # a copy
+    assert p.measured_state()[0][0] == Q[0]
+    p2 = p.with_model(panda.with_payload(1.0, [0, 0, 0.1]), PipelineConfig(effort_timeout=0.5))
+    assert p2.config.effort_timeout == 0.5
+    np.testing.assert_array_equal(p2.measured_state()[0][:3], Q[:3])
+    with pytest.raises(InvalidInputError, match="effort_scale"):
+        p.with_model(arm3, PipelineConfig(effort_scale=(1.0,) * 7))
+    p.start_tare(T0)
+    assert p.with_config(PipelineConfig()).tare_state().startswith("failed:")
