@@ -89,9 +89,15 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
     Returns ``(f (..., 6), singular values (..., k))``.
     """
     U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
-    ratio = np.clip(s / singular_threshold, 0.0, 1.0)
-    lam2 = damping**2 * (1.0 - ratio**2)
-    gain = s / (s**2 + lam2 + np.finfo(float).tiny)
+    if s.ndim == 1 and s.size and s[-1] > 0.0 and s[-1] >= singular_threshold:
+        gain = 1.0 / s  # one configuration away from a singularity: the exact inverse
+    else:
+        if singular_threshold > 0.0:
+            ratio = np.clip(s / singular_threshold, 0.0, 1.0)
+        else:
+            ratio = np.ones_like(s)
+        lam2 = damping**2 * (1.0 - ratio**2)
+        gain = s / (s**2 + lam2 + np.finfo(float).tiny)
     # J^T = V diag(s) U^T, so f = U diag(gain) V^T tau
     coeff = (Vt @ tau_ext[..., None])[..., 0] * gain
     return (U @ coeff[..., None])[..., 0], s

@@ -229,3 +229,20 @@ def test_six_and_seven_dof_recover_full_wrenches(name, frame, rng):
     # a selection on a redundant arm: the selected components alone
     est_f = model.estimate_external_wrench(q, J[:3].T @ f[:3], frame=frame, components="fx fy fz")
     np.testing.assert_allclose(est_f.wrench, np.r_[f[:3], 0, 0, 0], rtol=0, atol=1e-8)
+
+
+def test_zero_singular_threshold_and_rank_deficient_selection():
+    """singular_threshold 0 is the plain pseudo-inverse, finite even where J_S loses rank."""
+    model = RobotModel.from_urdf(ARM3_URDF)
+    J = model.jacobian(ARM3_Q, frame="tool", axes="local")
+    f = np.array([1.0, 2.0, -3.0])
+    est = model.estimate_external_wrench(
+        ARM3_Q, J[:3].T @ f, components="fx fy fz", singular_threshold=0.0
+    )
+    np.testing.assert_allclose(est.wrench[:3], f, atol=1e-9)
+    # six components from three joints: the minimum-norm solve explains the torques
+    est6 = model.estimate_external_wrench(
+        ARM3_Q, J[:3].T @ f, components="fx fy fz tx ty tz", singular_threshold=0.0
+    )
+    assert np.all(np.isfinite(est6.wrench)) and est6.singular_values.shape == (3,)
+    np.testing.assert_allclose(J.T @ est6.wrench, J[:3].T @ f, atol=1e-9)
