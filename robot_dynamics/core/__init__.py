@@ -3,8 +3,12 @@
 from .errors import (
     AmbiguousTipError,
     InvalidInputError,
+    InvalidURDFValueError,
     KinematicTreeError,
+    ModelTooLargeError,
     RobotDynamicsError,
+    SimulationError,
+    SimulationLimitError,
     SingularInertiaError,
     UnknownFrameError,
     UnsupportedJointError,
@@ -13,20 +17,22 @@ from .errors import (
 from .estimation import MomentumObserver, WrenchEstimate
 from .model import RobotModel, StateTerms
 from .simulate import SimulationResult
-from .urdf import URDFWarning
 
 __all__ = [
     "AmbiguousTipError",
     "InvalidInputError",
+    "InvalidURDFValueError",
     "KinematicTreeError",
+    "ModelTooLargeError",
     "MomentumObserver",
     "RobotDynamicsError",
     "RobotModel",
+    "SimulationError",
+    "SimulationLimitError",
     "SimulationResult",
     "SingularInertiaError",
     "StateTerms",
     "URDFError",
-    "URDFWarning",
     "UnknownFrameError",
     "UnsupportedJointError",
     "WrenchEstimate",

@@ -36,3 +36,26 @@ class InvalidInputError(RobotDynamicsError, ValueError):
 class SingularInertiaError(RobotDynamicsError, ValueError):
     """The joint-space inertia matrix is singular (a joint moves no mass or inertia), so
     forward dynamics is undefined; add armature or inertia to the links it moves."""
+
+
+class InvalidURDFValueError(URDFError):
+    """A number in the URDF that no physical robot has: NaN or infinite, a negative mass, limit,
+    damping or friction, an inertia tensor that is not positive semi-definite or violates the
+    triangle inequality, a zero-length joint axis, lower > upper, or a magnitude beyond the
+    documented bounds (see :mod:`robot_dynamics.core.urdf`). The message names the link or joint
+    and the field."""
+
+
+class ModelTooLargeError(URDFError):
+    """The URDF has more links (or joints) than the ``max_links`` the caller allows."""
+
+
+class SimulationError(RobotDynamicsError, RuntimeError):
+    """The integrator failed (e.g. the step size underflowed) or the state left the finite
+    range; the message says at which time and why."""
+
+
+class SimulationLimitError(SimulationError):
+    """A simulation exceeded its work bound: wall time (``max_wall_time``), right-hand-side
+    evaluations (``max_rhs_evaluations``), fixed steps (``max_steps``) or output samples
+    (``max_samples``). The message names the bound."""

@@ -37,13 +37,29 @@ from .errors import (
     KinematicTreeError,
     SingularInertiaError,
     UnknownFrameError,
+    URDFError,
 )
 from . import estimation as _estimation
 from .estimation import WrenchEstimate, damped_pinv_solve
 from .kinematics import Kinematics, body_transforms, fk_schedules, motion_basis, swapped_body_axes
 from .spatial import force_transform, inertia_parameters, skew, spatial_inertia
 from .tree import PRISMATIC, build_tree
-from .urdf import parse_urdf
+from .urdf import MAX_LINKS, check_inertia_tensor, parse_urdf
+
+#: Bound on the magnitude of every number a method takes (joint positions, velocities,
+#: accelerations, torques, wrenches), SI units. With the URDF bounds of
+#: :mod:`robot_dynamics.core.urdf` every result is then finite; beyond it inputs are refused.
+MAX_INPUT = 1e9
+#: Bound on |gravity| [m/s^2].
+MAX_GRAVITY = 1e3
+#: Bounds of with_payload: mass [kg], |com| [m].
+MAX_PAYLOAD_MASS = 1e5
+MAX_PAYLOAD_COM = 1e2
+#: Bound on armature [kg m^2 or kg] and on with_friction's damping and friction.
+MAX_JOINT_COEFFICIENT = 1e6
+
+
+_MAXIMUM = np.maximum.reduce
 
 
 class RobotModel:
@@ -66,16 +82,28 @@ class RobotModel:
     # ---------------------------------------------------------------- construction
     @classmethod
     def from_urdf(
-        cls, urdf, base_link=None, tip_link=None, gravity=(0.0, 0.0, -9.81), armature=None
+        cls,
+        urdf,
+        base_link=None,
+        tip_link=None,
+        gravity=(0.0, 0.0, -9.81),
+        armature=None,
+        max_links=MAX_LINKS,
     ):
         """Build a model from URDF XML text or a file path.
 
         base_link: fixed base (default: the URDF root); joints above it and in other branches
             are left out. tip_link: default frame of Jacobians and wrenches (default: the single
             leaf of a chain; None for a tree with several leaves). gravity: (3,) m/s^2 in the
-            base frame. armature: (n,) reflected rotor inertia added to M's diagonal.
+            base frame, |gravity| <= MAX_GRAVITY. armature: (n,) reflected rotor inertia
+            added to M's diagonal. max_links: refuse documents with more links or joints
+            (:class:`~robot_dynamics.core.errors.ModelTooLargeError`).
+
+        Every number of the URDF is validated (bounds in :mod:`robot_dynamics.core.urdf`):
+        :class:`~robot_dynamics.core.errors.InvalidURDFValueError` names the link or joint and
+        the field.
         """
-        tree = build_tree(parse_urdf(urdf), base_link=base_link)
+        tree = build_tree(parse_urdf(urdf, max_links=max_links), base_link=base_link)
         return cls(tree, tip_link=tip_link, gravity=gravity, armature=armature)
 
     def _resolve_tip(self, tip_link):
@@ -84,6 +112,8 @@ class RobotModel:
             if len(tree.tip_candidates) == 1:
                 return tree.tip_candidates[0]
             return None
+        if not isinstance(tip_link, str):
+            raise InvalidInputError(f"tip_link must be a link name, got {tip_link!r}")
         if tip_link not in tree.frames:
             raise KinematicTreeError(
                 f"tip_link {tip_link!r} is not a link below base link {tree.base_link!r}"
@@ -162,21 +192,34 @@ class RobotModel:
     def with_payload(self, mass, com, inertia=None, frame=None):
         """New model with a rigid payload attached to ``frame`` (default: the tip link).
 
-        mass: kg (>= 0); com: (3,) m, in the frame's axes; inertia: (3, 3) kg m^2 about the
-        payload's COM in the frame's axes (default: a point mass).
+        mass: kg, in ``[0, MAX_PAYLOAD_MASS]``; com: (3,) m, in the frame's axes,
+        ``|com| <= MAX_PAYLOAD_COM``; inertia: (3, 3) kg m^2 about the payload's COM in the
+        frame's axes (default: a point mass), symmetric, positive semi-definite, satisfying the
+        triangle inequality (the URDF rules of :func:`~robot_dynamics.core.urdf.
+        check_inertia_tensor`). Raises InvalidInputError naming the field.
         """
         frame = self._frame(frame)
-        mass = float(mass)
-        if not math.isfinite(mass) or mass < 0:
-            raise InvalidInputError(f"payload mass must be finite and >= 0, got {mass}")
-        com = self._vector3(com, "payload com")
-        I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float)
+        try:
+            mass = float(mass)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"payload mass must be a number, got {mass!r}") from None
+        if not (0.0 <= mass <= MAX_PAYLOAD_MASS):
+            raise InvalidInputError(
+                f"payload mass must be finite, >= 0 and <= {MAX_PAYLOAD_MASS:g} kg, got {mass}"
+            )
+        com = self._vector3(com, "payload com", bound=MAX_PAYLOAD_COM)
+        try:
+            I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"payload inertia must be numeric, got {inertia!r}") from None
         if I_c.shape != (3, 3) or not np.all(np.isfinite(I_c)):
             raise InvalidInputError(
                 f"payload inertia must be a finite (3, 3) matrix, got shape {I_c.shape}"
             )
-        if not np.allclose(I_c, I_c.T):
-            raise InvalidInputError("payload inertia must be symmetric")
+        try:
+            check_inertia_tensor(I_c, "payload", "inertia")
+        except URDFError as err:
+            raise InvalidInputError(str(err)) from None
         info = self.tree.frames[frame]
         I_frame = spatial_inertia(mass, com, I_c)
         X = force_transform(info.T_body_frame)
@@ -204,6 +247,10 @@ class RobotModel:
                     f"model with tip_link="
                 )
             return self.tip_link
+        if not isinstance(frame, str):
+            raise InvalidInputError(
+                f"frame must be a link name (str), got {type(frame).__name__} {frame!r}"
+            )
         if frame not in self.tree.frames:
             raise UnknownFrameError(
                 f"unknown frame {frame!r}: not a link below base link {self.base_link!r}"
@@ -222,15 +269,26 @@ class RobotModel:
                 f"{name} has shape {arr.shape}, expected (..., {size})"
                 + (f" ordered as {list(self.joint_names)}" if size == self.n else "")
             )
-        if not math.isfinite(np.add.reduce(arr, axis=None)):  # arr.sum() minus its wrapper
-            bad = np.argwhere(~np.isfinite(arr))[0]
-            where = (
-                f"joint {self.joint_names[bad[-1]]!r}" if size == self.n else f"component {bad[-1]}"
-            )
-            raise InvalidInputError(
-                f"{name} has a NaN or infinite value at {where} "
-                f"(index {tuple(int(i) for i in bad)})"
-            )
+        # max |x| is NaN for a NaN entry, so one comparison checks finiteness and the bound
+        if arr.size and not _MAXIMUM(np.abs(arr), axis=None) <= MAX_INPUT:
+            finite = np.isfinite(arr)
+            bad_mask = ~finite | (np.abs(np.where(finite, arr, 0.0)) > MAX_INPUT)
+            if np.any(bad_mask):
+                bad = np.argwhere(bad_mask)[0]
+                value = float(arr[tuple(bad)])
+                where = (
+                    f"joint {self.joint_names[bad[-1]]!r}"
+                    if size == self.n
+                    else f"component {bad[-1]}"
+                )
+                problem = (
+                    "a NaN or infinite value"
+                    if not math.isfinite(value)
+                    else f"the value {value:g}, beyond the bound {MAX_INPUT:g}"
+                )
+                raise InvalidInputError(
+                    f"{name} has {problem} at {where} (index {tuple(int(i) for i in bad)})"
+                )
         return arr
 
     @staticmethod
@@ -245,22 +303,37 @@ class RobotModel:
             shapes = ", ".join(f"{name} {a.shape[:-1]}" for name, a in arrays.items())
             raise InvalidInputError(f"batch shapes do not broadcast: {shapes}") from None
 
-    def _vector3(self, x, name):
-        arr = np.asarray(x, dtype=float)
-        if arr.shape != (3,) or not np.all(np.isfinite(arr)):
+    def _vector3(self, x, name, bound=MAX_GRAVITY):
+        """(3,) finite float vector with norm <= bound, or InvalidInputError naming it."""
+        try:
+            arr = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.shape != (3,) or not np.all(np.isfinite(arr)):
             raise InvalidInputError(f"{name} must be 3 finite numbers, got {x!r}")
+        if not (np.max(np.abs(arr)) <= bound and np.linalg.norm(arr) <= bound):
+            raise InvalidInputError(f"{name} {arr.tolist()} has a magnitude beyond {bound:g}")
         return arr
 
-    def _per_joint(self, x, name, default, nonneg=False):
+    def _per_joint(self, x, name, default, nonneg=False, bound=MAX_JOINT_COEFFICIENT):
         if x is None:
             return np.full(self.n, default)
-        arr = np.asarray(x, dtype=float)
+        try:
+            arr = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"{name} must be numeric, got {x!r}") from None
         if arr.ndim == 0:
             arr = np.full(self.n, float(arr))
         if arr.shape != (self.n,) or not np.all(np.isfinite(arr)):
             raise InvalidInputError(
                 f"{name} must be {self.n} finite values "
                 f"(joints {list(self.joint_names)}), got shape {arr.shape}"
+            )
+        if np.any(np.abs(arr) > bound):
+            k = int(np.argmax(np.abs(arr) > bound))
+            raise InvalidInputError(
+                f"{name}: joint {self.joint_names[k]!r} has {arr[k]:g}, beyond the bound "
+                f"{bound:g}"
             )
         if nonneg and np.any(arr < 0):
             k = int(np.argmax(arr < 0))
@@ -398,14 +471,19 @@ class RobotModel:
         h = _rnea.rnea(self, kin, self._full(qd, False), None, f_ext=ext)
         M = self._mass_matrix(kin)
         rhs = tau - self._reduce(h)
+        if self.n == 0:
+            return rhs  # no movable joint: (..., 0)
         if M.ndim == 2:
             # one configuration: LAPACK's Cholesky solve directly (numpy's wrapper costs more
             # than the solve itself for a 7x7 system)
             _, x, info = _dposv(M, rhs, lower=1)
-            if info == 0:
+            if info == 0 and math.isfinite(np.add.reduce(x)):
                 return x
         try:
-            return np.linalg.solve(M, rhs[..., None])[..., 0]
+            x = np.linalg.solve(M, rhs[..., None])[..., 0]
+            if not math.isfinite(np.add.reduce(x, axis=None)):
+                raise np.linalg.LinAlgError
+            return x
         except np.linalg.LinAlgError:
             diag = np.diagonal(M, axis1=-2, axis2=-1).reshape(-1, self.n)
             k = int(np.argmin(diag.min(axis=0)))
@@ -621,9 +699,10 @@ class RobotModel:
 
     # ---------------------------------------------------------------- simulation
     def step(self, q, qd, tau, dt, f_ext=None, frame=None, friction=False):
-        """One semi-implicit (symplectic) Euler step of length dt [s]: returns (q, qd)."""
-        if not (isinstance(dt, (int, float, np.floating)) and math.isfinite(dt) and dt > 0):
-            raise InvalidInputError(f"step: dt must be a finite number > 0, got {dt!r}")
+        """One semi-implicit (symplectic) Euler step of length dt [s] (0 < dt <= 1e3): returns
+        (q, qd)."""
+        if not (isinstance(dt, (int, float, np.floating)) and 0 < dt <= 1e3):
+            raise InvalidInputError(f"step: dt must be a number in (0, 1e3] s, got {dt!r}")
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
@@ -652,6 +731,11 @@ class RobotModel:
         sample_dt=None,
         friction=False,
         fixed_step=1e-3,
+        max_torque=_simulate.MAX_TORQUE,
+        max_steps=_simulate.MAX_STEPS,
+        max_samples=_simulate.MAX_SAMPLES,
+        max_rhs_evaluations=_simulate.MAX_RHS_EVALUATIONS,
+        max_wall_time=None,
     ):
         """Integrate the dynamics from (q0, qd0) (n,) for ``duration`` s.
 
@@ -659,7 +743,9 @@ class RobotModel:
         between), or a callable ``tau(t, q, qd) -> (n,)``. f_ext: constant (6,) wrench on
         ``frame``. method: a solve_ivp method (RK45, RK23, DOP853, Radau, BDF, LSODA) or
         "semi_implicit_euler" (fixed step ``fixed_step``). friction: include joint friction.
-        sample_dt: output sample period (default: the integrator's steps).
+        sample_dt: output sample period (default: the integrator's steps). The bounds
+        (``max_*``, ``max_wall_time`` [s] or None) and the input ranges are those of
+        :func:`robot_dynamics.core.simulate.simulate`.
         Returns a :class:`~robot_dynamics.core.simulate.SimulationResult`.
         """
         return _simulate.simulate(
@@ -676,6 +762,11 @@ class RobotModel:
             sample_dt=sample_dt,
             friction=friction,
             fixed_step=fixed_step,
+            max_torque=max_torque,
+            max_steps=max_steps,
+            max_samples=max_samples,
+            max_rhs_evaluations=max_rhs_evaluations,
+            max_wall_time=max_wall_time,
         )
 
     # ---------------------------------------------------------------- description
@@ -727,7 +818,7 @@ class RobotModel:
         """Index of an actuated joint in every joint vector."""
         try:
             return self._joint_index[name]
-        except KeyError:
+        except (KeyError, TypeError):
             raise InvalidInputError(
                 f"unknown joint {name!r}; actuated joints are {list(self.joint_names)}"
             ) from None

@@ -1,16 +1,36 @@
 """Forward-dynamics simulation: scipy's solve_ivp integrators and a fixed-step semi-implicit
-Euler integrator for real-time use."""
+Euler integrator for real-time use.
+
+Every input is validated before any work, and the work of one call is bounded: by fixed steps
+(``max_steps``), output samples (``max_samples``), right-hand-side evaluations of the solve_ivp
+methods (``max_rhs_evaluations``) and wall time (``max_wall_time``); exceeding a bound raises
+:class:`~robot_dynamics.core.errors.SimulationLimitError` naming it.
+"""
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .errors import InvalidInputError
+from .errors import InvalidInputError, SimulationError, SimulationLimitError
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 FIXED_STEP_METHODS = ("semi_implicit_euler",)
+
+#: Default bound on |tau| [N m or N] of every applied joint torque.
+MAX_TORQUE = 1e6
+#: Default bounds on the work of one call.
+MAX_STEPS = 1_000_000
+MAX_SAMPLES = 100_000
+MAX_RHS_EVALUATIONS = 200_000
+#: Smallest fixed_step and sample_dt [s]; tolerance floors.
+MIN_STEP = 1e-6
+MIN_RTOL = 1e-12
+MIN_ATOL = 1e-15
+#: The state (q, qd) must stay within this magnitude (the model's input bound).
+MAX_STATE = 1e9
 
 
 @dataclass(frozen=True)
@@ -26,11 +46,12 @@ class SimulationResult:
     energy: np.ndarray
 
 
-def torque_function(model, tau):
+def torque_function(model, tau, max_torque=MAX_TORQUE):
     """Normalise a torque specification to a callable ``tau(t, q, qd) -> (n,)``.
 
     tau: None (zero), a constant (n,) vector, a ``(times (k,), values (k, n))`` tuple sampled on
-    a time grid (linear in between, held outside), or a callable ``tau(t, q, qd)``.
+    a time grid (linear in between, held outside), or a callable ``tau(t, q, qd)``. Constant
+    and sampled torques are checked here: finite, ``|tau| <= max_torque``.
     """
     n = model.n
     if tau is None:
@@ -39,17 +60,21 @@ def torque_function(model, tau):
     if callable(tau):
         return tau
     if isinstance(tau, tuple) and len(tau) == 2:
-        times = np.asarray(tau[0], dtype=float)
-        values = np.asarray(tau[1], dtype=float)
+        try:
+            times = np.asarray(tau[0], dtype=float)
+            values = np.asarray(tau[1], dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidInputError("sampled tau must be numeric (times, values)") from None
         if times.ndim != 1 or values.shape != (times.size, n) or times.size == 0:
             raise InvalidInputError(
                 f"sampled tau must be (times (k,), values (k, {n})), got shapes "
                 f"{times.shape} and {values.shape}"
             )
+        if not np.all(np.isfinite(times)) or np.any(np.abs(times) > 1e9):
+            raise InvalidInputError("sampled tau: times must be finite, |t| <= 1e9 s")
         if np.any(np.diff(times) <= 0):
             raise InvalidInputError("sampled tau: times must be strictly increasing")
-        if not np.all(np.isfinite(values)):
-            raise InvalidInputError("sampled tau contains NaN or inf")
+        _check_torque(values, max_torque, "sampled tau")
 
         slopes = np.diff(values, axis=0) / np.diff(times)[:, None]
         last = times.size - 1
@@ -67,7 +92,47 @@ def torque_function(model, tau):
     constant = model._check_vector(tau, "tau")
     if constant.ndim != 1:
         raise InvalidInputError(f"constant tau must have shape ({n},), got {constant.shape}")
+    _check_torque(constant, max_torque, "tau")
     return lambda t, q, qd: constant
+
+
+def _check_torque(values, max_torque, name, t=None):
+    """Refuse torques that are not finite or beyond max_torque (sum of squares: one call)."""
+    flat = np.reshape(values, -1)
+    if _within(flat, max_torque):
+        return
+    bad = ~np.isfinite(flat) | (np.abs(np.where(np.isfinite(flat), flat, 0.0)) > max_torque)
+    if not np.any(bad):
+        return
+    value = float(flat[int(np.argmax(bad))])
+    at = "" if t is None else f" at t = {t} s"
+    if not math.isfinite(value):
+        raise InvalidInputError(f"{name} has a NaN or infinite value{at}")
+    raise InvalidInputError(f"{name} has {value:g}{at}, beyond max_torque = {max_torque:g}")
+
+
+def _within(x, bound):
+    """True when every entry of x is finite and |x| <= bound (max |x| is NaN with a NaN)."""
+    return not x.size or bool(np.maximum.reduce(np.abs(x), axis=None) <= bound)
+
+
+def _positive(value, name, low, high=math.inf):
+    """A float in [low, high], or InvalidInputError naming it."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} must be a number, got {value!r}") from None
+    if not (math.isfinite(value) and low <= value <= high):
+        raise InvalidInputError(
+            f"{name} must be a finite number in [{low:g}, {high:g}], got {value}"
+        )
+    return value
+
+
+def _count(value, name):
+    if not (isinstance(value, (int, np.integer)) and value >= 1):
+        raise InvalidInputError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
 
 
 def simulate(
@@ -85,45 +150,118 @@ def simulate(
     sample_dt=None,
     friction=False,
     fixed_step=1e-3,
+    max_torque=MAX_TORQUE,
+    max_steps=MAX_STEPS,
+    max_samples=MAX_SAMPLES,
+    max_rhs_evaluations=MAX_RHS_EVALUATIONS,
+    max_wall_time=None,
 ):
-    """Integrate ``M qdd + C qd + g = tau + J^T f_ext - friction``; see RobotModel.simulate."""
+    """Integrate ``M qdd + C qd + g = tau + J^T f_ext - friction``; see RobotModel.simulate.
+
+    Args:
+        model: the RobotModel (at least one movable joint).
+        q0, qd0: (n,) initial state, entries within the model's ``MAX_INPUT``.
+        duration: s, finite and > 0.
+        tau: None, constant (n,), sampled ``(times, values)`` or a callable; every applied
+            torque finite with ``|tau| <= max_torque`` [N m or N].
+        method: a solve_ivp method or ``"semi_implicit_euler"``.
+        rtol, atol: solve_ivp tolerances, ``MIN_RTOL <= rtol <= 1``,
+            ``MIN_ATOL <= atol <= 1e3``.
+        sample_dt: output period [s] (>= MIN_STEP), None: the integrator's steps.
+        fixed_step: step [s] of the fixed-step method (>= MIN_STEP).
+        max_steps: bound on ``ceil(duration / fixed_step)`` (checked before integrating).
+        max_samples: bound on the number of output samples (checked before integrating for
+            sample_dt; solve_ivp's own steps are bounded by max_rhs_evaluations).
+        max_rhs_evaluations: bound on right-hand-side (forward dynamics) evaluations.
+        max_wall_time: bound on the wall time of the call [s], or None.
+
+    Returns:
+        SimulationResult.
+
+    Raises:
+        InvalidInputError: an input out of its range (named), or a model without movable
+            joints (nothing to integrate).
+        SimulationLimitError: a work bound reached (named), before or during integration.
+        SimulationError: the integrator failed or the state left the finite range.
+    """
+    if model.n == 0:
+        raise InvalidInputError(
+            "simulate: the model has no movable joint below its base link, nothing to integrate"
+        )
     q0 = model._check_vector(q0, "q0")
     qd0 = model._check_vector(qd0, "qd0")
     if q0.ndim != 1 or qd0.ndim != 1:
         raise InvalidInputError("simulate takes one initial state: q0 and qd0 of shape (n,)")
-    duration = float(duration)
-    if not np.isfinite(duration) or duration <= 0:
-        raise InvalidInputError(f"duration must be a finite number > 0, got {duration}")
-    if method not in IVP_METHODS + FIXED_STEP_METHODS:
+    duration = _positive(duration, "duration", 0.0)
+    if duration == 0.0:
+        raise InvalidInputError("duration must be a finite number > 0, got 0")
+    if not isinstance(method, str) or method not in IVP_METHODS + FIXED_STEP_METHODS:
         raise InvalidInputError(
             f"unknown integration method {method!r}; use one of "
             f"{', '.join(IVP_METHODS + FIXED_STEP_METHODS)}"
         )
-    torque = torque_function(model, tau)
+    max_torque = _positive(max_torque, "max_torque", 0.0, 1e12)
+    max_steps = _count(max_steps, "max_steps")
+    max_samples = _count(max_samples, "max_samples")
+    max_rhs_evaluations = _count(max_rhs_evaluations, "max_rhs_evaluations")
+    if max_wall_time is not None:
+        max_wall_time = _positive(max_wall_time, "max_wall_time", 0.0, 1e9)
+    rtol = _positive(rtol, "rtol", MIN_RTOL, 1.0)
+    atol = _positive(atol, "atol", MIN_ATOL, 1e3)
+    torque = torque_function(model, tau, max_torque)
     n = model.n
     if sample_dt is None:
         t_eval = None
     else:
-        sample_dt = float(sample_dt)
-        if not sample_dt > 0:
-            raise InvalidInputError(f"sample_dt must be > 0, got {sample_dt}")
-        count = int(np.floor(duration / sample_dt + 1e-9)) + 1
+        sample_dt = _positive(sample_dt, "sample_dt", MIN_STEP)
+        count = math.floor(duration / sample_dt + 1e-9) + 1
+        if count > max_samples:
+            raise SimulationLimitError(
+                f"sample_dt = {sample_dt:g} s over {duration:g} s gives {count} samples, more "
+                f"than max_samples = {max_samples}"
+            )
         t_eval = np.arange(count) * sample_dt
     fext = None if f_ext is None else model._check_vector(f_ext, "f_ext", size=6)
+    if fext is not None and fext.ndim != 1:
+        raise InvalidInputError(f"f_ext must be one wrench (6,), got shape {fext.shape}")
+    deadline = None if max_wall_time is None else time.monotonic() + max_wall_time
 
     def applied(t, q, qd):
-        tau_t = np.asarray(torque(t, q, qd), dtype=float)
+        try:
+            tau_t = np.asarray(torque(t, q, qd), dtype=float)
+        except (TypeError, ValueError) as err:
+            raise InvalidInputError(f"tau(t, q, qd) did not return numbers: {err}") from None
         if tau_t.shape != (n,):
             raise InvalidInputError(f"tau(t, q, qd) returned shape {tau_t.shape}, expected ({n},)")
-        if not math.isfinite(tau_t.sum()):
-            raise InvalidInputError(f"tau(t, q, qd) returned a NaN or infinite value at t = {t}")
+        _check_torque(tau_t, max_torque, "tau(t, q, qd)", t)
         return tau_t
 
+    def check_state(t, *parts):
+        """SimulationError when (q, qd) leave the finite range; the wall-time bound."""
+        if not all(_within(p, MAX_STATE) for p in parts):
+            raise SimulationError(
+                f"the state left the range |q|, |qd| <= {MAX_STATE:g} at t = {t:.6g} s "
+                f"(the dynamics diverged: too large a torque or too stiff for the step)"
+            )
+        if deadline is not None and time.monotonic() > deadline:
+            raise SimulationLimitError(
+                f"simulation stopped at t = {t:.6g} s of {duration:g} s: max_wall_time = "
+                f"{max_wall_time:g} s reached"
+            )
+
     if method in FIXED_STEP_METHODS:
-        fixed_step = float(fixed_step)
-        if not fixed_step > 0:
-            raise InvalidInputError(f"fixed_step must be > 0, got {fixed_step}")
-        steps = int(np.ceil(duration / fixed_step - 1e-9))
+        fixed_step = _positive(fixed_step, "fixed_step", MIN_STEP)
+        steps = math.ceil(duration / fixed_step - 1e-9)
+        if steps > max_steps:
+            raise SimulationLimitError(
+                f"fixed_step = {fixed_step:g} s over {duration:g} s takes {steps} steps, more "
+                f"than max_steps = {max_steps}"
+            )
+        if sample_dt is None and steps + 1 > max_samples:
+            raise SimulationLimitError(
+                f"{steps + 1} output samples (one per fixed step; set sample_dt), more than "
+                f"max_samples = {max_samples}"
+            )
         ts = np.arange(steps + 1) * fixed_step
         ts[-1] = min(ts[-1], duration) if steps else 0.0
         qs = np.empty((steps + 1, n))
@@ -134,13 +272,24 @@ def simulate(
             dt = ts[k + 1] - ts[k]
             q, qd = model._step(q, qd, applied(ts[k], q, qd), dt, fext, frame, friction)
             qs[k + 1], qds[k + 1] = q, qd
+            check_state(ts[k + 1], q, qd)
         if t_eval is not None:
             idx = np.clip(np.searchsorted(ts, t_eval - 1e-12), 0, steps)
             ts, qs, qds = ts[idx], qs[idx], qds[idx]
         t, q_out, qd_out = ts, qs, qds
     else:
+        evaluations = 0
 
         def rhs(t, y):
+            nonlocal evaluations
+            evaluations += 1
+            if evaluations > max_rhs_evaluations:
+                raise SimulationLimitError(
+                    f"simulation stopped at t = {t:.6g} s of {duration:g} s: "
+                    f"max_rhs_evaluations = {max_rhs_evaluations} reached (method {method}, "
+                    f"rtol {rtol:g}, atol {atol:g})"
+                )
+            check_state(t, y)
             q, qd = y[:n], y[n:]
             tau_t = applied(t, q, qd)
             if friction:
@@ -159,8 +308,14 @@ def simulate(
             t_eval=t_eval,
         )
         if not sol.success:
-            raise RuntimeError(f"integration with {method} failed: {sol.message}")
+            raise SimulationError(f"integration with {method} failed: {sol.message}")
+        if sol.t.size > max_samples:
+            raise SimulationLimitError(
+                f"{method} took {sol.t.size} steps, more output samples than max_samples = "
+                f"{max_samples} (set sample_dt)"
+            )
         t, q_out, qd_out = sol.t, sol.y[:n].T, sol.y[n:].T
+        check_state(t[-1], sol.y.reshape(-1))
     taus = np.array([applied(ti, qi, qdi) for ti, qi, qdi in zip(t, q_out, qd_out)])
     tau_net = taus - model.friction_torques(qd_out) if friction else taus
     qdd = model.forward_dynamics(q_out, qd_out, tau_net, f_ext=fext, frame=frame)

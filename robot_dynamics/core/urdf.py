@@ -1,45 +1,120 @@
-"""Read a URDF into the plain-data :class:`~robot_dynamics.core.tree.KinematicTree`.
+"""Read a URDF into plain, validated data: the links' inertias and the joints.
 
-The XML is parsed with ``urdf_parser_py`` (``urdfdom_py`` in ROS). Real-world files sometimes
-carry ``<transmission>``, ``<material>``, ``<visual>`` or vendor elements that urdf_parser_py
-rejects although ROS tools accept them; dynamics needs none of those, so when the full parse
-fails they are stripped, a :class:`URDFWarning` says what was dropped, and parsing continues.
+The XML is read with :mod:`xml.etree.ElementTree` and only what dynamics uses is looked at
+(``<link>/<inertial>`` and ``<joint>`` with its ``origin``, ``axis``, ``limit``, ``dynamics`` and
+``mimic``); ``<visual>``, ``<collision>``, ``<transmission>``, ``<gazebo>`` and vendor elements
+are never parsed, so they cannot stop a model from loading. Reading has no global state and no
+side effect (no error hooks, no redirected streams): it is safe from any thread.
+
+Every number is validated here, once, when the model is built; a value that no physical robot
+has raises :class:`~robot_dynamics.core.errors.InvalidURDFValueError` naming the link or joint
+and the field:
+
+- every number finite (joint and inertial origins ``xyz``/``rpy``, axes, masses, inertias,
+  limits, dynamics, mimic coefficients);
+- lengths (``origin xyz`` of joints and inertials) at most :data:`MAX_LENGTH` m in magnitude;
+- masses in ``[0, MAX_MASS]`` kg; inertia entries at most :data:`MAX_INERTIA` kg m^2 in
+  magnitude, the tensor positive semi-definite and satisfying the triangle inequality
+  ``I_k <= I_i + I_j`` of its principal moments, both up to ``INERTIA_RTOL * trace +
+  INERTIA_ATOL`` (rounding in the file's decimals; real files that break it by more, e.g.
+  placeholder links of some legged robots in example-robot-data, are refused: fix the file);
+- joint axes of movable joints of non-zero length (fixed joints may have any finite axis);
+- ``<limit>``: ``effort`` and ``velocity`` required, finite and >= 0; ``lower``/``upper`` finite
+  (URDF default 0) and ``lower <= upper`` for revolute and prismatic joints;
+- ``<dynamics>`` damping and friction in ``[0, MAX_FRICTION]``;
+- ``<mimic>`` multiplier and offset at most :data:`MAX_MIMIC` in magnitude.
+
+These bounds keep every product the algorithms form finite for joint inputs within
+``robot_dynamics.core.model.MAX_INPUT``. The document may have at most ``max_links`` links and
+joints (:data:`MAX_LINKS` by default; :class:`~robot_dynamics.core.errors.ModelTooLargeError`
+beyond), checked right after the XML parse, so reading and refusing take time and memory linear
+in the size of the text.
 """
 
-import contextlib
-import io
+import math
 import os
-import warnings
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import KinematicTreeError, URDFError, UnsupportedJointError
+from .errors import (
+    InvalidURDFValueError,
+    KinematicTreeError,
+    ModelTooLargeError,
+    UnsupportedJointError,
+    URDFError,
+)
 from .spatial import homogeneous, rpy_to_matrix, spatial_inertia
 
+#: Default bound on the number of links (and of joints) of a URDF document.
+MAX_LINKS = 1000
+#: |x| bound of lengths [m]: joint and inertial origins.
+MAX_LENGTH = 1e3
+#: Upper bound of a link mass [kg].
+MAX_MASS = 1e6
+#: |x| bound of inertia tensor entries [kg m^2].
+MAX_INERTIA = 1e6
+#: Upper bound of <dynamics> damping [N m s/rad, N s/m] and friction [N m, N].
+MAX_FRICTION = 1e6
+#: |x| bound of <mimic> multiplier and offset.
+MAX_MIMIC = 1e3
+#: Tolerance of the inertia checks: INERTIA_RTOL * trace + INERTIA_ATOL [kg m^2].
+INERTIA_RTOL = 1e-6
+INERTIA_ATOL = 1e-12
 
-class URDFWarning(UserWarning):
-    """Something in the URDF was ignored or repaired; the model was built anyway."""
+SUPPORTED_JOINTS = ("revolute", "continuous", "prismatic", "fixed")
 
 
-#: Joint children that dynamics reads; everything else in a joint is dropped on fallback.
-_JOINT_KEEP = {
-    "parent",
-    "child",
-    "origin",
-    "axis",
-    "limit",
-    "dynamics",
-    "mimic",
-    "calibration",
-    "safety_controller",
-}
+@dataclass(frozen=True, eq=False)
+class LinkData:
+    """A link: its name and spatial inertia (6, 6) about the link-frame origin, link axes."""
+
+    name: str
+    inertia: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class JointData:
+    """A joint as dynamics reads it.
+
+    origin: (4, 4) joint frame in the parent link frame. axis: (3,) unit axis in the joint frame
+    (movable joints; fixed joints keep the file's finite axis). lower/upper: position limits
+    (-inf/inf without ``<limit>`` and for continuous joints); velocity/effort: inf without
+    ``<limit>``. mimic: ``(driver joint, multiplier, offset)`` or None.
+    """
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: np.ndarray
+    axis: np.ndarray
+    lower: float
+    upper: float
+    velocity: float
+    effort: float
+    damping: float
+    friction: float
+    mimic: tuple = None
+
+
+@dataclass(frozen=True, eq=False)
+class RobotDescription:
+    """The links and joints of a URDF document, in file order, every number validated."""
+
+    name: str
+    links: tuple
+    joints: tuple
 
 
 def read_urdf_text(source):
     """Return URDF XML text from an XML string, a path to a file, or a ``pathlib.Path``."""
     if isinstance(source, bytes):
-        source = source.decode("utf-8")
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise URDFError(f"robot description is not UTF-8 text: {err}") from None
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if not isinstance(source, str):
@@ -51,151 +126,269 @@ def read_urdf_text(source):
         return text
     if not text:
         raise URDFError("robot description is empty")
-    if not os.path.isfile(text):
+    if "\x00" in text or not os.path.isfile(text):
         raise URDFError(f"robot description is neither URDF XML nor an existing file: {text!r}")
-    with open(text, encoding="utf-8") as handle:
-        return handle.read()
-
-
-def _parse_xml(text):
     try:
-        root = ET.fromstring(text)
+        with open(text, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise URDFError(f"cannot read the URDF file {text!r}: {err}") from None
+
+
+def _parse_xml(text, max_links):
+    """The ``<robot>`` element; refuses more than max_links links or joints while parsing, so
+    an oversized document costs no more than max_links elements of it."""
+    parser = ET.XMLPullParser(events=("start", "end"))
+    counts = {"link": 0, "joint": 0}
+    depth = 0
+    root = None
+    try:
+        for begin in range(0, len(text), _CHUNK):
+            parser.feed(text[begin : begin + _CHUNK])
+            for event, element in parser.read_events():
+                if event == "end":
+                    depth -= 1
+                    continue
+                depth += 1
+                if depth == 1:
+                    if element.tag != "robot":
+                        raise URDFError(f"URDF root element must be <robot>, found <{element.tag}>")
+                    root = element
+                if depth == 2 and element.tag in counts:
+                    counts[element.tag] += 1
+                    if counts[element.tag] > max_links:
+                        raise ModelTooLargeError(
+                            f"the URDF has more than max_links = {max_links} "
+                            f"{element.tag}s; raise max_links to load it"
+                        )
+        parser.close()
     except ET.ParseError as err:
         line, column = err.position
         raise URDFError(f"malformed URDF XML at line {line}, column {column}: {err}") from None
-    if root.tag != "robot":
-        raise URDFError(f"URDF root element must be <robot>, found <{root.tag}>")
     return root
 
 
-def _check_names(root):
-    for kind in ("link", "joint"):
-        seen = set()
-        for element in root.findall(kind):
-            name = element.get("name")
-            if not name:
-                raise KinematicTreeError(f"a <{kind}> element has no name attribute")
-            if name in seen:
-                raise KinematicTreeError(f"duplicate {kind} name {name!r} in the URDF")
-            seen.add(name)
+_CHUNK = 1 << 16
 
 
-def _strip_unused(root):
-    """Drop every element dynamics does not read; return the tags dropped."""
-    dropped = set()
-    for child in list(root):
-        if child.tag not in ("link", "joint"):
-            dropped.add(child.tag)
-            root.remove(child)
-    for link in root.findall("link"):
-        for child in list(link):
-            if child.tag != "inertial":
-                dropped.add(f"link/{child.tag}")
-                link.remove(child)
-    for joint in root.findall("joint"):
-        for child in list(joint):
-            if child.tag not in _JOINT_KEEP:
-                dropped.add(f"joint/{child.tag}")
-                joint.remove(child)
-    return sorted(dropped)
+def _check_names(elements, kind):
+    seen = set()
+    for element in elements:
+        name = element.get("name")
+        if not name:
+            raise KinematicTreeError(f"a <{kind}> element has no name attribute")
+        if name in seen:
+            raise KinematicTreeError(f"duplicate {kind} name {name!r} in the URDF")
+        seen.add(name)
 
 
-def _urdf_parser_parse(text):
-    """Parse with urdf_parser_py, collecting its complaints instead of printing them."""
-    from urdf_parser_py import urdf as urdf_module
-    from urdf_parser_py.xml_reflection import core as reflection
+# ------------------------------------------------------------------------------ numbers
+def _bad(owner, field, problem):
+    return InvalidURDFValueError(f"{owner} {field}: {problem}")
 
-    complaints = []
-    previous = reflection.on_error
-    reflection.on_error = complaints.append
+
+def _floats(element, attribute, owner, field, size, default=None):
+    """``size`` finite floats from a space-separated attribute (or ``default`` when absent)."""
+    raw = None if element is None else element.get(attribute)
+    if raw is None:
+        if default is None:
+            raise URDFError(f"{owner} {field}: required attribute is missing")
+        return list(default)
     try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            robot = urdf_module.URDF.from_xml_string(text)
-    finally:
-        reflection.on_error = previous
-    return robot, complaints
+        values = [float(x) for x in raw.split()]
+    except ValueError:
+        raise _bad(owner, field, f"{raw!r} is not a list of numbers") from None
+    if len(values) != size:
+        raise _bad(owner, field, f"{raw!r} has {len(values)} values, expected {size}")
+    if not all(map(math.isfinite, values)):
+        raise _bad(owner, field, f"{raw!r} is not finite")
+    return values
 
 
-def parse_urdf(source):
-    """Parse URDF text or a file into a ``urdf_parser_py`` robot, tolerating unused elements.
-
-    Raises :class:`URDFError` (malformed XML, a required dynamics attribute missing) or
-    :class:`KinematicTreeError` (duplicate names). Warns with :class:`URDFWarning` when parts
-    of the file that dynamics does not use had to be dropped.
-    """
-    text = read_urdf_text(source)
-    root = _parse_xml(text)
-    _check_names(root)
-    try:
-        robot, _ = _urdf_parser_parse(text)
-        return robot
-    except Exception as first_error:  # noqa: BLE001 - urdf_parser_py raises many kinds
-        dropped = _strip_unused(root)
-        try:
-            robot, _ = _urdf_parser_parse(ET.tostring(root, encoding="unicode"))
-        except Exception as err:  # noqa: BLE001
-            raise URDFError(f"cannot read the URDF's links and joints: {err}") from None
-        warnings.warn(
-            f"urdf_parser_py rejected the full URDF ({first_error}); ignored elements that "
-            f"dynamics does not use: {', '.join(dropped) or 'none'}",
-            URDFWarning,
-            stacklevel=3,
-        )
-        return robot
+def _float(element, attribute, owner, field, default=None, low=None, high=None):
+    value = _floats(element, attribute, owner, field, 1, default=default)[0]
+    if low is not None and value < low:
+        raise _bad(owner, field, f"{value} is below the minimum {low}")
+    if high is not None and value > high:
+        raise _bad(owner, field, f"{value} is above the maximum {high:g}")
+    return value
 
 
-def _origin(element):
-    if element is None or element.origin is None:
+def _origin(element, owner):
+    """4x4 placement from an ``<origin xyz rpy>`` child of element (identity when absent)."""
+    origin = None if element is None else element.find("origin")
+    if origin is None:
         return np.eye(4)
-    xyz = element.origin.xyz if element.origin.xyz is not None else (0.0, 0.0, 0.0)
-    rpy = element.origin.rpy if element.origin.rpy is not None else (0.0, 0.0, 0.0)
-    return homogeneous(rpy_to_matrix(rpy), np.asarray(xyz, dtype=float))
+    xyz = _floats(origin, "xyz", owner, "<origin xyz>", 3, default=(0.0, 0.0, 0.0))
+    rpy = _floats(origin, "rpy", owner, "<origin rpy>", 3, default=(0.0, 0.0, 0.0))
+    if max(map(abs, xyz)) > MAX_LENGTH:
+        raise _bad(owner, "<origin xyz>", f"{xyz} is beyond {MAX_LENGTH:g} m")
+    return homogeneous(rpy_to_matrix(rpy), np.array(xyz))
 
 
-def link_spatial_inertia(link):
-    """Spatial inertia (6, 6) of a urdf_parser_py link about its link-frame origin, link axes."""
-    inertial = link.inertial
-    if inertial is None or inertial.mass is None:
-        return np.zeros((6, 6))
-    mass = float(inertial.mass)
-    if not np.isfinite(mass) or mass < 0.0:
-        raise URDFError(f"link {link.name!r}: inertial mass must be finite and >= 0, got {mass}")
-    T = _origin(inertial)
-    i = inertial.inertia
+def check_inertia_tensor(I, owner, field="<inertia>"):
+    """Refuse a (3, 3) inertia tensor that is not finite, symmetric-bounded, positive
+    semi-definite or that violates the triangle inequality (tolerances of the module doc)."""
+    I = np.asarray(I, dtype=float)
+    if I.shape != (3, 3) or not np.all(np.isfinite(I)):
+        raise _bad(owner, field, "must be a finite (3, 3) matrix")
+    if np.max(np.abs(I)) > MAX_INERTIA:
+        raise _bad(owner, field, f"entries beyond {MAX_INERTIA:g} kg m^2")
+    tol = INERTIA_RTOL * abs(float(np.trace(I))) + INERTIA_ATOL
+    if np.max(np.abs(I - I.T)) > tol:
+        raise _bad(owner, field, "is not symmetric")
+    moments = np.linalg.eigvalsh(I)  # ascending principal moments
+    if moments[0] < -tol:
+        raise _bad(
+            owner,
+            field,
+            f"is not positive semi-definite (principal moments {moments.tolist()} kg m^2)",
+        )
+    if moments[2] > moments[0] + moments[1] + tol:
+        raise _bad(
+            owner,
+            field,
+            f"violates the triangle inequality: principal moments {moments.tolist()} kg m^2, "
+            f"the largest exceeds the sum of the other two",
+        )
+    return I
+
+
+def _link(element):
+    name = element.get("name")
+    owner = f"link {name!r}"
+    inertial = element.find("inertial")
+    if inertial is None:
+        return LinkData(name, np.zeros((6, 6)))
+    mass = _float(inertial.find("mass"), "value", owner, "<mass value>", low=0.0, high=MAX_MASS)
+    T = _origin(inertial, f"{owner} <inertial>")
+    i = inertial.find("inertia")
     if i is None:
         I_in = np.zeros((3, 3))
     else:
+        v = {k: _float(i, k, owner, f"<inertia {k}>") for k in _INERTIA_KEYS}
         I_in = np.array(
-            [[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]], dtype=float
+            [
+                [v["ixx"], v["ixy"], v["ixz"]],
+                [v["ixy"], v["iyy"], v["iyz"]],
+                [v["ixz"], v["iyz"], v["izz"]],
+            ]
         )
-    if not np.all(np.isfinite(I_in)):
-        raise URDFError(f"link {link.name!r}: inertia tensor has non-finite entries")
+        check_inertia_tensor(I_in, owner)
     R = T[:3, :3]
-    return spatial_inertia(mass, T[:3, 3], R @ I_in @ R.T)
+    return LinkData(name, spatial_inertia(mass, T[:3, 3], R @ I_in @ R.T))
 
 
-def joint_origin(joint):
-    """4x4 placement of the joint frame in the parent link frame."""
-    return _origin(joint)
+_INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
-def joint_axis(joint):
-    """Unit joint axis (3,) in the joint frame; URDF's default is x."""
-    axis = np.asarray(joint.axis if joint.axis is not None else (1.0, 0.0, 0.0), dtype=float)
-    norm = np.linalg.norm(axis)
-    if not np.isfinite(norm) or norm < 1e-12:
-        raise URDFError(f"joint {joint.name!r}: axis {axis.tolist()} has zero length")
-    return axis / norm
+def _link_name(joint, role, owner):
+    element = joint.find(role)
+    name = None if element is None else element.get("link")
+    if not name:
+        raise URDFError(f"{owner} has no <{role} link=...>")
+    return name
 
 
-SUPPORTED_JOINTS = ("revolute", "continuous", "prismatic", "fixed")
-
-
-def check_joint_type(joint):
-    if joint.type in ("floating", "planar"):
+def _joint(element):
+    name = element.get("name")
+    owner = f"joint {name!r}"
+    jtype = element.get("type")
+    if jtype in ("floating", "planar"):
         raise UnsupportedJointError(
-            f"joint {joint.name!r} is of type {joint.type!r}: robot_dynamics models fixed-base "
+            f"joint {name!r} is of type {jtype!r}: robot_dynamics models fixed-base "
             f"arms only (revolute, continuous, prismatic, fixed joints)"
         )
-    if joint.type not in SUPPORTED_JOINTS:
-        raise UnsupportedJointError(f"joint {joint.name!r} has unknown type {joint.type!r}")
+    if jtype not in SUPPORTED_JOINTS:
+        raise UnsupportedJointError(f"joint {name!r} has unknown type {jtype!r}")
+    parent = _link_name(element, "parent", owner)
+    child = _link_name(element, "child", owner)
+    origin = _origin(element, owner)
+    axis = np.array(
+        _floats(element.find("axis"), "xyz", owner, "<axis xyz>", 3, default=(1.0, 0.0, 0.0))
+    )
+    if jtype != "fixed":
+        scale = float(np.max(np.abs(axis)))
+        if scale == 0.0 or not np.isfinite(np.linalg.norm(axis / scale)):
+            raise _bad(owner, "<axis xyz>", f"{axis.tolist()} has zero length")
+        axis = axis / scale
+        axis = axis / np.linalg.norm(axis)
+    lower, upper, velocity, effort = -math.inf, math.inf, math.inf, math.inf
+    limit = element.find("limit")
+    if limit is not None:
+        effort = _float(limit, "effort", owner, "<limit effort>", low=0.0)
+        velocity = _float(limit, "velocity", owner, "<limit velocity>", low=0.0)
+        lo = _float(limit, "lower", owner, "<limit lower>", default=(0.0,))
+        hi = _float(limit, "upper", owner, "<limit upper>", default=(0.0,))
+        if jtype in ("revolute", "prismatic"):
+            if lo > hi:
+                raise _bad(owner, "<limit>", f"lower {lo} > upper {hi}")
+            lower, upper = lo, hi
+    damping = friction = 0.0
+    dynamics = element.find("dynamics")
+    if dynamics is not None:
+        damping = _float(
+            dynamics, "damping", owner, "<dynamics damping>", (0.0,), 0.0, MAX_FRICTION
+        )
+        friction = _float(
+            dynamics, "friction", owner, "<dynamics friction>", (0.0,), 0.0, MAX_FRICTION
+        )
+    mimic = None
+    mimic_element = element.find("mimic")
+    if mimic_element is not None and jtype != "fixed":
+        driver = mimic_element.get("joint")
+        if not driver:
+            raise URDFError(f"{owner} <mimic> has no joint attribute")
+        multiplier = _float(
+            mimic_element, "multiplier", owner, "<mimic multiplier>", (1.0,), -MAX_MIMIC, MAX_MIMIC
+        )
+        offset = _float(
+            mimic_element, "offset", owner, "<mimic offset>", (0.0,), -MAX_MIMIC, MAX_MIMIC
+        )
+        mimic = (driver, multiplier, offset)
+    return JointData(
+        name=name,
+        type=jtype,
+        parent=parent,
+        child=child,
+        origin=origin,
+        axis=axis,
+        lower=lower,
+        upper=upper,
+        velocity=velocity,
+        effort=effort,
+        damping=damping,
+        friction=friction,
+        mimic=mimic,
+    )
+
+
+def parse_urdf(source, max_links=MAX_LINKS):
+    """Read URDF text or a file into a :class:`RobotDescription`, validating every number.
+
+    Args:
+        source: URDF XML text, bytes, or a path to a file.
+        max_links: the largest number of links (and of joints) accepted.
+
+    Returns:
+        RobotDescription: links and joints in file order.
+
+    Raises:
+        URDFError: malformed XML, not a ``<robot>``, a required attribute missing.
+        ModelTooLargeError: more than ``max_links`` links or joints.
+        KinematicTreeError: duplicate or missing names.
+        UnsupportedJointError: floating, planar or unknown joint types.
+        InvalidURDFValueError: a number outside its valid range (see the module doc).
+    """
+    if not (isinstance(max_links, int) and max_links >= 1):
+        raise URDFError(f"max_links must be an integer >= 1, got {max_links!r}")
+    root = _parse_xml(read_urdf_text(source), max_links)
+    links = root.findall("link")
+    joints = root.findall("joint")
+    _check_names(links, "link")
+    _check_names(joints, "joint")
+    return RobotDescription(
+        name=root.get("name", ""),
+        links=tuple(_link(link) for link in links),
+        joints=tuple(_joint(joint) for joint in joints),
+    )

@@ -1,0 +1,433 @@
+"""Model-build validation of every number a URDF gives, the size limit, structure checks
+(cycles not connected to the root), reading without global state, and the input bounds of
+RobotModel (magnitudes that would overflow, frames that are not names, payload and gravity
+bounds). Each case names the culprit in the message."""
+
+import glob
+import os
+import subprocess
+import sys
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import oracles
+from robot_dynamics import RobotModel
+from robot_dynamics.core.errors import (
+    InvalidInputError,
+    InvalidURDFValueError,
+    KinematicTreeError,
+    ModelTooLargeError,
+    RobotDynamicsError,
+    URDFError,
+)
+
+INERTIA = 'ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"'
+
+
+def two_link(**f):
+    """A base and two revolute links; keyword arguments replace attribute strings."""
+    v = dict(
+        j1_xyz="0 0 0.1",
+        j1_rpy="0 0 0",
+        j1_axis="0 0 1",
+        j2_xyz="0 0 0.5",
+        j2_rpy="0 0 0",
+        j2_axis="0 1 0",
+        j2_type="revolute",
+        limit='lower="-1" upper="1" effort="10" velocity="2"',
+        dynamics='damping="0.1" friction="0.2"',
+        mimic="",
+        l1_mass="2.0",
+        l1_com="0 0 0.2",
+        l1_com_rpy="0 0 0",
+        l1_inertia=INERTIA,
+        l2_mass="1.0",
+        l2_inertia=INERTIA,
+    )
+    v.update(f)
+    mimic = f"<mimic {v['mimic']}/>" if v["mimic"] else ""
+    return (
+        '<robot name="t"><link name="base"/>'
+        f'<link name="l1"><inertial><origin xyz="{v["l1_com"]}" rpy="{v["l1_com_rpy"]}"/>'
+        f'<mass value="{v["l1_mass"]}"/><inertia {v["l1_inertia"]}/></inertial></link>'
+        f'<link name="l2"><inertial><mass value="{v["l2_mass"]}"/>'
+        f"<inertia {v['l2_inertia']}/></inertial></link>"
+        '<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>'
+        f'<origin xyz="{v["j1_xyz"]}" rpy="{v["j1_rpy"]}"/><axis xyz="{v["j1_axis"]}"/>'
+        f'<limit lower="-2" upper="2" effort="5" velocity="1"/></joint>'
+        f'<joint name="j2" type="{v["j2_type"]}"><parent link="l1"/><child link="l2"/>'
+        f'<origin xyz="{v["j2_xyz"]}" rpy="{v["j2_rpy"]}"/><axis xyz="{v["j2_axis"]}"/>'
+        f"<limit {v['limit']}/><dynamics {v['dynamics']}/>{mimic}</joint>"
+        "</robot>"
+    )
+
+
+def test_template_is_valid():
+    m = RobotModel.from_urdf(two_link())
+    assert m.joint_names == ("j1", "j2")
+    assert np.all(np.isfinite(m.mass_matrix([0.3, -0.2])))
+
+
+LIM = 'lower="-1" upper="1" effort="10" velocity="2"'
+BAD_VALUES = [
+    # (id, fields, culprit, field named in the message)
+    ("joint xyz nan", dict(j2_xyz="0 nan 0.5"), "j2", "origin xyz"),
+    ("joint xyz inf", dict(j1_xyz="inf 0 0"), "j1", "origin xyz"),
+    ("joint xyz huge", dict(j2_xyz="0 0 1e300"), "j2", "origin xyz"),
+    ("joint rpy nan", dict(j2_rpy="0 NaN 0"), "j2", "origin rpy"),
+    ("joint rpy inf", dict(j1_rpy="-inf 0 0"), "j1", "origin rpy"),
+    ("joint xyz two values", dict(j2_xyz="0 0"), "j2", "origin xyz"),
+    ("joint xyz not numbers", dict(j2_xyz="a b c"), "j2", "origin xyz"),
+    ("axis nan", dict(j2_axis="0 nan 1"), "j2", "axis"),
+    ("axis zero", dict(j2_axis="0 0 0"), "j2", "axis"),
+    ("inertial origin nan", dict(l1_com="nan 0 0"), "l1", "origin xyz"),
+    ("inertial rpy inf", dict(l1_com_rpy="0 0 inf"), "l1", "origin rpy"),
+    ("mass nan", dict(l1_mass="nan"), "l1", "mass"),
+    ("mass negative", dict(l2_mass="-1"), "l2", "mass"),
+    ("mass huge", dict(l2_mass="1e300"), "l2", "mass"),
+    ("inertia nan", dict(l1_inertia=INERTIA.replace('iyy="0.1"', 'iyy="nan"')), "l1", "inertia"),
+    (
+        "inertia negative",
+        dict(l1_inertia=INERTIA.replace('ixx="0.1"', 'ixx="-0.1"')),
+        "l1",
+        "positive",
+    ),
+    (
+        "inertia triangle",
+        dict(l2_inertia='ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.5"'),
+        "l2",
+        "triangle",
+    ),
+    ("inertia huge", dict(l2_inertia=INERTIA.replace('ixx="0.1"', 'ixx="1e300"')), "l2", "inertia"),
+    ("effort nan", dict(limit=LIM.replace('effort="10"', 'effort="nan"')), "j2", "effort"),
+    ("effort negative", dict(limit=LIM.replace('effort="10"', 'effort="-10"')), "j2", "effort"),
+    ("effort inf", dict(limit=LIM.replace('effort="10"', 'effort="inf"')), "j2", "effort"),
+    (
+        "velocity negative",
+        dict(limit=LIM.replace('velocity="2"', 'velocity="-2"')),
+        "j2",
+        "velocity",
+    ),
+    ("lower nan", dict(limit=LIM.replace('lower="-1"', 'lower="nan"')), "j2", "lower"),
+    ("upper inf", dict(limit=LIM.replace('upper="1"', 'upper="inf"')), "j2", "upper"),
+    ("lower above upper", dict(limit=LIM.replace('lower="-1"', 'lower="2"')), "j2", "lower"),
+    ("damping nan", dict(dynamics='damping="nan"'), "j2", "damping"),
+    ("damping negative", dict(dynamics='damping="-0.1"'), "j2", "damping"),
+    ("friction negative", dict(dynamics='friction="-1"'), "j2", "friction"),
+    ("friction inf", dict(dynamics='friction="inf"'), "j2", "friction"),
+    ("mimic multiplier nan", dict(mimic='joint="j1" multiplier="nan"'), "j2", "multiplier"),
+    ("mimic offset inf", dict(mimic='joint="j1" offset="inf"'), "j2", "offset"),
+    ("mimic multiplier huge", dict(mimic='joint="j1" multiplier="1e200"'), "j2", "multiplier"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_VALUES, ids=[c[0] for c in BAD_VALUES])
+def test_invalid_urdf_value(case):
+    _, fields, culprit, field = case
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf(two_link(**fields))
+    msg = str(ei.value)
+    assert repr(culprit) in msg and field in msg, msg
+
+
+def test_missing_required_numbers_are_urdf_errors():
+    with pytest.raises(URDFError) as ei:
+        RobotModel.from_urdf(two_link(limit='lower="-1" upper="1" velocity="2"'))
+    assert "'j2'" in str(ei.value) and "effort" in str(ei.value)
+    with pytest.raises(URDFError) as ei:
+        RobotModel.from_urdf(two_link(l1_inertia='ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0"'))
+    assert "'l1'" in str(ei.value) and "izz" in str(ei.value)
+
+
+def test_fixed_joint_axis_is_not_used():
+    # zero axes on fixed joints are common in real files (sensor frames): accepted
+    m = RobotModel.from_urdf(two_link(j2_type="fixed", j2_axis="0 0 0"))
+    assert m.joint_names == ("j1",)
+
+
+def test_inertia_tolerance_accepts_rounding():
+    # a thin rod: izz = ixx + iyy up to the file's rounding is physical
+    rod = 'ixx="0.0833333" ixy="0" ixz="0" iyy="0.0833334" iyz="0" izz="0.1666667"'
+    RobotModel.from_urdf(two_link(l2_inertia=rod))
+    # a point mass (zero inertia) is fine
+    RobotModel.from_urdf(two_link(l2_inertia='ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"'))
+
+
+def test_cycle_disconnected_from_the_root():
+    xml = two_link().replace(
+        "</robot>",
+        '<link name="ring_a"/><link name="ring_b"/>'
+        '<joint name="ja" type="fixed"><parent link="ring_a"/><child link="ring_b"/></joint>'
+        '<joint name="jb" type="fixed"><parent link="ring_b"/><child link="ring_a"/></joint>'
+        "</robot>",
+    )
+    with pytest.raises(KinematicTreeError) as ei:
+        RobotModel.from_urdf(xml)
+    assert "ring_a" in str(ei.value) and "cycle" in str(ei.value)
+
+
+def _chain(n):
+    parts = ['<robot name="c"><link name="l0"/>']
+    for i in range(1, n + 1):
+        parts.append(
+            f'<link name="l{i}"><inertial><origin xyz="0 0 0.05"/><mass value="1"/>'
+            f'<inertia {INERTIA}/></inertial><visual><geometry><box size="0.1 0.1 0.1"/>'
+            "</geometry></visual></link>"
+            f'<joint name="j{i}" type="revolute"><parent link="l{i - 1}"/>'
+            f'<child link="l{i}"/><origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>'
+            '<limit lower="-1" upper="1" effort="10" velocity="1"/></joint>'
+        )
+    return "".join(parts) + "</robot>"
+
+
+def test_size_limit_refuses_a_14000_link_chain_in_linear_memory():
+    xml = _chain(14000)  # ~5 MB
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelTooLargeError) as ei:
+            RobotModel.from_urdf(xml)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "max_links = 1000" in str(ei.value)
+    # a 14000 x 14000 float matrix is 1.5 GB; the refusal parses at most max_links links
+    assert peak < 3 * len(xml), f"peak {peak / 1e6:.1f} MB while refusing"
+
+
+def test_max_links_argument():
+    xml = _chain(5)  # 6 links
+    with pytest.raises(ModelTooLargeError):
+        RobotModel.from_urdf(xml, max_links=5)
+    assert RobotModel.from_urdf(xml, max_links=6).n == 5
+    with pytest.raises(URDFError):
+        RobotModel.from_urdf(xml, max_links=0)
+
+
+def test_model_build_memory_is_bounded_up_to_the_limit():
+    # the model keeps dense (nb, nb) ancestor masks: bounded by max_links (1000: 8 MB each)
+    peaks = []
+    for n in (100, 400):
+        xml = _chain(n)
+        tracemalloc.start()
+        try:
+            RobotModel.from_urdf(xml)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert peaks[1] < 40e6, peaks
+
+
+def test_unreadable_path_is_a_urdf_error():
+    # a path that exists but cannot be read (or a device): a typed error, not OSError
+    if os.path.exists("/proc/self/mem"):
+        with pytest.raises(URDFError):
+            RobotModel.from_urdf("/proc/self/mem")
+    with pytest.raises(URDFError):
+        RobotModel.from_urdf(b"\xff\xfe<robot/>")
+
+
+def test_reading_has_no_global_side_effects():
+    """No urdf_parser_py error hook, no redirected stderr: parse in threads while sys.stderr
+    is a sentinel, and urdf_parser_py is never imported."""
+    code = (
+        "import sys, threading\n"
+        "sentinel = sys.stderr\n"
+        "from robot_dynamics import RobotModel\n"
+        f"xml = open({oracles.DOUBLE_PENDULUM_URDF!r}).read()\n"
+        "changed = []\n"
+        "def work():\n"
+        "    for _ in range(20):\n"
+        "        RobotModel.from_urdf(xml)\n"
+        "        changed.append(sys.stderr is not sentinel)\n"
+        "ts = [threading.Thread(target=work) for _ in range(4)]\n"
+        "[t.start() for t in ts]; [t.join() for t in ts]\n"
+        "print(any(changed), 'urdf_parser_py' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.split() == ["False", "False"], out.stdout + out.stderr
+
+
+def test_parse_in_threads_gives_the_same_models():
+    xmls = [oracles.urdf_xml("double_pendulum"), oracles.urdf_xml("mixed")]
+    expected = [
+        RobotModel.from_urdf(x).mass_matrix(np.full(RobotModel.from_urdf(x).n, 0.3)) for x in xmls
+    ]
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(10):
+                m = RobotModel.from_urdf(xmls[k % 2])
+                np.testing.assert_allclose(m.mass_matrix(np.full(m.n, 0.3)), expected[k % 2])
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+def test_every_example_robot_data_urdf_loads_or_is_refused_with_a_typed_error():
+    """All arms the test suite uses load; any other file either loads or is refused with a
+    RobotDynamicsError (placeholder links of some legged robots and hands break the inertia
+    triangle inequality, e.g. pr2's sensor_mount_link)."""
+    files = sorted(glob.glob(os.path.join(oracles.robots_dir(), "**", "*.urdf"), recursive=True))
+    assert files
+    refused = {}
+    for path in files:
+        try:
+            RobotModel.from_urdf(path, max_links=5000)
+        except RobotDynamicsError as err:
+            refused[os.path.relpath(path, oracles.robots_dir())] = type(err).__name__
+    used = {rel for rel, _ in oracles.ERD_ROBOTS.values()}
+    assert not used & set(refused), refused
+    assert set(refused.values()) <= {
+        "InvalidURDFValueError",
+        "UnsupportedJointError",
+        "KinematicTreeError",
+    }, refused
+
+
+def test_bundled_urdfs_load():
+    for path in glob.glob(os.path.join(oracles.REPO_ROOT, "urdf", "*.urdf")):
+        RobotModel.from_urdf(path)
+
+
+# ------------------------------------------------------------------ RobotModel input bounds
+@pytest.fixture(scope="module")
+def dp():
+    return RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+
+
+HUGE = [
+    ("gravity_torques 1e308", lambda m: m.gravity_torques([1e308, 1e308]), "q"),
+    ("mass_matrix 1e308", lambda m: m.mass_matrix([1e308, -1e308]), "q"),
+    ("inverse_dynamics qd 1e200", lambda m: m.inverse_dynamics([0, 0], [1e200, 0], [0, 0]), "qd"),
+    ("inverse_dynamics qdd 1e300", lambda m: m.inverse_dynamics([0, 0], [0, 0], [0, 1e300]), "qdd"),
+    (
+        "forward_dynamics tau 1e308",
+        lambda m: m.forward_dynamics([0, 0], [0, 0], [1e308] * 2),
+        "tau",
+    ),
+    ("nonlinear_effects qd 1e10", lambda m: m.nonlinear_effects([0, 0], [1e10, 0]), "qd"),
+    ("batch q 1e308", lambda m: m.gravity_torques([[0, 0], [1e308, 1e308]]), "q"),
+    (
+        "f_ext 1e300",
+        lambda m: m.inverse_dynamics([0, 0], [0, 0], [0, 0], f_ext=[1e300, 0, 0, 0, 0, 0]),
+        "f_ext",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", HUGE, ids=[c[0] for c in HUGE])
+def test_huge_inputs_are_refused_by_name(dp, case):
+    _, call, name = case
+    with pytest.raises(InvalidInputError) as ei:
+        call(dp)
+    msg = str(ei.value)
+    assert msg.startswith(name + " ") and "bound" in msg, msg
+
+
+def test_large_but_bounded_inputs_give_finite_results(dp):
+    q = np.array([1e9, -1e9])
+    assert np.all(np.isfinite(dp.gravity_torques(q)))
+    assert np.all(np.isfinite(dp.inverse_dynamics(q, [1e9, 1e9], [1e9, -1e9])))
+
+
+def test_gravity_bounds(dp):
+    for g in ([0, 0, 1e308], [0, 0, 1001.0], [np.nan, 0, 0]):
+        with pytest.raises(InvalidInputError) as ei:
+            dp.with_gravity(g)
+        assert "gravity" in str(ei.value)
+        with pytest.raises(InvalidInputError):
+            RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=g)
+    with pytest.raises(InvalidInputError):
+        dp.with_gravity("down")
+    assert np.all(np.isfinite(dp.with_gravity([0, 0, -999.0]).gravity_torques([0.1, 0.2])))
+
+
+PAYLOAD = [
+    ("com 1e308", dict(mass=1.0, com=[1e308, 0, 0]), "payload com"),
+    ("com 101 m", dict(mass=1.0, com=[0, 101, 0]), "payload com"),
+    ("mass 1e308", dict(mass=1e308, com=[0, 0, 0]), "payload mass"),
+    ("mass nan", dict(mass=float("nan"), com=[0, 0, 0]), "payload mass"),
+    ("mass text", dict(mass="heavy", com=[0, 0, 0]), "payload mass"),
+    ("inertia negative", dict(mass=1.0, com=[0, 0, 0], inertia=-np.eye(3)), "inertia"),
+    (
+        "inertia triangle",
+        dict(mass=1.0, com=[0, 0, 0], inertia=np.diag([0.01, 0.01, 1.0])),
+        "triangle",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", PAYLOAD, ids=[c[0] for c in PAYLOAD])
+def test_payload_bounds(dp, case):
+    _, kwargs, name = case
+    with pytest.raises(InvalidInputError) as ei:
+        dp.with_payload(frame="tip", **kwargs)
+    assert name in str(ei.value), str(ei.value)
+
+
+def test_payload_within_bounds_is_finite(dp):
+    m = dp.with_payload(1e5, [100.0, 0, 0], np.diag([1.0, 1.0, 1.5]), frame="tip")
+    assert np.all(np.isfinite(m.gravity_torques([0.3, 0.4])))
+
+
+def test_armature_and_friction_bounds(dp):
+    with pytest.raises(InvalidInputError) as ei:
+        dp.with_armature([1e300, 0])
+    assert "armature" in str(ei.value) and "'joint1'" in str(ei.value)
+    with pytest.raises(InvalidInputError) as ei:
+        dp.with_friction(damping=[0, 1e308])
+    assert "damping" in str(ei.value)
+
+
+@pytest.mark.parametrize("frame", [["tip"], {"tip": 1}, 3, ("tip",)])
+def test_frame_that_is_not_a_name(dp, frame):
+    for call in (
+        lambda: dp.frame_pose([0, 0], frame=frame),
+        lambda: dp.jacobian([0, 0], frame=frame),
+        lambda: dp.with_payload(1.0, [0, 0, 0], frame=frame),
+    ):
+        with pytest.raises(InvalidInputError) as ei:
+            call()
+        assert "frame" in str(ei.value)
+    with pytest.raises(InvalidInputError):
+        RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, tip_link=["tip"])
+    with pytest.raises(InvalidInputError):
+        dp.joint_index(["joint1"])
+
+
+def test_min_singular_value_is_a_float_for_one_configuration(dp):
+    est = dp.estimate_external_wrench([0.3, 0.5], [1.0, 2.0])
+    assert type(est.min_singular_value) is float
+    batch = dp.estimate_external_wrench(np.full((3, 2), 0.3), np.ones((3, 2)))
+    assert isinstance(batch.min_singular_value, np.ndarray)
+    assert batch.min_singular_value.shape == (3,)
+
+
+def test_model_without_movable_joints():
+    xml = (
+        '<robot name="still"><link name="base"/><link name="plate"><inertial><mass value="1"/>'
+        f"<inertia {INERTIA}/></inertial></link>"
+        '<joint name="weld" type="fixed"><parent link="base"/><child link="plate"/></joint>'
+        "</robot>"
+    )
+    m = RobotModel.from_urdf(xml)
+    assert m.n == 0
+    assert m.forward_dynamics(np.zeros(0), np.zeros(0), np.zeros(0)).shape == (0,)
+    assert m.mass_matrix(np.zeros(0)).shape == (0, 0)
+    assert m.gravity_torques(np.zeros(0)).shape == (0,)
+    with pytest.raises(InvalidInputError) as ei:
+        m.simulate(np.zeros(0), np.zeros(0), 0.1)
+    assert "no movable joint" in str(ei.value)
