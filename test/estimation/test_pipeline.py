@@ -705,3 +705,24 @@ def test_measured_state_and_with_model_config(panda, arm3):
         p.with_model(arm3, PipelineConfig(effort_scale=(1.0,) * 7))
     p.start_tare(T0)
     assert p.with_config(PipelineConfig()).tare_state().startswith("failed:")
+
+
+def test_contact_during_a_simulated_push(arm3):
+    """The observer on a simulated 3-DOF arm pushed from 0.2 s on: no contact before, one onset
+    min_duration after the estimate crosses the level, held for the rest of the push."""
+    q0 = np.array([0.3, -0.7, 1.1])
+    f_ext = np.array([3.0, -4.0, 6.0, 0.0, 0.0, 0.0])  # |f| = 7.8 N
+    p = pipe(arm3, observer_gain=100.0, contact={"force_on": 4.0, "force_off": 2.0})
+    first_above = onset = None
+    for t, q, qd, tau, pushed in simulate_push(arm3, q0, f_ext, "tool", 0.6):
+        out = p.update(t, q, qd, tau)
+        if not pushed:
+            assert not out.contact.in_contact
+        if first_above is None and out.contact.force > 4.0:
+            first_above = t
+        if out.contact.changed:
+            assert onset is None, "one onset only"
+            onset = t
+            assert out.contact.in_contact and out.contact.link == "tool"
+    assert first_above is not None and onset - first_above == 20 * MS  # min_duration 0.02 s
+    assert out.contact.in_contact and p.status()["contacts"] == 1
