@@ -5,11 +5,14 @@ fixed step, real-time capable) and behaves like the driver of a torque-controlle
 through ros2_control's ``effort_controllers/JointGroupEffortController``.
 
 Robot model
-    Parameter ``robot_description`` (URDF XML). When it is empty the node subscribes to the
-    ``robot_description`` topic (``std_msgs/String``, depth 1, TRANSIENT_LOCAL, as
-    robot_state_publisher publishes it). A new description (parameter set or topic message)
-    rebuilds the model and resets the state; an invalid one is rejected with a logged error and
-    the previous model is kept. ``base_link``, ``tip_link`` and ``gravity`` as the dynamics node.
+    As the dynamics node (:mod:`robot_dynamics.ros.description`): parameter
+    ``robot_description`` (URDF XML text, never a path) or, while it is empty, the latest message
+    of the ``robot_description`` topic (``std_msgs/String``, TRANSIENT_LOCAL, as
+    robot_state_publisher publishes it; always subscribed, so clearing the parameter switches to
+    it). A new description, or a change of ``base_link``, ``tip_link`` or ``gravity`` whatever
+    the description's source, rebuilds the model (aside: the physics keeps running on the old
+    one) and resets the state; an invalid one is refused with a logged error and the previous
+    model is kept.
 
 Topics (relative names, so they remap)
     publishes ``joint_states`` (``sensor_msgs/JointState``): name, position [rad], velocity
@@ -36,16 +39,19 @@ Topics (relative names, so they remap)
 
 Service
     ``~/reset`` (``std_srvs/Trigger``): back to the initial configuration at rest; clears the
-    command and the external wrench (and brakes again with ``hold_until_first_command``). Simulation time keeps running (clocks never go backwards).
+    command and the external wrench (and brakes again with ``hold_until_first_command``).
+    Simulation time keeps running (clocks never go backwards).
 
 Time
     The integration runs in its own thread at ``integration_rate`` (Hz, default 1000) with a fixed
     step dt = 1/rate; ``joint_states`` are published every ``round(integration_rate /
     publish_rate)`` steps, each at the wall-clock instant its simulated time is reached (times
-    ``real_time_factor``). Stamps are exact multiples of dt: with ``publish_clock`` false they are
-    the wall time at which simulated time 0 was + simulated time; with ``publish_clock`` true the simulator is the ROS clock:
+    ``real_time_factor``). Simulated time is counted in integer nanoseconds (dt rounded to whole
+    ns), so changing ``integration_rate`` at run time changes the step, never the clock (stamps
+    stay monotonic). With ``publish_clock`` false stamps are the wall time at which simulated
+    time 0 was + simulated time; with ``publish_clock`` true the simulator is the ROS clock:
     stamps count from 0 and ``/clock`` is published with each state, so other nodes can run with
-    ``use_sim_time: true``. ``real_time_factor`` <= 0 (only with ``publish_clock``) runs as fast
+    ``use_sim_time: true``. ``real_time_factor`` 0 (only with ``publish_clock``) runs as fast
     as the CPU allows. If the process falls behind by more than ``max_lag`` seconds it stops
     catching up, restarts its pacing and counts an overrun (simulated time and stamps stay
     continuous; the stamps then lag the wall clock by the lost time).
@@ -81,16 +87,15 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 import rclpy
-from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult, FloatingPointRange
+from rcl_interfaces.msg import SetParametersResult
 
 from builtin_interfaces.msg import Time as TimeMsg
 from geometry_msgs.msg import WrenchStamped
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, String
+from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
 from robot_dynamics import RobotModel
@@ -102,8 +107,11 @@ from robot_dynamics.core.actuation import (
 )
 from robot_dynamics.core.errors import RobotDynamicsError
 
+from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
-from .qos import robot_description_qos
+from .description import UNCHANGED, RobotDescription
+
+MODEL_PARAMS = frozenset(("robot_description", "base_link", "tip_link", "gravity"))
 
 NANO = 1_000_000_000
 
@@ -112,29 +120,176 @@ def _stamp(ns: int) -> TimeMsg:
     return TimeMsg(sec=int(ns // NANO), nanosec=int(ns % NANO))
 
 
-def _descriptor(description: str, ptype=None, **kwargs) -> ParameterDescriptor:
-    d = ParameterDescriptor(description=description, **kwargs)
-    if ptype is not None:
-        d.type = ptype
-    return d
+def _param_specs():
+    """The simulator's parameters (declared and validated by :mod:`.parameters`)."""
+    D, DA, S, SA, B = P.DOUBLE, P.DOUBLE_ARRAY, P.STRING, P.STRING_ARRAY, P.BOOL
+    Param = P.Param
+    return [
+        Param(
+            "robot_description",
+            "",
+            "URDF XML text of the robot (never a path). Empty: the "
+            "robot_description topic (transient local).",
+            S,
+        ),
+        Param("base_link", "", "Base frame of the model (empty: the URDF root).", S),
+        Param(
+            "tip_link",
+            "",
+            "Tip frame; external wrenches without frame_id act here (empty: the only leaf link).",
+            S,
+        ),
+        Param(
+            "gravity",
+            [0.0, 0.0, -9.81],
+            "Gravity in the base frame [m/s^2].",
+            DA,
+            range=(-100.0, 100.0),
+            length=3,
+        ),
+        Param(
+            "joints",
+            [],
+            "Order of the ~/commands vector (the effort controller's joints); "
+            "empty: all joints in model order. Joints not listed get zero torque.",
+            SA,
+            check=P.unique_strings,
+        ),
+        Param(
+            "initial_positions",
+            [],
+            "Initial joint positions [rad or m], model order; empty: zeros.",
+            DA,
+            range=(-1.0e3, 1.0e3),
+        ),
+        Param(
+            "initial_velocities",
+            [],
+            "Initial joint velocities [rad/s or m/s], model order; empty: zeros.",
+            DA,
+            range=(-1.0e3, 1.0e3),
+        ),
+        Param(
+            "integration_rate",
+            1000.0,
+            "Fixed integration rate [Hz] (step = 1/rate, "
+            "rounded to whole nanoseconds), semi-implicit Euler of the core.",
+            D,
+            range=(1.0, 100000.0),
+        ),
+        Param(
+            "publish_rate",
+            500.0,
+            "joint_states publication rate [Hz]; rounded to a whole number of integration steps.",
+            D,
+            range=(0.1, 100000.0),
+        ),
+        Param(
+            "real_time_factor",
+            1.0,
+            "Simulated seconds per wall-clock second; 0 = as fast as "
+            "possible (only with publish_clock).",
+            D,
+            range=(0.0, 1000.0),
+        ),
+        Param(
+            "publish_clock",
+            False,
+            "Publish /clock and stamp messages with simulated time "
+            "from 0 (others use_sim_time); read at start-up.",
+            B,
+            read_only=True,
+        ),
+        Param(
+            "max_lag",
+            0.25,
+            "Falling this far behind the wall clock [s] stops catching up and counts an overrun.",
+            D,
+            range=(0.0, 60.0),
+        ),
+        Param("friction", True, "Apply the URDF joint damping and friction.", B),
+        Param("effort_limit_saturation", True, "Clip commands at the URDF effort limits.", B),
+        Param("position_limits", False, "URDF position limits act as stiff end stops.", B),
+        Param(
+            "limit_frequency",
+            100.0,
+            "End stops: natural frequency of each joint against its "
+            "stop [Hz]; keep 2 pi f / integration_rate < 1.",
+            D,
+            range=(0.0, 1.0e4),
+        ),
+        Param(
+            "limit_damping_ratio",
+            1.0,
+            "End stops: damping ratio (1 = critical).",
+            D,
+            range=(0.0, 100.0),
+        ),
+        Param(
+            "joint_impedance.stiffness",
+            [],
+            "Drive-level joint stiffness [Nm/rad], one value or one per joint; empty: off.",
+            DA,
+            range=(0.0, 1.0e7),
+        ),
+        Param(
+            "joint_impedance.damping",
+            [],
+            "Drive-level joint damping [Nm s/rad], one value or one per joint; empty: off.",
+            DA,
+            range=(0.0, 1.0e5),
+        ),
+        Param(
+            "joint_impedance.setpoint",
+            [],
+            "Joint-impedance setpoint [rad], model order; empty: the initial positions.",
+            DA,
+            range=(-1.0e3, 1.0e3),
+        ),
+        Param(
+            "hold_until_first_command",
+            False,
+            "Keep the joints braked (frozen at rest, "
+            "effort 0) until the first ~/commands message (also after ~/reset).",
+            B,
+        ),
+        Param(
+            "command_timeout",
+            0.0,
+            "Zero the command when none arrived for this long [s of "
+            "simulated time]; 0 holds the last command forever.",
+            D,
+            range=(0.0, 3600.0),
+        ),
+        Param(
+            "external_wrench_duration",
+            0.0,
+            "Apply each ~/external_wrench message for this "
+            "long [s of simulated time]; 0: while messages keep coming.",
+            D,
+            range=(0.0, 3600.0),
+        ),
+        Param(
+            "external_wrench_timeout",
+            0.2,
+            "With external_wrench_duration 0: remove the "
+            "wrench when no message came for this long [s of simulated time].",
+            D,
+            range=(0.0, 3600.0),
+        ),
+        Param(
+            "external_wrench_axes",
+            "base",
+            "Axes of incoming wrenches: base or link (the "
+            "axes of header.frame_id); the moment is always about that link's origin.",
+            S,
+            choices=("base", "link"),
+        ),
+    ]
 
 
 class ArmSimulator(Node):
     """Simulated torque-controlled arm; see the module docstring for the interface."""
-
-    _RUNTIME_KEYS = (
-        "hold_until_first_command",
-        "friction",
-        "effort_limit_saturation",
-        "position_limits",
-        "limit_frequency",
-        "limit_damping_ratio",
-        "command_timeout",
-        "external_wrench_duration",
-        "external_wrench_timeout",
-        "real_time_factor",
-        "max_lag",
-    )
 
     def __init__(self, node_name: str = "arm_simulator", **kwargs):
         super().__init__(node_name, **kwargs)
@@ -153,172 +308,20 @@ class ArmSimulator(Node):
             "steps": 0,
         }
 
-        dp = self.declare_parameter
-        dp(
-            "robot_description",
-            "",
-            _descriptor(
-                "URDF XML of the robot. Empty: read the robot_description topic (TRANSIENT_LOCAL)."
-            ),
-        )
-        dp("base_link", "", _descriptor("Base frame of the model (empty: the URDF root)."))
-        dp(
-            "tip_link",
-            "",
-            _descriptor(
-                "Tip frame; external wrenches without frame_id act here "
-                "(empty: the only leaf link)."
-            ),
-        )
-        dp(
-            "gravity",
-            [0.0, 0.0, -9.81],
-            _descriptor("Gravity in the base frame [m/s^2], 3 values."),
-        )
-        dp(
-            "joints",
-            Parameter.Type.STRING_ARRAY,
-            _descriptor(
-                "Order of the ~/commands vector (as the effort controller's 'joints'). Unset: all joints "
-                "in model order. Joints not listed get zero torque."
-            ),
-        )
-        dp(
-            "initial_positions",
-            Parameter.Type.DOUBLE_ARRAY,
-            _descriptor("Initial joint positions [rad], model joint order. Unset: zeros."),
-        )
-        dp(
-            "initial_velocities",
-            Parameter.Type.DOUBLE_ARRAY,
-            _descriptor("Initial joint velocities [rad/s], model joint order. Unset: zeros."),
-        )
-        dp(
-            "integration_rate",
-            1000.0,
-            _descriptor(
-                "Fixed integration rate [Hz] (step = 1/rate), semi-implicit Euler of the core.",
-                floating_point_range=[FloatingPointRange(from_value=1.0, to_value=100000.0)],
-            ),
-        )
-        dp(
-            "publish_rate",
-            500.0,
-            _descriptor(
-                "joint_states publication rate [Hz]; rounded to a whole number of integration steps.",
-                floating_point_range=[FloatingPointRange(from_value=0.1, to_value=100000.0)],
-            ),
-        )
-        dp(
-            "real_time_factor",
-            1.0,
-            _descriptor(
-                "Simulated seconds per wall-clock second; <= 0 means as fast as possible "
-                "(only with publish_clock)."
-            ),
-        )
-        dp(
-            "publish_clock",
-            False,
-            _descriptor(
-                "Publish /clock and stamp messages with simulated time from 0 (others use_sim_time)."
-            ),
-        )
-        dp(
-            "max_lag",
-            0.25,
-            _descriptor(
-                "If the simulation falls this many seconds behind the wall clock, stop catching up "
-                "and count an overrun [s]."
-            ),
-        )
-        dp("friction", True, _descriptor("Apply the URDF joint damping and friction."))
-        dp("effort_limit_saturation", True, _descriptor("Clip commands at the URDF effort limits."))
-        dp("position_limits", False, _descriptor("URDF position limits act as stiff end stops."))
-        dp(
-            "limit_frequency",
-            100.0,
-            _descriptor(
-                "End stops: natural frequency of each joint against its stop [Hz] (stiffness "
-                "(2 pi f)^2 M_ii at the initial configuration). Keep 2 pi f / integration_rate < 1."
-            ),
-        )
-        dp("limit_damping_ratio", 1.0, _descriptor("End stops: damping ratio (1 = critical)."))
-        dp(
-            "joint_impedance.stiffness",
-            Parameter.Type.DOUBLE_ARRAY,
-            _descriptor(
-                "Drive-level joint stiffness [Nm/rad], one value or one per joint. Unset: off."
-            ),
-        )
-        dp(
-            "joint_impedance.damping",
-            Parameter.Type.DOUBLE_ARRAY,
-            _descriptor(
-                "Drive-level joint damping [Nm s/rad], one value or one per joint. Unset: off."
-            ),
-        )
-        dp(
-            "joint_impedance.setpoint",
-            Parameter.Type.DOUBLE_ARRAY,
-            _descriptor(
-                "Joint-impedance setpoint [rad], model joint order. Unset: the initial positions."
-            ),
-        )
-        dp(
-            "hold_until_first_command",
-            False,
-            _descriptor(
-                "Keep the joints braked (state frozen at rest, effort 0) until the first ~/commands "
-                "message arrives, as an arm whose brakes open when its controller starts. Also after "
-                "~/reset."
-            ),
-        )
-        dp(
-            "command_timeout",
-            0.0,
-            _descriptor(
-                "Zero the command when none arrived for this long [s of simulated time]; 0 holds "
-                "the last command forever (as the effort controller)."
-            ),
-        )
-        dp(
-            "external_wrench_duration",
-            0.0,
-            _descriptor(
-                "Apply each ~/external_wrench message for this long [s of simulated time]; 0: apply "
-                "while messages keep coming (see external_wrench_timeout)."
-            ),
-        )
-        dp(
-            "external_wrench_timeout",
-            0.2,
-            _descriptor(
-                "With external_wrench_duration 0: remove the wrench when no message came for this "
-                "long [s of simulated time]."
-            ),
-        )
-        dp(
-            "external_wrench_axes",
-            "base",
-            _descriptor(
-                "Axes of incoming wrenches: 'base' (base frame axes) or 'link' (axes of the link in "
-                "header.frame_id). The moment is always about that link's origin."
-            ),
-        )
-
+        self._specs = {p.name: p for p in _param_specs()}
+        self._values = P.declare(self, list(self._specs.values()))
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
-        # state (guarded by _lock)
+        # state (guarded by _lock). Time is kept in integer nanoseconds of simulated time, so a
+        # change of integration_rate changes the step, never the clock.
         self._k = 0  # steps done since start
+        self._t_ns = 0  # simulated time
         self._q = np.zeros(0)
         self._qd = np.zeros(0)
         self._cmd = np.zeros(0)  # last command, model order [Nm]
-        self._cmd_step: Optional[int] = None
+        self._cmd_t_ns: Optional[int] = None  # simulated time of the last command
         self._applied = np.zeros(0)  # torque applied in the last step (effort) [Nm]
-        self._wrench: Optional[Tuple[str, np.ndarray, int]] = (
-            None  # (link, base-axes wrench, until step)
-        )
+        self._wrench: Optional[Tuple[str, np.ndarray, int]] = None  # (link, wrench, until ns)
 
         # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
         # CPU) gets every sample late rather than losing some (the observer integrates them).
@@ -328,15 +331,8 @@ class ArmSimulator(Node):
         self.create_subscription(Float64MultiArray, "~/commands", self._on_commands, 10)
         self.create_subscription(WrenchStamped, "~/external_wrench", self._on_wrench, 10)
         self.create_service(Trigger, "~/reset", self._on_reset)
-        self._desc_sub = None
-
-        urdf = self.get_parameter("robot_description").value
-        if urdf:
-            ok, reason = self._load_model(urdf, {})
-            if not ok:
-                self.get_logger().error(f"robot_description parameter rejected: {reason}")
-        if self._model is None:
-            self._subscribe_description()
+        self._description = RobotDescription(self, self._build, self._install, lambda: self._values)
+        self._description.start(self._values["robot_description"])
 
         self._running = True
         self._thread = threading.Thread(
@@ -345,29 +341,6 @@ class ArmSimulator(Node):
         self._thread.start()
 
     # ------------------------------------------------------------------ parameters and model
-    def _param(self, name, overrides: Dict):
-        if name in overrides:
-            return overrides[name]
-        try:
-            return self.get_parameter(name).value
-        except ParameterUninitializedException:  # declared by type only and not set
-            return None
-
-    def _subscribe_description(self) -> None:
-        if self._desc_sub is not None:
-            return
-        self._desc_sub = self.create_subscription(
-            String, "robot_description", self._on_description, robot_description_qos()
-        )
-        self.get_logger().info("waiting for a URDF on the robot_description topic")
-
-    def _on_description(self, msg: String) -> None:
-        if self.get_parameter("robot_description").value:
-            return  # the parameter wins
-        ok, reason = self._load_model(msg.data, {})
-        if not ok:
-            self.get_logger().error(f"robot_description topic message rejected: {reason}")
-
     def _vector(
         self, values, n: int, name: str, default: float, allow_scalar: bool = False
     ) -> np.ndarray:
@@ -454,7 +427,8 @@ class ArmSimulator(Node):
             "damping": damp,
             "setpoint": setpoint,
             "impedance": bool(np.any(stiff) or np.any(damp)),
-            "dt": 1.0 / rate,
+            "dt_ns": max(1, int(round(NANO / rate))),
+            "dt": max(1, int(round(NANO / rate))) / NANO,
             "publish_every": every,
             "axes": axes,
             "lower": np.asarray(lower, dtype=float),
@@ -462,48 +436,28 @@ class ArmSimulator(Node):
             "effort_limits": np.asarray(model.effort_limits, dtype=float),
         }
 
-    def _all_params(self, changes: Dict) -> Dict:
-        keys = [
-            "joints",
-            "initial_positions",
-            "initial_velocities",
-            "joint_impedance.stiffness",
-            "joint_impedance.damping",
-            "joint_impedance.setpoint",
-            "integration_rate",
-            "publish_rate",
-            "external_wrench_axes",
-        ] + list(self._RUNTIME_KEYS)
-        return {k: self._param(k, changes) for k in keys}
-
-    def _build_model(self, urdf: str, changes: Dict) -> RobotModel:
-        base = self._param("base_link", changes) or None
-        tip = self._param("tip_link", changes) or None
-        gravity = self._param("gravity", changes)
-        if gravity is None or len(gravity) != 3 or not all(math.isfinite(g) for g in gravity):
-            raise ValueError(f"gravity must be 3 finite numbers, got {gravity}")
-        return RobotModel.from_urdf(
-            urdf, base_link=base, tip_link=tip, gravity=tuple(float(g) for g in gravity)
+    def _build(self, urdf: str, values: Dict):
+        """(model, settings) from URDF text and parameter values; raises to refuse."""
+        model = RobotModel.from_urdf(
+            urdf,
+            base_link=values["base_link"] or None,
+            tip_link=values["tip_link"] or None,
+            gravity=tuple(float(g) for g in values["gravity"]),
         )
+        return model, self._configure(model, values)
 
-    def _load_model(self, urdf: str, changes: Dict) -> Tuple[bool, str]:
-        try:
-            model = self._build_model(urdf, changes)
-            cfg = self._configure(model, self._all_params(changes))
-        except (RobotDynamicsError, ValueError) as exc:
-            self._stats["rejected_models"] += 1
-            return False, f"{type(exc).__name__}: {exc}"
+    def _install(self, built, source: str) -> None:
+        model, cfg = built
         with self._lock:
             self._model = model
             self._cfg = cfg
             self._stats["models"] += 1
             self._reset_state()
         self.get_logger().info(
-            f"model loaded: {model.n} joints ({', '.join(model.joint_names)}), base {model.base_link}, "
-            f"tip {model.tip_link}; step {cfg['dt'] * 1e3:g} ms, joint_states every "
-            f"{cfg['publish_every']} steps"
+            f"model loaded from {source}: {model.n} joints ({', '.join(model.joint_names)}), "
+            f"base {model.base_link}, tip {model.tip_link}; step {cfg['dt'] * 1e3:g} ms, "
+            f"joint_states every {cfg['publish_every']} steps"
         )
-        return True, ""
 
     def _reset_state(self) -> None:
         cfg = self._cfg
@@ -511,7 +465,7 @@ class ArmSimulator(Node):
         self._q = cfg["q0"].copy()
         self._qd = cfg["qd0"].copy()
         self._cmd = np.zeros(n)
-        self._cmd_step = None
+        self._cmd_t_ns = None
         self._applied = np.zeros(n)
         self._applied_sum = np.zeros(n)
         self._applied_count = 0
@@ -520,44 +474,28 @@ class ArmSimulator(Node):
         self._braked = cfg["brakes"]
 
     def _on_set_parameters(self, params: Sequence[Parameter]) -> SetParametersResult:
-        changes = {p.name: p.value for p in params}
-        model_keys = {"robot_description", "base_link", "tip_link", "gravity"}
-        cfg_keys = {
-            "joints",
-            "initial_positions",
-            "initial_velocities",
-            "joint_impedance.stiffness",
-            "joint_impedance.damping",
-            "joint_impedance.setpoint",
-            "integration_rate",
-            "publish_rate",
-            "external_wrench_axes",
-        } | set(self._RUNTIME_KEYS)
-        if not hasattr(self, "_running"):
-            return SetParametersResult(successful=True)  # declarations during __init__
-        if "publish_clock" in changes:
-            return SetParametersResult(
-                successful=False, reason="publish_clock cannot change at runtime"
-            )
+        result = P.validate(self._specs, params)
+        if not result.successful:
+            return result
+        changes = {p.name: p.value for p in params if p.name in self._specs}
+        values = {**self._values, **changes}
+        prepared = None
         try:
-            if model_keys & changes.keys():
-                urdf = self._param("robot_description", changes)
-                if not urdf:
-                    return SetParametersResult(successful=True)
-                model = self._build_model(urdf, changes)
-                cfg = self._configure(model, self._all_params(changes))
-                with self._lock:
-                    self._model, self._cfg = model, cfg
-                    self._stats["models"] += 1
-                    self._reset_state()
-                self.get_logger().info(f"model rebuilt: {model.n} joints, tip {model.tip_link}")
-            elif cfg_keys & changes.keys() and self._model is not None:
-                cfg = self._configure(self._model, self._all_params(changes))
-                with self._lock:
-                    self._cfg = cfg
+            if MODEL_PARAMS & changes.keys():
+                text = changes.get("robot_description", UNCHANGED)
+                prepared = self._description.prepare(values, text)
+            elif self._model is not None:
+                cfg = self._configure(self._model, values)
         except (RobotDynamicsError, ValueError) as exc:
             return SetParametersResult(successful=False, reason=f"{type(exc).__name__}: {exc}")
-        return SetParametersResult(successful=True)
+        self._values = values
+        if prepared is not None:
+            source = None if "robot_description" in changes else f"parameters {sorted(changes)}"
+            self._description.commit(prepared, source)
+        elif self._model is not None:
+            with self._lock:
+                self._cfg = cfg
+        return result
 
     # ------------------------------------------------------------------ inputs
     def _on_commands(self, msg: Float64MultiArray) -> None:
@@ -583,7 +521,7 @@ class ArmSimulator(Node):
             cmd = np.zeros(self._model.n)
             cmd[idx] = data
             self._cmd = cmd
-            self._cmd_step = self._k
+            self._cmd_t_ns = self._t_ns
             if self._braked:
                 self._braked = False
                 self.get_logger().info("first command received: brakes released")
@@ -621,7 +559,7 @@ class ArmSimulator(Node):
             duration = self._cfg["wrench_duration"]
             if duration <= 0:
                 duration = self._cfg["wrench_timeout"]
-            until = self._k + max(1, int(round(duration / self._cfg["dt"])))
+            until = self._t_ns + max(self._cfg["dt_ns"], int(round(duration * NANO)))
             self._wrench = (link, w, until) if np.any(w) else None
             self._stats["wrenches"] += 1
 
@@ -640,7 +578,7 @@ class ArmSimulator(Node):
                 response.message = "no robot model loaded yet"
                 return response
             self._reset_state()
-            t = self._k * self._cfg["dt"]
+            t = self._t_ns / NANO
         response.success = True
         response.message = (
             f"reset to the initial configuration at t = {t:.3f} s (simulated time keeps running)"
@@ -657,14 +595,14 @@ class ArmSimulator(Node):
             self._applied = np.zeros(model.n)
             self._wrench_in_step = None
             self._applied_count += 1
-            self._k += 1
+            self._advance()
             return
         timeout = cfg["command_timeout"]
         cmd = self._cmd
         if (
             timeout > 0
-            and self._cmd_step is not None
-            and (self._k - self._cmd_step) * cfg["dt"] > timeout
+            and self._cmd_t_ns is not None
+            and (self._t_ns - self._cmd_t_ns) > timeout * NANO
         ):
             cmd = np.zeros_like(cmd)
         tau = cmd
@@ -680,7 +618,7 @@ class ArmSimulator(Node):
             tau_total = tau + limit_stop_torques(
                 q, qd, cfg["lower"], cfg["upper"], cfg["limit_stiffness"], cfg["limit_damping"]
             )
-        if self._wrench is not None and self._k >= self._wrench[2]:
+        if self._wrench is not None and self._t_ns >= self._wrench[2]:
             self._wrench = None
         self._wrench_in_step = self._wrench
         link, w, _ = self._wrench if self._wrench is not None else (None, None, None)
@@ -697,8 +635,13 @@ class ArmSimulator(Node):
             self._reset_state()
         else:
             self._q, self._qd = q_new, qd_new
-        self._k += 1
+        self._advance()
         self._stats["steps"] += 1
+
+    def _advance(self) -> None:
+        """One step of simulated time (integer nanoseconds: monotonic whatever the rate)."""
+        self._k += 1
+        self._t_ns += self._cfg["dt_ns"]
 
     def _publish(self, stamp_ns: int) -> None:
         """Publish joint_states, the applied wrench and /clock (caller holds the lock)."""
@@ -732,7 +675,7 @@ class ArmSimulator(Node):
         if publish_clock:
             self._clock_pub = self.create_publisher(Clock, "/clock", 10)
         origin_ns = 0
-        pace_wall0, pace_k0 = time.monotonic(), 0
+        pace_wall0, pace_t0 = time.monotonic(), 0
         started = False
         while self._running and rclpy.ok(context=self.context):
             with self._lock:
@@ -742,12 +685,8 @@ class ArmSimulator(Node):
                     if not started:
                         # simulated time 0 = now (wall mode) or 0 (publish_clock)
                         started = True
-                        pace_wall0, pace_k0 = time.monotonic(), self._k
-                        origin_ns = (
-                            0
-                            if publish_clock
-                            else time.time_ns() - int(round(self._k * cfg["dt"] * NANO))
-                        )
+                        pace_wall0, pace_t0 = time.monotonic(), self._t_ns
+                        origin_ns = 0 if publish_clock else time.time_ns() - self._t_ns
                     every = cfg["publish_every"]
                     try:
                         for _ in range(
@@ -762,20 +701,20 @@ class ArmSimulator(Node):
                             throttle_duration_sec=1.0,
                         )
                         self._reset_state()
-                        self._k += 1
-                    k, dt = self._k, cfg["dt"]
+                        self._advance()
+                    t_ns = self._t_ns
             if not ready:
                 time.sleep(0.05)
                 continue
             rtf = cfg["real_time_factor"]
             if rtf > 0 or not publish_clock:
                 rtf = rtf if rtf > 0 else 1.0
-                due = pace_wall0 + (k - pace_k0) * dt / rtf
+                due = pace_wall0 + (t_ns - pace_t0) / NANO / rtf
                 delay = due - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
                 elif -delay > cfg["max_lag"]:
-                    # Stop catching up. Stamps stay origin + k*dt (continuous for every consumer
+                    # Stop catching up. Stamps stay origin + t (continuous for every consumer
                     # that integrates over them); they now lag the wall clock by the lost time.
                     self._stats["overruns"] += 1
                     self.get_logger().warning(
@@ -783,11 +722,11 @@ class ArmSimulator(Node):
                         f"({self._stats['overruns']} overruns)",
                         throttle_duration_sec=5.0,
                     )
-                    pace_wall0, pace_k0 = time.monotonic(), k
+                    pace_wall0, pace_t0 = time.monotonic(), t_ns
             with self._lock:
                 if self._model is not None:
                     try:
-                        self._publish(origin_ns + int(round(self._k * self._cfg["dt"] * NANO)))
+                        self._publish(origin_ns + self._t_ns)
                     except Exception:  # noqa: BLE001 - the context went away: shutting down
                         if not (self._running and rclpy.ok(context=self.context)):
                             break
@@ -809,15 +748,13 @@ class ArmSimulator(Node):
 
 def main(args=None) -> None:
     """Console script ``arm_simulator``."""
-    from rclpy.executors import SingleThreadedExecutor
-
-    from .executors import spin_node
+    from .executors import make_executors, spin_node
 
     # The physics runs in its own thread; the callbacks (commands, wrenches, reset, a new URDF)
     # are short and share one mutually exclusive group. A single-threaded executor leaves the
     # GIL to the physics thread (rclpy's multi-threaded executor polls its futures busily and
     # slowed the 1 kHz loop several times over).
-    spin_node(ArmSimulator, lambda node: SingleThreadedExecutor(), args=args)
+    spin_node(ArmSimulator, lambda node: make_executors("split", node), args=args)
 
 
 if __name__ == "__main__":

@@ -1,210 +1,152 @@
-"""Executors and threads for the 1 kHz hot path of the nodes.
+"""How the nodes spin: rclpy executors through their public API only, and a spin loop that
+survives an exception from any callback.
 
-rclpy's executors are written in Python and rebuild a wait set over every entity of the node
-(its services, the six parameter services, timers, guard conditions) on each wake-up; at 1 kHz
-that costs more than the whole per-message work of a fast node. Two remedies, both measured with
-``benchmarks/bench_node.py``:
+rclpy lets a node belong to one executor. The dynamics node therefore has two: the node users
+see (its parameters, services, robot_description, diagnostics) and an I/O node
+``<name>_io`` (created with :func:`io_node`) that holds the hot path: the joint_states and
+~/reference subscriptions and the output publishers, on topic names resolved by the main node
+(so its remappings apply). :func:`make_executors` builds one of three threading models for the
+pair, chosen by the node's read-only ``executor`` parameter (measured with
+``benchmarks/bench_node.py``; the README gives the table):
 
-- :class:`SubscriptionThread` serves one subscription (the dynamics node's joint_states) in a
-  thread of its own, waiting on that subscription alone; its callback group
-  (:class:`DedicatedThreadGroup`) keeps every executor away from it. Per message this costs about
-  half what a ``SingleThreadedExecutor`` costs a bare relay.
-- :class:`HotPathExecutor` is a ``MultiThreadedExecutor`` whose given callback groups run inline
-  in the spinning thread, as ``SingleThreadedExecutor`` does: rclpy's thread-pool hand-off costs a
-  relay about 1.4 x the median latency of a ``SingleThreadedExecutor``. Slow callbacks (services
-  that may run for seconds) keep the pool, so they never block the inline ones.
+- ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node in the main thread and a
+  ``MultiThreadedExecutor`` for the main node in a second thread. The hot path runs inline (no
+  thread-pool hand-off) and never waits for a service, a parameter change or a model build.
+- ``"multi_threaded"``: one ``MultiThreadedExecutor`` for both nodes.
+- ``"events"``: one ``rclpy.experimental.EventsExecutor`` for both nodes, in one thread: every
+  callback, a long ``~/simulate`` or a model build included, runs in turn with the hot path.
 """
 
 import threading
 
-from rclpy.callback_groups import CallbackGroup
-from rclpy.exceptions import InvalidHandle
+import rclpy
 from rclpy.executors import (
-    ConditionReachedException,
     ExternalShutdownException,
     MultiThreadedExecutor,
     ShutdownException,
-    TimeoutException,
+    SingleThreadedExecutor,
 )
-from rclpy.guard_condition import GuardCondition
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
-from rclpy.subscription import Subscription
+
+EXECUTOR_KINDS = ("split", "multi_threaded", "events")
 
 
-class HotPathExecutor(MultiThreadedExecutor):
-    """MultiThreadedExecutor running the callbacks of ``inline_groups`` in the spin thread.
+def io_node(node, suffix="_io"):
+    """A second node beside ``node`` for its hot path: same namespace, name + ``suffix``, no
+    parameter services, not affected by the process's global ROS arguments (a ``__node:=``
+    remap would give both the same name). Create its topics with names resolved by ``node``
+    (``node.resolve_topic_name(name)``), so that ``node``'s remappings apply."""
+    from rclpy.node import Node
 
-    Args:
-        inline_groups: callback groups whose callbacks run in the thread that spins.
-        num_threads: worker threads for every other callback group.
-    """
+    return Node(
+        node.get_name() + suffix,
+        namespace=node.get_namespace(),
+        context=node.context,
+        use_global_arguments=False,
+        start_parameter_services=False,
+    )
 
-    def __init__(self, inline_groups, num_threads=2, *, context=None):
-        super().__init__(num_threads=num_threads, context=context)
-        self._inline_groups = list(inline_groups)
 
-    def _spin_once_impl(self, timeout_sec=None, wait_condition=lambda: False):
+class CallbackErrors:
+    """Counts exceptions that escaped a callback (read by diagnostics); thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.count = 0
+        self.last = ""
+
+    def record(self, error):
+        with self._lock:
+            self.count += 1
+            self.last = f"{type(error).__name__}: {error}"
+
+
+def spin_forever(executor, context, logger, errors=None):
+    """Spin ``executor`` until ``context`` shuts down. An exception escaping a callback (a
+    malformed ``SetParameters`` request raises inside rclpy's parameter service, for one) is
+    logged, counted in ``errors`` and the loop goes on: no message, request or parameter
+    ends the node."""
+    while rclpy.ok(context=context):
         try:
-            handler, entity, node = self.wait_for_ready_callbacks(timeout_sec, None, wait_condition)
-        except (
-            ExternalShutdownException,
-            ShutdownException,
-            TimeoutException,
-            ConditionReachedException,
-        ):
-            return  # as MultiThreadedExecutor: spin() then checks the context
-        group = getattr(entity, "callback_group", None)
-        if group is not None and any(group is g for g in self._inline_groups):
-            handler()
-            handler.result()  # raise any exception of the callback
+            executor.spin_once(timeout_sec=0.5)
+        except (ExternalShutdownException, ShutdownException):
             return
-        self._executor.submit(handler)
-        self._futures.append(handler)
-        for future in self._futures[:]:
-            if future.done():
-                self._futures.remove(future)
-                future.result()
-
-
-class DedicatedThreadGroup(CallbackGroup):
-    """A callback group that no executor runs: its subscription is served by a
-    :class:`SubscriptionThread`. Executors leave entities they cannot execute out of their
-    wait sets, so the subscription costs the node's executor nothing."""
-
-    def can_execute(self, entity):
-        return False
-
-    def beginning_execution(self, entity):
-        return False
-
-    def ending_execution(self, entity):
-        pass
-
-
-class SubscriptionThread:
-    """Serves one subscription in a thread of its own, with a wait set of its own.
-
-    rclpy's executors rebuild a wait set over every entity of every node on each wake-up (the
-    node's services, parameter services, timers, guard conditions): at 1 kHz that Python work
-    costs more than the whole message handling of a fast node. This thread waits on the one
-    subscription (and a guard condition that stops it), then takes and handles every queued
-    message: a bare relay served this way uses about half the CPU per message of one spun by
-    ``SingleThreadedExecutor`` (measured with ``benchmarks/bench_node.py``'s set-up).
-
-    The subscription must be in a :class:`DedicatedThreadGroup`, so that no executor takes its
-    messages too. The callback runs in this thread: guard state it shares with other callbacks
-    with a lock. An exception escaping the callback is passed to ``on_error`` (the thread goes
-    on with the next message); without ``on_error`` it is re-raised and ends the thread.
-
-    Args:
-        subscription: an rclpy Subscription whose callback group is a DedicatedThreadGroup.
-        on_error: optional (exception) -> None.
-        name: thread name.
-    """
-
-    def __init__(self, subscription, *, on_error=None, name=None):
-        if not isinstance(subscription.callback_group, DedicatedThreadGroup):
-            raise ValueError(
-                f"subscription {subscription.topic_name!r} must be created with "
-                "callback_group=DedicatedThreadGroup()"
+        except Exception as error:  # noqa: BLE001 - the node must outlive any callback
+            if not rclpy.ok(context=context):
+                return
+            if errors is not None:
+                errors.record(error)
+            logger.error(
+                f"a callback raised {type(error).__name__}: {error} (ignored; the node goes on)",
+                throttle_duration_sec=1.0,
             )
-        self._sub = subscription
-        self._on_error = on_error
-        self._context = None
-        self._stopping = False
-        self._wake = None
-        self._thread = threading.Thread(
-            target=self._run, daemon=True, name=name or f"sub {subscription.topic_name}"
-        )
-
-    def start(self, context):
-        """Start serving; ``context`` is the node's rclpy Context."""
-        self._context = context
-        self._wake = GuardCondition(None, None, context=context)
-        context.on_shutdown(self.stop)
-        self._thread.start()
-
-    def stop(self, timeout=5.0):
-        """Stop the thread (idempotent; returns once it has ended, or after timeout s)."""
-        self._stopping = True
-        wake = self._wake
-        if wake is not None:
-            try:
-                wake.trigger()
-            except (InvalidHandle, RuntimeError):
-                pass  # context already shut down: the wait ends by itself
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-        if wake is not None and not self._thread.is_alive():
-            self._wake = None
-            try:
-                wake.destroy()
-            except (InvalidHandle, RuntimeError):
-                pass
-
-    @property
-    def alive(self):
-        return self._thread.is_alive()
-
-    def _run(self):
-        sub, context, wake = self._sub, self._context, self._wake
-        msg_type, raw = sub.msg_type, sub.raw
-        message_only = sub._callback_type is Subscription.CallbackType.MessageOnly
-        callback = sub.callback
-        try:
-            with context.handle:
-                wait_set = _rclpy.WaitSet(1, 1, 0, 0, 0, 0, context.handle)
-        except (InvalidHandle, RuntimeError):
-            return
-        while not self._stopping:
-            try:
-                with sub.handle, wake.handle, context.handle:
-                    wait_set.clear_entities()
-                    wait_set.add_subscription(sub.handle)
-                    wait_set.add_guard_condition(wake.handle)
-                    wait_set.wait(-1)
-            except (InvalidHandle, RuntimeError):
-                return  # subscription destroyed or context shut down
-            while not self._stopping:
-                try:
-                    with sub.handle:
-                        taken = sub.handle.take_message(msg_type, raw)
-                except (InvalidHandle, RuntimeError):
-                    return
-                if taken is None:
-                    break
-                try:
-                    if message_only:
-                        callback(taken[0])
-                    else:
-                        callback(*taken)
-                except Exception as error:  # noqa: BLE001 - one bad message must not end it
-                    if self._on_error is None:
-                        raise
-                    self._on_error(error)
 
 
-def spin_node(make_node, make_executor, args=None, before_spin=None):
-    """Console-script main loop shared by the nodes: init rclpy, build the node and its
-    executor, spin until Ctrl-C or an external shutdown, then clean up. Returns 0.
+def make_executors(kind, main_node, hot_node=None, context=None):
+    """Executors for ``main_node`` and its hot-path ``hot_node`` (nodes added).
 
-    make_node: () -> Node. make_executor: (node) -> Executor. before_spin: optional (node) ->
-    None, called once everything is built (e.g. to freeze the start-up heap).
+    Returns:
+        (main, background): ``main`` is spun in the main thread, ``background`` (or None) in a
+        thread of its own.
     """
-    import rclpy
+    nodes = [main_node] if hot_node is None else [hot_node, main_node]
+    if kind == "split" and hot_node is not None:
+        main = SingleThreadedExecutor(context=context)
+        main.add_node(hot_node)
+        background = MultiThreadedExecutor(num_threads=3, context=context)
+        background.add_node(main_node)
+        return main, background
+    if kind == "split":
+        executor = SingleThreadedExecutor(context=context)
+    elif kind == "multi_threaded":
+        executor = MultiThreadedExecutor(num_threads=4, context=context)
+    elif kind == "events":
+        from rclpy.experimental import EventsExecutor
 
+        executor = EventsExecutor(context=context)
+    else:
+        raise ValueError(f"executor must be one of {list(EXECUTOR_KINDS)}, got {kind!r}")
+    for node in nodes:
+        executor.add_node(node)
+    return executor, None
+
+
+def spin_node(make_node, make_node_executors, args=None, before_spin=None):
+    """Console-script main loop shared by the nodes: init rclpy, build the node and its
+    executors, spin until Ctrl-C or an external shutdown, then clean up. Returns 0.
+
+    Args:
+        make_node: () -> Node.
+        make_node_executors: (node) -> (main executor, background executor or None), with
+            the node(s) added.
+        args: command-line arguments for ``rclpy.init``.
+        before_spin: optional (node) -> None, called once everything is built.
+    """
     rclpy.init(args=args)
     node = None
+    background = background_thread = None
     try:
         node = make_node()
-        executor = make_executor(node)
-        executor.add_node(node)
+        context = node.context
+        errors = getattr(node, "callback_errors", None)
+        main, background = make_node_executors(node)
+        if background is not None:
+            background_thread = threading.Thread(
+                target=spin_forever,
+                args=(background, context, node.get_logger(), errors),
+                name="executor",
+                daemon=True,
+            )
+            background_thread.start()
         if before_spin is not None:
             before_spin(node)
-        executor.spin()
+        spin_forever(main, context, node.get_logger(), errors)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        if background is not None:
+            background.shutdown(timeout_sec=5.0)
+        if background_thread is not None:
+            background_thread.join(timeout=5.0)
         if node is not None:
             node.destroy_node()
         if rclpy.ok():

@@ -10,13 +10,12 @@ Console script ``relay_node``.
 from array import array
 import sys
 
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .executors import spin_node
+from .executors import make_executors, spin_node
 from .qos import joint_states_qos
 
 
@@ -37,7 +36,7 @@ class RelayNode(Node):
 
 
 def main(args=None):
-    return spin_node(RelayNode, lambda node: SingleThreadedExecutor(), args=args)
+    return spin_node(RelayNode, lambda node: make_executors("split", node), args=args)
 
 
 if __name__ == "__main__":

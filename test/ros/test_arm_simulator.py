@@ -27,6 +27,8 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip("rclpy")
 from geometry_msgs.msg import WrenchStamped  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
+from rcl_interfaces.srv import SetParameters  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray, String  # noqa: E402
@@ -61,6 +63,15 @@ class SimClient:
             WrenchStamped, ns + "/arm_simulator/external_wrench", 10
         )
         self.reset_client = node.create_client(Trigger, ns + "/arm_simulator/reset")
+        self.param_client = node.create_client(SetParameters, ns + "/arm_simulator/set_parameters")
+
+    def set_parameters(self, **values):
+        """Set parameters at run time; returns the SetParametersResult list."""
+        request = SetParameters.Request()
+        request.parameters = [
+            Parameter(name, value=value).to_parameter_msg() for name, value in values.items()
+        ]
+        return self.ros.call(self.param_client, request, 60.0).results
 
     def _on_js(self, msg):
         stamp = msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
@@ -400,9 +411,9 @@ def test_robot_description_topic_and_bad_urdf(arm_simulator, ros_node):
     qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
     pub.publish(String(data="<robot name='broken'><link name='a'/>"))
-    sim.proc.wait_for_output(r"robot_description topic message rejected: URDFError", timeout=30.0)
+    sim.proc.wait_for_output(r"topic robot_description rejected: URDFError", timeout=30.0)
     pub.publish(String(data=read(bundled_urdf_path("double_pendulum"))))
-    sim.proc.wait_for_output(r"model loaded: 2 joints", timeout=30.0)
+    sim.proc.wait_for_output(r"model loaded from topic robot_description: 2 joints", timeout=30.0)
     sim.wait_states(2)
     assert sim.states[-1][1] == ["joint1", "joint2"]
     sim.proc.assert_alive()
@@ -416,7 +427,7 @@ def test_bad_parameters_are_rejected(arm_simulator):
         joints=["panda_joint1", "nope"],
     )
     sim.proc.wait_for_output(
-        r"robot_description parameter rejected: ValueError: joints: unknown joint\(s\) nope",
+        r"parameter robot_description rejected: ValueError: joints: unknown joint\(s\) nope",
         timeout=60.0,
     )
     sim.proc.assert_alive()
@@ -443,3 +454,73 @@ def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
     q7 = np.array([st[2][6] for st in sim.states[-100:]])
     assert np.all(q7 < upper + 5e-3) and np.all(q7 > upper - 1e-3), (q7.min(), q7.max())
     assert abs(sim.states[-1][3][6]) < 0.05
+
+
+# ------------------------------------------------------------------------ issue 9 defects
+
+
+def test_integration_rate_change_keeps_the_clock_monotonic(arm_simulator, ros_node):
+    """Changing integration_rate at run time changes the step, never the clock (before the fix,
+    simulated time was k * dt: raising the rate made it jump backwards)."""
+    sim = arm_simulator(read(bundled_urdf_path("double_pendulum")), publish_clock=True)
+    sim.wait_states(50)
+    for rate in (4000.0, 500.0):
+        result = sim.set_parameters(integration_rate=rate)[0]
+        assert result.successful, result.reason
+        sim.wait_states(50)
+    stamps = np.array([st[0] for st in sim.states], dtype=np.int64)
+    steps = np.diff(stamps)
+    assert np.all(steps > 0), "simulated time went backwards"
+    # joint_states every publish period (2 ms at 500 Hz, whatever the step): no jump
+    assert steps.max() <= 20_000_000, steps.max()
+    sim.proc.assert_alive()
+
+
+def test_runtime_gravity_applies_to_a_urdf_from_the_topic(arm_simulator, ros_node):
+    """A URDF that came from the topic is rebuilt when gravity changes (before the fix the
+    change reported success and was ignored)."""
+    sim = arm_simulator(None, wait_loaded=False, initial_positions=[0.3, -0.2])
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
+    pub.publish(String(data=read(bundled_urdf_path("double_pendulum"))))
+    sim.proc.wait_for_output(r"model loaded from topic robot_description", timeout=60.0)
+    result = sim.set_parameters(gravity=[0.0, 0.0, 0.0])[0]
+    assert result.successful, result.reason
+    sim.proc.wait_for_output(r"model loaded from parameters \['gravity'\]", timeout=60.0)
+    # weightless, reset to rest: the pendulum stays at its initial configuration
+    count = len(sim.states)
+    sim.wait_states(100)
+    late = [st for st in sim.states[count:]][-50:]
+    for st in late:
+        np.testing.assert_allclose(st[2], [0.3, -0.2], atol=1e-9)
+
+
+def test_clearing_the_parameter_switches_to_the_topic(arm_simulator, ros_node):
+    """Started from the parameter, a topic description is ignored until the parameter is
+    cleared; then the topic's latest description is used (before the fix the node never
+    subscribed)."""
+    sim = arm_simulator(read(bundled_urdf_path("panda")))
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
+    pub.publish(String(data=read(bundled_urdf_path("double_pendulum"))))
+    sim.proc.wait_for_output(r"robot_description topic ignored", timeout=60.0)
+    result = sim.set_parameters(robot_description="")[0]
+    assert result.successful, result.reason
+    sim.proc.wait_for_output(r"model loaded from topic robot_description: 2 joints", timeout=60.0)
+    assert ros_node.spin_until(lambda: sim.states and sim.states[-1][1] == ["joint1", "joint2"])
+
+
+def test_a_path_as_description_is_refused_and_the_node_lives(arm_simulator, ros_node):
+    """A description that is not URDF text is never read as a file (/proc/self/mem)."""
+    sim = arm_simulator(read(bundled_urdf_path("double_pendulum")))
+    result = sim.set_parameters(robot_description="/proc/self/mem")[0]
+    assert not result.successful and "not URDF XML text" in result.reason
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
+    pub.publish(String(data="/proc/self/mem"))
+    sim.proc.wait_for_output(r"topic robot_description rejected: .*not URDF XML text", 60.0)
+    count = len(sim.states)
+    sim.wait_states(10)
+    assert sim.states[-1][1] == ["joint1", "joint2"]
+    assert len(sim.states) > count
+    sim.proc.assert_alive()

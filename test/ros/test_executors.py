@@ -1,6 +1,7 @@
-"""SubscriptionThread / DedicatedThreadGroup (robot_dynamics.ros.executors), in one process over
-real DDS: the thread serves its subscription, the node's executor never takes its messages,
-a callback error is reported and the thread goes on, stop() ends it."""
+"""robot_dynamics.ros.executors in one process over real DDS: the spin loop survives an
+exception from a callback; the I/O node takes its topic names resolved (and remapped) by the
+main node; the executor kinds serve both nodes. (Not "events": rclpy's EventsExecutor stops
+serving a subscription whose callback raised, which is why the node does not use it.)"""
 
 import threading
 import time
@@ -11,75 +12,83 @@ rclpy = pytest.importorskip("rclpy")
 
 from std_msgs.msg import Int32  # noqa: E402
 
-from robot_dynamics.ros.executors import DedicatedThreadGroup, SubscriptionThread  # noqa: E402
+from robot_dynamics.ros.executors import (  # noqa: E402
+    EXECUTOR_KINDS,
+    CallbackErrors,
+    io_node,
+    make_executors,
+    spin_forever,
+)
 
 
-def _wait(predicate, timeout=10.0, spin=None):
+def _wait(predicate, timeout=20.0):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
             return False
-        if spin is not None:
-            spin()
-        else:
-            time.sleep(0.01)
+        time.sleep(0.01)
     return True
 
 
-def test_the_thread_serves_the_subscription_and_the_executor_does_not(ros_node, unique_name):
-    node = ros_node.node
-    topic = "/" + unique_name + "/numbers"
-    received, threads, errors = [], [], []
-    stop_at = 7
-
-    def callback(msg):
-        threads.append(threading.current_thread().name)
-        if msg.data == stop_at:
-            raise RuntimeError(f"bad message {msg.data}")
-        received.append(msg.data)
-
-    sub = node.create_subscription(
-        Int32, topic, callback, 100, callback_group=DedicatedThreadGroup()
-    )
-    server = SubscriptionThread(sub, on_error=errors.append, name="numbers")
-    server.start(node.context)
-    assert server.alive
-    pub = node.create_publisher(Int32, topic, 100)
-    assert _wait(lambda: pub.get_subscription_count() >= 1)
-    for i in range(20):
-        pub.publish(Int32(data=i))
-    # The test node's executor spins meanwhile: it must leave this subscription alone.
-    assert _wait(
-        lambda: len(received) == 19, spin=lambda: ros_node.executor.spin_once(timeout_sec=0.01)
-    ), received
-    assert received == [i for i in range(20) if i != stop_at]
-    assert set(threads) == {"numbers"}, "every message must be handled in the thread"
-    assert len(errors) == 1 and "bad message 7" in str(errors[0])
-
-    server.stop()
-    assert not server.alive
-    server.stop()  # idempotent
-    pub.publish(Int32(data=100))
-    ros_node.spin_for(0.3)
-    assert 100 not in received
-
-
-def test_a_subscription_outside_a_dedicated_group_is_refused(ros_node):
-    sub = ros_node.node.create_subscription(Int32, "x", lambda msg: None, 1)
-    with pytest.raises(ValueError, match="DedicatedThreadGroup"):
-        SubscriptionThread(sub)
-
-
-def test_the_thread_ends_when_the_context_shuts_down(unique_name):
+@pytest.fixture
+def context():
     context = rclpy.context.Context()
     rclpy.init(context=context)
-    node = rclpy.create_node("ctx_" + unique_name, context=context)
-    sub = node.create_subscription(
-        Int32, "y", lambda msg: None, 1, callback_group=DedicatedThreadGroup()
+    yield context
+    if context.ok():
+        rclpy.shutdown(context=context)
+
+
+@pytest.mark.parametrize("kind", [k for k in EXECUTOR_KINDS if k != "events"])
+def test_the_kind_serves_both_nodes_and_survives_a_callback_error(context, unique_name, kind):
+    main = rclpy.create_node(
+        "main_" + unique_name,
+        context=context,
+        cli_args=["--ros-args", "-r", "numbers:=renamed_" + unique_name],
     )
-    server = SubscriptionThread(sub)
-    server.start(context)
-    assert server.alive
+    hot = io_node(main)
+    topic = main.resolve_topic_name("numbers")
+    assert topic == "/renamed_" + unique_name  # the main node's remapping applies
+    assert hot.get_name() == "main_" + unique_name + "_io"
+    received, errors = [], CallbackErrors()
+
+    def callback(msg):
+        if msg.data == 3:
+            raise RuntimeError("bad message 3")
+        received.append(msg.data)
+
+    hot.create_subscription(Int32, topic, callback, 100)
+    timer_ticks = []
+    main.create_timer(0.05, lambda: timer_ticks.append(1))
+    first, background = make_executors(kind, main, hot, context=context)
+    threads = [
+        threading.Thread(
+            target=spin_forever, args=(e, context, main.get_logger(), errors), daemon=True
+        )
+        for e in (first, background)
+        if e is not None
+    ]
+    for thread in threads:
+        thread.start()
+    pub = main.create_publisher(Int32, topic, 100)
+    assert _wait(lambda: pub.get_subscription_count() >= 1)
+    for i in range(8):
+        pub.publish(Int32(data=i))
+    assert _wait(lambda: len(received) == 7), received
+    assert received == [0, 1, 2, 4, 5, 6, 7]
+    assert errors.count >= 1 and "bad message 3" in errors.last  # (MultiThreadedExecutor: twice)
+    assert all(thread.is_alive() for thread in threads)
+    assert _wait(lambda: len(timer_ticks) >= 2)  # the main node is served too
     rclpy.shutdown(context=context)
-    assert _wait(lambda: not server.alive, timeout=5.0)
-    node.destroy_node()
+    for thread in threads:
+        thread.join(timeout=10.0)
+        assert not thread.is_alive()
+    hot.destroy_node()
+    main.destroy_node()
+
+
+def test_an_unknown_kind_is_refused(context, unique_name):
+    main = rclpy.create_node("k_" + unique_name, context=context)
+    with pytest.raises(ValueError, match="executor must be one of"):
+        make_executors("magic", main)
+    main.destroy_node()

@@ -1,0 +1,100 @@
+"""The dynamics node's /diagnostics status: its counters and the pipeline's status() as key/value
+pairs, and a level with the reasons.
+
+Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
+computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
+raised; WARN when joint_states were refused or skipped since the last status, efforts are stale,
+positions are missing or the selected wrench problem is near-singular; OK otherwise.
+"""
+
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+
+
+def _text(value):
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def dynamics_status(node, active, pipeline, rate):
+    """DiagnosticStatus of a DynamicsNode.
+
+    Args:
+        node: the DynamicsNode (its counters, description, values).
+        active: its active model bundle or None.
+        pipeline: the pipeline's status() dict ({} without a model).
+        rate: joint_states processed per second since the previous status [Hz].
+    """
+    count = node._count
+    previous = getattr(node, "_diagnostics_previous", {})
+    seen = {
+        "refused": count["refused"],
+        "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
+        "skipped_messages": int(pipeline.get("skipped_messages", 0)),
+        "callback_errors": node.callback_errors.count,
+        "withheld": count["withheld"],
+    }
+    node._diagnostics_previous = seen
+    grew = {k: v - previous.get(k, 0) for k, v in seen.items()}
+    errors, warnings = [], []
+    if active is None:
+        errors.append("no robot model loaded")
+    else:
+        if node._values["publish_effort_command"] and (grew["withheld"] or node._command_error):
+            errors.append(f"effort command withheld: {node._command_error}")
+        if grew["nonfinite_outputs"]:
+            errors.append(
+                f"{grew['nonfinite_outputs']} non-finite outputs suppressed "
+                f"({pipeline.get('last_nonfinite_output', '')})"
+            )
+        if grew["callback_errors"]:
+            errors.append(f"a callback raised: {node.callback_errors.last}")
+        if grew["refused"]:
+            warnings.append(f"{grew['refused']} joint_states messages refused")
+        if grew["skipped_messages"]:
+            warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
+        if pipeline.get("stale_effort"):
+            warnings.append(f"stale effort for {pipeline.get('stale_effort_joints', '')}")
+        if pipeline.get("near_singular"):
+            warnings.append("near a singularity")
+    status = DiagnosticStatus()
+    status.name = f"{node.get_fully_qualified_name()}: dynamics"
+    status.hardware_id = active.model.base_link if active is not None else ""
+    status.level = (
+        DiagnosticStatus.ERROR
+        if errors
+        else DiagnosticStatus.WARN
+        if warnings
+        else DiagnosticStatus.OK
+    )
+    status.message = "; ".join(errors + warnings) or "ok"
+    description = node._description
+    model = active.model if active is not None else None
+    values = {
+        "model_loaded": active is not None,
+        "model_source": description.source,
+        "joints": " ".join(model.joint_names) if model is not None else "",
+        "base_link": model.base_link if model is not None else "",
+        "tip_link": (model.tip_link or "") if model is not None else "",
+        "model_loads": description.loads,
+        "model_rejections": description.rejections,
+        "last_error": description.last_error,
+        "message_rate_hz": f"{rate:.1f}",
+        "messages_received": count["received"],
+        "messages_processed": count["processed"],
+        "rejected_messages": count["refused"],
+        "last_rejection": node._last_refusal,
+        "reference_rejected": count["reference_refused"],
+        "unknown_joints": " ".join(sorted(node._unknown)),
+        "effort_command": "on" if node._values["publish_effort_command"] else "off",
+        "effort_commands_published": count["commands"],
+        "effort_commands_withheld": count["withheld"],
+        "callback_errors": node.callback_errors.count,
+        "payload_mass": float(node._values["payload.mass"]),
+    }
+    for key, value in pipeline.items():
+        values.setdefault(key, value)
+    status.values = [KeyValue(key=k, value=_text(v)) for k, v in values.items()]
+    return status
