@@ -238,3 +238,51 @@ def test_demo_settings_from_a_xacro_file_and_bad_options(tmp_path):
     with pytest.raises(DemoError, match="is not of the form name:=value") as info:
         demo_settings(build_parser().parse_args(["--urdf", str(xacro), "--xacro-arg", "mass"]))
     assert info.value.code == 2
+
+
+def test_schedule_gives_every_phase_its_full_length_as_applied():
+    """The demo sees the simulator late (lag) and its messages take effect late (delay): each
+    phase still lasts its length from when it was applied, and as_run() says when that was."""
+    from robot_dynamics.tools.demo.script import Schedule
+
+    script = push_script(12.0, 10.0, 5.0, 1.0)  # lengths 2, 3, 2, 3, 2
+    schedule = Schedule(script)
+    delay = 0.3  # a sent wrench is applied this much later (simulated time)
+    applied = []  # (stamp, wrench) the simulator applied, as the monitor would record it
+    current, pending, sent = np.zeros(6), None, []
+    t = 0.0
+    while not schedule.done and t < 60.0:
+        # the simulator: apply what was sent `delay` ago
+        while sent and sent[0][0] + delay <= t:
+            pending = sent.pop(0)[1]
+        if pending is not None:
+            current = pending
+        applied.append((t, current.copy()))
+        seen = None
+        if len(schedule.starts) <= schedule.index:
+            seen = next(
+                (
+                    s
+                    for s, w in applied
+                    if s >= schedule.sent_at and np.allclose(w, schedule.phase.wrench)
+                ),
+                None,
+            )
+        phase = schedule.update(t, seen)
+        if not schedule.done:
+            sent.append((t, phase.wrench))
+        t = round(t + 0.004, 6)
+    run = schedule.as_run()
+    assert [p.name for p in run] == [p.name for p in script]
+    for nominal, actual in zip(script, run):
+        assert actual.end - actual.start == pytest.approx(nominal.end - nominal.start)
+    # each push began `delay` (+ one sample) after the previous phase ended, and the applied
+    # record agrees with the as-run phases
+    for previous, phase in zip(run, run[1:]):
+        assert delay - 1e-9 <= phase.start - previous.end <= delay + 0.0081
+    stamps = np.array([s for s, _ in applied])
+    wrenches = np.array([w for _, w in applied])
+    for phase in run:
+        inside = (stamps >= phase.start) & (stamps < phase.end)
+        assert np.allclose(wrenches[inside], phase.wrench), phase.name
+    assert t >= run[-1].end

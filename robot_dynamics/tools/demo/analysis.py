@@ -160,6 +160,14 @@ def analyse_push(
     order = np.argsort(app_t, kind="stable")
     app_t, app = app_t[order], app[order]
     err = est - align(est_t, app_t, app)
+    # The simulator stamps each applied wrench as the joint state it goes with, and the node each
+    # estimate as its joint state: compare only estimates whose applied wrench was received
+    # (a CPU-starved monitor can miss a stretch of both; the wrench there is unknown).
+    app_ns = np.asarray(rec.app_stamp, dtype=np.int64).reshape(-1)[order]
+    est_ns = np.asarray(rec.est_stamp, dtype=np.int64).reshape(-1)
+    i = np.minimum(np.searchsorted(app_ns, est_ns), len(app_ns) - 1)
+    known = app_ns[i] == est_ns
+    period = float(np.median(np.diff(app_t))) if len(app_t) > 1 else 0.0
 
     # Observer restarts: the dynamics node restarts its observer after a joint_states gap longer
     # than observer_max_dt (messages it had no CPU for); the estimate then re-converges from 0.
@@ -174,14 +182,18 @@ def analyse_push(
     # time (a CPU stall) shows up as it really happened.
     changes = np.flatnonzero(np.any(np.abs(np.diff(app, axis=0)) > 1e-9, axis=1)) + 1
     starts = [0] + [int(c) for c in changes]
-    onsets = [float(app_t[c]) if c > 0 else min(0.0, float(app_t[0])) for c in starts]
+    # a change seen after a gap in the record happened at the earliest right after the gap began
+    onsets = [
+        (float(min(app_t[c], app_t[c - 1] + period)) if c > 0 else min(0.0, float(app_t[0])))
+        for c in starts
+    ]
     ends = onsets[1:] + [float(est_t[-1]) + 1e-9]
     pushes = []
     steady = np.zeros(len(est_t), dtype=bool)
     for k, c in enumerate(starts):
         onset, end = onsets[k], ends[k]
         wrench = app[c]
-        sel = (est_t >= onset) & (est_t < end)
+        sel = (est_t >= onset) & (est_t < end) & known
         if not np.any(sel):
             continue
         named = [ph for ph in script if np.allclose(ph.wrench, wrench)]
@@ -198,7 +210,7 @@ def analyse_push(
         )
         conv = convergence_time(est_t[sel], inside, onset, end)
         settled = onset + (conv if math.isfinite(conv) else end - onset)
-        steady |= (est_t >= max(settled, onset + 0.3)) & (est_t < end)
+        steady |= (est_t >= max(settled, onset + 0.3)) & (est_t < end) & known
         if c > 0:  # the first segment has no step (the estimate starts at 0 with nothing applied)
             pushes.append(
                 {
@@ -212,7 +224,7 @@ def analyse_push(
             )
     steady &= ~recovering
 
-    e_steady = err[steady] if np.any(steady) else err
+    e_steady = err[steady] if np.any(steady) else (err[known] if np.any(known) else err)
     rms = np.sqrt(np.mean(e_steady**2, axis=0))
     mx = np.max(np.abs(e_steady), axis=0)
 
@@ -253,6 +265,7 @@ def analyse_push(
             "joint_states": int(len(js_t)),
             "estimates": int(len(est_t)),
             "applied": int(len(app_t)),
+            "estimates_without_applied": int(np.sum(~known)),
         },
         "observer_restarts": int(len(restarts)),
         "longest_estimate_gap_ms": float(1e3 * np.max(np.diff(est_t))) if len(est_t) > 1 else 0.0,

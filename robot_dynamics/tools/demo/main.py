@@ -16,7 +16,7 @@ import numpy as np
 from robot_dynamics.tools.demo import analysis, display
 from robot_dynamics.tools.demo.options import build_parser
 from robot_dynamics.tools.demo.plots import plot_run
-from robot_dynamics.tools.demo.script import Phase, phase_at, push_script
+from robot_dynamics.tools.demo.script import Phase, Schedule, push_script
 from robot_dynamics.tools.demo.settings import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
@@ -243,29 +243,42 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
 
         cpu0 = time.process_time()
         view = display.Display(out, args.live)
-        # The script runs on simulated time (the joint_states stamps), so a CPU-starved simulator
-        # that falls behind the wall clock still gets every phase at its full length.
+        # The script runs on simulated time (the joint_states stamps), and each phase starts when
+        # the previous one has been applied for its full length (Schedule): a CPU-starved
+        # simulator, or a demo process that sees and sends things late, still gets every phase at
+        # its full length.
+        schedule = Schedule(script)
         wall0 = time.monotonic()
         wall_limit = 3.0 * duration + 30.0
         while True:
             now = time.monotonic()
             t = (monitor.latest()[0] - t0_ns) * 1e-9
-            if t >= duration:
-                break
+            phase = None
+            if pendulum:
+                if t >= duration:
+                    break
+            else:
+                seen = None
+                if len(schedule.starts) <= schedule.index:
+                    since = t0_ns + int(round(schedule.sent_at * 1e9))
+                    stamp = monitor.first_applied(schedule.phase.wrench, since)
+                    seen = None if stamp is None else (stamp - t0_ns) * 1e-9
+                phase = schedule.update(t, seen)
+                if schedule.done:
+                    break
+                # published at ~50 Hz while it applies; a zero wrench removes it at once
+                monitor.push(phase.wrench, setup.tip_link)
             if now - wall0 > wall_limit:
                 raise DemoError(
                     f"simulated time reached only {t:.2f} s of {duration:g} s after "
                     f"{now - wall0:.0f} s of wall time (is the machine overloaded?)"
                 )
             _check_alive(children)
-            phase = None
-            if not pendulum:
-                # published at ~50 Hz while it applies; a zero wrench removes it at once
-                phase = phase_at(script, t)
-                monitor.push(phase.wrench, setup.tip_link)
             if view.due(now, t):
                 _show(view, monitor, setup, t, duration, phase)
             time.sleep(0.02)
+        if not pendulum:
+            script = schedule.as_run()
         if not pendulum:
             monitor.push(np.zeros(6), setup.tip_link)
         view.done()

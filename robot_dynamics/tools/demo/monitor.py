@@ -48,16 +48,18 @@ class Monitor:
         self.command_pub = self.node.create_publisher(
             Float64MultiArray, f"{ns}/arm_simulator/commands", 10
         )
-        self.node.create_subscription(JointState, f"{ns}/joint_states", self._on_js, 100)
+        # deep queues (4 s at 250 Hz): a CPU-starved monitor takes the samples late, not never
+        depth = 1000
+        self.node.create_subscription(JointState, f"{ns}/joint_states", self._on_js, depth)
         self.node.create_subscription(
-            WrenchStamped, f"{ns}/arm_simulator/applied_wrench", self._on_applied, 100
+            WrenchStamped, f"{ns}/arm_simulator/applied_wrench", self._on_applied, depth
         )
         self.node.create_subscription(
-            WrenchStamped, f"{ns}/dynamics_node/external_wrench", self._on_est, 100
+            WrenchStamped, f"{ns}/dynamics_node/external_wrench", self._on_est, depth
         )
         if external_torques:
             self.node.create_subscription(
-                JointState, f"{ns}/dynamics_node/external_torques", self._on_ext, 100
+                JointState, f"{ns}/dynamics_node/external_torques", self._on_ext, depth
             )
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
@@ -165,6 +167,18 @@ class Monitor:
                 return None
             i = int(np.searchsorted(np.asarray(st[-400:]), stamp, side="right")) - 1
             return self.rec.app_wrench[-400:][max(i, 0)]
+
+    def first_applied(self, wrench: np.ndarray, since_ns: int) -> Optional[int]:
+        """Stamp [ns] of the first applied-wrench sample at or after ``since_ns`` equal to
+        ``wrench`` (6,), or None if none was received yet."""
+        with self.lock:
+            stamps = np.asarray(self.rec.app_stamp[-4000:], dtype=np.int64)
+            values = self.rec.app_wrench[-4000:]
+        start = int(np.searchsorted(stamps, since_ns, side="left"))
+        for i in range(start, len(stamps)):
+            if np.allclose(values[i], wrench, atol=1e-9):
+                return int(stamps[i])
+        return None
 
     def close(self) -> None:
         """Stop spinning, destroy the node, shut the private context down."""

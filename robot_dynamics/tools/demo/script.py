@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -52,3 +52,66 @@ def phase_at(script: Sequence[Phase], t: float) -> Phase:
         if t < phase.end:
             return phase
     return script[-1]
+
+
+class Schedule:
+    """Runs a script on the phases as they were applied, so that every phase lasts its full length
+    in simulated time however late the demo process (CPU-starved) sees and sends things.
+
+    Phase k+1 starts once phase k has been applied for its length: its start is the stamp of the
+    first applied-wrench sample showing phase k's wrench after the demo began sending it. The
+    first phase (a hold) starts at 0.
+
+    Args:
+        script: the phases, nominal times (only their lengths and wrenches are used).
+    """
+
+    def __init__(self, script: Sequence[Phase]):
+        self.script = list(script)
+        self.index = 0
+        self.sent_at = 0.0  # when the current phase was first sent [s]
+        self.starts: List[float] = [0.0]  # applied start of each phase begun so far [s]
+
+    @property
+    def phase(self) -> Phase:
+        """The phase to send now."""
+        return self.script[min(self.index, len(self.script) - 1)]
+
+    @property
+    def done(self) -> bool:
+        """True once the last phase has lasted its length."""
+        return self.index >= len(self.script)
+
+    def update(self, t: float, applied_start: Optional[float]) -> Phase:
+        """Advance to time ``t`` [s] (the latest joint-state stamp).
+
+        Args:
+            t: simulated time now [s after the start].
+            applied_start: for the current phase (when not yet known): the first applied-wrench
+                stamp [s] at or after ``sent_at`` showing its wrench, or None if not seen yet.
+
+        Returns:
+            the phase to send.
+        """
+        while not self.done:
+            if len(self.starts) <= self.index:  # started, but not yet seen applied
+                if applied_start is None:
+                    break
+                self.starts.append(applied_start)
+                applied_start = None
+            phase = self.script[self.index]
+            if t < self.starts[self.index] + (phase.end - phase.start):
+                break
+            self.index += 1
+            self.sent_at = t
+        return self.phase
+
+    def as_run(self) -> List[Phase]:
+        """The phases with the times they were applied (a phase not begun keeps its nominal
+        place after the last one)."""
+        out, shift = [], 0.0
+        for k, phase in enumerate(self.script):
+            start = self.starts[k] if k < len(self.starts) else phase.start + shift
+            shift = start - phase.start
+            out.append(Phase(phase.name, start, start + (phase.end - phase.start), phase.wrench))
+        return out
