@@ -6,6 +6,7 @@ import functools
 import math
 
 import numpy as np
+from scipy.linalg.lapack import dgesdd as _dgesdd
 
 from .errors import InvalidInputError
 from .friction import DEFAULT_VELOCITY_THRESHOLD, check_velocity_threshold
@@ -32,6 +33,12 @@ def resolve_wrench_components(components, n):
     """
     if components is None:
         return WRENCH_COMPONENTS if n >= 6 else WRENCH_COMPONENTS[:3]
+    if isinstance(components, tuple):
+        try:
+            if components in _RESOLVED:  # already resolved
+                return components
+        except TypeError:  # an unhashable entry: reported below
+            pass
     if isinstance(components, str):
         names = components.replace(",", " ").split()
     else:
@@ -47,7 +54,13 @@ def resolve_wrench_components(components, n):
         raise InvalidInputError(
             f"no wrench component selected; choose from {list(WRENCH_COMPONENTS)}"
         )
-    return tuple(c for c in WRENCH_COMPONENTS if c in names)
+    resolved = tuple(c for c in WRENCH_COMPONENTS if c in names)
+    if len(_RESOLVED) < 64:
+        _RESOLVED.add(resolved)
+    return resolved
+
+
+_RESOLVED = {WRENCH_COMPONENTS}  # selections seen in canonical form (a fast path)
 
 
 @functools.lru_cache(maxsize=64)
@@ -88,7 +101,14 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
     in (Nakamura & Hanafusa), which bounds the gain near a singularity.
     Returns ``(f (..., 6), singular values (..., k))``.
     """
-    U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
+    U = None
+    if J.ndim == 2:
+        # one configuration: LAPACK directly (numpy's wrapper costs more than the 6 x n SVD)
+        U, s, Vt, info = _dgesdd(J, full_matrices=0)
+        if info != 0:
+            U = None
+    if U is None:
+        U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
     if s.ndim == 1 and s.size and s[-1] > 0.0 and s[-1] >= singular_threshold:
         gain = 1.0 / s  # one configuration away from a singularity: the exact inverse
     else:

@@ -149,6 +149,11 @@ class EstimationPipeline:
             self._effort_limits,
             np.inf,
         )
+        self._clamp_lower = -self._clamp_limits
+        self._raw_effort = bool(
+            np.all(resolved.effort_scale == 1.0) and np.all(resolved.effort_offset == 0.0)
+        )
+        self._positions_complete = False
         self._zero = np.zeros(self.n)
         self._all = np.ones(self.n, dtype=bool)
         self._contact = (
@@ -235,7 +240,8 @@ class EstimationPipeline:
         return arr
 
     def _check_message(self, position, velocity, effort, present):
-        """Refusal reason (str, field) of a message, or None."""
+        """Refusal reason (str, field) of a message; None when it is acceptable, True when
+        moreover every value it has is finite (no per-joint merge needed)."""
         names = self._names
         r = self._resolved
         # fast path: one comparison per field when every value is finite and within bounds
@@ -245,7 +251,7 @@ class EstimationPipeline:
             and (velocity is None or (np.abs(velocity) <= r.velocity_bound).all())
             and (effort is None or (np.abs(effort) <= r.effort_raw_bound).all())
         ):
-            return None
+            return True
         if position is not None:
             bad = present & ~(np.abs(position) <= ABSURD_POSITION)
             if bad.any():
@@ -327,10 +333,13 @@ class EstimationPipeline:
         except (TypeError, ValueError, OverflowError) as error:
             return self._refuse(0, f"stamp is not an integer number of ns: {error}")
         problem = self._check_message(position, velocity, effort, present)
-        if problem is not None:
+        if problem is not None and problem is not True:
             return self._refuse(t_ns, *problem)
+        full = problem is True and present is self._all  # every joint, every value finite
         try:
-            return self._process(t_ns, position, velocity, effort, present, now_ns, on_command)
+            return self._process(
+                t_ns, position, velocity, effort, present, full, now_ns, on_command
+            )
         except (RobotDynamicsError, ValueError, FloatingPointError, np.linalg.LinAlgError) as e:
             # not expected for checked inputs; one message must not stop the caller
             return self._refuse(t_ns, f"{type(e).__name__}: {e}")
@@ -366,33 +375,44 @@ class EstimationPipeline:
             return None
         return d
 
-    def _process(self, t_ns, position, velocity, effort, present, now_ns, on_command):
+    def _process(self, t_ns, position, velocity, effort, present, full, now_ns, on_command):
         c = self._counters
         model = self.model
         state = self._state
         dt_ns = self._stamp(t_ns)
-        if position is not None:
-            state.merge(0, t_ns, position, present)
-        if velocity is not None:
-            bad = state.merge(1, t_ns, velocity, present)
-            if bad.any():
-                c["nonfinite_velocity"] += int(bad.sum())
-        if effort is not None:
-            bad = state.merge(2, t_ns, effort, present)
-            if bad.any():
-                c["nonfinite_effort"] += int(bad.sum())
+        if full:  # the common case: one driver, every joint, clean values
+            for row, values in enumerate((position, velocity, effort)):
+                if values is not None:
+                    state.values[row] = values
+                    state.stamps[row] = t_ns
+        else:
+            if position is not None:
+                state.merge(0, t_ns, position, present)
+            if velocity is not None:
+                bad = state.merge(1, t_ns, velocity, present)
+                if bad.any():
+                    c["nonfinite_velocity"] += int(bad.sum())
+            if effort is not None:
+                bad = state.merge(2, t_ns, effort, present)
+                if bad.any():
+                    c["nonfinite_effort"] += int(bad.sum())
         out = PipelineOutput(stamp_ns=t_ns, wrench_frame=self.wrench_frame or "")
-        missing = state.position_stamp == NEVER
-        if missing.any():
-            names = _names(self.joint_names, missing)
-            out.missing_positions = tuple(names)
-            reason = f"waiting for positions of joints {names}"
-            out.command_error = reason
-            self._pause(out, reason)
-            return out
+        if not self._positions_complete:  # once complete, positions stay known
+            missing = state.position_stamp == NEVER
+            if missing.any():
+                names = _names(self.joint_names, missing)
+                out.missing_positions = tuple(names)
+                reason = f"waiting for positions of joints {names}"
+                out.command_error = reason
+                self._pause(out, reason)
+                return out
+            self._positions_complete = True
         q = state.position.copy()
-        stale_velocity = state.older_than(1, t_ns, self._velocity_timeout_ns)
-        have_velocity = not stale_velocity.any()
+        if full and velocity is not None:
+            stale_velocity, have_velocity = None, True
+        else:
+            stale_velocity = state.older_than(1, t_ns, self._velocity_timeout_ns)
+            have_velocity = not stale_velocity.any()
         qd = state.velocity.copy() if have_velocity else self._zero
         frame = self.contact_frame
         terms = model.state_terms(q, qd, frame=frame, axes="local", jacobian=frame is not None)
@@ -429,7 +449,7 @@ class EstimationPipeline:
             c["commands_withheld"] += 1
         else:
             command = (
-                np.minimum(np.maximum(source, -self._clamp_limits), self._clamp_limits)
+                np.minimum(np.maximum(source, self._clamp_lower), self._clamp_limits)
                 if (self._clamp)
                 else source.copy()
             )
@@ -438,7 +458,10 @@ class EstimationPipeline:
                 on_command(command)
 
         # estimation
-        self._estimate(out, t_ns, dt_ns, q, qd, terms, friction, have_velocity, stale_velocity)
+        fresh_effort = full and effort is not None
+        self._estimate(
+            out, t_ns, dt_ns, q, qd, terms, friction, have_velocity, stale_velocity, fresh_effort
+        )
         return out
 
     def _pause(self, out, reason, restart=True):
@@ -452,7 +475,9 @@ class EstimationPipeline:
             out.contact = self._contact.state()
         self._tare_tick(out.stamp_ns, None)
 
-    def _estimate(self, out, t_ns, dt_ns, q, qd, terms, friction, have_velocity, stale_velocity):
+    def _estimate(
+        self, out, t_ns, dt_ns, q, qd, terms, friction, have_velocity, stale_velocity, fresh_effort
+    ):
         state = self._state
         names = self.joint_names
         if not have_velocity:
@@ -460,8 +485,8 @@ class EstimationPipeline:
             what = "no velocity" if never.any() else "stale velocity"
             self._pause(out, f"{what} for joints {_names(names, stale_velocity)}")
             return
-        stale_effort = state.older_than(2, t_ns, self._effort_timeout_ns)
-        if stale_effort.any():
+        stale_effort = None if fresh_effort else state.older_than(2, t_ns, self._effort_timeout_ns)
+        if stale_effort is not None and stale_effort.any():
             never = state.effort_stamp == NEVER
             if never.any():
                 self._stale_effort = False
@@ -484,7 +509,7 @@ class EstimationPipeline:
             self._pause(out, "the same stamp as the previous message", restart=False)
             return
         r = self._resolved
-        tau = r.effort_scale * state.effort + r.effort_offset
+        tau = state.effort if self._raw_effort else r.effort_scale * state.effort + r.effort_offset
         if friction is not None:
             tau = tau - friction
         dt = None if dt_ns is None else dt_ns * 1e-9

@@ -145,7 +145,13 @@ def test_resolve_wrench_components():
     assert resolve_wrench_components(None, 5) == ("fx", "fy", "fz")
     assert resolve_wrench_components("tz, fx fy", 3) == ("fx", "fy", "tz")
     assert resolve_wrench_components(["fz", "tx"], 7) == ("fz", "tx")
-    for bad, match in (("fx fw", "fw"), ("fx fx", "repeated"), ("", "no wrench component")):
+    assert resolve_wrench_components(("fx", "fy", "fz"), 7) == ("fx", "fy", "fz")
+    for bad, match in (
+        ("fx fw", "fw"),
+        ("fx fx", "repeated"),
+        ("", "no wrench component"),
+        (("fx", ["fy"]), "unknown"),
+    ):
         with pytest.raises(InvalidInputError, match=match):
             resolve_wrench_components(bad, 7)
     with pytest.raises(InvalidInputError, match="fw"):
