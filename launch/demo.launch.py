@@ -3,7 +3,7 @@
 
     ros2 launch robot_dynamics demo.launch.py                        # Panda, pushes, out/demo.png
     ros2 launch robot_dynamics demo.launch.py robot:=double_pendulum
-    ros2 launch robot_dynamics demo.launch.py run_demo:=false        # only the two nodes: push by hand
+    ros2 launch robot_dynamics demo.launch.py run_demo:=false    # only the two nodes: push by hand
     ros2 launch robot_dynamics demo.launch.py description_file:=/path/arm.urdf tip_link:=tool0
     ros2 launch robot_dynamics demo.launch.py description_file:=/path/arm.urdf.xacro \
         xacro_args:="prefix:=left_" tip_link:=left_tool0

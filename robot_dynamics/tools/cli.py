@@ -90,13 +90,15 @@ def parse_joint_vector(
             name, _, text = tok.partition("=")
             if name not in index:
                 raise CLIError(
-                    f"{option}: unknown joint {name!r}; the model's joints are: {', '.join(joint_names)}"
+                    f"{option}: unknown joint {name!r}; the model's joints are: "
+                    f"{', '.join(joint_names)}"
                 )
             out[index[name]] = _to_float(text, option, name)
         return out
     if len(tokens) != n:
         raise CLIError(
-            f"{option}: got {len(tokens)} value(s), the model has {n} joint(s): {', '.join(joint_names)}"
+            f"{option}: got {len(tokens)} value(s), the model has {n} joint(s): "
+            f"{', '.join(joint_names)}"
         )
     for i, tok in enumerate(tokens):
         out[i] = _to_float(tok, option, joint_names[i])
@@ -185,7 +187,8 @@ def _frame(args, model) -> Optional[str]:
         return None
     if frame not in model.link_names and frame != model.base_link:
         raise CLIError(
-            f"--frame: unknown frame {frame!r}; frames below {model.base_link}: {', '.join(model.link_names)}"
+            f"--frame: unknown frame {frame!r}; frames below {model.base_link}: "
+            f"{', '.join(model.link_names)}"
         )
     return frame
 
@@ -347,7 +350,8 @@ def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
     p = args.precision
     lines = [
         f"robot      {tree['robot']}  ({path})",
-        f"base link  {model.base_link}    tip link  {model.tip_link}    leaves  {', '.join(model.leaf_links)}",
+        f"base link  {model.base_link}    tip link  {model.tip_link}    leaves  "
+        f"{', '.join(model.leaf_links)}",
         f"gravity    {_fmt_vec(model.gravity, 3)} m/s^2 (base frame)",
         f"total mass {total_mass:.3f} kg ({len(below)} links at or below {model.base_link})",
         "",
@@ -357,11 +361,13 @@ def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
     ]
     for j in joints:
         lines.append(
-            f"  {j['index']:>2} {j['name']:<20} {j['type']:<10} {j['lower']:>8.{p}f} {j['upper']:>8.{p}f} "
-            f"{j['velocity_limit']:>7.3g} {j['effort_limit']:>8.4g} {j['damping']:>8.4g} {j['friction']:>8.4g}"
+            f"  {j['index']:>2} {j['name']:<20} {j['type']:<10} {j['lower']:>8.{p}f} "
+            f"{j['upper']:>8.{p}f} {j['velocity_limit']:>7.3g} {j['effort_limit']:>8.4g} "
+            f"{j['damping']:>8.4g} {j['friction']:>8.4g}"
         )
     lines.append(
-        f"fixed joints ({len(fixed)}): {', '.join(fixed) if fixed else 'none'} (merged into their parent)"
+        f"fixed joints ({len(fixed)}): {', '.join(fixed) if fixed else 'none'} "
+        "(merged into their parent)"
     )
     if mimic:
         lines.append(
@@ -424,7 +430,8 @@ def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
     frame = _frame(args, model)
     if frame is None and model.tip_link is None:
         raise CLIError(
-            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) and no --tip-link"
+            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) "
+            "and no --tip-link"
         )
     jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
     pose = np.asarray(model.frame_pose(q, frame=frame), dtype=float)
@@ -443,7 +450,8 @@ def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
     )
     short = _short(model.joint_names)
     lines = [
-        f"Jacobian of {frame or model.tip_link} ({args.axes} axes; rows: linear velocity of the frame "
+        f"Jacobian of {frame or model.tip_link} ({args.axes} axes; rows: linear velocity of the "
+        "frame "
         f"origin, angular velocity) at q = {_fmt_vec(q, 4)}:"
     ]
     lines += ["  " + line for line in _fmt_matrix(jac, TWIST_AXES, short, args.precision)]
@@ -465,7 +473,8 @@ def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
     frame = _frame(args, model)
     if frame is None and model.tip_link is None:
         raise CLIError(
-            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) and no --tip-link"
+            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) "
+            "and no --tip-link"
         )
     if args.external:
         tau_ext = tau
@@ -870,7 +879,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
         prog="robot-dynamics",
-        description="Rigid-body dynamics of a URDF: gravity torques, mass matrix, Jacobian, simulation "
+        description="Rigid-body dynamics of a URDF: gravity torques, mass matrix, Jacobian, "
+        "simulation "
         "and external-wrench estimation. No ROS needed.",
         epilog="Exit codes: 0 ok, 1 unexpected error, 2 bad argument, 3 bad or unreadable URDF.",
     )

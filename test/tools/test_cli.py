@@ -335,7 +335,8 @@ def test_bad_urdfs(tmp_path, capsys):
         "floating.urdf": (
             "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
             "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
-            "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint></robot>",
+            "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint>"
+            "</robot>",
             "free",
         ),
     }
@@ -429,7 +430,7 @@ def test_multi_leaf_robot_needs_a_frame(capsys):
     assert data["frame"] == "tool0" and len(data["jacobian"]) == 6 and len(data["jacobian"][0]) == 6
 
 
-# ------------------------------------------------------------------------------ robots: xacro, stdin
+# ------------------------------------------------------------------ robots: xacro, stdin
 
 
 ARM_XACRO = """<?xml version="1.0"?>
@@ -512,7 +513,7 @@ def test_exit_codes_follow_the_error_types(tmp_path, capsys):
     assert code == 3 and "free" in err
 
 
-# ------------------------------------------------------------------------------ inverse dynamics, pose
+# ------------------------------------------------------------------ inverse dynamics, pose
 
 
 def test_inverse_dynamics_matches_core_and_its_terms_add_up(capsys):
@@ -544,13 +545,13 @@ def test_inverse_dynamics_pendulum_closed_form(capsys):
     r2^2 + 2 l1 r2 c2) + I2 etc. (two 10 kg, 1 m rods; izz of the URDF)."""
     q, qdd = np.array([0.4, -1.1]), np.array([2.0, -1.0])
     data = run_json(capsys, "inverse-dynamics", "double_pendulum", "--q", *q, "--qdd", *qdd)
-    m, l, r, i = 10.0, 1.0, 0.5, 0.8416666666666667
+    m, length, r, i = 10.0, 1.0, 0.5, 0.8416666666666667
     c2 = np.cos(q[1])
-    d11 = m * r**2 + i + m * (l**2 + r**2 + 2 * l * r * c2) + i
-    d12 = m * (r**2 + l * r * c2) + i
+    d11 = m * r**2 + i + m * (length**2 + r**2 + 2 * length * r * c2) + i
+    d12 = m * (r**2 + length * r * c2) + i
     d22 = m * r**2 + i
     g, c1, c12 = 9.81, np.cos(q[0]), np.cos(q[0] + q[1])
-    grav = np.array([(m * r + m * l) * g * c1 + m * r * g * c12, m * r * g * c12])
+    grav = np.array([(m * r + m * length) * g * c1 + m * r * g * c12, m * r * g * c12])
     expected = np.array([[d11, d12], [d12, d22]]) @ qdd + grav
     np.testing.assert_allclose(data["tau"], expected, rtol=1e-12)
 
@@ -578,7 +579,7 @@ def test_pose_matches_core(capsys):
     assert code == 2 and "unknown frame 'nolink'" in err
 
 
-# ------------------------------------------------------------------------------ simulate: hold, limits, energy
+# ------------------------------------------------------------ simulate: hold, limits, energy
 
 
 def test_simulate_tau_gravity_holds_the_arm(capsys):

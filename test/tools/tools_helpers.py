@@ -1,5 +1,6 @@
 """Helpers of the tools tests (a uniquely named module, as test/ros/node_test_helpers.py: test/,
-test/core and test/ros each have a conftest.py, so `from conftest import ...` would be ambiguous)."""
+test/core and test/ros each have a conftest.py, so `from conftest import ...` would be
+ambiguous)."""
 
 import os
 import sys

@@ -163,7 +163,8 @@ def print_summary(s: Dict, name: str, pendulum: bool, args, out) -> None:
             f"  energy: start {s['energy_initial_J']:.4f} J, max |E - E0| = "
             f"{s['energy_max_abs_drift_J']:.4f} J = "
             f"{100 * s['energy_drift_relative_to_max_kinetic']:.3f} % of the largest kinetic "
-            f"energy ({s['max_kinetic_energy_J']:.1f} J); tolerance {100 * args.energy_tolerance:g} %"
+            f"energy ({s['max_kinetic_energy_J']:.1f} J); tolerance "
+            f"{100 * args.energy_tolerance:g} %"
         )
         p(
             f"  first {s['agreement_horizon_s']:g} s vs the core's RK45 (rtol 1e-10): max joint "

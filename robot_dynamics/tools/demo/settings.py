@@ -111,8 +111,8 @@ def resolve_setup(args) -> RobotSetup:
 
 
 def joint_impedance(model, q0: np.ndarray, frequency_hz: float, zeta: float = 0.7):
-    """Per-joint stiffness K_i = w^2 M_ii(q0) and damping D_i = 2 zeta w M_ii(q0) [Nm/rad, Nm s/rad]:
-    each joint, alone, a mass-spring-damper of natural frequency ``frequency_hz``."""
+    """Per-joint stiffness K_i = w^2 M_ii(q0) [Nm/rad] and damping D_i = 2 zeta w M_ii(q0)
+    [Nm s/rad]: each joint, alone, a mass-spring-damper of natural frequency ``frequency_hz``."""
     return end_stop_gains(model, q0, frequency_hz, zeta)  # the same rule as the core's end stops
 
 
