@@ -1,0 +1,115 @@
+"""Base (identifiable) parameters by Gautier's numerical method.
+
+Not every parameter of :mod:`~robot_dynamics.core.regressor` shows in the joint torques: some
+never act (the mass of the first body of a vertical axis), others only in fixed linear
+combinations (a link's mass moves into its parent's first moment and inertia). Stacking the
+regressor over random states ``W = [Y(x_1); ...; Y(x_K)]`` and factoring it with a QR
+decomposition with column pivoting ``W P = Q [R1 R2]`` splits the columns into ``r = rank(W)``
+independent ones (first r pivots) and the rest, with ``W_d = W_b R1^-1 R2``, so
+
+    tau = Y theta = Y_b beta,   beta = theta_b + R1^-1 R2 theta_d = K theta
+
+with ``Y_b = Y[..., independent]`` the base regressor and ``beta`` (r,) the base parameters
+(Gautier 1990; Pinocchio and FIGAROH do the same).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from .regressor import regressor
+
+#: relative size of R's diagonal below which a column counts as dependent
+RANK_TOLERANCE = 1e-8
+
+
+@dataclass(frozen=True, eq=False)
+class BaseParameters:
+    """Base parameters of a :class:`~robot_dynamics.core.regressor.ParameterLayout`.
+
+    Attributes:
+        layout: the full parameter layout.
+        independent: (r,) indices of the full columns kept as the base regressor.
+        K: (r, p) with ``beta = K @ theta``.
+        names: (r,) readable linear combination of each base parameter.
+    """
+
+    layout: object
+    independent: np.ndarray
+    K: np.ndarray
+    names: tuple
+
+    @property
+    def count(self):
+        """Number of base parameters r."""
+        return len(self.independent)
+
+    def base_regressor(self, Y):
+        """``Y_b`` (..., n, r) from a full regressor (..., n, p)."""
+        return Y[..., self.independent]
+
+    def from_full(self, theta):
+        """``beta = K theta`` (..., r) from full parameters (..., p)."""
+        return np.asarray(theta, dtype=float) @ self.K.T
+
+    def null_space(self, scale=None):
+        """(p, p - r) orthonormal basis of the directions ``d`` of (scaled) parameter space the
+        torques cannot see: ``K @ (scale * d) = 0``."""
+        Ks = self.K if scale is None else self.K * scale
+        return scipy.linalg.null_space(Ks)
+
+
+def random_states(model, count, rng):
+    """``count`` random states (q, qd, qdd), each (count, n): q uniform within the position
+    limits ([-pi, pi] for unlimited joints), qd and qdd standard normal."""
+    lower, upper = model.position_limits
+    lo = np.where(np.isfinite(lower), lower, -np.pi)
+    hi = np.where(np.isfinite(upper), upper, np.pi)
+    q = lo + (hi - lo) * rng.uniform(size=(count, model.n))
+    return q, rng.normal(size=(count, model.n)), rng.normal(size=(count, model.n))
+
+
+def base_parameters(model, layout, *, samples=None, seed=0, tolerance=RANK_TOLERANCE):
+    """Find the base parameters of ``layout`` for ``model`` numerically.
+
+    Args:
+        model: :class:`~robot_dynamics.core.model.RobotModel`.
+        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` of the model.
+        samples: number of random states stacked (default: enough for 4 rows per column).
+        seed: seed of the random states (the result is the same for any generic states).
+        tolerance: threshold on R's diagonal relative to its largest entry.
+
+    Returns:
+        :class:`BaseParameters`.
+    """
+    p = layout.size
+    if samples is None:
+        samples = max(50, 4 * p // max(model.n, 1) + 10)
+    q, qd, qdd = random_states(model, samples, np.random.default_rng(seed))
+    W = regressor(model, q, qd, qdd, layout).reshape(-1, p)
+    # no column normalisation: a column that only acts through a numerically tiny lever (a
+    # first axis tilted by a rounded pi in the URDF) must stay below the tolerance
+    _, R, perm = scipy.linalg.qr(W, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(R))
+    r = int(np.count_nonzero(diag > tolerance * diag[0])) if diag.size and diag[0] > 0 else 0
+    independent, dependent = perm[:r], perm[r:]
+    K = np.zeros((r, p))
+    K[np.arange(r), independent] = 1.0
+    K[:, dependent] = scipy.linalg.solve_triangular(R[:r, :r], R[:r, r:])
+    K[np.abs(K) < 1e-10 * max(1.0, np.abs(K).max(initial=0.0))] = 0.0
+    order = np.argsort(independent)  # keep the layout's order for readability
+    independent, K = independent[order], K[order]
+    names = tuple(_combination(K[i], independent[i], layout.names) for i in range(r))
+    return BaseParameters(layout=layout, independent=independent, K=K, names=names)
+
+
+def _combination(row, main, names):
+    terms = [names[main]]
+    for j in np.flatnonzero(row):
+        if j != main:
+            terms.append(f"{row[j]:+.4g} {names[j]}")
+    return " ".join(terms)
+
+
+__all__ = ["BaseParameters", "base_parameters", "random_states", "RANK_TOLERANCE"]

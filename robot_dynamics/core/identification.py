@@ -1,0 +1,438 @@
+"""Identification of the dynamic parameters from measured joint torques.
+
+Two steps (reference section 8):
+
+1. Weighted least squares on the base parameters ``beta`` (see
+   :mod:`~robot_dynamics.core.base_parameters`): ordinary least squares first, then each joint's
+   rows weighted by the inverse of its residual standard deviation; the covariance of ``beta``
+   gives the standard errors.
+2. A *physically consistent* full parameter set ``theta`` (every body with mass >= 0 and a
+   rotational inertia that is positive semi-definite and satisfies the triangle inequality,
+   i.e. a positive semi-definite 4x4 pseudo-inertia ``J = [[Sigma, h], [h^T, m]]``, Wensing et
+   al. 2017) solved with ``scipy.optimize.least_squares`` over a log-Cholesky factor
+   ``J = U U^T`` per body (Rucker and Wensing 2022); friction coefficients >= 0 are bounds of
+   the same solve. It minimises the whitened distance of ``K theta`` to the estimated ``beta``
+   plus a small penalty on ``theta - theta_nominal`` restricted to the directions the torques
+   cannot see (the null space of ``K``): what the data determine comes from the data, the rest
+   stays as close to the nominal URDF as consistency allows.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+
+from .base_parameters import base_parameters
+from .errors import RobotDynamicsError
+from .regressor import (
+    PARAMETERS_PER_BODY,
+    ParameterLayout,
+    parameters_to_inertia,
+    regressor,
+)
+
+
+class IdentificationError(RobotDynamicsError, ValueError):
+    """The data cannot identify the parameters: too few samples, or a trajectory that does not
+    excite them (the message names the parameters)."""
+
+
+#: default largest condition number of the column-normalised base regressor on the data
+MAX_CONDITION = 1e4
+#: samples per batch when building regressors (bounds the memory)
+CHUNK = 2000
+
+
+# ------------------------------------------------------------------ pseudo-inertia
+def pseudo_inertia(theta):
+    """4x4 pseudo-inertia ``[[Sigma, h], [h^T, m]]``, ``Sigma = tr(I)/2 1 - I`` (..., 4, 4) of
+    body parameters (..., 10) (inertia about the body origin)."""
+    theta = np.asarray(theta, dtype=float)
+    I = parameters_to_inertia(theta)[..., 3:, 3:]
+    J = np.zeros(theta.shape[:-1] + (4, 4))
+    J[..., :3, :3] = 0.5 * np.trace(I, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - I
+    J[..., :3, 3] = theta[..., 1:4]
+    J[..., 3, :3] = theta[..., 1:4]
+    J[..., 3, 3] = theta[..., 0]
+    return J
+
+
+def parameters_from_pseudo_inertia(J):
+    """Inverse of :func:`pseudo_inertia`: (..., 4, 4) -> (..., 10)."""
+    J = np.asarray(J, dtype=float)
+    S = J[..., :3, :3]
+    I = np.trace(S, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - S
+    out = np.empty(J.shape[:-2] + (10,))
+    out[..., 0] = J[..., 3, 3]
+    out[..., 1:4] = J[..., :3, 3]
+    out[..., 4:] = I[..., [0, 0, 1, 0, 1, 2], [0, 1, 1, 2, 2, 2]]
+    return out
+
+
+def is_physically_consistent(theta, tolerance=1e-9):
+    """Per body (...,): mass >= 0 and rotational inertia PSD with the triangle inequality
+    (pseudo-inertia eigenvalues >= -tolerance * its scale)."""
+    J = pseudo_inertia(theta)
+    eig = np.linalg.eigvalsh(J)
+    scale = np.maximum(np.abs(eig).max(axis=-1), 1e-12)
+    return eig.min(axis=-1) >= -tolerance * scale
+
+
+def log_cholesky_to_parameters(x):
+    """Body parameters (..., 10) of log-Cholesky coordinates (..., 10)
+    ``[alpha, d1, d2, d3, s12, s23, s13, t1, t2, t3]``:
+    ``U = e^alpha [[e^d1, s12, s13, t1], [0, e^d2, s23, t2], [0, 0, e^d3, t3], [0, 0, 0, 1]]``,
+    ``J = U U^T`` (always a physically consistent body with positive mass)."""
+    x = np.asarray(x, dtype=float)
+    U = np.zeros(x.shape[:-1] + (4, 4))
+    U[..., 0, 0] = np.exp(x[..., 1])
+    U[..., 1, 1] = np.exp(x[..., 2])
+    U[..., 2, 2] = np.exp(x[..., 3])
+    U[..., 0, 1] = x[..., 4]
+    U[..., 1, 2] = x[..., 5]
+    U[..., 0, 2] = x[..., 6]
+    U[..., :3, 3] = x[..., 7:10]
+    U[..., 3, 3] = 1.0
+    U = U * np.exp(x[..., 0])[..., None, None]
+    return parameters_from_pseudo_inertia(U @ U.swapaxes(-1, -2))
+
+
+def parameters_to_log_cholesky(theta, floor=1e-9):
+    """Log-Cholesky coordinates of body parameters (..., 10); a pseudo-inertia that is not
+    positive definite is first lifted by ``floor`` times its scale (plus its most negative
+    eigenvalue)."""
+    J = pseudo_inertia(theta)
+    eig = np.linalg.eigvalsh(J)
+    scale = np.maximum(np.abs(eig).max(axis=-1), 1e-12)
+    lift = np.maximum(floor * scale - eig.min(axis=-1), 0.0)
+    J = J + lift[..., None, None] * np.eye(4)
+    flip = np.eye(4)[::-1]
+    L = np.linalg.cholesky(flip @ J @ flip)  # J = (P L P)(P L P)^T, P L P upper triangular
+    U = flip @ L @ flip
+    a = U[..., 3, 3]
+    U = U / a[..., None, None]
+    x = np.empty(theta.shape[:-1] + (10,))
+    x[..., 0] = np.log(a)
+    x[..., 1] = np.log(U[..., 0, 0])
+    x[..., 2] = np.log(U[..., 1, 1])
+    x[..., 3] = np.log(U[..., 2, 2])
+    x[..., 4] = U[..., 0, 1]
+    x[..., 5] = U[..., 1, 2]
+    x[..., 6] = U[..., 0, 2]
+    x[..., 7:10] = U[..., :3, 3]
+    return x
+
+
+# ------------------------------------------------------------------ result
+@dataclass(frozen=True, eq=False)
+class IdentificationResult:
+    """Identified parameters.
+
+    Attributes:
+        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` of ``theta``.
+        base: :class:`~robot_dynamics.core.base_parameters.BaseParameters`.
+        beta: (r,) weighted least-squares base parameters.
+        beta_std: (r,) their standard errors.
+        theta: (p,) physically consistent full parameters (inertial per body, then friction).
+        theta_nominal: (p,) the nominal model's parameters.
+        joint_sigma: (n,) per-joint residual standard deviation of the least squares (the
+            weights are its inverse) [N m or N].
+        condition_number: condition number of the column-normalised weighted base regressor.
+        samples: number of samples used.
+        consistency_cost: whitened squared distance of ``K theta`` from ``beta`` (0 when the
+            estimate is itself consistent).
+    """
+
+    layout: ParameterLayout
+    base: object
+    beta: np.ndarray
+    beta_std: np.ndarray
+    theta: np.ndarray
+    theta_nominal: np.ndarray
+    joint_sigma: np.ndarray
+    condition_number: float
+    samples: int
+    consistency_cost: float
+
+    def torques(self, model, q, qd, qdd, parameters="consistent"):
+        """Predicted joint torques (..., n): ``parameters`` "consistent" (``theta``), "base"
+        (``beta`` through the base regressor) or "nominal"."""
+        Y = regressor(model, q, qd, qdd, self.layout)
+        if parameters == "base":
+            return self.base.base_regressor(Y) @ self.beta
+        theta = {"consistent": self.theta, "nominal": self.theta_nominal}[parameters]
+        return Y @ theta
+
+    def body_parameters(self):
+        """(nb, 10) identified inertial parameters per body (body order of the layout)."""
+        return self.theta[: self.layout.n_inertial].reshape(-1, PARAMETERS_PER_BODY)
+
+    def group(self, name):
+        """(n,) identified values of a per-joint group ('viscous', 'coulomb', 'offset',
+        'armature')."""
+        return self.theta[self.layout.group_slice(name)]
+
+    def apply(self, model):
+        """The model with the identified body inertias, friction (viscous -> damping, Coulomb
+        -> friction) and armature; offsets are not part of a model."""
+        return apply_parameters(model, self.layout, self.theta)
+
+
+def apply_parameters(model, layout, theta):
+    """A new model with the inertias and friction/armature of ``theta`` (in ``layout``)."""
+    import dataclasses
+
+    layout.check(model)
+    inertia = parameters_to_inertia(theta[: layout.n_inertial].reshape(-1, PARAMETERS_PER_BODY))
+    tree = dataclasses.replace(model.tree, inertia=inertia)
+    new = model._copy_with(tree=tree)
+    groups = layout.groups
+    if "viscous" in groups or "coulomb" in groups:
+        new = new.with_friction(
+            damping=np.maximum(theta[layout.group_slice("viscous")], 0.0)
+            if "viscous" in groups
+            else None,
+            friction=np.maximum(theta[layout.group_slice("coulomb")], 0.0)
+            if "coulomb" in groups
+            else None,
+        )
+    if "armature" in groups:
+        new = new.with_armature(np.maximum(theta[layout.group_slice("armature")], 0.0))
+    return new
+
+
+# ------------------------------------------------------------------ identification
+def stacked_regressor(model, q, qd, qdd, layout, columns=None, chunk=CHUNK):
+    """Regressor of many samples (N, n, p) (or its ``columns``), built ``chunk`` at a time."""
+    q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
+    parts = []
+    for start in range(0, q.shape[0], chunk):
+        s = slice(start, start + chunk)
+        Y = regressor(model, q[s], qd[s], qdd[s], layout)
+        parts.append(Y if columns is None else Y[..., columns])
+    width = layout.size if columns is None else len(columns)
+    return np.concatenate(parts) if parts else np.zeros((0, model.n, width))
+
+
+def _parameter_scale(model, layout):
+    """Typical magnitude of each parameter (for the regulariser): per body a mass scale and a
+    0.1 m length; 1 for the per-joint groups."""
+    masses = model.tree.inertia[:, 0, 0]
+    floor = 1e-3 + 0.01 * (masses.sum() / max(len(masses), 1))
+    m = np.maximum(masses, floor)
+    length = 0.1
+    body = np.array([1.0] + [length] * 3 + [length**2] * 6)
+    return np.concatenate([(m[:, None] * body).reshape(-1), np.ones(layout.size - 10 * len(m))])
+
+
+def identify(
+    model,
+    q,
+    qd,
+    qdd,
+    tau,
+    *,
+    layout=None,
+    base=None,
+    regularization=1e-2,
+    max_condition=MAX_CONDITION,
+):
+    """Identify the dynamic parameters of ``model`` from measured joint torques.
+
+    Args:
+        model: the nominal :class:`~robot_dynamics.core.model.RobotModel` (its parameters are
+            the prior for what the data cannot see).
+        q, qd, qdd: (N, n) joint positions [rad, m], velocities, accelerations, model order.
+        tau: (N, n) measured joint torques [N m or N].
+        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` (default: inertial
+            parameters with viscous and Coulomb friction).
+        base: precomputed :class:`~robot_dynamics.core.base_parameters.BaseParameters`.
+        regularization: weight of the pull toward the nominal parameters in the directions the
+            data cannot see (whitened units).
+        max_condition: largest accepted condition number of the column-normalised weighted
+            base regressor.
+
+    Returns:
+        :class:`IdentificationResult`.
+
+    Raises:
+        IdentificationError: fewer samples than base parameters, or data that do not excite
+            some base parameters (named).
+        InvalidInputError: wrong shapes or non-finite values.
+    """
+    layout = ParameterLayout.for_model(model) if layout is None else layout
+    layout.check(model)
+    base = base_parameters(model, layout) if base is None else base
+    tau = model._check_vector(tau, "tau")
+    if tau.ndim != 2:
+        raise IdentificationError(f"tau must be (N, n) samples, got shape {tau.shape}")
+    N, n = tau.shape
+    r = base.count
+    if N * n < 2 * r or N < 2:
+        raise IdentificationError(
+            f"too few samples: {N} samples of {n} joints for {r} base parameters "
+            f"(need at least {math.ceil(2 * r / n)})"
+        )
+    Yb = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent)
+
+    # 1. ordinary, then weighted least squares on the base parameters
+    A = Yb.reshape(N * n, r)
+    b = tau.reshape(N * n)
+    norms = np.linalg.norm(A, axis=0)
+    weak = norms <= 1e-12 * max(norms.max(initial=0.0), 1.0)
+    if np.any(weak):
+        names = [base.names[i] for i in np.flatnonzero(weak)]
+        raise IdentificationError(
+            "the trajectory does not excite these base parameters at all: " + "; ".join(names)
+        )
+    beta0 = np.linalg.lstsq(A / norms, b, rcond=None)[0] / norms
+    resid = (tau - Yb @ beta0).reshape(N, n)
+    dof = max(N - r / n, 1.0)
+    sigma = np.sqrt((resid**2).sum(axis=0) / dof)
+    rms_tau = np.sqrt((tau**2).mean(axis=0))
+    sigma = np.maximum(sigma, 1e-6 * np.maximum(rms_tau, 1e-3))
+    Aw = (Yb / sigma[:, None]).reshape(N * n, r)
+    bw = (tau / sigma).reshape(N * n)
+    wnorms = np.linalg.norm(Aw, axis=0)
+    Q, R = np.linalg.qr(Aw / wnorms)
+    s = np.linalg.svd(R, compute_uv=False)
+    condition = float(s[0] / s[-1]) if s[-1] > 0 else math.inf
+    if not condition <= max_condition:
+        _, _, Vt = np.linalg.svd(R)
+        worst = np.argsort(-np.abs(Vt[-1]))[:3]
+        raise IdentificationError(
+            f"the trajectory does not excite the parameters enough: condition number "
+            f"{condition:.3g} > {max_condition:.3g}; least excited: "
+            + "; ".join(base.names[i] for i in worst)
+            + " (use an excitation trajectory: robot-dynamics excite)"
+        )
+    beta_s = scipy.linalg.solve_triangular(R, Q.T @ bw)
+    beta = beta_s / wnorms
+    res_w = bw - (Aw / wnorms) @ beta_s
+    s2 = float(res_w @ res_w) / max(N * n - r, 1)
+    Rinv = scipy.linalg.solve_triangular(R, np.eye(r))
+    beta_std = np.sqrt(s2 * (Rinv**2).sum(axis=1)) / wnorms
+    R_unscaled = R * wnorms  # whitened data term: R_u (beta_other - beta)
+
+    # 2. physically consistent full parameters
+    theta_nominal = layout.nominal(model)
+    theta = _consistent_parameters(
+        model, layout, base, beta, R_unscaled, theta_nominal, regularization
+    )
+    e = R_unscaled @ (base.from_full(theta) - beta)
+    return IdentificationResult(
+        layout=layout,
+        base=base,
+        beta=beta,
+        beta_std=beta_std,
+        theta=theta,
+        theta_nominal=theta_nominal,
+        joint_sigma=sigma,
+        condition_number=condition,
+        samples=N,
+        consistency_cost=float(e @ e),
+    )
+
+
+def _log_cholesky_factor(x):
+    """(..., 4, 4) upper-triangular U of log-Cholesky coordinates (..., 10)."""
+    U = np.zeros(x.shape[:-1] + (4, 4))
+    U[..., 0, 0] = np.exp(x[..., 1])
+    U[..., 1, 1] = np.exp(x[..., 2])
+    U[..., 2, 2] = np.exp(x[..., 3])
+    U[..., 0, 1] = x[..., 4]
+    U[..., 1, 2] = x[..., 5]
+    U[..., 0, 2] = x[..., 6]
+    U[..., :3, 3] = x[..., 7:10]
+    U[..., 3, 3] = 1.0
+    return U * np.exp(x[..., 0])[..., None, None]
+
+
+# entries of U moved by the coordinates s12, s23, s13, t1, t2, t3 (x[4:10])
+_OFF_DIAGONAL = ((0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3))
+
+
+def _log_cholesky_jacobian(x):
+    """d theta / d x (..., 10, 10) of :func:`log_cholesky_to_parameters`."""
+    U = _log_cholesky_factor(x)
+    dU = np.zeros(x.shape[:-1] + (10, 4, 4))
+    dU[..., 0, :, :] = U  # alpha scales everything
+    for k in range(3):  # d_k scales the diagonal entry
+        dU[..., 1 + k, k, k] = U[..., k, k]
+    ea = np.exp(x[..., 0])
+    for k, (i, j) in enumerate(_OFF_DIAGONAL):
+        dU[..., 4 + k, i, j] = ea
+    Ut = U[..., None, :, :].swapaxes(-1, -2)
+    dJ = dU @ Ut
+    dJ = dJ + dJ.swapaxes(-1, -2)
+    return parameters_from_pseudo_inertia(dJ).swapaxes(-1, -2)  # (..., theta, x)
+
+
+def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regularization):
+    nb = layout.nb
+    ni = layout.n_inertial
+    p = layout.size
+    scale = _parameter_scale(model, layout)
+    N = base.null_space(scale)  # (p, p - r) in scaled coordinates
+    sqrt_reg = math.sqrt(regularization)
+    # residual = M theta - c: whitened data term and prior in the unseen directions
+    M = np.vstack([Rw @ base.K, sqrt_reg * (N.T / scale)])
+    c = np.concatenate([Rw @ beta, sqrt_reg * (N.T @ (theta_nominal / scale))])
+    nominal_bodies = theta_nominal[:ni].reshape(nb, PARAMETERS_PER_BODY)
+    lower = np.full(p, -np.inf)
+    for group in ("viscous", "coulomb", "armature"):
+        if group in layout.groups:
+            lower[layout.group_slice(group)] = 0.0
+    x0 = np.concatenate(
+        [parameters_to_log_cholesky(nominal_bodies).reshape(-1), theta_nominal[ni:]]
+    )
+    x0 = np.maximum(x0, np.where(np.isfinite(lower), lower + 1e-9, -np.inf))
+
+    def clipped_bodies(x):
+        xb = x[:ni].reshape(nb, PARAMETERS_PER_BODY).copy()
+        xb[:, :4] = np.clip(xb[:, :4], -60.0, 60.0)  # trial steps must stay finite
+        return xb
+
+    def theta_of(x):
+        return np.concatenate([log_cholesky_to_parameters(clipped_bodies(x)).reshape(-1), x[ni:]])
+
+    def residuals(x):
+        return M @ theta_of(x) - c
+
+    def jacobian(x):
+        D = _log_cholesky_jacobian(clipped_bodies(x))
+        J = M.copy()
+        for b in range(nb):
+            s = slice(10 * b, 10 * b + 10)
+            J[:, s] = M[:, s] @ D[b]
+        return J
+
+    sol = scipy.optimize.least_squares(
+        residuals,
+        x0,
+        jac=jacobian,
+        bounds=(lower, np.full(p, np.inf)),
+        method="trf",
+        x_scale="jac",
+        ftol=1e-12,
+        xtol=1e-12,
+        gtol=1e-12,
+        max_nfev=1000,  # the unseen directions converge slowly; the data do not  # the unseen directions converge slowly; the data do not
+    )
+    return theta_of(sol.x)
+
+
+__all__ = [
+    "IdentificationError",
+    "IdentificationResult",
+    "apply_parameters",
+    "identify",
+    "is_physically_consistent",
+    "log_cholesky_to_parameters",
+    "parameters_from_pseudo_inertia",
+    "parameters_to_log_cholesky",
+    "pseudo_inertia",
+    "stacked_regressor",
+]
