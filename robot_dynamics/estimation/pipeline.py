@@ -420,12 +420,17 @@ class EstimationPipeline:
         if self.config.friction_compensation and have_velocity:
             friction = model.friction_torques(qd, self.config.friction_velocity_threshold)
 
-        # the command path first: gravity, the feed-forward, the command
+        # the command path first: gravity (the command when it is the source), the
+        # feed-forward (the command otherwise), then the estimation
         gravity = self._finite(terms.gravity, "gravity")
         out.gravity = gravity
+        by_gravity = self.config.command_source == "gravity"
+        if by_gravity:
+            self._command(out, gravity, "the gravity torques are not finite", on_command)
         reference = self._active_reference(t_ns if now_ns is None else int(now_ns))
         if reference is not None:
             ff = self._reference_feedforward(reference)
+            ff = None if ff is None else ff.copy()  # the cached array stays ours
             ff_error = None if ff is not None else "the feed-forward at the reference is not finite"
         elif have_velocity:
             ff = terms.nonlinear_effects
@@ -440,22 +445,8 @@ class EstimationPipeline:
                 f"{_names(self.joint_names, stale_velocity)}"
             )
         out.feedforward = ff
-        if self.config.command_source == "gravity":
-            source, error = gravity, "the gravity torques are not finite"
-        else:
-            source, error = ff, ff_error
-        if source is None:
-            out.command_error = error
-            c["commands_withheld"] += 1
-        else:
-            command = (
-                np.minimum(np.maximum(source, self._clamp_lower), self._clamp_limits)
-                if (self._clamp)
-                else source.copy()
-            )
-            out.command = command
-            if on_command is not None:
-                on_command(command)
+        if not by_gravity:
+            self._command(out, ff, ff_error, on_command)
 
         # estimation
         fresh_effort = full and effort is not None
@@ -463,6 +454,20 @@ class EstimationPipeline:
             out, t_ns, dt_ns, q, qd, terms, friction, have_velocity, stale_velocity, fresh_effort
         )
         return out
+
+    def _command(self, out, source, error, on_command):
+        """The effort command from ``source`` (clamped), handed to ``on_command`` at once."""
+        if source is None:
+            out.command_error = error
+            self._counters["commands_withheld"] += 1
+            return
+        if self._clamp:
+            command = np.minimum(np.maximum(source, self._clamp_lower), self._clamp_limits)
+        else:
+            command = source.copy()
+        out.command = command
+        if on_command is not None:
+            on_command(command)
 
     def _pause(self, out, reason, restart=True):
         out.estimation_paused = reason
