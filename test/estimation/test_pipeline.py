@@ -517,9 +517,11 @@ def test_plausibility_bounds_refuse_with_named_reason(panda):
     assert "position has shape (3,)" in out.refused
     out = p.update(math.nan, Q, None, None)
     assert out.refused and "stamp" in out.refused
+    out = p.update(T0, Q, None, None, present=[True] * 3)
+    assert "present has shape (3,)" in out.refused
     s = p.status()
-    assert s["refused"] == 6 and s["refused_effort"] == 1 and s["refused_velocity"] == 1
-    assert s["refused_position"] == 3 and "stamp" in s["last_refusal"]
+    assert s["refused"] == 7 and s["refused_effort"] == 1 and s["refused_velocity"] == 1
+    assert s["refused_position"] == 3 and "present" in s["last_refusal"]
     # a factor of 20 accepts the same effort
     out = pipe(panda, effort_limit_factor=20.0).update(T0, Q, np.zeros(7), bad)
     assert out.refused is None
