@@ -419,7 +419,7 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
         ftol=1e-12,
         xtol=1e-12,
         gtol=1e-12,
-        max_nfev=1000,  # the unseen directions converge slowly; the data do not  # the unseen directions converge slowly; the data do not
+        max_nfev=1000,  # the unseen directions converge slowly; the data do not
     )
     return theta_of(sol.x)
 

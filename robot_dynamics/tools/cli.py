@@ -36,6 +36,8 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from robot_dynamics.tools import identify as _identify
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -827,6 +829,7 @@ COMMANDS = {
     "inverse-dynamics": cmd_inverse_dynamics,
     "pose": cmd_pose,
 }
+COMMANDS.update(_identify.COMMANDS)  # identify, excite, identify-payload (tools/identify.py)
 
 
 # ----------------------------------------------------------------------------------- argparse
@@ -1012,6 +1015,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--damping", type=float, default=1e-6, help="pseudo-inverse damping (default 1e-6)"
     )
+    _identify.add_parsers(sub, common)
     return parser
 
 

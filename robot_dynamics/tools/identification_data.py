@@ -1,0 +1,370 @@
+"""Recorded joint data for identification: ROS 2 bags (read with the PyPI ``rosbags`` library,
+no ROS installation needed) and CSV files, turned into uniformly sampled ``q, qd, qdd, tau``.
+
+- Bags: a rosbag2 directory, or a single ``.mcap`` or ``.db3`` file; ``sensor_msgs/JointState``
+  on a selectable topic (default ``/joint_states``). Messages are merged by joint name in stamp
+  order (``header.stamp``; the recording time when the stamp is zero): a message may carry a
+  subset of the joints in any order, messages with the same stamp form one sample, and a joint
+  keeps its last value for at most ``max_age`` seconds.
+- CSV: a header row with ``time`` [s] and per joint ``<joint>.position``, ``<joint>.effort``
+  and optionally ``<joint>.velocity``.
+
+Samples with a NaN or a missing field (a joint never received, too old, or an empty effort
+array) are dropped and counted. The rest is split at gaps, resampled onto a uniform grid per
+segment, the velocity taken from the messages (or differentiated when they have none) and the
+acceleration differentiated from it with a Savitzky-Golay filter (zero phase, scipy); the
+efforts are smoothed with the same filter so that all signals see the same delay (none).
+"""
+
+import csv
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import savgol_filter
+
+from robot_dynamics.core.identification import IdentificationError
+
+
+class DataError(IdentificationError):
+    """The recording cannot be used: missing file or topic, unknown joints, bad CSV."""
+
+
+@dataclass(frozen=True, eq=False)
+class JointSamples:
+    """Merged raw samples, model joint order: t (N,) [s]; position, velocity, effort (N, n)
+    with NaN where a value is missing (velocity None when no message had one)."""
+
+    t: np.ndarray
+    position: np.ndarray
+    velocity: object
+    effort: np.ndarray
+    extra_joints: tuple = ()
+
+
+@dataclass(frozen=True, eq=False)
+class JointData:
+    """Identification data, model joint order, uniformly sampled per segment.
+
+    Attributes:
+        t: (N,) [s]; q, qd, qdd, tau: (N, n).
+        dropped: raw samples dropped (NaN or missing fields).
+        raw_samples: merged samples before dropping.
+        velocity_source: "message" or "differentiated".
+        extra_joints: joints in the recording that the model does not have (ignored).
+        rate: sampling rate of the uniform grid [Hz].
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+    dropped: int
+    raw_samples: int
+    velocity_source: str
+    extra_joints: tuple
+    rate: float
+
+    def split(self, holdout):
+        """(train, test) with the last ``holdout`` fraction of the samples held out."""
+        n = len(self.t)
+        k = int(round(n * (1.0 - holdout)))
+        return self._take(slice(0, k)), self._take(slice(k, n))
+
+    def _take(self, s):
+        return JointData(
+            self.t[s],
+            self.q[s],
+            self.qd[s],
+            self.qdd[s],
+            self.tau[s],
+            0,
+            len(self.t[s]),
+            self.velocity_source,
+            self.extra_joints,
+            self.rate,
+        )
+
+
+# ------------------------------------------------------------------ readers
+def read_bag(path, joint_names, topic="/joint_states", max_age=0.05):
+    """Merged :class:`JointSamples` of a bag's JointState messages on ``topic``.
+
+    Raises:
+        DataError: the path does not exist or is not a bag, the topic is missing or of another
+            type, or the model's joints are not in the messages.
+    """
+    from rosbags.highlevel import AnyReader, AnyReaderError
+    from rosbags.typesys import Stores, get_typestore
+
+    if not os.path.exists(path):
+        raise DataError(f"no such bag: {path!r}")
+    try:
+        reader = AnyReader([_path(path)], default_typestore=get_typestore(Stores.ROS2_JAZZY))
+        reader.open()
+    except (AnyReaderError, OSError, ValueError) as err:
+        raise DataError(f"cannot read bag {path!r}: {err}") from None
+    try:
+        connections = [c for c in reader.connections if c.topic == topic]
+        if not connections:
+            topics = sorted({f"{c.topic} ({c.msgtype})" for c in reader.connections})
+            raise DataError(
+                f"bag {path!r} has no topic {topic!r}; its topics: {', '.join(topics) or 'none'}"
+            )
+        bad = [c.msgtype for c in connections if c.msgtype != "sensor_msgs/msg/JointState"]
+        if bad:
+            raise DataError(f"topic {topic!r} carries {bad[0]}, not sensor_msgs/msg/JointState")
+        messages = []
+        for connection, timestamp, raw in reader.messages(connections=connections):
+            msg = reader.deserialize(raw, connection.msgtype)
+            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+            messages.append(
+                (
+                    stamp if stamp > 0 else timestamp,
+                    list(msg.name),
+                    np.asarray(msg.position, dtype=float),
+                    np.asarray(msg.velocity, dtype=float),
+                    np.asarray(msg.effort, dtype=float),
+                )
+            )
+    finally:
+        reader.close()
+    return merge_messages(messages, joint_names, max_age=max_age, source=f"topic {topic!r}")
+
+
+def _path(path):
+    from pathlib import Path
+
+    return Path(path)
+
+
+def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
+    """Merge JointState-like messages ``(stamp_ns, names, position, velocity, effort)`` by
+    joint name into :class:`JointSamples` (see the module docstring)."""
+    index = {name: k for k, name in enumerate(joint_names)}
+    n = len(joint_names)
+    messages = sorted(messages, key=lambda m: m[0])
+    seen, extra = set(), set()
+    for _, names, *_ in messages:
+        seen.update(names)
+    extra = tuple(sorted(seen - set(index)))
+    missing = [name for name in joint_names if name not in seen]
+    if missing:
+        raise DataError(
+            f"joints {missing} of the model are not in {source} (it has "
+            f"{sorted(seen) or 'no joints'}); is it the right robot?"
+        )
+    has_velocity = any(len(m[3]) for m in messages)
+    last = np.full((3, n), np.nan)
+    last_t = np.full(n, -np.inf)
+    times, rows = [], []
+    max_age_ns = max_age * 1e9
+
+    def emit(stamp):
+        fresh = (stamp - last_t) <= max_age_ns
+        row = np.where(fresh, last, np.nan)
+        times.append(stamp)
+        rows.append(row)
+
+    current = None
+    for stamp, names, pos, vel, eff in messages:
+        if current is not None and stamp != current:
+            emit(current)
+        current = stamp
+        for i, name in enumerate(names):
+            k = index.get(name)
+            if k is None:
+                continue
+            last[0, k] = pos[i] if i < len(pos) else np.nan
+            last[1, k] = vel[i] if i < len(vel) else np.nan
+            last[2, k] = eff[i] if i < len(eff) else np.nan
+            last_t[k] = stamp
+    if current is not None:
+        emit(current)
+    data = np.array(rows).reshape(-1, 3, n)
+    return JointSamples(
+        t=(np.array(times, dtype=np.int64) - (times[0] if times else 0)) * 1e-9,
+        position=data[:, 0],
+        velocity=data[:, 1] if has_velocity else None,
+        effort=data[:, 2],
+        extra_joints=extra,
+    )
+
+
+def read_csv(path, joint_names):
+    """:class:`JointSamples` of a CSV file (see the module docstring)."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as err:
+        raise DataError(f"cannot read CSV {path!r}: {err}") from None
+    if len(rows) < 2:
+        raise DataError(f"CSV {path!r} has no data rows")
+    header = [h.strip() for h in rows[0]]
+    col = {h: i for i, h in enumerate(header)}
+    if "time" not in col:
+        raise DataError(f"CSV {path!r} has no 'time' column (header: {header})")
+    missing = [
+        f"{j}.{field}"
+        for j in joint_names
+        for field in ("position", "effort")
+        if f"{j}.{field}" not in col
+    ]
+    if missing:
+        known = sorted({h.rsplit(".", 1)[0] for h in header if "." in h})
+        raise DataError(
+            f"CSV {path!r} lacks columns {missing[:4]}{' ...' if len(missing) > 4 else ''} "
+            f"(its joints: {known})"
+        )
+
+    def number(text):
+        try:
+            return float(text)
+        except ValueError:
+            return math.nan
+
+    table = np.array(
+        [[number(r[i]) if i < len(r) else math.nan for i in range(len(header))] for r in rows[1:]]
+    )
+    has_velocity = all(f"{j}.velocity" in col for j in joint_names)
+
+    def block(field):
+        return table[:, [col[f"{j}.{field}"] for j in joint_names]]
+
+    known = {h.rsplit(".", 1)[0] for h in header if "." in h}
+    order = np.argsort(table[:, col["time"]], kind="stable")
+    t = table[order, col["time"]]
+    return JointSamples(
+        t=t - (t[0] if len(t) and np.isfinite(t[0]) else 0.0),
+        position=block("position")[order],
+        velocity=block("velocity")[order] if has_velocity else None,
+        effort=block("effort")[order],
+        extra_joints=tuple(sorted(known - set(joint_names))),
+    )
+
+
+# ------------------------------------------------------------------ processing
+def prepare(samples, filter_window=0.05, polyorder=3, rate=None, gap_factor=5.0):
+    """Uniformly sampled :class:`JointData` of merged samples.
+
+    Args:
+        samples: :class:`JointSamples`.
+        filter_window: Savitzky-Golay window [s] for the differentiation and the smoothing.
+        polyorder: its polynomial order.
+        rate: resampling rate [Hz] (default: from the median sample interval).
+        gap_factor: a jump of more than this many sample intervals splits the data.
+    """
+    t = samples.t
+    fields = [samples.position, samples.effort] + (
+        [samples.velocity] if samples.velocity is not None else []
+    )
+    ok = np.isfinite(t) & np.all([np.isfinite(f).all(axis=1) for f in fields], axis=0)
+    dropped = int(np.count_nonzero(~ok))
+    t = t[ok]
+    q, tau = samples.position[ok], samples.effort[ok]
+    v = samples.velocity[ok] if samples.velocity is not None else None
+    if len(t) < 2:
+        raise DataError(f"too few samples: {len(t)} usable ({dropped} dropped)")
+    dt_med = float(np.median(np.diff(t)))
+    if not dt_med > 0:
+        raise DataError("the samples have no time spread (all stamps equal)")
+    dt = 1.0 / rate if rate else dt_med
+    window = max(polyorder + 2, int(round(filter_window / dt)) | 1)
+    if window % 2 == 0:
+        window += 1
+    cuts = np.flatnonzero(np.diff(t) > gap_factor * dt_med) + 1
+    out = {k: [] for k in ("t", "q", "qd", "qdd", "tau")}
+    for seg in np.split(np.arange(len(t)), cuts):
+        ts = t[seg]
+        grid = np.arange(ts[0], ts[-1] + 0.5 * dt, dt)
+        if len(grid) < window:
+            dropped += len(seg)
+            continue
+
+        def resample(x):
+            return np.column_stack([np.interp(grid, ts, x[seg, j]) for j in range(x.shape[1])])
+
+        qs = resample(q)
+        if v is not None:
+            qds = savgol_filter(resample(v), window, polyorder, axis=0)
+        else:
+            qds = savgol_filter(qs, window, polyorder, deriv=1, delta=dt, axis=0)
+        qdds = savgol_filter(qds, window, polyorder, deriv=1, delta=dt, axis=0)
+        out["t"].append(grid)
+        out["q"].append(qs)
+        out["qd"].append(qds)
+        out["qdd"].append(qdds)
+        out["tau"].append(savgol_filter(resample(tau), window, polyorder, axis=0))
+    if not out["t"]:
+        raise DataError(
+            f"too few samples: no stretch of data longer than the filter window ({window} samples)"
+        )
+    return JointData(
+        t=np.concatenate(out["t"]),
+        q=np.concatenate(out["q"]),
+        qd=np.concatenate(out["qd"]),
+        qdd=np.concatenate(out["qdd"]),
+        tau=np.concatenate(out["tau"]),
+        dropped=dropped,
+        raw_samples=len(samples.t),
+        velocity_source="message" if v is not None else "differentiated",
+        extra_joints=samples.extra_joints,
+        rate=1.0 / dt,
+    )
+
+
+def load_joint_data(path, joint_names, topic="/joint_states", filter_window=0.05):
+    """:class:`JointData` of a bag (directory, .mcap, .db3) or a .csv file."""
+    if str(path).lower().endswith(".csv"):
+        samples = read_csv(path, joint_names)
+    else:
+        samples = read_bag(path, joint_names, topic=topic)
+    return prepare(samples, filter_window=filter_window)
+
+
+def write_bag(path, messages, topic="/joint_states", storage="mcap"):
+    """Write JointState messages to a new bag (for tests, demos and offline recordings).
+
+    Args:
+        path: bag directory to create.
+        messages: iterable of ``(t [s], names, position, velocity, effort)``; velocity or
+            effort may be empty.
+        topic: topic name.
+        storage: "mcap" or "sqlite3".
+    """
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    store = get_typestore(Stores.ROS2_JAZZY)
+    JointState = store.types["sensor_msgs/msg/JointState"]
+    Header = store.types["std_msgs/msg/Header"]
+    Time = store.types["builtin_interfaces/msg/Time"]
+    plugin = StoragePlugin.MCAP if storage == "mcap" else StoragePlugin.SQLITE3
+    with Writer(path, version=9, storage_plugin=plugin) as writer:
+        conn = writer.add_connection(topic, JointState.__msgtype__, typestore=store)
+        for t, names, position, velocity, effort in messages:
+            ns = int(round(float(t) * 1e9))
+            stamp = Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+            msg = JointState(
+                header=Header(stamp=stamp, frame_id=""),
+                name=list(names),
+                position=np.asarray(position, dtype=float),
+                velocity=np.asarray(velocity, dtype=float),
+                effort=np.asarray(effort, dtype=float),
+            )
+            writer.write(conn, ns, store.serialize_cdr(msg, JointState.__msgtype__))
+
+
+__all__ = [
+    "DataError",
+    "JointData",
+    "JointSamples",
+    "load_joint_data",
+    "merge_messages",
+    "prepare",
+    "read_bag",
+    "read_csv",
+    "write_bag",
+]
