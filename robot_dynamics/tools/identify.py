@@ -275,11 +275,168 @@ def _plot(png, t, measured, nominal, identified, names):
     plt.close(fig)
 
 
+# ------------------------------------------------------------------ excite
+def add_excite_parser(sub, common):
+    p = sub.add_parser(
+        "excite",
+        parents=[common],
+        help="optimised excitation trajectory (Fourier series) as JointTrajectory YAML, CSV, PNG",
+    )
+    p.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX.yaml/.csv/.png")
+    p.add_argument(
+        "--duration", type=float, default=30.0, help="length [s], whole periods (default 30)"
+    )
+    p.add_argument("--period", type=float, default=10.0, help="Fourier period [s] (default 10)")
+    p.add_argument("--harmonics", type=int, default=5, help="harmonics per joint (default 5)")
+    p.add_argument(
+        "--max-acceleration",
+        type=float,
+        default=3.0,
+        help="joint acceleration limit [rad/s^2] (default 3; URDF has none)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=0.1,
+        help="fraction of position range (each side) and of velocity/acceleration limits kept "
+        "free (default 0.1)",
+    )
+    p.add_argument("--rate", type=float, default=100.0, help="CSV sample rate [Hz] (default 100)")
+    p.add_argument(
+        "--yaml-rate", type=float, default=20.0, help="trajectory points per second (default 20)"
+    )
+    p.add_argument(
+        "--start-time",
+        type=float,
+        default=3.0,
+        help="time_from_start of the first point [s]: the controller's move to the start "
+        "(default 3)",
+    )
+    p.add_argument("--iterations", type=int, default=30, help="optimiser iterations (default 30)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def trajectory_yaml(joint_names, t, q, qd, qdd):
+    """``trajectory_msgs/msg/JointTrajectory`` as YAML (``ros2 topic pub TOPIC
+    trajectory_msgs/msg/JointTrajectory "$(cat FILE)"``)."""
+
+    def vec(x):
+        return "[" + ", ".join(f"{v:.6f}" for v in np.round(x, 6) + 0.0) + "]"
+
+    lines = ["joint_names: [" + ", ".join(joint_names) + "]", "points:"]
+    for i, ti in enumerate(t):
+        ns = int(round(ti * 1e9))
+        lines += [
+            f"- positions: {vec(q[i])}",
+            f"  velocities: {vec(qd[i])}",
+            f"  accelerations: {vec(qdd[i])}",
+            f"  time_from_start: {{sec: {ns // 1_000_000_000}, nanosec: {ns % 1_000_000_000}}}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_excite(args, model, path, xml, bundled, out):
+    from robot_dynamics.core.errors import InvalidInputError
+    from robot_dynamics.core.excitation import optimize_excitation
+
+    for name in ("duration", "period", "rate", "yaml_rate"):
+        if not getattr(args, name) > 0:
+            raise _cli_error(f"--{name.replace('_', '-')} must be > 0")
+    if args.start_time < 0:
+        raise _cli_error("--start-time must be >= 0")
+    start = time.perf_counter()
+    try:
+        traj, condition = optimize_excitation(
+            model,
+            period=args.period,
+            harmonics=args.harmonics,
+            max_acceleration=args.max_acceleration,
+            margin=args.margin,
+            maxiter=args.iterations,
+            seed=args.seed,
+        )
+    except InvalidInputError as exc:
+        raise _cli_error(str(exc)) from None
+    elapsed = time.perf_counter() - start
+    cycles = max(1, math.ceil(args.duration / args.period - 1e-9))
+    duration = cycles * args.period
+    t = np.arange(0.0, duration + 0.5 / args.rate, 1.0 / args.rate)
+    q, qd, qdd = traj.evaluate(t)
+    names = list(model.joint_names)
+    prefix = args.out
+    header = ["time"] + [
+        f"{j}.{f}" for f in ("position", "velocity", "acceleration") for j in names
+    ]
+    table = np.column_stack([t, q, qd, qdd])
+    np.savetxt(prefix + ".csv", table, delimiter=",", header=",".join(header), comments="")
+    ty = np.arange(0.0, duration + 0.5 / args.yaml_rate, 1.0 / args.yaml_rate)
+    qy, qdy, qddy = traj.evaluate(ty)
+    with open(prefix + ".yaml", "w") as f:
+        f.write(trajectory_yaml(names, ty + args.start_time, qy, qdy, qddy))
+    _plot_trajectory(prefix + ".png", t, q, qd, qdd, names)
+    lower, upper = model.position_limits
+    out.update(
+        {
+            "joint_names": names,
+            "duration": duration,
+            "period": args.period,
+            "harmonics": args.harmonics,
+            "condition_number": condition,
+            "files": [prefix + ".yaml", prefix + ".csv", prefix + ".png"],
+            "start_position": q[0].tolist(),
+            "max_velocity": np.abs(qd).max(axis=0).tolist(),
+            "max_acceleration": np.abs(qdd).max(axis=0).tolist(),
+            "position_range": [q.min(axis=0).tolist(), q.max(axis=0).tolist()],
+            "wall_time": elapsed,
+        }
+    )
+    width = max(len(n) for n in names)
+    lines = [
+        f"excitation for {path}: {cycles} x {args.period:g} s, {args.harmonics} harmonics, "
+        f"condition number {condition:.4g} (base regressor, columns normalised)",
+        f"{'joint':<{width}}  {'min q':>8}  {'max q':>8}  {'max |qd|':>9}  {'max |qdd|':>9}",
+    ]
+    for k, name in enumerate(names):
+        lines.append(
+            f"{name:<{width}}  {q[:, k].min():>8.3f}  {q[:, k].max():>8.3f}  "
+            f"{np.abs(qd[:, k]).max():>9.3f}  {np.abs(qdd[:, k]).max():>9.3f}"
+        )
+    lines += [
+        f"starts at rest at q = {np.array2string(q[0], precision=3)}; the first trajectory point "
+        f"is at {args.start_time:g} s",
+        f"wrote {prefix}.yaml (ros2 topic pub <controller>/joint_trajectory "
+        f'trajectory_msgs/msg/JointTrajectory "$(cat {prefix}.yaml)"), {prefix}.csv, {prefix}.png',
+    ]
+    return lines
+
+
+def _plot_trajectory(png, t, q, qd, qdd, names):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
+    for k, name in enumerate(names):
+        axes[0].plot(t, q[:, k], lw=1, label=name)
+        axes[1].plot(t, qd[:, k], lw=1)
+        axes[2].plot(t, qdd[:, k], lw=1)
+    axes[0].set_ylabel("q [rad]")
+    axes[1].set_ylabel("qd [rad/s]")
+    axes[2].set_ylabel("qdd [rad/s^2]")
+    axes[2].set_xlabel("t [s]")
+    axes[0].legend(fontsize=7, ncol=4)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+
+
 def add_parsers(sub, common):
     """Register this module's subcommands on the CLI's subparsers."""
     add_identify_parser(sub, common)
+    add_excite_parser(sub, common)
 
 
-COMMANDS = {"identify": cmd_identify}
+COMMANDS = {"identify": cmd_identify, "excite": cmd_excite}
 
 __all__ = ["COMMANDS", "add_parsers", "cmd_identify", "identified_urdf"]

@@ -195,3 +195,21 @@ def test_apply_parameters_round_trip():
     again = apply_parameters(model, layout, theta)
     assert_close(again.tree.inertia, model.tree.inertia, 1e-14)
     assert_close(again.damping, model.damping, 0)
+
+
+def test_fourier_trajectory_derivatives_and_limits(rng):
+    from robot_dynamics.core.excitation import optimize_excitation
+
+    model = load_model("double_pendulum")
+    traj, condition = optimize_excitation(model, maxiter=3, max_acceleration=5.0)
+    assert condition < 100
+    t = np.linspace(0.0, 10.0, 2001)
+    q, qd, qdd = traj.evaluate(t)
+    h = t[1] - t[0]
+    assert_close(np.gradient(q, h, axis=0)[1:-1], qd[1:-1], 1e-3, "qd")
+    assert_close(np.gradient(qd, h, axis=0)[1:-1], qdd[1:-1], 1e-3, "qdd")
+    assert_close(qd[0], np.zeros(2), 1e-12) and assert_close(qdd[0], np.zeros(2), 1e-12)
+    assert_close(q[-1], q[0], 1e-3, "periodic")
+    lower, upper = model.position_limits
+    assert np.all(q >= lower + 0.1 * (upper - lower) - 1e-9)
+    assert np.all(np.abs(qdd) <= 4.5 + 1e-9)

@@ -240,3 +240,41 @@ def test_identify_errors(tmp_path, capsys, rng, panda_recording):
     code, _, err = run(capsys, "identify", "double_pendulum", still, "--out", out)
     assert code == 2 and "does not excite" in err
     assert not out.exists()
+
+
+def test_excite_writes_a_feasible_exciting_trajectory(tmp_path, capsys):
+    yaml = pytest.importorskip("yaml")
+    prefix = str(tmp_path / "exc")
+    code, stdout, err = run(
+        capsys, "excite", "double_pendulum", "--duration", "25", "--period", "10",
+        "--out", prefix, "--iterations", "5", "--max-acceleration", "4", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert report["duration"] == 30.0  # whole periods
+    assert report["condition_number"] < 100
+    msg = yaml.safe_load(open(prefix + ".yaml"))
+    assert msg["joint_names"] == ["joint1", "joint2"]
+    points = msg["points"]
+    assert len(points) == 601 and points[0]["time_from_start"] == {"sec": 3, "nanosec": 0}
+    assert points[0]["velocities"] == [0.0, 0.0] and points[0]["accelerations"] == [0.0, 0.0]
+    table = np.loadtxt(prefix + ".csv", delimiter=",", skiprows=1)
+    model = RobotModel.from_urdf(bundled_urdf_path("double_pendulum"), gravity=PENDULUM_G)
+    lower, upper = model.position_limits
+    q, qd, qdd = table[:, 1:3], table[:, 3:5], table[:, 5:7]
+    margin = 0.1 * (upper - lower) - 1e-9
+    assert np.all(q >= lower + margin) and np.all(q <= upper - margin)
+    assert np.all(np.abs(qd) <= 0.9 * model.velocity_limits + 1e-9)
+    assert np.all(np.abs(qdd) <= 0.9 * 4.0 + 1e-9)
+    assert os.path.getsize(prefix + ".png") > 1000
+    # the trajectory identifies the robot: a noise-free recording of it gives the truth back
+    rng = np.random.default_rng(4)
+    layout, theta = truth_of(model, rng)
+    tau = regressor(model, q, qd, qdd, layout) @ theta
+    write_bag(tmp_path / "bag", full_messages(model.joint_names, table[:, 0], q, qd, tau))
+    code, stdout, err = run(
+        capsys, "identify", "double_pendulum", tmp_path / "bag", "--out", tmp_path / "i.urdf",
+        "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert max(json.loads(stdout)["rms_identified"]) < 1e-2
