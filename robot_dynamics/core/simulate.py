@@ -214,13 +214,13 @@ def simulate(
         t_eval = None
     else:
         sample_dt = _positive(sample_dt, "sample_dt", MIN_STEP)
-        count = math.floor(duration / sample_dt + 1e-9) + 1
-        if count > max_samples:
+        ratio = duration / sample_dt  # may be inf: compared before any integer conversion
+        if not ratio + 1 <= max_samples:
             raise SimulationLimitError(
-                f"sample_dt = {sample_dt:g} s over {duration:g} s gives {count} samples, more "
+                f"sample_dt = {sample_dt:g} s over {duration:g} s gives {ratio:.3g} samples, more "
                 f"than max_samples = {max_samples}"
             )
-        t_eval = np.arange(count) * sample_dt
+        t_eval = np.arange(math.floor(ratio + 1e-9) + 1) * sample_dt
     fext = None if f_ext is None else model._check_vector(f_ext, "f_ext", size=6)
     if fext is not None and fext.ndim != 1:
         raise InvalidInputError(f"f_ext must be one wrench (6,), got shape {fext.shape}")
@@ -251,12 +251,13 @@ def simulate(
 
     if method in FIXED_STEP_METHODS:
         fixed_step = _positive(fixed_step, "fixed_step", MIN_STEP)
-        steps = math.ceil(duration / fixed_step - 1e-9)
-        if steps > max_steps:
+        ratio = duration / fixed_step  # may be inf: compared before any integer conversion
+        if not ratio - 1e-9 <= max_steps:
             raise SimulationLimitError(
-                f"fixed_step = {fixed_step:g} s over {duration:g} s takes {steps} steps, more "
+                f"fixed_step = {fixed_step:g} s over {duration:g} s takes {ratio:.3g} steps, more "
                 f"than max_steps = {max_steps}"
             )
+        steps = math.ceil(ratio - 1e-9)
         if sample_dt is None and steps + 1 > max_samples:
             raise SimulationLimitError(
                 f"{steps + 1} output samples (one per fixed step; set sample_dt), more than "
