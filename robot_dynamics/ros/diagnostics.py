@@ -92,6 +92,7 @@ def dynamics_status(node, active, pipeline, rate):
         "effort_commands_published": count["commands"],
         "effort_commands_withheld": count["withheld"],
         "callback_errors": node.callback_errors.count,
+        "last_callback_error": node.callback_errors.last,
         "payload_mass": float(node._values["payload.mass"]),
     }
     for key, value in pipeline.items():

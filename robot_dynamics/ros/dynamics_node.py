@@ -123,6 +123,7 @@ class DynamicsNode(Node):
         self._unknown = set()
         self._rate = (time.monotonic(), 0)
         self._contact = None  # last ContactState message
+        self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
 
         def output(msg_type, topic):
             return self.io.create_publisher(msg_type, self.resolve_topic_name(topic), 10)
@@ -262,6 +263,7 @@ class DynamicsNode(Node):
         if t_ns == 0:
             t_ns = self.get_clock().now().nanoseconds
         publish_command = self._values["publish_effort_command"]
+        self._last_t_ns = t_ns
         with self._lock:
             if self._active is not active:
                 return  # swapped meanwhile: the next message goes to the new model
@@ -317,6 +319,7 @@ class DynamicsNode(Node):
             return
         self._pub["command"].publish(Float64MultiArray(data=to_array(values)))
         self._count["commands"] += 1
+        self._command_error = ""
 
     def _publish_joints(self, key, active, stamp, values):
         publisher = self._pub[key]
@@ -396,7 +399,8 @@ class DynamicsNode(Node):
             response.success, response.message = False, "no robot model loaded"
             return response
         with self._lock:
-            active.pipeline.start_tare(self.get_clock().now().nanoseconds)
+            # from the next joint_states message on (the stamps' clock, not the node's)
+            active.pipeline.start_tare(self._last_t_ns + 1)
             state = active.pipeline.tare_state()
         response.success = not state.startswith("failed")
         response.message = (
