@@ -431,12 +431,98 @@ def _plot_trajectory(png, t, q, qd, qdd, names):
     plt.close(fig)
 
 
+# ------------------------------------------------------------------ identify-payload
+def add_payload_parser(sub, common):
+    p = sub.add_parser(
+        "identify-payload",
+        parents=[common],
+        help="mass, centre of mass (and inertia when excited) of a load on a frame",
+    )
+    p.add_argument("data", help="ROS 2 bag (directory, .mcap, .db3) or CSV file")
+    p.add_argument("--frame", default=None, help="link carrying the load (default: the tip)")
+    p.add_argument("--topic", default="/joint_states", help="JointState topic of the bag")
+    p.add_argument(
+        "--no-friction", action="store_true", help="do not subtract the URDF joint friction"
+    )
+    p.add_argument(
+        "--filter-window",
+        type=float,
+        default=0.05,
+        help="Savitzky-Golay window for differentiation and smoothing [s] (default 0.05)",
+    )
+
+
+def cmd_identify_payload(args, model, path, xml, bundled, out):
+    from robot_dynamics.core.payload import identify_payload
+    from robot_dynamics.tools.identification_data import load_joint_data
+
+    try:
+        data = load_joint_data(
+            args.data, model.joint_names, topic=args.topic, filter_window=args.filter_window
+        )
+        est = identify_payload(
+            model,
+            data.q,
+            data.qd,
+            data.qdd,
+            data.tau,
+            frame=args.frame,
+            friction=not args.no_friction,
+        )
+    except IdentificationError as exc:
+        raise _cli_error(f"{args.data}: {exc}") from None
+
+    def finite(x):
+        return [None if not np.isfinite(v) else float(v) for v in np.ravel(x)]
+
+    out.update(
+        {
+            "data": str(args.data),
+            "frame": est.frame,
+            "samples": est.samples,
+            "samples_dropped": int(data.dropped),
+            "mass": est.mass,
+            "mass_std": est.mass_std,
+            "com": finite(est.com),
+            "com_std": finite(est.com_std),
+            "inertia": None if est.inertia is None else np.asarray(est.inertia).tolist(),
+            "inertia_std": None if est.inertia_std is None else finite(est.inertia_std),
+            "undetermined": list(est.undetermined),
+            "residual_rms": est.residual_rms.tolist(),
+        }
+    )
+
+    def pm(v, e, unit, scale=1.0, decimals=4):
+        if not np.isfinite(v):
+            return "not determined"
+        return f"{v * scale:.{decimals}f} +- {e * scale:.2g} {unit}"
+
+    lines = [
+        f"payload on {est.frame} from {est.samples} samples of {args.data} "
+        f"({data.dropped} dropped)",
+        f"mass  {pm(est.mass, est.mass_std, 'kg')}",
+    ]
+    for k, axis in enumerate("xyz"):
+        lines.append(f"com {axis} {pm(est.com[k], est.com_std[k], 'mm', 1000.0, 2)}")
+    if est.inertia is not None:
+        lines.append("inertia about the centre of mass [kg m^2], frame axes:")
+        lines += ["  " + np.array2string(row, precision=5) for row in est.inertia]
+    lines += [f"note: {u}" for u in est.undetermined]
+    lines.append("residual torque rms [Nm]: " + np.array2string(est.residual_rms, precision=3))
+    return lines
+
+
 def add_parsers(sub, common):
     """Register this module's subcommands on the CLI's subparsers."""
     add_identify_parser(sub, common)
     add_excite_parser(sub, common)
+    add_payload_parser(sub, common)
 
 
-COMMANDS = {"identify": cmd_identify, "excite": cmd_excite}
+COMMANDS = {
+    "identify": cmd_identify,
+    "excite": cmd_excite,
+    "identify-payload": cmd_identify_payload,
+}
 
 __all__ = ["COMMANDS", "add_parsers", "cmd_identify", "identified_urdf"]

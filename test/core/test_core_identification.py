@@ -213,3 +213,67 @@ def test_fourier_trajectory_derivatives_and_limits(rng):
     lower, upper = model.position_limits
     assert np.all(q >= lower + 0.1 * (upper - lower) - 1e-9)
     assert np.all(np.abs(qdd) <= 4.5 + 1e-9)
+
+
+# ------------------------------------------------------------------ payload
+PAYLOAD_MASS = 1.5
+PAYLOAD_COM = np.array([0.01, -0.02, 0.06])
+PAYLOAD_INERTIA = np.array([[0.004, 0.0002, 0.0], [0.0002, 0.005, -0.0003], [0.0, -0.0003, 0.003]])
+
+
+def test_payload_from_four_static_noisy_poses(rng):
+    from robot_dynamics.core.payload import identify_payload
+
+    model = load_model("bundled_panda")
+    truth = model.with_payload(PAYLOAD_MASS, PAYLOAD_COM, PAYLOAD_INERTIA, frame="tool")
+    poses = np.array(
+        [
+            [0.0, -0.3, 0.0, -2.0, 0.0, 1.6, 0.8],
+            [0.5, 0.2, -0.3, -1.5, 1.2, 1.0, -0.5],
+            [-0.4, 0.4, 0.6, -2.2, -1.0, 2.2, 1.5],
+            [0.2, -0.6, 0.2, -1.0, 0.7, 0.5, -1.8],
+        ]
+    )
+    q = np.repeat(poses, 100, axis=0)
+    z = np.zeros_like(q)
+    tau = truth.gravity_torques(q) + 0.05 * rng.normal(size=q.shape)
+    est = identify_payload(model, q, z, z, tau, frame="tool")
+    assert abs(est.mass - PAYLOAD_MASS) < 0.01 * PAYLOAD_MASS
+    assert np.all(np.abs(est.com - PAYLOAD_COM) < 0.005), est.com
+    assert 0 < est.mass_std < 0.01 and np.all(est.com_std < 0.005)
+    assert est.inertia is None and any("inertia: not determined" in u for u in est.undetermined)
+    assert est.samples == 400 and np.all(est.residual_rms < 0.07)
+
+
+def test_payload_inertia_from_motion_and_one_pose(rng):
+    from robot_dynamics.core.payload import identify_payload
+
+    model = load_model("bundled_panda")
+    truth = model.with_payload(PAYLOAD_MASS, PAYLOAD_COM, PAYLOAD_INERTIA, frame="tool")
+    q, qd, qdd = sine_trajectory(model, rng, duration=10.0, rate=50.0)
+    tau = truth.inverse_dynamics(q, qd, qdd) + model.friction_torques(qd)
+    est = identify_payload(model, q, qd, qdd, tau, frame="tool")
+    assert np.all(est.determined) and est.undetermined == ()
+    assert abs(est.mass - PAYLOAD_MASS) < 1e-8 and np.allclose(est.com, PAYLOAD_COM, atol=1e-8)
+    assert np.allclose(est.inertia, PAYLOAD_INERTIA, atol=1e-7)
+    # one static pose: the mass, and only the COM components that gravity turns into torques
+    one = np.repeat(q[:1], 20, axis=0)
+    z = np.zeros_like(one)
+    est = identify_payload(model, one, z, z, truth.gravity_torques(one), frame="tool")
+    assert abs(est.mass - PAYLOAD_MASS) < 1e-6
+    assert np.count_nonzero(np.isnan(est.com)) >= 1
+    assert any("centre of mass along" in u for u in est.undetermined)
+
+
+def test_payload_bad_input():
+    from robot_dynamics.core import UnknownFrameError
+    from robot_dynamics.core.payload import identify_payload
+
+    model = load_model("bundled_panda")
+    q = np.zeros((5, 7))
+    with pytest.raises(UnknownFrameError, match="toool"):
+        identify_payload(model, q, q, q, q, frame="toool")
+    with pytest.raises(IdentificationError, match="fixed to the base"):
+        identify_payload(model, q, q, q, q, frame="panda_link0")
+    with pytest.raises(IdentificationError, match="one shape"):
+        identify_payload(model, q, q[:3], q, q)

@@ -5,6 +5,7 @@ physically consistent, better than the nominal URDF on held-out data)."""
 
 import json
 import os
+import re
 import zlib
 
 import numpy as np
@@ -278,3 +279,37 @@ def test_excite_writes_a_feasible_exciting_trajectory(tmp_path, capsys):
     )  # fmt: skip
     assert code == 0, err
     assert max(json.loads(stdout)["rms_identified"]) < 1e-2
+
+
+def test_identify_payload_from_static_poses(tmp_path, capsys):
+    rng = np.random.default_rng(9)
+    model = RobotModel.from_urdf(bundled_urdf_path("panda"))
+    com = np.array([0.0, 0.03, 0.05])
+    truth = model.with_payload(2.0, com, frame="tool")
+    poses = [
+        [0.0, -0.3, 0.0, -2.0, 0.0, 1.6, 0.8],
+        [0.5, 0.2, -0.3, -1.5, 1.2, 1.0, -0.5],
+        [-0.4, 0.4, 0.6, -2.2, -1.0, 2.2, 1.5],
+        [0.2, -0.6, 0.2, -1.0, 0.7, 0.5, -1.8],
+    ]
+    messages, t = [], 0.0
+    for pose in poses:
+        for _ in range(150):  # 1.5 s per pose at 100 Hz, then the next pose after a gap
+            tau = truth.gravity_torques(pose) + 0.05 * rng.normal(size=7)
+            messages.append((t, model.joint_names, pose, np.zeros(7), tau))
+            t += 0.01
+        t += 2.0
+    write_bag(tmp_path / "static", messages)
+    code, stdout, err = run(
+        capsys, "identify-payload", "panda", tmp_path / "static", "--frame", "tool", "--json"
+    )
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert abs(report["mass"] - 2.0) < 0.02
+    assert np.all(np.abs(np.array(report["com"]) - com) < 0.005)
+    assert report["inertia"] is None and "inertia: not determined" in report["undetermined"][0]
+    code, stdout, err = run(capsys, "identify-payload", "panda", tmp_path / "static")
+    assert code == 0 and re.search(r"mass  (1\.99|2\.00?)\d* \+- ", stdout), stdout
+    assert "note: inertia: not determined" in stdout
+    code, _, err = run(capsys, "identify-payload", "panda", tmp_path / "static", "--frame", "x")
+    assert code == 2 and "unknown frame 'x'" in err

@@ -1,0 +1,195 @@
+"""Payload identification: the mass, centre of mass and (when the motion excites it) inertia of
+a rigid load attached to a frame, from joint torques the model does not explain.
+
+The load's 10 inertial parameters ``phi = [m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]``
+(about the frame origin, frame axes, :mod:`~robot_dynamics.core.regressor` order) act through the
+regressor columns of the body the frame is fixed to, mapped into the frame:
+
+    tau_measured - tau_model(q, qd, qdd) - friction(qd) = Y_body(q, qd, qdd) T phi
+
+Static poses only see gravity, so only ``m`` and ``m c`` (and not all of ``m c`` when the
+frame's orientation hardly changes between poses). The least-squares solution is taken on the
+subspace the data determine (an SVD with a relative threshold); a parameter is reported
+determined when it lies in that subspace, and the rest is named in ``undetermined``.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .friction import DEFAULT_VELOCITY_THRESHOLD
+from .identification import IdentificationError, stacked_regressor
+from .regressor import (
+    BODY_PARAMETER_NAMES,
+    ParameterLayout,
+    inertia_to_parameters,
+    parameters_to_inertia,
+)
+from .spatial import force_transform, inertia_parameters
+
+#: singular values below this fraction of the largest count as not determined
+DETERMINED_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True, eq=False)
+class PayloadEstimate:
+    """An identified payload, in the axes of ``frame``.
+
+    Attributes:
+        frame: the link the payload is attached to.
+        mass, mass_std: [kg]; nan when not determined.
+        com, com_std: (3,) centre of mass [m] in the frame; nan where not determined.
+        inertia: (3, 3) about the centre of mass [kg m^2], or None when not determined.
+        inertia_std: (6,) standard errors of [Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (about the frame
+            origin), or None.
+        parameters: (10,) estimate of phi (zero in the undetermined directions).
+        covariance: (10, 10) of phi.
+        determined: (10,) bool per parameter of phi.
+        undetermined: readable notes on what the data could not determine.
+        samples: number of samples used; residual_rms: (n,) [N m] after the fit.
+    """
+
+    frame: str
+    mass: float
+    mass_std: float
+    com: np.ndarray
+    com_std: np.ndarray
+    inertia: object
+    inertia_std: object
+    parameters: np.ndarray
+    covariance: np.ndarray
+    determined: np.ndarray
+    undetermined: tuple
+    samples: int
+    residual_rms: np.ndarray
+
+
+def frame_parameter_map(model, frame):
+    """(body, T (10, 10)): parameters of a load in ``frame`` -> the body's parameters."""
+    info = model.tree.frames[frame]
+    X = force_transform(info.T_body_frame)
+    unit = parameters_to_inertia(np.eye(10))  # (10, 6, 6)
+    return info.body, inertia_to_parameters(X @ unit @ X.T).T
+
+
+def identify_payload(
+    model,
+    q,
+    qd,
+    qdd,
+    tau,
+    *,
+    frame=None,
+    friction=True,
+    velocity_threshold=DEFAULT_VELOCITY_THRESHOLD,
+    tolerance=DETERMINED_TOLERANCE,
+):
+    """Identify a payload on ``frame`` (default: the model's tip link).
+
+    Args:
+        model: :class:`~robot_dynamics.core.model.RobotModel` without the payload.
+        q, qd, qdd, tau: (N, n) joint positions, velocities, accelerations (zeros for static
+            poses) and measured torques, model order.
+        frame: link the payload is rigidly attached to.
+        friction: subtract the model's joint friction at qd.
+        velocity_threshold: v_eps of the Coulomb friction's smooth sign.
+        tolerance: relative singular-value threshold of "determined".
+
+    Returns:
+        :class:`PayloadEstimate`.
+
+    Raises:
+        IdentificationError: too few samples, or data that determine not even the mass.
+        UnknownFrameError, AmbiguousTipError, InvalidInputError: bad frame or arrays.
+    """
+    frame = model._frame(frame)
+    tau = model._check_vector(tau, "tau")
+    q = model._check_vector(q, "q")
+    qd = model._check_vector(qd, "qd")
+    qdd = model._check_vector(qdd, "qdd")
+    if tau.ndim != 2 or q.shape != tau.shape or qd.shape != tau.shape or qdd.shape != tau.shape:
+        raise IdentificationError(
+            f"payload: q, qd, qdd and tau must be (N, n) arrays of one shape, got "
+            f"{q.shape}, {qd.shape}, {qdd.shape}, {tau.shape}"
+        )
+    N, n = tau.shape
+    body, T = frame_parameter_map(model, frame)
+    if body < 0:
+        raise IdentificationError(
+            f"payload: frame {frame!r} is fixed to the base: no joint sees it"
+        )
+    if N * n < 4:
+        raise IdentificationError(f"payload: too few samples ({N} of {n} joints)")
+    layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
+    cols = np.arange(10 * body, 10 * body + 10)
+    Y = stacked_regressor(model, q, qd, qdd, layout, columns=cols) @ T  # (N, n, 10)
+    residual = tau - model.inverse_dynamics(q, qd, qdd)
+    if friction:
+        residual = residual - model.friction_torques(qd, velocity_threshold)
+    A = Y.reshape(N * n, 10)
+    b = residual.reshape(N * n)
+    norms = np.linalg.norm(A, axis=0)
+    scale = np.where(norms > 0, norms, 1.0)
+    U, s, Vt = np.linalg.svd(A / scale, full_matrices=False)
+    keep = s > tolerance * s[0] if s.size and s[0] > 0 else np.zeros(0, dtype=bool)
+    r = int(np.count_nonzero(keep))
+    V = Vt[:r].T  # (10, r) determined directions (scaled coordinates)
+    coef = (U[:, :r].T @ b) / s[:r]
+    phi = (V @ coef) / scale
+    fit = A @ phi
+    dof = max(N * n - r, 1)
+    sigma2 = float(((b - fit) ** 2).sum() / dof)
+    cov_s = sigma2 * (V / s[:r] ** 2) @ V.T
+    cov = cov_s / np.outer(scale, scale)
+    # a parameter is determined when its unit direction lies in the determined subspace
+    null = np.eye(10) - V @ V.T
+    determined = np.linalg.norm(null, axis=0) < 1e-6
+    std = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    notes = []
+    if not determined[0]:
+        raise IdentificationError(
+            f"payload: the data do not determine the mass on {frame!r} (no joint's gravity "
+            f"torque depends on it in these poses); move the arm to poses that tilt the frame"
+        )
+    m = phi[0]
+    h = phi[1:4]
+    com = h / m
+    J = np.hstack([-h[:, None] / m**2, np.eye(3) / m])  # d com / d (m, h)
+    com_cov = J @ cov[:4, :4] @ J.T
+    com_std = np.sqrt(np.maximum(np.diag(com_cov), 0.0))
+    for k, axis in enumerate("xyz"):
+        if not determined[1 + k]:
+            com[k] = np.nan
+            com_std[k] = np.nan
+            notes.append(
+                f"centre of mass along {axis}: not determined (poses do not rotate the frame "
+                f"about an axis that makes it act on a joint)"
+            )
+    inertia = inertia_std = None
+    if np.all(determined[4:]):
+        _, _, inertia = inertia_parameters(parameters_to_inertia(phi))
+        inertia_std = std[4:]
+    else:
+        missing = [BODY_PARAMETER_NAMES[k] for k in range(4, 10) if not determined[k]]
+        notes.append(
+            "inertia: not determined (" + ", ".join(missing) + "; static poses or too little "
+            "rotation show only mass and centre of mass)"
+        )
+    return PayloadEstimate(
+        frame=frame,
+        mass=float(m),
+        mass_std=float(std[0]),
+        com=com,
+        com_std=com_std,
+        inertia=inertia,
+        inertia_std=inertia_std,
+        parameters=phi,
+        covariance=cov,
+        determined=determined,
+        undetermined=tuple(notes),
+        samples=N,
+        residual_rms=np.sqrt(((b - fit).reshape(N, n) ** 2).mean(axis=0)),
+    )
+
+
+__all__ = ["PayloadEstimate", "frame_parameter_map", "identify_payload"]
