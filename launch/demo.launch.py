@@ -31,6 +31,7 @@ Arguments:
 
 import os
 import shutil
+import sys
 
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction, Shutdown
@@ -40,7 +41,7 @@ from launch_ros.actions import Node
 
 def _executable(name):
     """launch_ros arguments for a robot_dynamics executable: the ament one (colcon install), else
-    the console script on PATH (the wheel environment's venv)."""
+    the console script beside the running python (the wheel environment's venv) or on PATH."""
     try:
         from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 
@@ -52,7 +53,8 @@ def _executable(name):
             pass
     except ImportError:
         pass
-    path = shutil.which(name)
+    beside = os.path.join(os.path.dirname(sys.executable), name)  # the running venv's
+    path = beside if os.path.exists(beside) else shutil.which(name)
     if path is None:
         raise RuntimeError(
             f"{name} not found: install robot_dynamics (colcon build, or make install)"
@@ -103,9 +105,12 @@ def _actions(context):
         ),
     ]
     if value("run_demo").lower() in ("true", "1", "yes"):
-        demo = shutil.which("robot-dynamics-demo")
-        if demo is None:
-            raise RuntimeError("robot-dynamics-demo not found on PATH")
+        found = _executable("robot-dynamics-demo")
+        demo = found["executable"]
+        if "package" in found:  # the ament install: lib/robot_dynamics/robot-dynamics-demo
+            from ament_index_python.packages import get_package_prefix
+
+            demo = os.path.join(get_package_prefix("robot_dynamics"), "lib", "robot_dynamics", demo)
         actions.append(
             ExecuteProcess(
                 cmd=[demo, "--attach", *argv],
