@@ -304,6 +304,7 @@ def _short(names: Sequence[str]) -> List[str]:
 
 
 def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """Tree, joints, limits, masses, total mass, fixed and mimic joints of the model."""
     tree = urdf_tree(xml)
     below = _subtree_links(tree, model.base_link)
     below_set = set(below)
@@ -387,6 +388,7 @@ def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_gravity(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """Gravity torques g(q) [Nm or N] at ``--q``."""
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     g = np.asarray(model.gravity_torques(q), dtype=float)
@@ -407,6 +409,7 @@ def cmd_gravity(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_mass_matrix(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """Joint-space mass matrix M(q) [kg m^2] at ``--q`` and its eigenvalues."""
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     m = np.asarray(model.mass_matrix(q), dtype=float)
@@ -427,6 +430,7 @@ def cmd_mass_matrix(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """Jacobian (6, n) of ``--frame`` at ``--q`` (rows vx vy vz wx wy wz; ``--axes``)."""
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     frame = _frame(args, model)
@@ -463,6 +467,7 @@ def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """External wrench on ``--frame`` from measured (or external) joint torques."""
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     if args.tau is None:
@@ -593,6 +598,8 @@ def limit_excursions(model, t: np.ndarray, q: np.ndarray) -> List[str]:
 
 
 def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """Forward simulation with constant torques or gravity compensation (``--tau gravity``):
+    final state, energy balance, joint-limit warnings, optional plot."""
     if bundled is not None and args.q is None:
         q0 = np.array(bundled.home, dtype=float)
     else:
@@ -714,6 +721,7 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_inverse_dynamics(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """Joint torques of a motion, tau = M qdd + C qd + g (- J^T f_ext), and its terms."""
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     qd = parse_joint_vector(args.qd, model.joint_names, "--qd")
@@ -768,6 +776,7 @@ def cmd_inverse_dynamics(args, model, path, xml, bundled, out: Dict) -> List[str
 
 
 def cmd_pose(args, model, path, xml, bundled, out: Dict) -> List[str]:
+    """Forward kinematics: pose of each ``--frame`` (default: the tip; ``all``), base frame."""
     from scipy.spatial.transform import Rotation
 
     q = parse_joint_vector(args.q, model.joint_names, "--q")
@@ -819,6 +828,10 @@ def cmd_pose(args, model, path, xml, bundled, out: Dict) -> List[str]:
     return lines
 
 
+# Each command takes (args: the parsed options, model: the RobotModel, path: the description's
+# file or label, xml: its URDF text, bundled: the BundledRobot or None, out: the dict printed with
+# --json, filled in) and returns the lines of human output. Bad input raises CLIError or a typed
+# error of core/errors.py (exit codes: exit_code_of).
 COMMANDS = {
     "info": cmd_info,
     "gravity": cmd_gravity,
