@@ -313,3 +313,30 @@ def test_identify_payload_from_static_poses(tmp_path, capsys):
     assert "note: inertia: not determined" in stdout
     code, _, err = run(capsys, "identify-payload", "panda", tmp_path / "static", "--frame", "x")
     assert code == 2 and "unknown frame 'x'" in err
+
+
+def test_bag_with_another_message_type_and_bad_holdout(tmp_path, capsys):
+    from rosbags.rosbag2 import Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    store = get_typestore(Stores.ROS2_JAZZY)
+    String = store.types["std_msgs/msg/String"]
+    with Writer(tmp_path / "strings", version=9) as writer:
+        conn = writer.add_connection("/joint_states", String.__msgtype__, typestore=store)
+        writer.write(conn, 1, store.serialize_cdr(String(data="x"), String.__msgtype__))
+    with pytest.raises(DataError, match="carries std_msgs/msg/String, not sensor_msgs"):
+        read_bag(str(tmp_path / "strings"), ["joint1"])
+    code, _, err = run(
+        capsys, "identify", "double_pendulum", tmp_path / "strings", "--out", tmp_path / "o.urdf"
+    )
+    assert code == 2 and "std_msgs/msg/String" in err
+    code, _, err = run(
+        capsys, "identify", "double_pendulum", tmp_path / "strings", "--out", tmp_path / "o.urdf",
+        "--holdout", "1.5",
+    )  # fmt: skip
+    assert code == 2 and "--holdout must be in [0, 0.9)" in err
+    (tmp_path / "not_a_bag.txt").write_text("hello")
+    code, _, err = run(
+        capsys, "identify", "double_pendulum", tmp_path / "not_a_bag.txt", "--out", tmp_path / "o"
+    )
+    assert code == 2 and "cannot read bag" in err
