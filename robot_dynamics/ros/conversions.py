@@ -73,3 +73,78 @@ def wrench_from_msg(msg):
     """``geometry_msgs/Wrench`` -> (6,) ``[fx fy fz tx ty tz]``."""
     f, t = msg.force, msg.torque
     return np.array([f.x, f.y, f.z, t.x, t.y, t.z])
+
+
+class JointNameMap:
+    """Message joint names -> model order, for one model's ``joint_names``.
+
+    Drivers publish the same name list every time: the mapping of the latest list is cached
+    (one list comparison per message).
+    """
+
+    def __init__(self, joint_names):
+        self.joint_names = tuple(joint_names)
+        self.n = len(self.joint_names)
+        self._index = {name: j for j, name in enumerate(self.joint_names)}
+        self._names = None
+        self._layout = None
+
+    def layout(self, names, context):
+        """(present (n,) bool, message indices, model indices, identity, unknown names).
+
+        Raises:
+            ValueError: a joint name appears twice (named, with ``context``).
+        """
+        if names != self._names:
+            msg_idx, model_idx, unknown = [], [], []
+            for i, name in enumerate(names):
+                j = self._index.get(name)
+                if j is None:
+                    unknown.append(name)
+                elif j in model_idx:
+                    raise ValueError(f"{context}: joint {name!r} appears twice")
+                else:
+                    msg_idx.append(i)
+                    model_idx.append(j)
+            present = np.zeros(self.n, dtype=bool)
+            present[model_idx] = True
+            identity = list(names) == list(self.joint_names)
+            self._layout = (
+                present,
+                np.array(msg_idx, dtype=np.intp),
+                np.array(model_idx, dtype=np.intp),
+                identity,
+                unknown,
+            )
+            self._names = list(names)
+        return self._layout
+
+    def fields(self, names, fields, context):
+        """Model-order (n,) float arrays of message fields ``((field name, values), ...)``, NaN
+        for joints the message does not name, None for an empty field.
+
+        Returns:
+            (present (n,) bool, unknown names, [array or None per field]).
+
+        Raises:
+            ValueError: a repeated name, or a field whose length differs from the names'.
+        """
+        present, msg_idx, model_idx, identity, unknown = self.layout(names, context)
+        count = len(names)
+        out = []
+        for field, values in fields:
+            if len(values) == 0:
+                out.append(None)
+                continue
+            if len(values) != count:
+                raise ValueError(
+                    f"{context}: {field} has {len(values)} values for {count} joint names"
+                )
+            data = as_numpy(values)
+            if identity:
+                out.append(data.copy())
+            else:
+                full = np.full(self.n, np.nan)
+                full[model_idx] = data[msg_idx]
+                out.append(full)
+        return present, unknown, out

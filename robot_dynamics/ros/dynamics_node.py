@@ -17,6 +17,7 @@ would read (components in its axes, moment about its origin, ``frame_id`` = that
 """
 
 import gc
+import math
 import sys
 import threading
 import time
@@ -39,59 +40,32 @@ from robot_dynamics_interfaces.msg import ContactState
 
 from . import dynamics_parameters as DP
 from . import parameters as P
-from .conversions import as_numpy, to_array, wrench_to_msg
+from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .qos import joint_states_qos
 from .services import DynamicsServices
 
 MAX_UNKNOWN_NAMES = 64  # unknown joint names remembered (and reported) at most
+_JOINT_OUTPUTS = ("gravity", "feedforward", "external")
+
+
+def _finite(values):
+    """True when every entry is finite (one reduction; a sum overflowing counts as not)."""
+    return math.isfinite(np.add.reduce(values))
 
 
 class _Active:
-    """One loaded model with its pipeline and message layouts (swapped as a whole)."""
+    """One loaded model with its pipeline, name map and output messages (swapped as a whole;
+    the messages are reused: publish() serialises synchronously)."""
 
     def __init__(self, parsed, model, pipeline):
         self.parsed, self.model, self.pipeline = parsed, model, pipeline
         self.names = tuple(model.joint_names)
-        self.index = {name: j for j, name in enumerate(self.names)}
+        self.joints = JointNameMap(self.names)
         self.command_index = None
-        self._layout_names = None
-        self._layout = None
-
-    def layout(self, names):
-        """(present (n,) bool, msg_idx, model_idx, identity, unknown) of a name list (cached:
-        drivers publish the same list every time). Raises ValueError on a repeated name."""
-        if names != self._layout_names:
-            msg_idx, model_idx, unknown = [], [], []
-            for i, name in enumerate(names):
-                j = self.index.get(name)
-                if j is None:
-                    unknown.append(name)
-                elif j in model_idx:
-                    raise ValueError(f"joint_states: joint {name!r} appears twice")
-                else:
-                    msg_idx.append(i)
-                    model_idx.append(j)
-            present = np.zeros(len(self.names), dtype=bool)
-            present[model_idx] = True
-            identity = list(names) == list(self.names)
-            self._layout = (present, np.array(msg_idx), np.array(model_idx), identity, unknown)
-            self._layout_names = list(names)
-        return self._layout
-
-    def field(self, values, count, layout, name):
-        """(n,) model-order float array of a message field, NaN where absent; None if empty."""
-        if len(values) == 0:
-            return None
-        if len(values) != count:
-            raise ValueError(f"joint_states: {name} has {len(values)} values for {count} names")
-        data = as_numpy(values)
-        if layout[3]:
-            return data.copy()
-        out = np.full(len(self.names), np.nan)
-        out[layout[2]] = data[layout[1]]
-        return out
+        self.msgs = {key: JointState(name=list(self.names)) for key in _JOINT_OUTPUTS}
+        self.wrench = WrenchStamped()
 
 
 class DynamicsNode(Node):
@@ -123,6 +97,7 @@ class DynamicsNode(Node):
         self._unknown = set()
         self._rate = (time.monotonic(), 0)
         self._contact = None  # last ContactState message
+        self._cmd_msg = Float64MultiArray()
         self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
 
         def output(msg_type, topic):
@@ -246,22 +221,22 @@ class DynamicsNode(Node):
         active = self._active
         if active is None:
             return
-        names = msg.name
         try:
-            layout = active.layout(names)
-            count = len(names)
-            position = active.field(msg.position, count, layout, "position")
-            velocity = active.field(msg.velocity, count, layout, "velocity")
-            effort = active.field(msg.effort, count, layout, "effort")
+            present, unknown, (position, velocity, effort) = active.joints.fields(
+                msg.name,
+                (("position", msg.position), ("velocity", msg.velocity), ("effort", msg.effort)),
+                "joint_states",
+            )
         except ValueError as error:
             self._refuse(str(error))
             return
-        if layout[4]:
-            self._note_unknown(layout[4])
+        if unknown:
+            self._note_unknown(unknown)
         stamp = msg.header.stamp
         t_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
         if t_ns == 0:
             t_ns = self.get_clock().now().nanoseconds
+            stamp = Time(sec=t_ns // 1_000_000_000, nanosec=t_ns % 1_000_000_000)
         publish_command = self._values["publish_effort_command"]
         self._last_t_ns = t_ns
         with self._lock:
@@ -272,7 +247,7 @@ class DynamicsNode(Node):
                 position,
                 velocity,
                 effort,
-                present=layout[0],
+                present=present,
                 now_ns=time.monotonic_ns(),
                 on_command=self._publish_command if publish_command else None,
             )
@@ -288,13 +263,12 @@ class DynamicsNode(Node):
                 f"waiting for positions of joints {list(out.missing_positions)}",
                 throttle_duration_sec=5.0,
             )
-        stamp_msg = Time(sec=t_ns // 1_000_000_000, nanosec=t_ns % 1_000_000_000)
-        self._publish_joints("feedforward", active, stamp_msg, out.feedforward)
-        self._publish_joints("gravity", active, stamp_msg, out.gravity)
-        self._publish_joints("external", active, stamp_msg, out.external_torques)
-        if out.wrench is not None and np.isfinite(out.wrench).all():
-            wrench = WrenchStamped()
-            wrench.header.stamp = stamp_msg
+        self._publish_joints("feedforward", active, stamp, out.feedforward)
+        self._publish_joints("gravity", active, stamp, out.gravity)
+        self._publish_joints("external", active, stamp, out.external_torques)
+        if out.wrench is not None and _finite(out.wrench):
+            wrench = active.wrench
+            wrench.header.stamp = stamp
             wrench.header.frame_id = out.wrench_frame
             wrench_to_msg(out.wrench, wrench.wrench)
             self._pub["wrench"].publish(wrench)
@@ -305,7 +279,7 @@ class DynamicsNode(Node):
                 throttle_duration_sec=5.0,
             )
         if out.contact is not None:
-            self._publish_contact(out, stamp_msg)
+            self._publish_contact(out, stamp)
 
     def _publish_command(self, command):
         active = self._active
@@ -317,18 +291,18 @@ class DynamicsNode(Node):
             self._count["withheld"] += 1
             self._command_error = "non-finite effort command withheld"
             return
-        self._pub["command"].publish(Float64MultiArray(data=to_array(values)))
+        self._cmd_msg.data = to_array(values)
+        self._pub["command"].publish(self._cmd_msg)
         self._count["commands"] += 1
         self._command_error = ""
 
     def _publish_joints(self, key, active, stamp, values):
         publisher = self._pub[key]
-        if values is None or publisher.get_subscription_count() == 0:
+        if values is None or not _finite(values) or publisher.get_subscription_count() == 0:
             return
-        if not np.isfinite(values).all():
-            return
-        msg = JointState(name=list(active.names), effort=to_array(values))
+        msg = active.msgs[key]
         msg.header.stamp = stamp
+        msg.effort = to_array(values)
         publisher.publish(msg)
 
     def _publish_contact(self, out, stamp):
@@ -371,13 +345,16 @@ class DynamicsNode(Node):
                 return
             point = msg.points[0]
             try:
-                layout = active.layout(msg.joint_names)
-                count = len(msg.joint_names)
-                fields = [
-                    active.field(getattr(point, f), count, layout, f)
-                    for f in ("positions", "velocities", "accelerations")
-                ]
-                if fields[0] is None or not layout[0].all():
+                present, _, fields = active.joints.fields(
+                    msg.joint_names,
+                    (
+                        ("positions", point.positions),
+                        ("velocities", point.velocities),
+                        ("accelerations", point.accelerations),
+                    ),
+                    "~/reference",
+                )
+                if fields[0] is None or not present.all():
                     raise ValueError(f"~/reference must give positions of {list(active.names)}")
                 active.pipeline.set_reference(time.monotonic_ns(), *fields)
             except ValueError as error:

@@ -52,3 +52,25 @@ def test_wrench_round_trip_force_first():
     msg = wrench_to_msg(wrench, Wrench())
     assert (msg.force.x, msg.torque.z) == (1.0, 0.3)
     np.testing.assert_array_equal(wrench_from_msg(msg), wrench)
+
+
+def test_joint_name_map_to_model_order_with_nan_for_absent_joints():
+    from robot_dynamics.ros.conversions import JointNameMap
+
+    names = JointNameMap(("j1", "j2", "j3"))
+    present, unknown, (q, qd, tau) = names.fields(
+        ["j3", "gripper", "j1"], (("position", [3.0, 9.0, 1.0]), ("velocity", []), ("e", [])), "t"
+    )
+    np.testing.assert_array_equal(present, [True, False, True])
+    assert unknown == ["gripper"] and qd is None and tau is None
+    np.testing.assert_array_equal(q[[0, 2]], [1.0, 3.0])
+    assert np.isnan(q[1])
+    with pytest.raises(ValueError, match="position has 1 values for 2 joint names"):
+        names.fields(["j1", "j2"], (("position", [1.0]),), "t")
+    with pytest.raises(ValueError, match="'j1' appears twice"):
+        names.fields(["j1", "j1"], (("position", [1.0, 2.0]),), "t")
+    # the model's own order: a copy of the message values
+    data = array("d", [1.0, 2.0, 3.0])
+    _, _, (q,) = names.fields(["j1", "j2", "j3"], (("position", data),), "t")
+    q[0] = 7.0
+    assert data[0] == 1.0
