@@ -32,7 +32,6 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from robot_dynamics.estimation import EstimationPipeline
@@ -44,7 +43,7 @@ from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .qos import joint_states_qos
-from .services import DynamicsServices
+from .services import DynamicsServices, trigger_services
 
 MAX_UNKNOWN_NAMES = 64  # unknown joint names remembered (and reported) at most
 _JOINT_OUTPUTS = ("gravity", "feedforward", "external")
@@ -81,18 +80,8 @@ class DynamicsNode(Node):
         self.io = io_node(self)
         self._lock = threading.Lock()  # the pipeline: hot path, tare/reset, swaps
         self._active = None
-        self._count = dict.fromkeys(
-            (
-                "received",
-                "processed",
-                "refused",
-                "commands",
-                "withheld",
-                "reference_refused",
-                "contacts",
-            ),
-            0,
-        )
+        counters = "received processed refused commands withheld reference_refused contacts"
+        self._count = dict.fromkeys(counters.split(), 0)
         self._last_refusal = self._command_error = ""
         self._unknown = set()
         self._rate = (time.monotonic(), 0)
@@ -126,8 +115,7 @@ class DynamicsNode(Node):
         )
         DynamicsServices(self, lambda: self._active, self._get_values, self._measured)
         group = MutuallyExclusiveCallbackGroup()
-        self.create_service(Trigger, "~/tare", self._on_tare, callback_group=group)
-        self.create_service(Trigger, "~/reset_estimation", self._on_reset, callback_group=group)
+        trigger_services(self, self._with_pipeline, self._start_tare, self._reset, group)
         self.create_timer(self._values["diagnostics_period"], self._diagnostics, group)
         self.create_timer(self._values["contact_publish_period"], self._republish_contact, group)
 
@@ -362,40 +350,27 @@ class DynamicsNode(Node):
                 self.get_logger().warn(f"~/reference refused: {error}", throttle_duration_sec=5.0)
 
     # ------------------------------------------------------------------ services
+    def _with_pipeline(self, call):
+        """``call(pipeline)`` under the pipeline lock; None without a model."""
+        active = self._active
+        if active is None:
+            return None
+        with self._lock:
+            return call(active.pipeline)
+
     def _measured(self):
-        active = self._active
-        if active is None:
-            return None, None
-        with self._lock:
-            q, qd, _ = active.pipeline.measured_state()
-        return q, qd
+        state = self._with_pipeline(lambda pipeline: pipeline.measured_state())
+        return (None, None) if state is None else state[:2]
 
-    def _on_tare(self, request, response):
-        active = self._active
-        if active is None:
-            response.success, response.message = False, "no robot model loaded"
-            return response
-        with self._lock:
-            # from the next joint_states message on (the stamps' clock, not the node's)
-            active.pipeline.start_tare(self._last_t_ns + 1)
-            state = active.pipeline.tare_state()
-        response.success = not state.startswith("failed")
-        response.message = (
-            f"tare {state}: averaging the external torques over "
-            f"{self._values['tare_duration']} s (valid near this pose)"
-        )
-        return response
+    def _start_tare(self, pipeline):
+        # from the next joint_states message on (the stamps' clock, not the node's)
+        pipeline.start_tare(self._last_t_ns + 1)
+        return pipeline.tare_state()
 
-    def _on_reset(self, request, response):
-        active = self._active
-        if active is None:
-            response.success, response.message = False, "no robot model loaded"
-            return response
-        with self._lock:
-            active.pipeline.reset_estimation()
+    def _reset(self, pipeline):
+        pipeline.reset_estimation()
         self._count["contacts"] = 0
-        response.success, response.message = True, "observer restarted, tare bias cleared"
-        return response
+        return "observer restarted, tare bias cleared"
 
     # ------------------------------------------------------------------ diagnostics
     def _diagnostics(self):

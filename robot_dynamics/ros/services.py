@@ -1,4 +1,5 @@
-"""The dynamics node's services: ~/get_mass_matrix, ~/compute_inverse_dynamics, ~/simulate.
+"""The dynamics node's services: ~/get_mass_matrix, ~/compute_inverse_dynamics, ~/simulate, and
+~/tare, ~/reset_estimation (std_srvs/Trigger over the estimation pipeline).
 
 Every request is validated before any work starts (joint names known and unique, lengths, every
 number finite and within plausible bounds, durations, sample periods, steps and tolerances
@@ -16,6 +17,7 @@ import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
+from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from robot_dynamics.core.simulate import FIXED_STEP_METHODS, IVP_METHODS
@@ -434,3 +436,35 @@ class _GravityCompensation:
 
     def __call__(self, t, q, qd):
         return self._model.gravity_torques(q)
+
+
+def trigger_services(node, with_pipeline, tare, reset, callback_group):
+    """~/tare and ~/reset_estimation (``std_srvs/Trigger``) on ``node``.
+
+    Args:
+        with_pipeline: ``with_pipeline(call)`` runs ``call(pipeline)`` under the node's
+            pipeline lock and returns its result (None without a model).
+        tare: ``tare(pipeline) -> tare state`` (starts a tare).
+        reset: ``reset(pipeline) -> message``.
+        callback_group: the services' callback group.
+    """
+
+    def on_tare(request, response):
+        state = with_pipeline(tare)
+        response.success = state is not None and not state.startswith("failed")
+        response.message = (
+            "no robot model loaded"
+            if state is None
+            else f"tare {state}: averaging the external torques over tare_duration "
+            "(valid near this pose, arm at rest and free)"
+        )
+        return response
+
+    def on_reset(request, response):
+        message = with_pipeline(reset)
+        response.success = message is not None
+        response.message = message or "no robot model loaded"
+        return response
+
+    node.create_service(Trigger, "~/tare", on_tare, callback_group=callback_group)
+    node.create_service(Trigger, "~/reset_estimation", on_reset, callback_group=callback_group)
