@@ -18,6 +18,7 @@ import scipy.optimize
 
 from .base_parameters import base_parameters
 from .errors import InvalidInputError
+from .identification import single_threaded_blas
 from .regressor import ParameterLayout, regressor
 
 
@@ -150,10 +151,11 @@ def optimize_excitation(
 
     rng = np.random.default_rng(seed)
     candidates = [rng.normal(size=n * 2 * (L - 1)) for _ in range(max(starts, 1))]
-    x0 = min(candidates, key=cost)
-    sol = scipy.optimize.minimize(
-        cost, x0, method="L-BFGS-B", options={"maxiter": maxiter, "eps": 1e-6}
-    )
+    with single_threaded_blas():
+        x0 = min(candidates, key=cost)
+        sol = scipy.optimize.minimize(
+            cost, x0, method="L-BFGS-B", options={"maxiter": maxiter, "eps": 1e-6}
+        )
     x = sol.x if sol.fun <= cost(x0) else x0
     # the limits hold between the optimiser's samples too: refit on a fine grid
     a, b = _coefficients(x, n, L)

@@ -45,14 +45,28 @@ MAX_CONDITION = 1e4
 CHUNK = 2000
 
 
+def single_threaded_blas():
+    """One BLAS thread for loops of small dense problems (the fit's 100 x 100 SVDs): threads
+    only add synchronisation there, and on a busy machine they cost 10-20x. Uses threadpoolctl
+    when it is installed (a test and benchmark dependency), else changes nothing."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - optional
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 # ------------------------------------------------------------------ pseudo-inertia
 def pseudo_inertia(theta):
     """4x4 pseudo-inertia ``[[Sigma, h], [h^T, m]]``, ``Sigma = tr(I)/2 1 - I`` (..., 4, 4) of
     body parameters (..., 10) (inertia about the body origin)."""
     theta = np.asarray(theta, dtype=float)
-    I = parameters_to_inertia(theta)[..., 3:, 3:]
+    inertia = parameters_to_inertia(theta)[..., 3:, 3:]
+    trace = np.trace(inertia, axis1=-2, axis2=-1)[..., None, None]
     J = np.zeros(theta.shape[:-1] + (4, 4))
-    J[..., :3, :3] = 0.5 * np.trace(I, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - I
+    J[..., :3, :3] = 0.5 * trace * np.eye(3) - inertia
     J[..., :3, 3] = theta[..., 1:4]
     J[..., 3, :3] = theta[..., 1:4]
     J[..., 3, 3] = theta[..., 0]
@@ -63,11 +77,11 @@ def parameters_from_pseudo_inertia(J):
     """Inverse of :func:`pseudo_inertia`: (..., 4, 4) -> (..., 10)."""
     J = np.asarray(J, dtype=float)
     S = J[..., :3, :3]
-    I = np.trace(S, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - S
+    inertia = np.trace(S, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - S
     out = np.empty(J.shape[:-2] + (10,))
     out[..., 0] = J[..., 3, 3]
     out[..., 1:4] = J[..., :3, 3]
-    out[..., 4:] = I[..., [0, 0, 1, 0, 1, 2], [0, 1, 1, 2, 2, 2]]
+    out[..., 4:] = inertia[..., [0, 0, 1, 0, 1, 2], [0, 1, 1, 2, 2, 2]]
     return out
 
 
@@ -409,18 +423,19 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
             J[:, s] = M[:, s] @ D[b]
         return J
 
-    sol = scipy.optimize.least_squares(
-        residuals,
-        x0,
-        jac=jacobian,
-        bounds=(lower, np.full(p, np.inf)),
-        method="trf",
-        x_scale="jac",
-        ftol=1e-12,
-        xtol=1e-12,
-        gtol=1e-12,
-        max_nfev=1000,  # the unseen directions converge slowly; the data do not
-    )
+    with single_threaded_blas():
+        sol = scipy.optimize.least_squares(
+            residuals,
+            x0,
+            jac=jacobian,
+            bounds=(lower, np.full(p, np.inf)),
+            method="trf",
+            x_scale="jac",
+            ftol=1e-12,
+            xtol=1e-12,
+            gtol=1e-12,
+            max_nfev=1000,  # the unseen directions converge slowly; the data do not
+        )
     return theta_of(sol.x)
 
 
