@@ -220,7 +220,8 @@ def simulate(
                 f"sample_dt = {sample_dt:g} s over {duration:g} s gives {ratio:.3g} samples, more "
                 f"than max_samples = {max_samples}"
             )
-        t_eval = np.arange(math.floor(ratio + 1e-9) + 1) * sample_dt
+        # the last sample may round past duration (duration / sample_dt just below an integer)
+        t_eval = np.minimum(np.arange(math.floor(ratio + 1e-9) + 1) * sample_dt, duration)
     fext = None if f_ext is None else model._check_vector(f_ext, "f_ext", size=6)
     if fext is not None and fext.ndim != 1:
         raise InvalidInputError(f"f_ext must be one wrench (6,), got shape {fext.shape}")

@@ -203,3 +203,13 @@ def test_semi_implicit_euler_simulation(dp):
     t = res.t[:201]
     q_ref, _ = _reference(closed_rhs(), q0, qd0, t)
     assert_close(res.q[:201], q_ref, 5e-3, "semi-implicit Euler first 0.2 s")
+
+
+@pytest.mark.parametrize("method", ["RK45", "semi_implicit_euler"])
+def test_sample_period_just_below_a_whole_count(dp, method):
+    """duration / sample_dt just below an integer: the last sample rounds past the duration
+    (it raised scipy's 't_eval not within t_span'); it is clipped to the duration."""
+    period = 0.004000000000000115  # a median of real stamp differences
+    result = dp.simulate(np.zeros(2), np.zeros(2), 1.0, sample_dt=period, method=method)
+    assert result.t[-1] == 1.0
+    assert np.all(np.diff(result.t) > 0.0)

@@ -31,7 +31,6 @@ class Monitor:
         from sensor_msgs.msg import JointState
         from std_msgs.msg import Float64MultiArray
 
-        self._rclpy = rclpy
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)
         self.node = rclpy.create_node(
@@ -187,5 +186,5 @@ class Monitor:
             self.node.destroy_node()
         finally:
             if self.context.ok():
-                self._rclpy.shutdown(context=self.context)
+                self.context.shutdown()
         self._thread.join(timeout=2.0)
