@@ -300,10 +300,8 @@ def analyse_pendulum(rec: Recording, model, q0: np.ndarray, t0_ns: int, compare_
     # sampled on the joint states' period, so that the samples coincide with theirs (the
     # simulator's stamps are multiples of its step) and no interpolation error is measured
     period = float(np.median(np.diff(js_t[sel]))) if np.sum(sel) > 2 else None
-    # half a period more: the last sample stays inside the integration span whatever the rounding
-    span = horizon + 0.5 * period if period else horizon
     ref = model.simulate(
-        q0, np.zeros(model.n), span, method="RK45", rtol=1e-10, atol=1e-12, sample_dt=period
+        q0, np.zeros(model.n), horizon, method="RK45", rtol=1e-10, atol=1e-12, sample_dt=period
     )
     q_ref = np.stack([np.interp(js_t[sel], ref.t, ref.q[:, j]) for j in range(model.n)], axis=1)
     est = np.asarray(rec.est_wrench, dtype=float).reshape(-1, 6)
