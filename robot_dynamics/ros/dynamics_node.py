@@ -42,6 +42,7 @@ from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription
 from .executors import CallbackErrors, io_node, make_executors, spin_node
+from .payload_service import PayloadService
 from .qos import joint_states_qos
 from .services import DynamicsServices, trigger_services
 
@@ -114,6 +115,9 @@ class DynamicsNode(Node):
             JointTrajectory, self.resolve_topic_name("~/reference"), self._on_reference, 10
         )
         DynamicsServices(self, lambda: self._active, self._get_values, self._measured)
+        self._payload = PayloadService(
+            self, lambda: self._active, self._get_values, self._with_pipeline
+        )
         group = MutuallyExclusiveCallbackGroup()
         trigger_services(self, self._with_pipeline, self._start_tare, self._reset, group)
         self.create_timer(self._values["diagnostics_period"], self._diagnostics, group)
@@ -239,6 +243,8 @@ class DynamicsNode(Node):
                 now_ns=time.monotonic_ns(),
                 on_command=self._publish_command if publish_command else None,
             )
+            if not out.refused:  # kept for ~/identify_payload (three array copies)
+                self._payload.record(active.names, t_ns, position, velocity, effort)
         if out.refused:
             self._refuse(out.refused)
             return

@@ -1,0 +1,266 @@
+"""The dynamics node's ``~/identify_payload`` service (robot_dynamics_interfaces/IdentifyPayload).
+
+The node keeps the joint states it processes in a bounded ring buffer
+(:class:`~robot_dynamics.estimation.sample_buffer.JointSampleBuffer`, filled from the hot path
+by :meth:`PayloadService.record`: three array copies per message). A request takes the last
+``window`` seconds of it, merges partial messages by name, resamples and differentiates it
+(Savitzky-Golay, as ``robot-dynamics identify`` does: :func:`robot_dynamics.tools.
+identification_data.prepare`), applies the node's effort scale and offset, and identifies the
+payload with :func:`robot_dynamics.core.payload.identify_payload` against the node's model
+WITHOUT its payload.* parameters (so the answer is the whole load on the frame, ready to apply).
+``apply`` sets payload.mass/com/inertia/frame through the node's own parameter mechanism
+(the node rebuilds its model as for any parameter change).
+
+Parameters (declared here, beside the node's own):
+
+- ``payload_identification.window`` [s], default 10: the window when a request gives 0.
+- ``payload_identification.buffer_samples``, default 20000 (read-only): samples kept (20 s of a
+  1 kHz stream).
+"""
+
+import math
+
+import numpy as np
+
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.parameter import Parameter
+
+from robot_dynamics.core.payload import identify_payload
+from robot_dynamics.core.urdf import URDFError, check_inertia_tensor
+from robot_dynamics.estimation import validate_config
+from robot_dynamics.estimation.sample_buffer import JointSampleBuffer
+from robot_dynamics.tools.identification_data import DataError, JointSamples, prepare
+from robot_dynamics_interfaces.srv import IdentifyPayload
+
+from . import dynamics_parameters as DP
+from . import parameters as P
+
+WINDOW = "payload_identification.window"
+BUFFER_SAMPLES = "payload_identification.buffer_samples"
+MAX_WINDOW = 3600.0
+MAX_FIT_SAMPLES = 3000
+"""Resampled samples the fit uses at most (evenly thinned beyond: the data are filtered)."""
+
+#: regressor order [Ixx Ixy Iyy Ixz Iyz Izz] -> payload.inertia order [ixx ixy ixz iyy iyz izz]
+_INERTIA_ORDER = [0, 1, 3, 2, 4, 5]
+
+
+def specs():
+    """The service's parameters."""
+    return [
+        P.Param(
+            WINDOW,
+            10.0,
+            "~/identify_payload: seconds of the latest joint states used when the request's "
+            "window is 0.",
+            P.DOUBLE,
+            range=(0.0, MAX_WINDOW),
+            low_open=True,
+        ),
+        P.Param(
+            BUFFER_SAMPLES,
+            20000,
+            "~/identify_payload: joint-state samples kept (a ring buffer; 20000 = 20 s at 1 kHz).",
+            P.INTEGER,
+            range=(100, 2_000_000),
+            read_only=True,
+        ),
+    ]
+
+
+class PayloadService:
+    """Creates ``~/identify_payload`` on ``node`` and records its samples.
+
+    Args:
+        node: the dynamics node (parameters are declared on it).
+        active: () -> the node's active model bundle (``.names``, ``.parsed``, ``.pipeline``)
+            or None.
+        values: () -> the node's current parameter values (payload.*, armature, friction).
+        locked: ``locked(call)`` runs ``call(pipeline)`` under the node's pipeline lock (the
+            lock :meth:`record` is called under); None without a model.
+    """
+
+    def __init__(self, node, active, values, locked):
+        self._node = node
+        self._active = active
+        self._node_values = values
+        self._locked = locked
+        self._specs = {p.name: p for p in specs()}
+        self._values = P.declare(node, list(self._specs.values()))
+        self._buffer = None
+        self._names = None
+        node.add_on_set_parameters_callback(self._on_set_parameters)
+        node.create_service(
+            IdentifyPayload,
+            "~/identify_payload",
+            self._identify,
+            callback_group=MutuallyExclusiveCallbackGroup(),
+        )
+
+    def _on_set_parameters(self, parameters):
+        result = P.validate(self._specs, parameters)
+        if result.successful:
+            for parameter in parameters:
+                if parameter.name in self._specs:
+                    self._values[parameter.name] = parameter.value
+        return result
+
+    # ------------------------------------------------------------------ hot path
+    def record(self, names, t_ns, position, velocity, effort):
+        """Store one processed joint_states message (call under the node's pipeline lock).
+
+        Args:
+            names: the model's joint names (a tuple; a new tuple of other names restarts the
+                buffer).
+            t_ns: stamp [ns]; position, velocity, effort: (n,) model order with NaN for joints
+                the message does not carry, or None for an empty field.
+        """
+        if names is not self._names:
+            if self._names is None or tuple(names) != self._names or self._buffer is None:
+                self._buffer = JointSampleBuffer(len(names), self._values[BUFFER_SAMPLES])
+            self._names = names
+        self._buffer.append(t_ns, position, velocity, effort)
+
+    # ------------------------------------------------------------------ service
+    def _identify(self, request, response):
+        try:
+            self._answer(request, response)
+        except Exception as error:  # noqa: BLE001 - a request must never end the node
+            response.success = False
+            response.message = f"{type(error).__name__}: {error}"
+            response.applied = False
+        if not response.success:
+            self._node.get_logger().warn(f"identify_payload: {response.message}")
+        return response
+
+    def _answer(self, request, response):
+        active = self._active()
+        if active is None:
+            response.message = "no robot model loaded"
+            return
+        window = float(request.window) or float(self._values[WINDOW])
+        if not (math.isfinite(window) and 0.0 < window <= MAX_WINDOW):
+            response.message = f"window must be in (0, {MAX_WINDOW:g}] s, got {request.window}"
+            return
+        snapshot = self._locked(
+            lambda pipeline: (
+                self._names,
+                None if self._buffer is None else self._buffer.window(window),
+                pipeline.config,
+            )
+        )
+        if snapshot is None:
+            response.message = "no robot model loaded"
+            return
+        names, data, config = snapshot
+        if data is None or len(data[0]) == 0:
+            response.message = "no joint states received yet"
+            return
+        if tuple(names) != tuple(active.names):
+            response.message = "the model changed since the samples were taken; try again"
+            return
+        values = self._node_values()
+        model = DP.derive_model(active.parsed, dict(values, **{"payload.mass": 0.0}))
+        resolved = validate_config(model, config)
+        t, position, velocity, effort = data
+        tau = resolved.effort_scale * effort + resolved.effort_offset
+        if np.isnan(velocity).all():
+            velocity = None
+        try:
+            prepared = prepare(JointSamples(t, position, velocity, tau))
+        except DataError as error:
+            response.message = (
+                f"{error} ({len(t)} joint-state samples in the last {window:g} s; a pose needs "
+                f"a steady stream of at least the filter window)"
+            )
+            return
+        stride = max(1, math.ceil(len(prepared.t) / MAX_FIT_SAMPLES))
+        frame = request.frame or values["payload.frame"] or None
+        estimate = identify_payload(
+            model,
+            prepared.q[::stride],
+            prepared.qd[::stride],
+            prepared.qdd[::stride],
+            prepared.tau[::stride],
+            frame=frame,
+            friction=True,
+            velocity_threshold=values["friction_velocity_threshold"],
+        )
+        self._fill(response, estimate, model, prepared, stride)
+        com_ok = bool(np.all(estimate.determined[1:4]))
+        response.success = com_ok
+        used = f"{response.samples} samples over {response.duration:.3g} s"
+        if not com_ok:
+            response.message = f"too few poses ({used}): " + "; ".join(estimate.undetermined)
+            return
+        response.message = f"payload identified from {used}" + (
+            "; " + "; ".join(estimate.undetermined) if estimate.undetermined else ""
+        )
+        if request.apply:
+            self._apply(request, response, estimate)
+
+    @staticmethod
+    def _fill(response, estimate, model, prepared, stride):
+        response.frame = estimate.frame
+        response.samples = int(estimate.samples)
+        response.duration = float(prepared.t[-1] - prepared.t[0]) if len(prepared.t) else 0.0
+        response.mass = _finite(estimate.mass)
+        response.mass_std = _finite(estimate.mass_std)
+        determined = np.isfinite(estimate.com)
+        com = np.where(determined, estimate.com, 0.0)
+        com_std = np.where(np.isfinite(estimate.com_std), estimate.com_std, 0.0)
+        response.com.x, response.com.y, response.com.z = (float(v) for v in com)
+        response.com_std.x, response.com_std.y, response.com_std.z = (float(v) for v in com_std)
+        response.com_determined = [bool(v) for v in determined]
+        response.inertia_determined = estimate.inertia is not None
+        if estimate.inertia is not None:
+            response.inertia = _inertia_entries(estimate.inertia)
+            response.inertia_std = [
+                _finite(v) for v in np.asarray(estimate.inertia_std)[_INERTIA_ORDER]
+            ]
+        response.undetermined = list(estimate.undetermined)
+        response.joint_names = list(model.joint_names)
+        response.residual_rms = [_finite(v) for v in estimate.residual_rms]
+
+    def _apply(self, request, response, estimate):
+        inertia = [0.0] * 6
+        note = ""
+        if estimate.inertia is not None:
+            try:
+                check_inertia_tensor(np.asarray(estimate.inertia), "payload", "inertia")
+                inertia = list(response.inertia)
+            except URDFError as error:
+                note = f"; identified inertia not physically valid ({error}): applied as zeros"
+        else:
+            note = "; inertia not determined: applied as zeros (a point mass)"
+        parameters = [
+            Parameter("payload.mass", Parameter.Type.DOUBLE, float(estimate.mass)),
+            Parameter(
+                "payload.com",
+                Parameter.Type.DOUBLE_ARRAY,
+                [response.com.x, response.com.y, response.com.z],
+            ),
+            Parameter("payload.inertia", Parameter.Type.DOUBLE_ARRAY, inertia),
+        ]
+        if request.frame:
+            parameters.append(Parameter("payload.frame", Parameter.Type.STRING, request.frame))
+        result = self._node.set_parameters_atomically(parameters)
+        if not result.successful:
+            response.success = False
+            response.message += f"; apply refused: {result.reason}"
+            return
+        response.applied = True
+        response.message += "; applied to payload.*" + note
+
+
+def _finite(value):
+    value = float(value)
+    return value if math.isfinite(value) else 0.0
+
+
+def _inertia_entries(inertia):
+    m = np.asarray(inertia, dtype=float)
+    return [_finite(v) for v in (m[0, 0], m[0, 1], m[0, 2], m[1, 1], m[1, 2], m[2, 2])]
+
+
+__all__ = ["BUFFER_SAMPLES", "PayloadService", "WINDOW", "specs"]

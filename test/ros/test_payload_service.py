@@ -1,0 +1,108 @@
+"""~/identify_payload over DDS: a Panda holding a known payload in four static poses (torques from
+the core's ``model.with_payload``, with noise) -> mass within 1 %, COM within 5 mm; apply=true
+sets the payload.* parameters and the node's gravity torques then include the payload. Errors
+(no joint states, too few poses, a bad window or frame) -> success false naming the reason."""
+
+import time
+
+import numpy as np
+import pytest
+
+from node_test_helpers import PANDA_URDF, TIMEOUT, efforts, read
+
+from robot_dynamics import RobotModel
+from robot_dynamics_interfaces.srv import IdentifyPayload
+
+pytestmark = pytest.mark.ros
+
+MASS = 1.3
+COM = np.array([0.03, -0.02, 0.07])
+POSES = np.array(
+    [
+        [0.0, -0.3, 0.0, -2.0, 0.0, 1.7, 0.8],
+        [0.5, 0.2, -0.3, -1.6, 0.9, 1.2, -0.4],
+        [-0.4, -0.6, 0.4, -2.3, -1.2, 2.2, 1.5],
+        [0.2, 0.4, 0.1, -1.2, 1.6, 0.6, 0.0],
+    ]
+)
+SAMPLES_PER_POSE = 120
+PERIOD_NS = 2_000_000  # 500 Hz within a pose
+NOISE = 0.02  # [Nm] torque noise
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return RobotModel.from_urdf(PANDA_URDF)
+
+
+def publish_pose(node, names, q, tau_true, start_ns, rng):
+    for k in range(SAMPLES_PER_POSE):
+        tau = tau_true + rng.normal(0.0, NOISE, tau_true.shape)
+        node.publish(node.joint_state(names, q, np.zeros(len(q)), tau, start_ns + k * PERIOD_NS))
+        time.sleep(0.002)  # the node reads best effort, 10 deep: no bursts
+
+
+def identify(node, client, window=0.0, frame="", apply=False):
+    request = IdentifyPayload.Request(window=window, frame=frame, apply=apply)
+    return node.t.call(client, request, TIMEOUT)
+
+
+def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda):
+    names = list(panda.joint_names)
+    truth = panda.with_payload(MASS, COM)
+    rng = np.random.default_rng(7)
+    node = dynamics_node(urdf=read(PANDA_URDF), wrench_estimation="static")
+    node.wait_connected(("gravity_torques",))
+    client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
+
+    empty = identify(node, client)
+    assert not empty.success and "no joint states" in empty.message
+
+    start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
+    publish_pose(node, names, POSES[0], truth.gravity_torques(POSES[0]), start, rng)
+    node.wait_for("gravity_torques")
+    node.t.spin_for(0.3)
+    one = identify(node, client)
+    assert not one.success, one.message
+    assert "not determined" in one.message, one.message
+
+    for i in range(1, len(POSES)):  # a second apart: the node's window is 10 s
+        publish_pose(node, names, POSES[i], truth.gravity_torques(POSES[i]), start + i * 10**9, rng)
+    node.t.spin_for(0.5)
+    bad_window = identify(node, client, window=-1.0)
+    assert not bad_window.success and "window" in bad_window.message
+    bad_frame = identify(node, client, frame="no_such_link")
+    assert not bad_frame.success and "no_such_link" in bad_frame.message
+
+    result = identify(node, client)
+    assert result.success, result.message
+    assert result.frame == "tool"
+    assert abs(result.mass - MASS) < 0.01 * MASS, result.mass
+    com = np.array([result.com.x, result.com.y, result.com.z])
+    assert np.linalg.norm(com - COM) < 0.005, com
+    assert list(result.com_determined) == [True, True, True]
+    assert 0.0 < result.mass_std < 0.01 * MASS
+    assert not result.inertia_determined  # static poses: inertia is not seen
+    assert any("inertia" in note for note in result.undetermined)
+    assert list(result.joint_names) == names
+    assert max(result.residual_rms) < 5 * NOISE
+    assert not result.applied
+    assert node.get_parameter("payload.mass") == 0.0
+
+    applied = identify(node, client, apply=True)
+    assert applied.success and applied.applied, applied.message
+    assert node.get_parameter("payload.mass") == pytest.approx(applied.mass)
+    np.testing.assert_allclose(
+        node.get_parameter("payload.com"), [applied.com.x, applied.com.y, applied.com.z]
+    )
+    np.testing.assert_array_equal(node.get_parameter("payload.inertia"), [0.0] * 6)
+
+    # the rebuilt model's gravity torques include the payload
+    q = POSES[1]
+    expected = truth.gravity_torques(q)
+    gravity = node.publish_until(
+        lambda: node.joint_state(names, q, np.zeros(7), expected),
+        "gravity_torques",
+        lambda m: np.allclose(efforts(m, names), expected, atol=0.05),
+    )
+    assert np.abs(efforts(gravity, names) - panda.gravity_torques(q)).max() > 0.5
