@@ -11,7 +11,7 @@ or N, wrenches ``[fx fy fz tx ty tz]`` in N and N m.
 from array import array
 import numpy as np
 
-from builtin_interfaces.msg import Duration
+from rclpy.duration import Duration as RclpyDuration
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
 
@@ -34,17 +34,13 @@ def as_numpy(sequence):
 
 
 def seconds_to_duration(seconds):
-    """float seconds (>= 0) -> ``builtin_interfaces/Duration``."""
-    sec = int(np.floor(seconds))
-    nanosec = int(round((seconds - sec) * 1e9))
-    if nanosec >= 1000000000:
-        sec, nanosec = sec + 1, nanosec - 1000000000
-    return Duration(sec=sec, nanosec=nanosec)
+    """float seconds (>= 0) -> ``builtin_interfaces/Duration`` (rclpy's Duration, to the ns)."""
+    return RclpyDuration(nanoseconds=int(round(seconds * 1e9))).to_msg()
 
 
 def duration_to_seconds(duration):
     """``builtin_interfaces/Duration`` -> float seconds."""
-    return duration.sec + duration.nanosec * 1e-9
+    return RclpyDuration.from_msg(duration).nanoseconds * 1e-9
 
 
 def matrix_to_multiarray(matrix, row_label="rows", col_label="cols"):

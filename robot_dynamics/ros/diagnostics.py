@@ -7,7 +7,9 @@ raised; WARN when joint_states were refused or skipped since the last status, ef
 positions are missing or the selected wrench problem is near-singular; OK otherwise.
 """
 
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
 
 def _text(value):
@@ -99,3 +101,15 @@ def dynamics_status(node, active, pipeline, rate):
         values.setdefault(key, value)
     status.values = [KeyValue(key=k, value=_text(v)) for k, v in values.items()]
     return status
+
+
+def diagnostics_array(node, active, pipeline):
+    """The DiagnosticArray of one period: the processing rate since the previous one and
+    :func:`dynamics_status`."""
+    now, processed = time.monotonic(), node._count["processed"]
+    start, before = getattr(node, "_diagnostics_rate", (now, processed))
+    node._diagnostics_rate = (now, processed)
+    rate = (processed - before) / (now - start) if now > start else 0.0
+    array_msg = DiagnosticArray(status=[dynamics_status(node, active, pipeline, rate)])
+    array_msg.header.stamp = node.get_clock().now().to_msg()
+    return array_msg

@@ -27,7 +27,6 @@ import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
-from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from sensor_msgs.msg import JointState
@@ -41,6 +40,7 @@ from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription
+from .diagnostics import diagnostics_array
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .payload_service import PayloadService
 from .qos import joint_states_qos
@@ -85,7 +85,6 @@ class DynamicsNode(Node):
         self._count = dict.fromkeys(counters.split(), 0)
         self._last_refusal = self._command_error = ""
         self._unknown = set()
-        self._rate = (time.monotonic(), 0)
         self._contact = None  # last ContactState message
         self._cmd_msg = Float64MultiArray()
         self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
@@ -226,9 +225,9 @@ class DynamicsNode(Node):
             self._note_unknown(unknown)
         stamp = msg.header.stamp
         t_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
-        if t_ns == 0:
-            t_ns = self.get_clock().now().nanoseconds
-            stamp = Time(sec=t_ns // 1_000_000_000, nanosec=t_ns % 1_000_000_000)
+        if t_ns == 0:  # unstamped: the node's clock
+            now = self.get_clock().now()
+            t_ns, stamp = now.nanoseconds, now.to_msg()
         publish_command = self._values["publish_effort_command"]
         self._last_t_ns = t_ns
         with self._lock:
@@ -380,20 +379,8 @@ class DynamicsNode(Node):
 
     # ------------------------------------------------------------------ diagnostics
     def _diagnostics(self):
-        from .diagnostics import dynamics_status
-
-        now, (start, before) = time.monotonic(), self._rate
-        self._rate = (now, self._count["processed"])
-        rate = (self._count["processed"] - before) / max(now - start, 1e-9)
-        active = self._active
-        pipeline_status = {}
-        if active is not None:
-            with self._lock:
-                pipeline_status = active.pipeline.status()
-        status = dynamics_status(self, active, pipeline_status, rate)
-        array_msg = DiagnosticArray(status=[status])
-        array_msg.header.stamp = self.get_clock().now().to_msg()
-        self._pub_diagnostics.publish(array_msg)
+        pipeline_status = self._with_pipeline(lambda pipeline: pipeline.status()) or {}
+        self._pub_diagnostics.publish(diagnostics_array(self, self._active, pipeline_status))
 
 
 def main(args=None):
