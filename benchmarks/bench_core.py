@@ -161,7 +161,11 @@ KDL_SCRIPT = textwrap.dedent(r"""
         m = float(i.find("mass").get("value"))
         t = i.find("inertia")
         g = lambda k: float(t.get(k, 0.0))
-        I = [[g("ixx"), g("ixy"), g("ixz")], [g("ixy"), g("iyy"), g("iyz")], [g("ixz"), g("iyz"), g("izz")]]
+        I = [
+            [g("ixx"), g("ixy"), g("ixz")],
+            [g("ixy"), g("iyy"), g("iyz")],
+            [g("ixz"), g("iyz"), g("izz")],
+        ]
         R = [[F.M[r, c] for c in range(3)] for r in range(3)]
         RI = [[sum(R[r][k] * I[k][c] for k in range(3)) for c in range(3)] for r in range(3)]
         Ic = [[sum(RI[r][k] * R[c][k] for k in range(3)) for c in range(3)] for r in range(3)]
@@ -191,7 +195,8 @@ KDL_SCRIPT = textwrap.dedent(r"""
             names.append(j.get("name"))
         else:
             jnt = kdl.Joint(j.get("name"), FIXED)
-        chain.addSegment(kdl.Segment(j.find("child").get("link"), jnt, F, inertia(links[j.find("child").get("link")])))
+        child = j.find("child").get("link")
+        chain.addSegment(kdl.Segment(child, jnt, F, inertia(links[child])))
     n = chain.getNrOfJoints()
     assert names == req["joint_names"], (names, req["joint_names"])
 
@@ -220,7 +225,8 @@ KDL_SCRIPT = textwrap.dedent(r"""
     out = {"times": {}, "note": "forward_dynamics and coriolis_matrix: no PyKDL solver"}
     for k, fn in calls.items():
         fn()
-        ts = [t / req["number"] * 1e6 for t in timeit.repeat(fn, number=req["number"], repeat=req["repeat"])]
+        reps = timeit.repeat(fn, number=req["number"], repeat=req["repeat"])
+        ts = [t / req["number"] * 1e6 for t in reps]
         out["times"][k] = [min(ts), statistics.median(ts)]
     dyn.JntToGravity(q, g_out)
     rne.CartToJnt(q, qd, qdd, wrenches, tau_out)
@@ -352,7 +358,8 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
     if kdl_note:
         print("    " + kdl_note)
     print("  single configuration (µs per call, min of interleaved repeats; median in brackets)")
-    hdr = f"  {'call':18s} {'ours':>9s} {'(med)':>9s} {'pin':>9s} {'ratio':>7s} {'target':>7s} {'':5s}"
+    hdr = f"  {'call':18s} {'ours':>9s} {'(med)':>9s} {'pin':>9s} {'ratio':>7s} {'target':>7s}"
+    hdr += f" {'':5s}"
     hdr += f" {'KDL':>9s} {'ours/KDL':>8s}" if kdl else ""
     print(hdr)
     rows = []
@@ -428,14 +435,17 @@ def bench_simulation(args):
     E = model.total_energy(res.q, res.qd)
     ratio = t_ours / t_pin
     print(
-        "\n=== double pendulum, 10 s, zero torque from q = [0, 0], solve_ivp RK45 rtol 1e-8 atol 1e-10"
+        "\n=== double pendulum, 10 s, zero torque from q = [0, 0], "
+        "solve_ivp RK45 rtol 1e-8 atol 1e-10"
     )
     print(
-        f"  ours {t_ours * 1e3:8.1f} ms ({len(res.t)} samples)   pin.aba + solve_ivp {t_pin * 1e3:8.1f} ms "
+        f"  ours {t_ours * 1e3:8.1f} ms ({len(res.t)} samples)   "
+        f"pin.aba + solve_ivp {t_pin * 1e3:8.1f} ms "
         f"({sol.nfev} rhs evaluations)   ratio {ratio:5.2f}  target <=3  {verdict(ratio, 3.0)}"
     )
     print(
-        f"  energy drift ours: {np.max(np.abs(E - E[0])):.2e} J;  final q ours {res.q[-1]}, pin {sol.y[:2, -1]}"
+        f"  energy drift ours: {np.max(np.abs(E - E[0])):.2e} J;  "
+        f"final q ours {res.q[-1]}, pin {sol.y[:2, -1]}"
         " (chaotic: differ at 10 s)"
     )
     return dict(
@@ -465,11 +475,13 @@ def main():
 
     print(
         f"numpy {np.__version__}, scipy {scipy.__version__}, pinocchio {pin.__version__}, "
-        f"python {sys.version.split()[0]}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}"
+        f"python {sys.version.split()[0]}, "
+        f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}"
     )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
-        f"{os.cpu_count()} CPUs, load average {load:.2f} (ours and pin are timed interleaved: the ratios "
+        f"{os.cpu_count()} CPUs, load average {load:.2f} "
+        "(ours and pin are timed interleaved: the ratios "
         "see the same load)"
     )
     kdl_ok, why = kdl_available()

@@ -11,9 +11,9 @@ Shared fixtures and helpers (use them rather than ad-hoc ``subprocess.Popen``):
     ``ros_env()``              environment for a ROS subprocess (copy of os.environ + the above).
     ``console_script(name)``   argv of a console script installed in the venv (``dynamics_node``).
     ``python_module(mod)``     argv of ``<venv python> -m mod``.
-    ``start_process`` fixture  factory: start_process(argv, name=...) -> ManagedProcess; output goes
-                               to a file (no pipe dead-locks), ``wait_for_output(regex)`` waits for a
-                               readiness line, every process is stopped (SIGINT, then SIGTERM,
+    ``start_process`` fixture  factory: start_process(argv, name=...) -> ManagedProcess; output
+                               goes to a file (no pipe dead-locks), ``wait_for_output(regex)`` waits
+                               for a readiness line, every process is stopped (SIGINT, then SIGTERM,
                                then SIGKILL) at the end of the test and its output is shown if the
                                test failed.
     ``rclpy_context`` fixture  an initialised, private rclpy Context (shut down afterwards).

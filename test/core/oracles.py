@@ -153,7 +153,8 @@ MIXED_URDF = """<?xml version="1.0"?>
   </joint>
   <link name="l3">
     <inertial><origin xyz="0.15 0 0.02" rpy="0.2 0.2 0.2"/><mass value="1.2"/>
-      <inertia ixx="0.004" ixy="-0.0005" ixz="0.0002" iyy="0.01" iyz="0.0004" izz="0.011"/></inertial>
+      <inertia ixx="0.004" ixy="-0.0005" ixz="0.0002"
+               iyy="0.01" iyz="0.0004" izz="0.011"/></inertial>
   </link>
   <joint name="j4" type="revolute">
     <parent link="l3"/><child link="l4"/>

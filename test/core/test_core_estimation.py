@@ -93,9 +93,11 @@ def test_estimate_external_wrench_near_singularity(eps, rng):
     assert np.all(np.isfinite(est.wrench))
     assert bool(est.near_singular)
     assert est.min_singular_value < 1e-5
-    # a damped pseudo-inverse has gain <= 1 / (2 lambda) whatever lambda's convention (lambda or lambda^2)
+    # a damped pseudo-inverse has gain <= 1 / (2 lambda) whatever lambda's convention
+    # (lambda or lambda^2)
     assert np.linalg.norm(est.wrench) <= np.linalg.norm(tau_ext) / (2 * damping) * (1 + 1e-9)
-    # a wrench in the range of the singular Jacobian's well-conditioned directions is still recovered
+    # a wrench in the range of the singular Jacobian's well-conditioned directions is still
+    # recovered
     J = model.jacobian(q, axes="local")  # the estimate's axes: the frame's own
     U, s, Vt = np.linalg.svd(J.T)  # J^T = U s Vt, 6 x 6
     f = Vt[0] * 10.0  # the best-conditioned wrench direction

@@ -74,7 +74,8 @@ def urdf_documents(draw):
         mimic = ""
         if names and draw(st.booleans()) and draw(st.booleans()):
             mult, moff = _num(draw, SANE), _num(draw, SANE)
-            mimic = f'<mimic joint="{draw(st.sampled_from(names))}" multiplier="{mult}" offset="{moff}"/>'
+            mimic_of = draw(st.sampled_from(names))
+            mimic = f'<mimic joint="{mimic_of}" multiplier="{mult}" offset="{moff}"/>'
         parts.append(
             f'<joint name="j{i}" type="{jtype}"><parent link="l{i - 1}"/><child link="l{i}"/>'
             f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{axis}"/>'

@@ -236,7 +236,8 @@ def test_energies_vs_pinocchio(name, rng):
     for i in range(2):
         K = pin.computeKineticEnergy(P.model, P.data, P.qp(q[i]), P.vp(qd[i]))
         assert_close(model.kinetic_energy(q[i], qd[i]), K, TOL, f"{name} kinetic energy")
-    # potential energy: equal up to a constant (pin adds nothing for the fixed root; we may choose a zero)
+    # potential energy: equal up to a constant (pin adds nothing for the fixed root; we may
+    # choose a zero)
     Pp = np.array([pin.computePotentialEnergy(P.model, P.data, P.qp(x)) for x in q])
     Po = model.potential_energy(q)
     assert_close(Po[1] - Po[0], Pp[1] - Pp[0], TOL, f"{name} potential energy differences")

@@ -40,14 +40,16 @@ _HALF_IX = 5.0 * (0.1**2 + 0.1**2) / 12.0
 SPLIT_LINK2 = f"""
   <link name="link2">
     <inertial><origin xyz="0.25 0 0"/><mass value="5.0"/>
-      <inertia ixx="{_HALF_IX!r}" ixy="0" ixz="0" iyy="{_HALF_IZ!r}" iyz="0" izz="{_HALF_IZ!r}"/></inertial>
+      <inertia ixx="{_HALF_IX!r}" ixy="0" ixz="0"
+               iyy="{_HALF_IZ!r}" iyz="0" izz="{_HALF_IZ!r}"/></inertial>
   </link>
   <joint name="split_joint" type="fixed">
     <parent link="link2"/><child link="link2b"/><origin xyz="0.5 0 0" rpy="0 0 0"/>
   </joint>
   <link name="link2b">
     <inertial><origin xyz="0.25 0 0"/><mass value="5.0"/>
-      <inertia ixx="{_HALF_IX!r}" ixy="0" ixz="0" iyy="{_HALF_IZ!r}" iyz="0" izz="{_HALF_IZ!r}"/></inertial>
+      <inertia ixx="{_HALF_IX!r}" ixy="0" ixz="0"
+               iyy="{_HALF_IZ!r}" iyz="0" izz="{_HALF_IZ!r}"/></inertial>
   </link>
 """
 
@@ -238,14 +240,16 @@ def test_with_payload_point_mass_equals_urdf(rng):
 
 
 def test_with_payload_rigid_body_equals_urdf(rng):
-    """A payload with COM offset and inertia (frame axes, about its COM) on the mixed robot's tool."""
+    """A payload with COM offset and inertia (frame axes, about its COM) on the mixed robot's
+    tool."""
     com = (0.03, -0.02, 0.05)
     I = np.array([[0.004, 0.0003, -0.0002], [0.0003, 0.005, 0.0001], [-0.0002, 0.0001, 0.003]])
     m = load_model("mixed").with_payload(0.9, com, inertia=I)
     child = (
         f'<joint name="payload_joint" type="fixed"><parent link="tool"/><child link="payload"/>'
         f'<origin xyz="{com[0]} {com[1]} {com[2]}"/></joint><link name="payload"><inertial>'
-        f'<mass value="0.9"/><inertia ixx="{I[0, 0]}" ixy="{I[0, 1]}" ixz="{I[0, 2]}" iyy="{I[1, 1]}" '
+        f'<mass value="0.9"/><inertia ixx="{I[0, 0]}" ixy="{I[0, 1]}" ixz="{I[0, 2]}" '
+        f'iyy="{I[1, 1]}" '
         f'iyz="{I[1, 2]}" izz="{I[2, 2]}"/></inertial></link></robot>'
     )
     ref = RobotModel.from_urdf(oracles.MIXED_URDF.replace("</robot>", child))

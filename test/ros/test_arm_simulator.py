@@ -312,8 +312,8 @@ def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_n
     assert settled({"panda_joint4": 0.3, "panda_joint7": 0.0})  # the last valid command holds
     out = sim.proc.output()
     assert (
-        "~/commands has 2 values, expected 3 (ordered by parameter joints: panda_joint7, panda_joint1, panda_joint4)"
-        in out
+        "~/commands has 2 values, expected 3 (ordered by parameter joints: "
+        "panda_joint7, panda_joint1, panda_joint4)" in out
     )
     assert "NaN/inf for panda_joint7" in out
 
