@@ -63,8 +63,23 @@ _MAXIMUM = np.maximum.reduce
 
 
 class RobotModel:
-    """Rigid-body dynamics of a fixed-base robot (chain or tree). Immutable: ``with_*`` methods
-    return new models."""
+    """Rigid-body dynamics of a fixed-base robot (chain or tree), built once from a URDF.
+
+    Immutable: the ``with_*`` methods return new models. Joint vectors follow ``joint_names``;
+    units rad, m, s, kg, N, N m; frames are link names below ``base_link``.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree` (see :meth:`from_urdf`).
+        tip_link: default frame of Jacobians and wrenches (default: the single leaf of a chain;
+            None for a tree with several leaves).
+        gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
+        armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal, >= 0
+            (default: 0).
+
+    Raises:
+        InvalidInputError: gravity, armature or tip_link malformed or out of bounds.
+        KinematicTreeError: ``tip_link`` is not a link below the base link.
+    """
 
     def __init__(self, tree, *, tip_link=None, gravity=(0.0, 0.0, -9.81), armature=None):
         self.tree = tree
@@ -92,16 +107,24 @@ class RobotModel:
     ):
         """Build a model from URDF XML text or a file path.
 
-        base_link: fixed base (default: the URDF root); joints above it and in other branches
-            are left out. tip_link: default frame of Jacobians and wrenches (default: the single
-            leaf of a chain; None for a tree with several leaves). gravity: (3,) m/s^2 in the
-            base frame, |gravity| <= MAX_GRAVITY. armature: (n,) reflected rotor inertia
-            added to M's diagonal. max_links: refuse documents with more links or joints
-            (:class:`~robot_dynamics.core.errors.ModelTooLargeError`).
+        Every number of the URDF is validated (bounds in :mod:`robot_dynamics.core.urdf`).
 
-        Every number of the URDF is validated (bounds in :mod:`robot_dynamics.core.urdf`):
-        :class:`~robot_dynamics.core.errors.InvalidURDFValueError` names the link or joint and
-        the field.
+        Args:
+            urdf: URDF XML text or a file path.
+            base_link: fixed base (default: the URDF root); joints above it and in other branches
+                are left out.
+            tip_link: default frame of Jacobians and wrenches (default: the single leaf of a chain;
+                None for a tree with several leaves).
+            gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
+            armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal.
+            max_links: refuse documents with more links or joints.
+
+        Returns:
+            RobotModel: the new model.
+
+        Raises:
+            ModelTooLargeError: more than ``max_links`` links or joints.
+            InvalidURDFValueError: a number out of bounds; names the link or joint and the field.
         """
         tree = build_tree(parse_urdf(urdf, max_links=max_links), base_link=base_link)
         return cls(tree, tip_link=tip_link, gravity=gravity, armature=armature)
@@ -175,28 +198,72 @@ class RobotModel:
         return new
 
     def with_gravity(self, gravity):
-        """New model with gravity (3,) [m/s^2] in the base frame."""
+        """New model with another gravity vector.
+
+        Args:
+            gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
+
+        Returns:
+            RobotModel: the new model.
+
+        Raises:
+            InvalidInputError: not 3 finite numbers, or beyond the bound.
+        """
         return self._copy_with(gravity=self._vector3(gravity, "gravity"))
 
     def with_armature(self, armature):
-        """New model with armature (n,) [kg m^2 or kg] added to M's diagonal."""
+        """New model with armature added to M's diagonal.
+
+        Args:
+            armature: (n,) or scalar reflected rotor inertia [kg m^2 or kg], >= 0.
+
+        Returns:
+            RobotModel: the new model.
+
+        Raises:
+            InvalidInputError: wrong shape, not finite, negative or beyond the bound (names
+                the joint).
+        """
         return self._copy_with(armature=self._per_joint(armature, "armature", 0.0, nonneg=True))
 
     def with_friction(self, damping=None, friction=None):
-        """New model overriding the URDF ``<dynamics>`` values: damping (n,) viscous
-        [N m s/rad], friction (n,) Coulomb [N m]; None keeps the current values."""
+        """New model overriding the URDF ``<dynamics>`` values.
+
+        Args:
+            damping: (n,) viscous friction [N m s/rad or N s/m], >= 0; None keeps the current
+                values.
+            friction: (n,) Coulomb friction [N m or N], >= 0; None keeps the current values.
+
+        Returns:
+            RobotModel: the new model.
+
+        Raises:
+            InvalidInputError: wrong shape, not finite, negative or beyond the bound (names
+                the joint).
+        """
         d = self.damping if damping is None else self._per_joint(damping, "damping", 0.0, True)
         f = self.friction if friction is None else self._per_joint(friction, "friction", 0.0, True)
         return self._copy_with(damping=d, friction=f)
 
     def with_payload(self, mass, com, inertia=None, frame=None):
-        """New model with a rigid payload attached to ``frame`` (default: the tip link).
+        """New model with a rigid payload attached to ``frame``.
 
-        mass: kg, in ``[0, MAX_PAYLOAD_MASS]``; com: (3,) m, in the frame's axes,
-        ``|com| <= MAX_PAYLOAD_COM``; inertia: (3, 3) kg m^2 about the payload's COM in the
-        frame's axes (default: a point mass), symmetric, positive semi-definite, satisfying the
-        triangle inequality (the URDF rules of :func:`~robot_dynamics.core.urdf.
-        check_inertia_tensor`). Raises InvalidInputError naming the field.
+        Args:
+            mass: payload mass [kg], in ``[0, MAX_PAYLOAD_MASS]``.
+            com: (3,) payload centre of mass [m] in the frame's axes, ``|com| <= MAX_PAYLOAD_COM``.
+            inertia: (3, 3) rotational inertia [kg m^2] about the payload's COM in the frame's axes
+                (default: a point mass): symmetric, positive semi-definite, satisfying the triangle
+                inequality (the URDF rules of
+                :func:`~robot_dynamics.core.urdf.check_inertia_tensor`).
+            frame: the link the payload is fixed to (default: the tip link).
+
+        Returns:
+            RobotModel: the new model.
+
+        Raises:
+            InvalidInputError: a malformed or out-of-range field (named in the message).
+            UnknownFrameError: ``frame`` is not a link of the model.
+            AmbiguousTipError: no frame given and the model has no tip link.
         """
         frame = self._frame(frame)
         try:
@@ -332,8 +399,7 @@ class RobotModel:
         if np.any(np.abs(arr) > bound):
             k = int(np.argmax(np.abs(arr) > bound))
             raise InvalidInputError(
-                f"{name}: joint {self.joint_names[k]!r} has {arr[k]:g}, beyond the bound "
-                f"{bound:g}"
+                f"{name}: joint {self.joint_names[k]!r} has {arr[k]:g}, beyond the bound {bound:g}"
             )
         if nonneg and np.any(arr < 0):
             k = int(np.argmax(arr < 0))
@@ -370,14 +436,37 @@ class RobotModel:
 
     # ---------------------------------------------------------------- dynamics
     def gravity_torques(self, q):
-        """g(q) (..., n) [N m or N]: the joint torques that hold the robot still."""
+        """Generalised gravity g(q): the joint torques that hold the robot still.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+
+        Returns:
+            ndarray: (..., n) torques [N m or N].
+
+        Raises:
+            InvalidInputError: wrong shape, non-finite or out-of-bound values (names the joint).
+        """
         q = self._check_vector(q, "q")
         return self._reduce(_gravity.generalized_gravity(self, self._kin(q)))
 
     def inverse_dynamics(self, q, qd, qdd, f_ext=None, frame=None):
-        """tau (..., n) = M qdd + C qd + g - J_frame^T f_ext (RNEA).
+        """Inverse dynamics by RNEA: ``tau = M qdd + C qd + g - J_frame^T f_ext``.
 
-        f_ext: (..., 6) wrench the environment applies to ``frame`` (default: the tip).
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            qdd: (..., n) joint accelerations [rad/s^2 or m/s^2].
+            f_ext: (..., 6) wrench ``[fx fy fz tx ty tz]`` [N, N m] the environment applies to
+                ``frame``, base-frame axes, moment about the frame origin; None for no wrench.
+            frame: the link ``f_ext`` acts on (default: the tip).
+
+        Returns:
+            ndarray: (..., n) joint torques [N m or N].
+
+        Raises:
+            InvalidInputError: bad shapes, non-broadcasting batches, non-finite values.
+            UnknownFrameError: ``frame`` is not a link of the model.
         """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
@@ -392,15 +481,35 @@ class RobotModel:
         return tau
 
     def nonlinear_effects(self, q, qd):
-        """h(q, qd) = C(q, qd) qd + g(q), (..., n)."""
+        """Nonlinear effects h(q, qd) = C(q, qd) qd + g(q).
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+
+        Returns:
+            ndarray: (..., n) torques [N m or N].
+
+        Raises:
+            InvalidInputError: bad shapes, non-broadcasting batches, non-finite values.
+        """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         self._check_batch(q=q, qd=qd)
         return self._reduce(_rnea.rnea(self, self._kin(q), self._full(qd, False), None))
 
     def mass_matrix(self, q):
-        """M(q) (..., n, n) [kg m^2 / kg], symmetric positive definite (CRBA), armature
-        included."""
+        """Joint-space inertia matrix M(q) by CRBA, armature included.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+
+        Returns:
+            ndarray: (..., n, n) symmetric positive definite M [kg m^2 / kg].
+
+        Raises:
+            InvalidInputError: wrong shape or non-finite values.
+        """
         q = self._check_vector(q, "q")
         return self._mass_matrix(self._kin(q))
 
@@ -410,8 +519,19 @@ class RobotModel:
         return M + self._armature_matrix if self._has_armature else M
 
     def coriolis_matrix(self, q, qd):
-        """C(q, qd) (..., n, n) with C qd the Coriolis/centrifugal torques and Mdot - 2C
-        skew-symmetric (the Christoffel-symbol C)."""
+        """Coriolis matrix C(q, qd): C qd are the Coriolis/centrifugal torques and Mdot - 2C is
+        skew-symmetric (the Christoffel-symbol C).
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+
+        Returns:
+            ndarray: (..., n, n) C [kg m^2/s or kg/s].
+
+        Raises:
+            InvalidInputError: bad shapes, non-broadcasting batches, non-finite values.
+        """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         self._check_batch(q=q, qd=qd)
@@ -419,9 +539,20 @@ class RobotModel:
         return self._reduce_matrix(C)
 
     def momentum_terms(self, q, qd):
-        """``(p, C^T qd, g)`` (..., n) each: generalised momentum ``p = M qd`` [kg m^2/s],
-        ``C(q, qd)^T qd`` and ``g(q)``, from one kinematics pass without forming M or C (what
-        the momentum observer needs on every sample)."""
+        """Generalised momentum, C^T qd and gravity from one kinematics pass, without forming M or C
+        (what the momentum observer needs on every sample).
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+
+        Returns:
+            tuple: ``(p, C^T qd, g)``, each (..., n): generalised momentum ``p = M qd``
+            [kg m^2/s], ``C(q, qd)^T qd`` [N m] and ``g(q)`` [N m].
+
+        Raises:
+            InvalidInputError: bad shapes, non-broadcasting batches, non-finite values.
+        """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         self._check_batch(q=q, qd=qd)
@@ -434,15 +565,29 @@ class RobotModel:
         return p, CTqd, g
 
     def state_terms(self, q, qd, frame=None, axes="base", jacobian=True):
-        """Everything a controller or estimator needs at one joint state, from one kinematics
-        pass (cf. Pinocchio's ``computeAllTerms``). Returns a :class:`StateTerms`:
+        """Everything a controller or estimator needs at one joint state, from one kinematics pass
+        (cf. Pinocchio's ``computeAllTerms``).
 
-        gravity g(q), nonlinear_effects C qd + g, momentum M qd, coriolis_transpose_qd C^T qd
-        (all (..., n)), and jacobian (..., 6, n) of ``frame`` (default: the tip) in ``axes``
-        (None when ``jacobian`` is False, or when frame is None and the model has no tip).
         The forward kinematics runs here; each term is evaluated when first read (the three
         velocity terms together), so a controller pays only for what it reads, in the order it
         needs it.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s] (copied).
+            frame: link of the Jacobian (default: the tip).
+            axes: "base" (base-frame axes) or "local" (the frame's own axes) for the Jacobian.
+            jacobian: False to skip the Jacobian.
+
+        Returns:
+            StateTerms: gravity g(q), nonlinear_effects C qd + g, momentum M qd,
+            coriolis_transpose_qd C^T qd (all (..., n)), and jacobian (..., 6, n) of ``frame`` in
+            ``axes`` (None when ``jacobian`` is False, or when frame is None and the model has no
+            tip).
+
+        Raises:
+            InvalidInputError: bad shapes, non-finite values, unknown ``axes``.
+            UnknownFrameError: ``frame`` is not a link of the model.
         """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
@@ -456,8 +601,26 @@ class RobotModel:
         return StateTerms(self, self._kin(q), qd.copy(), frame, axes)
 
     def forward_dynamics(self, q, qd, tau, f_ext=None, frame=None):
-        """qdd (..., n) solving M qdd = tau + J^T f_ext - C qd - g (CRBA matrix, LU solve;
-        :meth:`aba` gives the same by the articulated-body algorithm)."""
+        """Forward dynamics: qdd solving ``M qdd = tau + J^T f_ext - C qd - g``.
+
+        CRBA matrix, Cholesky or LU solve; :meth:`aba` gives the same by the articulated-body
+        algorithm.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            tau: (..., n) joint torques [N m or N].
+            f_ext: (..., 6) wrench [N, N m] the environment applies to ``frame``, base-frame axes,
+                moment about the frame origin; None for no wrench.
+            frame: the link ``f_ext`` acts on (default: the tip).
+
+        Returns:
+            ndarray: (..., n) joint accelerations [rad/s^2 or m/s^2].
+
+        Raises:
+            InvalidInputError: bad shapes, non-broadcasting batches, non-finite values.
+            SingularInertiaError: M is singular (names a joint that moves little or no inertia).
+        """
         q = self._check_vector(q, "q")
         qd = self._check_vector(qd, "qd")
         tau = self._check_vector(tau, "tau")
@@ -494,8 +657,24 @@ class RobotModel:
             ) from None
 
     def aba(self, q, qd, tau, f_ext=None, frame=None):
-        """qdd (..., n) by the articulated-body algorithm (O(n)); models without mimic joints
-        or armature."""
+        """Forward dynamics by the articulated-body algorithm (O(n)).
+
+        Only for models without mimic joints or armature.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            tau: (..., n) joint torques [N m or N].
+            f_ext: (..., 6) wrench [N, N m] the environment applies to ``frame``, base-frame axes,
+                moment about the frame origin; None for no wrench.
+            frame: the link ``f_ext`` acts on (default: the tip).
+
+        Returns:
+            ndarray: (..., n) joint accelerations [rad/s^2 or m/s^2].
+
+        Raises:
+            InvalidInputError: the model has mimic joints or armature; bad shapes or values.
+        """
         if self.tree.has_mimic or self._has_armature:
             raise InvalidInputError(
                 "aba handles neither mimic joints nor armature; use forward_dynamics"
@@ -511,25 +690,54 @@ class RobotModel:
         )
 
     def friction_torques(self, qd, velocity_threshold=_friction.DEFAULT_VELOCITY_THRESHOLD):
-        """Joint friction (..., n): ``damping * qd + friction * tanh(qd / v_eps)`` (URDF
+        """Joint friction ``damping * qd + friction * tanh(qd / v_eps)`` (URDF
         ``<dynamics damping friction>`` or :meth:`with_friction`).
 
-        velocity_threshold: ``v_eps`` [rad/s or m/s] of the smooth sign
-        (:func:`robot_dynamics.core.friction.smooth_sign`), scalar or (n,), >= 0; 0 gives
-        the discontinuous ``sign(qd)``.
+        Args:
+            qd: (..., n) joint velocities [rad/s or m/s].
+            velocity_threshold: ``v_eps`` [rad/s or m/s] of the smooth sign
+                (:func:`robot_dynamics.core.friction.smooth_sign`), scalar or (n,), >= 0; 0 gives
+                the discontinuous ``sign(qd)``.
+
+        Returns:
+            ndarray: (..., n) friction torques [N m or N].
+
+        Raises:
+            InvalidInputError: wrong shape or non-finite values.
         """
         qd = self._check_vector(qd, "qd")
         return _friction.friction_torques(qd, self.damping, self.friction, velocity_threshold)
 
     # ---------------------------------------------------------------- energy
     def kinetic_energy(self, q, qd):
-        """1/2 qd^T M qd (...,) [J]."""
+        """Kinetic energy 1/2 qd^T M qd.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+
+        Returns:
+            ndarray: (...,) energy [J].
+
+        Raises:
+            InvalidInputError: wrong shapes or non-finite values.
+        """
         M = self.mass_matrix(q)
         qd = self._check_vector(qd, "qd")
         return 0.5 * np.einsum("...i,...ij,...j->...", qd, M, qd)
 
     def potential_energy(self, q):
-        """-sum_i m_i gravity . c_i (...,) [J], zero at the base origin."""
+        """Potential energy -sum_i m_i gravity . c_i, zero at the base origin.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+
+        Returns:
+            ndarray: (...,) energy [J].
+
+        Raises:
+            InvalidInputError: wrong shape or non-finite values.
+        """
         q = self._check_vector(q, "q")
         T = body_transforms(self, self._full(q))
         h = (T[..., :3, :] @ self._axis_first_moment[..., 1:])[..., 0]  # m c (base axes)
@@ -543,21 +751,56 @@ class RobotModel:
         return -(h.sum(axis=-2) + base_h) @ self.gravity
 
     def total_energy(self, q, qd):
-        """Kinetic plus potential energy (...,) [J]."""
+        """Kinetic plus potential energy.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+
+        Returns:
+            ndarray: (...,) energy [J].
+
+        Raises:
+            InvalidInputError: wrong shapes or non-finite values.
+        """
         return self.kinetic_energy(q, qd) + self.potential_energy(q)
 
     # ---------------------------------------------------------------- kinematics
     def frame_pose(self, q, frame=None):
-        """Pose ``B_T_F`` (..., 4, 4) of link ``frame`` (default: tip) in the base frame."""
+        """Pose ``B_T_F`` of a link frame in the base frame.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            frame: link name (default: the tip).
+
+        Returns:
+            ndarray: (..., 4, 4) homogeneous transform [m].
+
+        Raises:
+            InvalidInputError: bad q, or ``frame`` not a string.
+            UnknownFrameError: ``frame`` is not a link of the model.
+        """
         frame = self._frame(frame)
         q = self._check_vector(q, "q")
         T = body_transforms(self, self._full(q))
         return _jacobian.frame_pose(self, T, frame)
 
     def jacobian(self, q, frame=None, axes="base"):
-        """Jacobian ``J`` (..., 6, n) of ``frame`` (default: tip): rows [vx vy vz wx wy wz] of
-        the frame origin. axes="base": base-frame axes (Pinocchio's LOCAL_WORLD_ALIGNED);
-        "local": the frame's own axes."""
+        """Geometric Jacobian of a frame: rows ``[vx vy vz wx wy wz]`` of the frame origin.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            frame: link name (default: the tip).
+            axes: "base": base-frame axes (Pinocchio's LOCAL_WORLD_ALIGNED); "local": the frame's
+                own axes.
+
+        Returns:
+            ndarray: (..., 6, n) J, mapping qd to ``[v; w]`` [m/s; rad/s].
+
+        Raises:
+            InvalidInputError: bad q or unknown ``axes``.
+            UnknownFrameError: ``frame`` is not a link of the model.
+        """
         frame = self._frame(frame)
         self._check_axes(axes)
         q = self._check_vector(q, "q")
@@ -572,8 +815,23 @@ class RobotModel:
         return _jacobian.to_local_axes(J, W_T_F) if axes == "local" else J
 
     def jacobian_dot_qd(self, q, qd, frame=None, axes="base"):
-        """``Jdot qd`` (..., 6): classical acceleration [m/s^2; rad/s^2] of the frame origin at
-        zero joint acceleration (no gravity)."""
+        """``Jdot qd``: classical acceleration of the frame origin at zero joint acceleration.
+
+        No gravity.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            frame: link name (default: the tip).
+            axes: "base" (base-frame axes) or "local" (the frame's own axes).
+
+        Returns:
+            ndarray: (..., 6) ``[m/s^2; rad/s^2]``.
+
+        Raises:
+            InvalidInputError: bad q, qd or unknown ``axes``.
+            UnknownFrameError: ``frame`` is not a link of the model.
+        """
         frame = self._frame(frame)
         self._check_axes(axes)
         q = self._check_vector(q, "q")
@@ -584,8 +842,21 @@ class RobotModel:
         return _jacobian.to_local_axes(bias, W_T_F) if axes == "local" else bias
 
     def task_space_inertia(self, q, frame=None, rcond=1e-10):
-        """Lambda = (J M^-1 J^T)^-1 (..., 6, 6) [kg, kg m, kg m^2] of ``frame``, base axes;
-        a pseudo-inverse (relative cutoff rcond) where J is not full row rank."""
+        """Task-space inertia ``Lambda = (J M^-1 J^T)^-1`` of a frame, base axes; a pseudo-inverse
+        (relative cutoff ``rcond``) where J is not full row rank.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            frame: link name (default: the tip).
+            rcond: relative singular-value cutoff of the pseudo-inverse.
+
+        Returns:
+            ndarray: (..., 6, 6) Lambda [kg, kg m, kg m^2].
+
+        Raises:
+            InvalidInputError: bad q.
+            UnknownFrameError: ``frame`` is not a link of the model.
+        """
         frame = self._frame(frame)
         kin = self._kin(self._check_vector(q, "q"))
         J = self._jacobian_from_kin(kin, frame, "base")
@@ -699,8 +970,23 @@ class RobotModel:
 
     # ---------------------------------------------------------------- simulation
     def step(self, q, qd, tau, dt, f_ext=None, frame=None, friction=False):
-        """One semi-implicit (symplectic) Euler step of length dt [s] (0 < dt <= 1e3): returns
-        (q, qd)."""
+        """One semi-implicit (symplectic) Euler step.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            tau: (..., n) joint torques [N m or N].
+            dt: step length [s], ``0 < dt <= 1e3``.
+            f_ext: (..., 6) wrench [N, N m] on ``frame``, base-frame axes; None for no wrench.
+            frame: the link ``f_ext`` acts on (default: the tip).
+            friction: subtract the joint friction (:meth:`friction_torques`) from tau.
+
+        Returns:
+            tuple: ``(q, qd)`` after the step, (..., n) each.
+
+        Raises:
+            InvalidInputError: bad dt, shapes or values.
+        """
         if not (isinstance(dt, (int, float, np.floating)) and 0 < dt <= 1e3):
             raise InvalidInputError(f"step: dt must be a number in (0, 1e3] s, got {dt!r}")
         q = self._check_vector(q, "q")
@@ -737,16 +1023,38 @@ class RobotModel:
         max_rhs_evaluations=_simulate.MAX_RHS_EVALUATIONS,
         max_wall_time=None,
     ):
-        """Integrate the dynamics from (q0, qd0) (n,) for ``duration`` s.
+        """Integrate the dynamics from ``(q0, qd0)`` for ``duration`` seconds.
 
-        tau: None (zero), (n,) constant, ``(times (k,), values (k, n))`` sampled (linear in
-        between), or a callable ``tau(t, q, qd) -> (n,)``. f_ext: constant (6,) wrench on
-        ``frame``. method: a solve_ivp method (RK45, RK23, DOP853, Radau, BDF, LSODA) or
-        "semi_implicit_euler" (fixed step ``fixed_step``). friction: include joint friction.
-        sample_dt: output sample period (default: the integrator's steps). The bounds
-        (``max_*``, ``max_wall_time`` [s] or None) and the input ranges are those of
+        The bounds (``max_*``, ``max_wall_time``) and the input ranges are those of
         :func:`robot_dynamics.core.simulate.simulate`.
-        Returns a :class:`~robot_dynamics.core.simulate.SimulationResult`.
+
+        Args:
+            q0: (n,) initial joint positions [rad or m].
+            qd0: (n,) initial joint velocities [rad/s or m/s].
+            duration: simulated time [s].
+            tau: None (zero), (n,) constant, ``(times (k,), values (k, n))`` sampled (linear in
+                between), or a callable ``tau(t, q, qd) -> (n,)`` [N m or N].
+            f_ext: constant (6,) wrench [N, N m] on ``frame``, base-frame axes.
+            frame: the link ``f_ext`` acts on (default: the tip).
+            method: a solve_ivp method (RK45, RK23, DOP853, Radau, BDF, LSODA) or
+                "semi_implicit_euler" (fixed step ``fixed_step``).
+            rtol: relative tolerance of solve_ivp.
+            atol: absolute tolerance of solve_ivp.
+            sample_dt: output sample period [s] (default: the integrator's steps).
+            friction: include joint friction.
+            fixed_step: step [s] of "semi_implicit_euler".
+            max_torque: bound on |tau| [N m or N].
+            max_steps: bound on the number of integration steps.
+            max_samples: bound on the number of output samples.
+            max_rhs_evaluations: bound on the number of dynamics evaluations.
+            max_wall_time: wall-clock bound [s], or None.
+
+        Returns:
+            SimulationResult: see :class:`~robot_dynamics.core.simulate.SimulationResult`.
+
+        Raises:
+            InvalidInputError: see :func:`robot_dynamics.core.simulate.simulate`.
+            SimulationError: the integration failed (SimulationLimitError: a bound was exceeded).
         """
         return _simulate.simulate(
             self,
@@ -777,18 +1085,22 @@ class RobotModel:
 
     @property
     def leaf_links(self):
+        """Links with no child link, below the base (tuple of str)."""
         return self.tree.leaf_links
 
     @property
     def position_limits(self):
+        """``(lower, upper)`` joint position limits, (n,) each [rad or m]."""
         return self.tree.lower, self.tree.upper
 
     @property
     def velocity_limits(self):
+        """(n,) joint velocity limits [rad/s or m/s]."""
         return self.tree.velocity_limit
 
     @property
     def effort_limits(self):
+        """(n,) joint effort limits [N m or N]."""
         return self.tree.effort_limit
 
     @property
@@ -806,16 +1118,37 @@ class RobotModel:
         return out
 
     def link_inertial(self, body_joint):
-        """(mass, com (3,), inertia about com (3, 3)) of the body moved by a joint, body axes."""
+        """Inertial parameters of the body moved by a joint, in body axes.
+
+        Args:
+            body_joint: name of the joint that moves the body (actuated, mimic, not fixed).
+
+        Returns:
+            tuple: ``(mass [kg], com (3,) [m], inertia (3, 3) [kg m^2] about the com)``.
+
+        Raises:
+            ValueError: no body is moved by a joint of that name.
+        """
         b = self.tree.body_joint_names.index(body_joint)
         return inertia_parameters(self.tree.inertia[b])
 
     @property
     def total_mass(self):
+        """Total mass [kg] of the links below (and including) the base."""
         return float(self.tree.inertia[:, 0, 0].sum() + self.tree.base_inertia[0, 0])
 
     def joint_index(self, name):
-        """Index of an actuated joint in every joint vector."""
+        """Index of an actuated joint in every joint vector.
+
+        Args:
+            name: joint name.
+
+        Returns:
+            int: index into ``joint_names``.
+
+        Raises:
+            InvalidInputError: not an actuated joint (the message lists the actuated joints).
+        """
         try:
             return self._joint_index[name]
         except (KeyError, TypeError):
@@ -902,6 +1235,7 @@ class StateTerms:
 
     @property
     def jacobian(self):
+        """(..., 6, n) Jacobian of ``frame`` in ``axes``, or None without a frame."""
         if self._jacobian is None and self.frame is not None:
             self._jacobian = self._model._jacobian_from_kin(self._kin, self.frame, self.axes)
         return self._jacobian
