@@ -10,11 +10,22 @@ from .spatial import motion_cross
 
 
 def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
-    """Joint accelerations of all body joints, (..., nb), for an unconstrained tree.
+    """Joint accelerations of all body joints for an unconstrained tree (ABA).
 
-    qd, tau: (..., nb). f_ext: optional ``(body, F_W)`` spatial force on a body, as in
-    :func:`~robot_dynamics.core.rnea.rnea`. Mimic joints are not handled here (the model's
-    ``forward_dynamics`` solves the reduced system instead).
+    Mimic joints are not handled here (the model's ``forward_dynamics`` solves the reduced system
+    instead).
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s or m/s].
+        tau: (..., nb) body joint torques [N m or N].
+        gravity: include the model's gravity.
+        f_ext: optional ``(body, F_W)`` spatial force on a body, as in
+            :func:`~robot_dynamics.core.rnea.rnea`.
+
+    Returns:
+        ndarray: (..., nb) joint accelerations [rad/s^2 or m/s^2].
     """
     tree = model.tree
     I, S = kin.I, kin.S  # I first: S then comes from the force transforms

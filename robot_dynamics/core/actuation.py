@@ -6,16 +6,38 @@ import numpy as np
 
 
 def impedance_torques(q, qd, setpoint, stiffness, damping):
-    """Joint impedance ``K (q_set - q) - D qd`` [N m or N]; stiffness K, damping D per joint."""
+    """Joint impedance ``K (q_set - q) - D qd``.
+
+    Args:
+        q: (..., n) joint positions [rad or m].
+        qd: (..., n) joint velocities [rad/s or m/s].
+        setpoint: (..., n) position setpoints [rad or m].
+        stiffness: K, scalar or per joint [N m/rad or N/m].
+        damping: D, scalar or per joint [N m s/rad or N s/m].
+
+    Returns:
+        ndarray: (..., n) torques [N m or N].
+    """
     return stiffness * (setpoint - q) - damping * qd
 
 
 def limit_stop_torques(q, qd, lower, upper, stiffness, damping):
     """Spring-damper end stops: the torque pushing each joint back inside [lower, upper].
 
-    stiffness [N m/rad], damping [N m s/rad]: scalars or per joint. Zero inside the limits.
-    Beyond a limit: ``-k * penetration - d * qd``, the damping acting only while the joint moves
-    further out (a stop never pulls the joint into itself). Infinite limits never act.
+    Zero inside the limits. Beyond a limit: ``-k * penetration - d * qd``, the damping acting
+    only while the joint moves further out (a stop never pulls the joint into itself). Infinite
+    limits never act.
+
+    Args:
+        q: (..., n) joint positions [rad or m].
+        qd: (..., n) joint velocities [rad/s or m/s].
+        lower: (n,) lower limits [rad or m].
+        upper: (n,) upper limits [rad or m].
+        stiffness: scalar or per joint [N m/rad].
+        damping: scalar or per joint [N m s/rad].
+
+    Returns:
+        ndarray: (..., n) torques [N m or N].
     """
     k = np.broadcast_to(np.asarray(stiffness, dtype=float), q.shape)
     d = np.broadcast_to(np.asarray(damping, dtype=float), q.shape)
@@ -28,12 +50,21 @@ def limit_stop_torques(q, qd, lower, upper, stiffness, damping):
 
 
 def end_stop_gains(model, q, frequency, damping_ratio):
-    """Per-joint end-stop stiffness and damping that make each joint, with the inertia it sees
-    at configuration q (the diagonal of M(q)), ring at ``frequency`` [Hz] with ``damping_ratio``
-    against its stop: ``k = (2 pi f)^2 M_ii``, ``d = 2 zeta (2 pi f) M_ii``.
+    """Per-joint end-stop stiffness and damping that make each joint, with the inertia it sees at
+    configuration q (the diagonal of M(q)), ring at ``frequency`` with ``damping_ratio`` against
+    its stop: ``k = (2 pi f)^2 M_ii``, ``d = 2 zeta (2 pi f) M_ii``.
 
     Scaling by inertia keeps stiff stops stable at a fixed integration step (choose
-    ``frequency`` well below 1 / (2 pi dt)). Returns ``(stiffness (n,), damping (n,))``.
+    ``frequency`` well below 1 / (2 pi dt)).
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        q: (..., n) joint positions [rad or m].
+        frequency: f [Hz].
+        damping_ratio: zeta (dimensionless).
+
+    Returns:
+        tuple: ``(stiffness (..., n) [N m/rad], damping (..., n) [N m s/rad])``.
     """
     inertia = np.diagonal(model.mass_matrix(q), axis1=-2, axis2=-1)
     omega = 2.0 * np.pi * float(frequency)
@@ -41,7 +72,15 @@ def end_stop_gains(model, q, frequency, damping_ratio):
 
 
 def saturate(tau, limits):
-    """Clip torques to ``[-limits, limits]`` where a limit is finite and > 0 (URDF effort)."""
+    """Clip torques to ``[-limits, limits]`` where a limit is finite and > 0 (URDF effort).
+
+    Args:
+        tau: (..., n) torques [N m or N].
+        limits: (n,) effort limits [N m or N]; 0 or infinite: no limit.
+
+    Returns:
+        ndarray: (..., n) clipped torques.
+    """
     limits = np.asarray(limits, dtype=float)
     active = np.isfinite(limits) & (limits > 0)
     return np.where(active, np.clip(tau, -limits, limits), tau)

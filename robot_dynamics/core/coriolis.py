@@ -15,7 +15,17 @@ from .spatial import force_bar, motion_cross
 
 
 def coriolis(model, kin, qd, IC=None):
-    """Coriolis matrix of all body joints, (..., nb, nb), at body joint velocities qd (..., nb)."""
+    """Coriolis matrix of all body joints.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s or m/s].
+        IC: (..., nb, 6, 6) composite inertias if already computed, else None.
+
+    Returns:
+        ndarray: (..., nb, nb) C.
+    """
     tree = model.tree
     anc = tree.ancestors
     I, S = kin.I, kin.S  # I first: S then comes from the force transforms
@@ -38,17 +48,35 @@ def coriolis(model, kin, qd, IC=None):
 def velocity_terms(model, kin, qd):
     """RNEA at zero acceleration, keeping what the momentum terms need.
 
-    Returns ``(h, crmV, IV)``: ``h = C qd + g`` of all body joints (..., nb), and for
-    :func:`momentum_from_velocity_terms` the body velocities' cross-product matrices
-    ``crm(V)`` (..., nb, 6, 6) and body momenta ``I V`` (..., nb, 6) (base axes, about the base
-    origin)."""
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s or m/s].
+
+    Returns:
+        tuple: ``(h, crmV, IV)``: ``h = C qd + g`` of all body joints (..., nb) [N m or N],
+        and for :func:`momentum_from_velocity_terms` the body velocities' cross-product matrices
+        ``crm(V)`` (..., nb, 6, 6) and body momenta ``I V`` (..., nb, 6) (base axes, about the
+        base origin).
+    """
     return rnea_pass(model, kin, qd, None)
 
 
 def momentum_from_velocity_terms(model, kin, crmV, IV):
-    """``(M qd, C^T qd)`` of all body joints, (..., nb) each, from :func:`velocity_terms`'
-    ``crm(V)`` and ``I V``: with the subtree momenta ``h_j`` and ``Sdot_j = V_j x S_j``,
-    ``S_j . h_j`` and ``Sdot_j . h_j`` (see :func:`momentum_terms`)."""
+    """``(M qd, C^T qd)`` of all body joints from :func:`velocity_terms`' ``crm(V)`` and ``I V``.
+
+    With the subtree momenta ``h_j`` and ``Sdot_j = V_j x S_j``: ``S_j . h_j`` and
+    ``Sdot_j . h_j`` (see :func:`momentum_terms`).
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        crmV: (..., nb, 6, 6) body velocities' cross-product matrices.
+        IV: (..., nb, 6) body momenta, base axes about the base origin.
+
+    Returns:
+        tuple: ``(M qd, C^T qd)``, (..., nb) each.
+    """
     S = kin.S
     h_sub = model._anc_T @ IV
     Sdot = (crmV @ S[..., None])[..., 0]
@@ -56,13 +84,20 @@ def momentum_from_velocity_terms(model, kin, crmV, IV):
 
 
 def momentum_terms(model, kin, qd):
-    """Generalised momentum ``p = M qd`` and ``C^T qd`` of all body joints, (..., nb) each,
-    without forming M or C.
+    """Generalised momentum ``p = M qd`` and ``C^T qd`` of all body joints, without forming M or C.
 
     With the subtree spatial momenta ``h_j = sum_{i in subtree(j)} I_i V_i``: ``p_j = S_j . h_j``
     and ``(C^T qd)_j = Sdot_j . h_j`` (the body factor B_i of the Christoffel C satisfies
     ``B_i^T V_i = 0``, leaving only the ``Jdot^T I V`` part). This is what the momentum observer
     needs, at the cost of one RNEA-like pass.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s or m/s].
+
+    Returns:
+        tuple: ``(p [kg m^2/s or kg m/s], C^T qd [N m or N])``, (..., nb) each.
     """
     I, S = kin.I, kin.S
     V = model.tree.ancestors @ (S * qd[..., None])

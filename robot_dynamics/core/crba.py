@@ -6,16 +6,31 @@ Composite inertias are subtree sums (one product with the descendant mask); then
 
 
 def composite_inertias(model, kin):
-    """(..., nb, 6, 6): ``I^C_j = sum_{i in subtree(j)} I_i`` in base axes about the origin."""
+    """Composite inertias ``I^C_j = sum_{i in subtree(j)} I_i``, base axes about the origin.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+
+    Returns:
+        ndarray: (..., nb, 6, 6) composite spatial inertias.
+    """
     I = kin.I
     flat = I.reshape(I.shape[:-2] + (36,))
     return (model._anc_T @ flat).reshape(I.shape)
 
 
 def crba(model, kin, IC=None):
-    """Joint-space inertia of all body joints, (..., nb, nb) (no armature, no mimic map).
+    """Joint-space inertia of all body joints (no armature, no mimic map).
 
-    Returns ``(M_full, IC)`` so that callers can reuse the composite inertias.
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        IC: (..., nb, 6, 6) composite inertias if already computed, else None.
+
+    Returns:
+        tuple: ``(M_full (..., nb, nb) [kg m^2 / kg], IC)`` so that callers can reuse the
+        composite inertias.
     """
     if IC is None:
         IC = composite_inertias(model, kin)

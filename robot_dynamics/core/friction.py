@@ -20,7 +20,14 @@ DEFAULT_VELOCITY_THRESHOLD = 0.01
 
 
 def check_velocity_threshold(velocity_threshold, n=None):
-    """``velocity_threshold`` as a float array (scalar, or (n,) per joint), all finite and >= 0.
+    """Validate a smooth-sign velocity threshold.
+
+    Args:
+        velocity_threshold: scalar or (n,) per joint [rad/s or m/s], finite and >= 0.
+        n: expected number of joints, or None for any.
+
+    Returns:
+        ndarray: the threshold as a float array (0-d or (n,)).
 
     Raises:
         InvalidInputError: a negative, NaN or infinite value, or the wrong number of values.

@@ -8,7 +8,15 @@ With base-frame first moments ``h_i = m_i c_i`` and subtree sums ``H_j``, ``M_j`
 
 
 def generalized_gravity(model, kin):
-    """g for all body joints, (..., nb) [N m or N], from a kinematics workspace."""
+    """Generalised gravity g for all body joints, from a kinematics workspace.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+
+    Returns:
+        ndarray: (..., nb) torques [N m or N].
+    """
     T, zh = kin.T, kin.zh  # zh (..., nb, 3, 2): z_j, h_j (base axes)
     z = zh[..., 0]
     H = model._anc_T @ zh[..., 1]

@@ -6,7 +6,16 @@ from .spatial import motion_cross, skew
 
 
 def frame_pose(model, T, frame):
-    """Pose (..., 4, 4) of link ``frame`` in the base frame, from body poses T (..., nb, 4, 4)."""
+    """Pose of link ``frame`` in the base frame, from body poses.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        T: (..., nb, 4, 4) body poses in the base frame.
+        frame: link name (a key of ``model.tree.frames``).
+
+    Returns:
+        ndarray: (..., 4, 4) ``B_T_F`` [m].
+    """
     info = model.tree.frames[frame]
     if info.body < 0:
         return np.broadcast_to(info.T_body_frame, T.shape[:-3] + (4, 4)).copy()
@@ -14,9 +23,15 @@ def frame_pose(model, T, frame):
 
 
 def frame_jacobian_full(model, kin, frame):
-    """Jacobian (..., 6, nb) over all body joints, rows ``[v; w]`` of the frame origin, base axes.
+    """Jacobian over all body joints, rows ``[v; w]`` of the frame origin, base axes.
 
-    Returns ``(J_full, W_T_F)``.
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        frame: link name.
+
+    Returns:
+        tuple: ``(J_full (..., 6, nb), W_T_F (..., 4, 4))``.
     """
     info = model.tree.frames[frame]
     W_T_F = frame_pose(model, kin.T, frame)
@@ -36,7 +51,15 @@ def frame_jacobian_full(model, kin, frame):
 
 
 def to_local_axes(J, W_T_F):
-    """Rotate a (..., 6, k) Jacobian or (..., 6) vector from base axes to the frame's axes."""
+    """Rotate a Jacobian or a 6-vector from base axes to the frame's axes.
+
+    Args:
+        J: (..., 6, k) Jacobian or (..., 6) vector ``[linear; angular]``, base axes.
+        W_T_F: (..., 4, 4) pose of the frame in the base frame.
+
+    Returns:
+        ndarray: same shape as ``J``, in the frame's axes.
+    """
     Rt = W_T_F[..., :3, :3].swapaxes(-1, -2)
     if J.ndim == W_T_F.ndim - 1:
         return np.concatenate(
@@ -48,7 +71,14 @@ def to_local_axes(J, W_T_F):
 def frame_acceleration_bias(model, kin, qd, frame):
     """Classical acceleration of the frame at zero joint acceleration, no gravity: ``Jdot qd``.
 
-    qd: (..., nb). Returns ``(bias (..., 6) [m/s^2; rad/s^2] base axes, W_T_F)``.
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s or m/s].
+        frame: link name.
+
+    Returns:
+        tuple: ``(bias (..., 6) [m/s^2; rad/s^2] in base axes, W_T_F (..., 4, 4))``.
     """
     info = model.tree.frames[frame]
     W_T_F = frame_pose(model, kin.T, frame)

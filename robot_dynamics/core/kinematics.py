@@ -20,7 +20,11 @@ def motion_basis(tree):
     ``[1, sin q, cos q] = sin(q * [0, 1, 1] + [pi/2, 0, pi/2])``. Prismatic: translation
     ``q a``, added as ``q * T0 P``.
 
-    Returns ``(basis (nb, 3, 16), prismatic_basis (nb, 16))``.
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+
+    Returns:
+        tuple: ``(basis (nb, 3, 16), prismatic_basis (nb, 16))``.
     """
     nb = tree.nb
     basis = np.zeros((nb, 3, 4, 4))
@@ -54,8 +58,12 @@ LEVEL_LOOP_BATCH = 16
 def body_transforms(model, q_full):
     """Transforms of every body frame in the base frame.
 
-    q_full: (..., nb) joint coordinates of all bodies (rad or m).
-    Returns ``W_T_B`` (..., nb, 4, 4).
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        q_full: (..., nb) joint coordinates of all bodies [rad or m].
+
+    Returns:
+        ndarray: ``W_T_B`` (..., nb, 4, 4).
     """
     tree = model.tree
     nb = tree.nb
@@ -123,6 +131,9 @@ class Kinematics:
 
     @property
     def S(self):
+        """(..., nb, 6) joint motion axes ``S_j = [v; w]`` in base axes about the base origin:
+        revolute ``[p_j x z_j; z_j]``, prismatic ``[z_j; 0]``.
+        """
         if self._S is None:
             if self._F is not None:
                 # F [a_w; a_v] = [R a_w; [p]x R a_w + R a_v] is S with its halves swapped
@@ -141,6 +152,9 @@ class Kinematics:
 
     @property
     def I(self):  # noqa: E743 - the book's name for spatial inertia
+        """(..., nb, 6, 6) body spatial inertias in base axes about the base origin
+        (``F I_B F^T``).
+        """
         if self._I is None:
             # I_W = X^-T I_B X^-1 = F I_B F^T
             F = self.F
@@ -149,8 +163,15 @@ class Kinematics:
 
 
 def swapped_body_axes(tree):
-    """(nb, 6, 1) joint axes in body coordinates with halves swapped, ``[w; v]``: revolute
-    ``[a; 0]``, prismatic ``[0; a]`` (what the force transform maps to the swapped world axis)."""
+    """Joint axes in body coordinates with halves swapped, ``[w; v]``: revolute ``[a; 0]``,
+    prismatic ``[0; a]`` (what the force transform maps to the swapped world axis).
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+
+    Returns:
+        ndarray: (nb, 6, 1) swapped axes.
+    """
     S = np.zeros((tree.nb, 6, 1))
     for b in range(tree.nb):
         if tree.joint_type[b] == PRISMATIC:
@@ -163,10 +184,14 @@ def swapped_body_axes(tree):
 def fk_schedules(tree):
     """Index schedules for :func:`body_transforms`.
 
-    Returns ``(jumps, levels)``. ``jumps``: pointer jumping, a list of ``(bodies, targets)``;
-    step k composes each listed body with the body 2^k levels up, so a chain of depth D takes
-    ceil(log2 D) batched products. ``levels``: ``(bodies, parents)`` per tree depth >= 2, for
-    composing level by level.
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+
+    Returns:
+        tuple: ``(jumps, levels)``. ``jumps``: pointer jumping, a list of ``(bodies, targets)``;
+        step k composes each listed body with the body 2^k levels up, so a chain of depth D takes
+        ceil(log2 D) batched products. ``levels``: ``(bodies, parents)`` per tree depth >= 2, for
+        composing level by level.
     """
     nb = tree.nb
     parent = np.asarray(tree.parent)
@@ -189,8 +214,15 @@ def fk_schedules(tree):
 
 
 def as_index(indices):
-    """A slice for a run of consecutive indices (a view, cheaper than fancy indexing), else the
-    index array itself."""
+    """Cheapest index for a set of body indices.
+
+    Args:
+        indices: 1-D integer array.
+
+    Returns:
+        slice or ndarray: a slice for a run of consecutive indices (a view, cheaper than fancy
+        indexing), else the index array itself.
+    """
     indices = np.asarray(indices)
     if indices.size and np.all(np.diff(indices) == 1):
         return slice(int(indices[0]), int(indices[-1]) + 1)

@@ -65,7 +65,16 @@ class PayloadEstimate:
 
 
 def frame_parameter_map(model, frame):
-    """(body, T (10, 10)): parameters of a load in ``frame`` -> the body's parameters."""
+    """Linear map from the parameters of a load in ``frame`` to the parameters of its body.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        frame: link name.
+
+    Returns:
+        tuple: ``(body, T (10, 10))``: the body index (-1: the base) and the map, in the
+        10-parameter layout of :mod:`robot_dynamics.core.regressor`.
+    """
     info = model.tree.frames[frame]
     X = force_transform(info.T_body_frame)
     unit = parameters_to_inertia(np.eye(10))  # (10, 6, 6)

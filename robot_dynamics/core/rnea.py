@@ -16,14 +16,19 @@ from .spatial import motion_cross
 
 
 def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
-    """Joint forces of all bodies' joints.
+    """Joint forces of all bodies' joints (RNEA).
 
-    kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
-    qd, qdd: (..., nb) body joint velocities [rad/s, m/s] and accelerations (None: zero).
-    gravity: include the model's gravity.
-    f_ext: optional ``(body, F_W)``: a spatial force ``[f; n]`` (..., 6) about the base origin,
-        base axes, that the environment applies to body ``body``.
-    Returns tau_full (..., nb) [N m or N].
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s, m/s].
+        qdd: (..., nb) body joint accelerations [rad/s^2, m/s^2], or None: zero.
+        gravity: include the model's gravity.
+        f_ext: optional ``(body, F_W)``: a spatial force ``[f; n]`` (..., 6) [N, N m] about the
+            base origin, base axes, that the environment applies to body ``body``.
+
+    Returns:
+        ndarray: tau_full (..., nb) [N m or N].
     """
     tau, _, _ = rnea_pass(model, kin, qd, qdd, gravity=gravity)
     if f_ext is not None:
@@ -34,9 +39,20 @@ def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
 
 
 def rnea_pass(model, kin, qd, qdd, *, gravity=True):
-    """RNEA without external force: ``(tau_full, crmV, IV)`` with the body velocities' cross
-    product matrices ``crm(V_i)`` (..., nb, 6, 6) and body momenta ``I_i V_i`` (..., nb, 6),
-    which the momentum terms reuse."""
+    """RNEA without external force, also returning what the momentum terms reuse.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s, m/s].
+        qdd: (..., nb) body joint accelerations [rad/s^2, m/s^2], or None: zero.
+        gravity: include the model's gravity.
+
+    Returns:
+        tuple: ``(tau_full (..., nb) [N m or N], crmV, IV)`` with the body velocities' cross
+        product matrices ``crm(V_i)`` (..., nb, 6, 6) and body momenta ``I_i V_i`` (..., nb, 6),
+        base axes about the base origin.
+    """
     I, S = kin.I, kin.S  # I first: S then comes from the force transforms
     anc = model.tree.ancestors
     Sqd = S * qd[..., None]
@@ -55,7 +71,12 @@ def rnea_pass(model, kin, qd, qdd, *, gravity=True):
 def world_wrench(point_W, wrench_W):
     """Spatial force about the base origin of a wrench ``[f; n]`` given about ``point_W``.
 
-    point_W: (..., 3) m; wrench_W: (..., 6) [N, N m], base axes. Returns (..., 6).
+    Args:
+        point_W: (..., 3) point [m], base frame.
+        wrench_W: (..., 6) wrench [N, N m], base axes, moment about ``point_W``.
+
+    Returns:
+        ndarray: (..., 6) wrench [N, N m], base axes, moment about the base origin.
     """
     p = np.asarray(point_W, dtype=float)
     wrench_W = np.asarray(wrench_W, dtype=float)

@@ -49,9 +49,21 @@ class SimulationResult:
 def torque_function(model, tau, max_torque=MAX_TORQUE):
     """Normalise a torque specification to a callable ``tau(t, q, qd) -> (n,)``.
 
-    tau: None (zero), a constant (n,) vector, a ``(times (k,), values (k, n))`` tuple sampled on
-    a time grid (linear in between, held outside), or a callable ``tau(t, q, qd)``. Constant
-    and sampled torques are checked here: finite, ``|tau| <= max_torque``.
+    Constant and sampled torques are checked here: finite, ``|tau| <= max_torque``.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tau: None (zero), a constant (n,) vector [N m or N], a ``(times (k,) [s], values (k, n))``
+            tuple sampled on a time grid (linear in between, held outside), or a callable
+            ``tau(t, q, qd)``.
+        max_torque: bound on |tau| [N m or N].
+
+    Returns:
+        callable: ``tau(t, q, qd) -> (n,)``.
+
+    Raises:
+        InvalidInputError: wrong shapes, non-numeric, non-finite or out-of-bound values, times
+            not finite or not strictly increasing.
     """
     n = model.n
     if tau is None:

@@ -26,7 +26,15 @@ SKEW_BASIS[2, 1 * 3 + 0] = 1.0
 
 
 def right_mul(X, C):
-    """``X @ C`` for a stack X (..., k) and one matrix C (k, m), as a single matrix product."""
+    """``X @ C`` for a stack X and one matrix C, as a single matrix product.
+
+    Args:
+        X: (..., k) stack of row vectors or matrices.
+        C: (k, m) matrix.
+
+    Returns:
+        ndarray: (..., m) product.
+    """
     if X.ndim <= 2:
         return X @ C
     k = X.shape[-1]
@@ -34,7 +42,14 @@ def right_mul(X, C):
 
 
 def skew(p):
-    """Cross-product matrices ``[p]x``, shape ``(..., 3, 3)``, of vectors ``p`` ``(..., 3)``."""
+    """Cross-product matrices ``[p]x`` of vectors ``p``.
+
+    Args:
+        p: (..., 3) vectors.
+
+    Returns:
+        ndarray: (..., 3, 3) matrices with ``[p]x u = p x u``.
+    """
     p = np.asarray(p, dtype=float)
     return right_mul(p, SKEW_BASIS).reshape(p.shape[:-1] + (3, 3))
 
@@ -61,17 +76,38 @@ FORCE_BAR_BASIS = _linear_basis(_force_bar_matrix)
 
 
 def motion_cross(V):
-    """``crm(V)`` ``(..., 6, 6)``: ``crm(V) M`` is the motion cross product ``V x M``."""
+    """Motion cross-product matrix ``crm(V)``: ``crm(V) M`` is the motion cross product ``V x M``.
+
+    Args:
+        V: (..., 6) motion vectors ``[v; w]``.
+
+    Returns:
+        ndarray: (..., 6, 6) ``crm(V)``.
+    """
     return right_mul(V, MOTION_CROSS_BASIS).reshape(V.shape[:-1] + (6, 6))
 
 
 def force_bar(F):
-    """``(..., 6, 6)`` matrix ``B`` with ``B V = V x* F`` (the force cross product)."""
+    """Matrix ``B`` with ``B V = V x* F`` (the force cross product).
+
+    Args:
+        F: (..., 6) force vectors ``[f; n]``.
+
+    Returns:
+        ndarray: (..., 6, 6) ``B``.
+    """
     return right_mul(F, FORCE_BAR_BASIS).reshape(F.shape[:-1] + (6, 6))
 
 
 def rpy_to_matrix(rpy):
-    """URDF roll-pitch-yaw (fixed axes x, y, z) to a rotation matrix ``Rz(y) Ry(p) Rx(r)``."""
+    """URDF roll-pitch-yaw (fixed axes x, y, z) to a rotation matrix ``Rz(y) Ry(p) Rx(r)``.
+
+    Args:
+        rpy: (3,) roll, pitch, yaw [rad].
+
+    Returns:
+        ndarray: (3, 3) rotation matrix.
+    """
     r, p, y = (float(a) for a in rpy)
     cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
     return np.array(
@@ -84,7 +120,15 @@ def rpy_to_matrix(rpy):
 
 
 def homogeneous(R, p):
-    """4x4 homogeneous transform from a rotation ``R`` (3, 3) and a translation ``p`` (3,)."""
+    """Homogeneous transform from a rotation and a translation.
+
+    Args:
+        R: (3, 3) rotation matrix.
+        p: (3,) translation [m].
+
+    Returns:
+        ndarray: (4, 4) transform.
+    """
     T = np.eye(4)
     T[:3, :3] = R
     T[:3, 3] = p
@@ -92,9 +136,15 @@ def homogeneous(R, p):
 
 
 def spatial_inertia(mass, com, inertia_com):
-    """6x6 spatial inertia about the frame origin, ``[v; w]`` order.
+    """Spatial inertia about the frame origin, ``[v; w]`` order.
 
-    mass: kg; com: (3,) m, in frame axes; inertia_com: (3, 3) kg m^2 about the COM, frame axes.
+    Args:
+        mass: mass [kg].
+        com: (3,) centre of mass [m], in frame axes.
+        inertia_com: (3, 3) rotational inertia [kg m^2] about the COM, frame axes.
+
+    Returns:
+        ndarray: (6, 6) spatial inertia.
     """
     C = skew(com)
     out = np.zeros((6, 6))
@@ -106,7 +156,15 @@ def spatial_inertia(mass, com, inertia_com):
 
 
 def inertia_parameters(I6):
-    """Inverse of :func:`spatial_inertia`: ``(mass, com (3,), inertia about COM (3, 3))``."""
+    """Inverse of :func:`spatial_inertia`.
+
+    Args:
+        I6: (6, 6) spatial inertia about the frame origin, ``[v; w]`` order.
+
+    Returns:
+        tuple: ``(mass [kg], com (3,) [m], inertia about the COM (3, 3) [kg m^2])``, frame axes
+        (com zero for a massless body).
+    """
     mass = I6[0, 0]
     if mass <= 0.0:
         return 0.0, np.zeros(3), I6[3:, 3:].copy()
@@ -116,8 +174,15 @@ def inertia_parameters(I6):
 
 
 def force_transform(T):
-    """6x6 force transform ``[[R, 0], [[p]x R, R]]`` of the homogeneous transforms ``T``: maps
-    ``[f; n]`` from the child frame to the parent (``X I X^T`` moves a spatial inertia)."""
+    """Force transform ``[[R, 0], [[p]x R, R]]`` of homogeneous transforms ``T``: maps ``[f; n]``
+    from the child frame to the parent (``X I X^T`` moves a spatial inertia).
+
+    Args:
+        T: (..., 4, 4) parent_T_child transforms [m].
+
+    Returns:
+        ndarray: (..., 6, 6) force transforms.
+    """
     R = T[..., :3, :3]
     X = np.zeros(T.shape[:-2] + (6, 6))
     X[..., :3, :3] = R

@@ -56,10 +56,12 @@ class KinematicTree:
 
     @property
     def nb(self):
+        """Number of bodies (moving joints: actuated and mimic)."""
         return len(self.body_joint_names)
 
     @property
     def n(self):
+        """Number of actuated joints."""
         return len(self.joint_names)
 
 

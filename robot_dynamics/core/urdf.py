@@ -109,7 +109,17 @@ class RobotDescription:
 
 
 def read_urdf_text(source):
-    """Return URDF XML text from an XML string, a path to a file, or a ``pathlib.Path``."""
+    """Return URDF XML text from an XML string, a path to a file, or a ``pathlib.Path``.
+
+    Args:
+        source: URDF XML text (str or bytes), or a file path (str or ``pathlib.Path``).
+
+    Returns:
+        str: the URDF XML text.
+
+    Raises:
+        URDFError: another type, empty, neither XML nor an existing file, unreadable, not UTF-8.
+    """
     if isinstance(source, bytes):
         try:
             source = source.decode("utf-8")
@@ -227,8 +237,17 @@ def _origin(element, owner):
 
 
 def check_inertia_tensor(I, owner, field="<inertia>"):
-    """Refuse a (3, 3) inertia tensor that is not finite, symmetric-bounded, positive
-    semi-definite or that violates the triangle inequality (tolerances of the module doc)."""
+    """Refuse an inertia tensor that is not finite, symmetric-bounded, positive semi-definite or
+    that violates the triangle inequality (tolerances of the module doc).
+
+    Args:
+        I: (3, 3) rotational inertia [kg m^2].
+        owner: name of the link (or "payload") for the message.
+        field: name of the field for the message.
+
+    Raises:
+        InvalidURDFValueError: names ``owner`` and ``field`` and the violated rule.
+    """
     I = np.asarray(I, dtype=float)
     if I.shape != (3, 3) or not np.all(np.isfinite(I)):
         raise _bad(owner, field, "must be a finite (3, 3) matrix")
