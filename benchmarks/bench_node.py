@@ -527,7 +527,7 @@ def main():
     )
     parser.add_argument(
         "--executor",
-        choices=("split", "multi_threaded", "events"),
+        choices=("split", "split_events", "multi_threaded", "events"),
         default="split",
         help="the dynamics node's executor parameter (split, its default)",
     )

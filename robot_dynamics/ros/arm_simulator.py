@@ -61,6 +61,8 @@ Physics options
     0) until the first command, as an arm whose brakes open when its controller starts.
     ``friction`` (default true): URDF ``<dynamics damping friction>`` act on the joints.
     ``effort_limit_saturation`` (default true): commands are clipped at the URDF effort limits.
+    ``effort_noise`` (default 0): standard deviation [Nm] of Gaussian noise added to the
+    published ``effort`` (a torque sensor's noise; the physics uses the exact torque).
     ``position_limits`` (default false): joint limits act as stiff spring-damper stops
     whose stiffness and damping are set per joint from the joint's inertia at the initial
     configuration, K_i = w^2 M_ii, D_i = 2 zeta w M_ii with w = 2 pi ``limit_frequency`` (default
@@ -209,6 +211,14 @@ def _param_specs():
         ),
         Param("friction", True, "Apply the URDF joint damping and friction.", B),
         Param("effort_limit_saturation", True, "Clip commands at the URDF effort limits.", B),
+        Param(
+            "effort_noise",
+            0.0,
+            "Standard deviation of Gaussian noise added to each published effort "
+            "[Nm or N] (a joint-torque sensor's noise); 0 = none.",
+            D,
+            range=(0.0, 1.0e3),
+        ),
         Param("position_limits", False, "URDF position limits act as stiff end stops.", B),
         Param(
             "limit_frequency",
@@ -321,6 +331,7 @@ class ArmSimulator(Node):
         self._cmd = np.zeros(0)  # last command, model order [Nm]
         self._cmd_t_ns: Optional[int] = None  # simulated time of the last command
         self._applied = np.zeros(0)  # torque applied in the last step (effort) [Nm]
+        self._noise = np.random.default_rng()  # effort_noise
         self._wrench: Optional[Tuple[str, np.ndarray, int]] = None  # (link, wrench, until ns)
 
         # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
@@ -419,6 +430,7 @@ class ArmSimulator(Node):
             "wrench_timeout": float(p["external_wrench_timeout"]),
             "real_time_factor": float(p["real_time_factor"]),
             "max_lag": float(p["max_lag"]),
+            "effort_noise": float(p["effort_noise"]),
             "joints": list(joints),
             "cmd_index": [names.index(j) for j in joints],
             "q0": q0,
@@ -651,10 +663,10 @@ class ArmSimulator(Node):
         js.name = list(self._model.joint_names)
         js.position = to_array(self._q)
         js.velocity = to_array(self._qd)
-        if self._applied_count:
-            js.effort = to_array(self._applied_sum / self._applied_count)
-        else:
-            js.effort = to_array(self._applied)
+        effort = self._applied_sum / self._applied_count if self._applied_count else self._applied
+        if self._cfg["effort_noise"] > 0.0:
+            effort = effort + self._noise.normal(0.0, self._cfg["effort_noise"], effort.shape)
+        js.effort = to_array(effort)
         self._applied_sum.fill(0.0)
         self._applied_count = 0
         ws = WrenchStamped()

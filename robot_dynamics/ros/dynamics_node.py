@@ -208,6 +208,20 @@ class DynamicsNode(Node):
         )
 
     def _on_joint_states(self, msg):
+        try:
+            self._handle_joint_states(msg)
+        except Exception as error:  # noqa: BLE001 - a message must never stop the hot path
+            self._hot_path_error(error)
+
+    def _hot_path_error(self, error):
+        self.callback_errors.record(error)
+        self.get_logger().error(
+            f"joint_states/~/reference callback raised {type(error).__name__}: {error} "
+            "(ignored; the node goes on)",
+            throttle_duration_sec=1.0,
+        )
+
+    def _handle_joint_states(self, msg):
         self._count["received"] += 1
         active = self._active
         if active is None:
@@ -329,6 +343,12 @@ class DynamicsNode(Node):
             )
 
     def _on_reference(self, msg):
+        try:
+            self._handle_reference(msg)
+        except Exception as error:  # noqa: BLE001 - a message must never stop the hot path
+            self._hot_path_error(error)
+
+    def _handle_reference(self, msg):
         active = self._active
         if active is None:
             return

@@ -12,6 +12,11 @@ pair, chosen by the node's read-only ``executor`` parameter (measured with
 - ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node in the main thread and a
   ``MultiThreadedExecutor`` for the main node in a second thread. The hot path runs inline (no
   thread-pool hand-off) and never waits for a service, a parameter change or a model build.
+- ``"split_events"``: as ``split``, with rclpy's ``EventsExecutor`` (C++, no wait-set rebuild
+  per wake-up) for the I/O node. The events executor stops serving a subscription whose
+  callback raised, so the I/O node's callbacks must catch everything themselves (the dynamics
+  node's do); the main node, whose parameter service can raise inside rclpy, stays on the
+  ``MultiThreadedExecutor`` and its surviving spin loop.
 - ``"multi_threaded"``: one ``MultiThreadedExecutor`` for both nodes.
 - ``"events"``: one ``rclpy.experimental.EventsExecutor`` for both nodes, in one thread: every
   callback, a long ``~/simulate`` or a model build included, runs in turn with the hot path.
@@ -27,7 +32,7 @@ from rclpy.executors import (
     SingleThreadedExecutor,
 )
 
-EXECUTOR_KINDS = ("split", "multi_threaded", "events")
+EXECUTOR_KINDS = ("split", "split_events", "multi_threaded", "events")
 
 
 def io_node(node, suffix="_io"):
@@ -89,13 +94,18 @@ def make_executors(kind, main_node, hot_node=None, context=None):
         thread of its own.
     """
     nodes = [main_node] if hot_node is None else [hot_node, main_node]
-    if kind == "split" and hot_node is not None:
-        main = SingleThreadedExecutor(context=context)
+    if kind in ("split", "split_events") and hot_node is not None:
+        if kind == "split":
+            main = SingleThreadedExecutor(context=context)
+        else:
+            from rclpy.experimental import EventsExecutor
+
+            main = EventsExecutor(context=context)
         main.add_node(hot_node)
         background = MultiThreadedExecutor(num_threads=3, context=context)
         background.add_node(main_node)
         return main, background
-    if kind == "split":
+    if kind in ("split", "split_events"):
         executor = SingleThreadedExecutor(context=context)
     elif kind == "multi_threaded":
         executor = MultiThreadedExecutor(num_threads=4, context=context)

@@ -757,3 +757,19 @@ def test_relay_node_relays(start_process, console_script, ros_node, unique_name)
     assert ros_node.spin_until(relayed, 60.0)
     assert list(got[0].data) == [1234.0, 567890.0, 3.5, -4.25]
     proc.assert_alive()
+
+
+@pytest.mark.parametrize("executor", ["multi_threaded", "split_events"])
+def test_other_executor_kinds_serve_the_node(dynamics_node, panda, executor):
+    """The benchmark's other threading models work end to end (the default, split, is used by
+    every other test): gravity torques, a service, a refused message, and the node stays up."""
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF), executor=executor)
+    node.wait_connected()
+    assert node.get_parameter("executor") == executor
+    node.publish(node.joint_state(names + names[:1], np.concatenate([Q, Q[:1]])))  # refused
+    msg = node.publish_until(lambda: node.joint_state(names, Q), "gravity_torques")
+    np.testing.assert_allclose(efforts(msg, names), panda.gravity_torques(Q), atol=1e-9)
+    res = node.call("get_mass_matrix", GetMassMatrix.Request())
+    assert res.success, res.message
+    node.proc.assert_alive()
