@@ -46,23 +46,53 @@ class BaseParameters:
         return len(self.independent)
 
     def base_regressor(self, Y):
-        """``Y_b`` (..., n, r) from a full regressor (..., n, p)."""
+        """Base regressor ``Y_b`` from a full regressor.
+
+        Args:
+            Y: (..., n, p) full regressor.
+
+        Returns:
+            ndarray: (..., n, r) the independent columns.
+        """
         return Y[..., self.independent]
 
     def from_full(self, theta):
-        """``beta = K theta`` (..., r) from full parameters (..., p)."""
+        """Base parameters ``beta = K theta`` from full parameters.
+
+        Args:
+            theta: (..., p) full parameters (layout units: kg, kg m, kg m^2, friction, ...).
+
+        Returns:
+            ndarray: (..., r) base parameters.
+        """
         return np.asarray(theta, dtype=float) @ self.K.T
 
     def null_space(self, scale=None):
-        """(p, p - r) orthonormal basis of the directions ``d`` of (scaled) parameter space the
-        torques cannot see: ``K @ (scale * d) = 0``."""
+        """Orthonormal basis of the directions ``d`` of (scaled) parameter space the torques cannot
+        see: ``K @ (scale * d) = 0``.
+
+        Args:
+            scale: (p,) per-parameter scale, or None for 1.
+
+        Returns:
+            ndarray: (p, p - r) basis.
+        """
         Ks = self.K if scale is None else self.K * scale
         return scipy.linalg.null_space(Ks)
 
 
 def random_states(model, count, rng):
-    """``count`` random states (q, qd, qdd), each (count, n): q uniform within the position
-    limits ([-pi, pi] for unlimited joints), qd and qdd standard normal."""
+    """Random joint states for the numerical base-parameter method.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        count: number of states.
+        rng: a ``numpy.random.Generator``.
+
+    Returns:
+        tuple: ``(q, qd, qdd)``, each (count, n): q uniform within the position limits
+        ([-pi, pi] for unlimited joints) [rad or m], qd and qdd standard normal.
+    """
     lower, upper = model.position_limits
     lo = np.where(np.isfinite(lower), lower, -np.pi)
     hi = np.where(np.isfinite(upper), upper, np.pi)

@@ -65,7 +65,15 @@ _RESOLVED = {WRENCH_COMPONENTS}  # selections seen in canonical form (a fast pat
 
 @functools.lru_cache(maxsize=64)
 def component_rows(components):
-    """Index array of a resolved components tuple in a wrench vector (cached, read-only)."""
+    """Rows of a resolved components tuple in a wrench vector (cached, read-only).
+
+    Args:
+        components: tuple of names among ``fx fy fz tx ty tz`` (as resolved by
+            :func:`resolve_wrench_components`).
+
+    Returns:
+        ndarray: (k,) read-only index array into ``[fx fy fz tx ty tz]``.
+    """
     rows = np.array([WRENCH_COMPONENTS.index(c) for c in components], dtype=np.intp)
     rows.flags.writeable = False
     return rows
@@ -75,15 +83,17 @@ def component_rows(components):
 class WrenchEstimate:
     """Result of :meth:`RobotModel.estimate_external_wrench`.
 
-    wrench: (..., 6) ``[fx, fy, fz, tx, ty, tz]`` [N, N m], the wrench the environment applies to
-        the frame as a force-torque sensor at the frame reads it: components in the frame's
-        axes, moment about the frame origin; components not estimated are 0.
-    singular_values: (..., k) singular values of J_S (the rows of the selected components),
-        k = min(len(components), n), descending.
-    min_singular_value: the smallest of them: a float for one configuration, (...) for a batch.
-    near_singular: ``min_singular_value < singular_threshold`` (bool, or (...) for a batch):
-        the components along the weakest directions are damped (biased toward zero).
-    components: the estimated components, e.g. ``("fx", "fy", "fz")``.
+    Attributes:
+        wrench: (..., 6) ``[fx, fy, fz, tx, ty, tz]`` [N, N m], the wrench the environment
+            applies to the frame as a force-torque sensor at the frame reads it: components in
+            the frame's axes, moment about the frame origin; components not estimated are 0.
+        singular_values: (..., k) singular values of J_S (the rows of the selected components),
+            k = min(len(components), n), descending.
+        min_singular_value: the smallest of them: a float for one configuration, (...) for a
+            batch.
+        near_singular: ``min_singular_value < singular_threshold`` (bool, or (...) for a batch):
+            the components along the weakest directions are damped (biased toward zero).
+        components: the estimated components, e.g. ``("fx", "fy", "fz")``.
     """
 
     wrench: np.ndarray
@@ -96,10 +106,19 @@ class WrenchEstimate:
 def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
     """Solve ``J^T f = tau_ext`` for f by a selectively damped SVD pseudo-inverse.
 
-    J: (..., 6, n); tau_ext: (..., n). Singular values at or above ``singular_threshold`` are
-    inverted exactly; below it a damping ``lambda^2 = damping^2 (1 - (s / threshold)^2)`` fades
-    in (Nakamura & Hanafusa), which bounds the gain near a singularity.
-    Returns ``(f (..., 6), singular values (..., k))``.
+    Singular values at or above ``singular_threshold`` are inverted exactly; below it a damping
+    ``lambda^2 = damping^2 (1 - (s / threshold)^2)`` fades in (Nakamura & Hanafusa), which
+    bounds the gain near a singularity.
+
+    Args:
+        J: (..., k, n) Jacobian rows (k = 6, or the selected components).
+        tau_ext: (..., n) external joint torques [N m or N].
+        damping: maximum damping lambda.
+        singular_threshold: singular value below which damping fades in.
+
+    Returns:
+        tuple: ``(f (..., k) [N, N m], singular values (..., min(k, n)))``, the singular values
+        in descending order.
     """
     U = None
     if J.ndim == 2:
@@ -135,10 +154,16 @@ class MomentumObserver:
     first-order dynamics of bandwidth ``K_O`` [1/s] per joint. The discrete update treats r
     implicitly (backward Euler), so it stays stable for any ``gain * dt``.
 
-    model: the RobotModel. gain: scalar or (n,) [1/s]. friction: subtract the model's joint
-    friction from the applied torque (use when the robot really has that friction).
-    friction_velocity_threshold: ``v_eps`` [rad/s or m/s] of the friction's smooth sign
-    (:func:`robot_dynamics.core.friction.smooth_sign`).
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        gain: K_O, scalar or (n,) [1/s], finite and > 0.
+        friction: subtract the model's joint friction from the applied torque (use when the
+            robot really has that friction).
+        friction_velocity_threshold: ``v_eps`` [rad/s or m/s] of the friction's smooth sign
+            (:func:`robot_dynamics.core.friction.smooth_sign`).
+
+    Raises:
+        InvalidInputError: a gain of the wrong size, not finite or not > 0; a bad threshold.
     """
 
     def __init__(
@@ -168,13 +193,16 @@ class MomentumObserver:
         self.residual = None
 
     def reset(self, q, qd, terms=None, residual=None):
-        """Start observing from state (q, qd) (..., n).
+        """Start observing from state (q, qd).
 
-        terms: optional :class:`~robot_dynamics.core.model.StateTerms` already computed at
-        (q, qd) (its momentum is used instead of a new pass). residual: (..., n) value the
-        residual restarts from (default 0), e.g. the quasi-static estimate
-        ``C qd + g - tau``, exact at rest: the observer is then right at once after a restart
-        instead of converging from zero with time constant 1 / K_O.
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            terms: optional :class:`~robot_dynamics.core.model.StateTerms` already computed at
+                (q, qd) (its momentum is used instead of a new pass).
+            residual: (..., n) value [N m or N] the residual restarts from (default 0), e.g. the
+                quasi-static estimate ``C qd + g - tau``, exact at rest: the observer is then right
+                at once after a restart instead of converging from zero with time constant 1 / K_O.
         """
         if terms is None:
             self._p0, _, _ = self.model.momentum_terms(q, qd)
@@ -190,15 +218,28 @@ class MomentumObserver:
 
     @property
     def started(self):
+        """True once the observer has a reference state (first update or reset)."""
         return self._p0 is not None
 
     def update(self, q, qd, tau, dt, terms=None):
-        """Advance by dt [s] with the measured state and applied joint torque tau (..., n).
+        """Advance by dt with the measured state and applied joint torque.
 
-        Returns the estimated external joint torques r (..., n) [N m or N]. The first call
-        after construction (or :meth:`reset`) initialises from (q, qd) and returns zeros.
-        terms: optional :class:`~robot_dynamics.core.model.StateTerms` already computed at
-        (q, qd) (its momentum, C^T qd and gravity are used instead of a new pass).
+        The first call after construction (or :meth:`reset`) initialises from (q, qd) and returns
+        zeros.
+
+        Args:
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            tau: (..., n) applied joint torques [N m or N].
+            dt: time step [s], finite and > 0.
+            terms: optional :class:`~robot_dynamics.core.model.StateTerms` already computed at
+                (q, qd) (its momentum, C^T qd and gravity are used instead of a new pass).
+
+        Returns:
+            ndarray: the estimated external joint torques r (..., n) [N m or N].
+
+        Raises:
+            InvalidInputError: dt not finite or not > 0.
         """
         if self._p0 is None:
             self.reset(q, qd, terms)

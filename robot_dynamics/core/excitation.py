@@ -37,7 +37,14 @@ class FourierTrajectory:
     period: float
 
     def evaluate(self, t):
-        """(q, qd, qdd), each (T, n), at times t (T,) [s]."""
+        """Joint positions, velocities and accelerations of the trajectory.
+
+        Args:
+            t: (T,) times [s].
+
+        Returns:
+            tuple: ``(q [rad or m], qd, qdd)``, each (T, n).
+        """
         t = np.asarray(t, dtype=float)[:, None, None]
         L = self.a.shape[1]
         w = 2 * np.pi / self.period

@@ -46,9 +46,13 @@ CHUNK = 2000
 
 
 def single_threaded_blas():
-    """One BLAS thread for loops of small dense problems (the fit's 100 x 100 SVDs): threads
-    only add synchronisation there, and on a busy machine they cost 10-20x. Uses threadpoolctl
-    when it is installed (a test and benchmark dependency), else changes nothing."""
+    """One BLAS thread for loops of small dense problems (the fit's 100 x 100 SVDs): threads only
+    add synchronisation there, and on a busy machine they cost 10-20x. Uses threadpoolctl when
+    it is installed (a test and benchmark dependency), else changes nothing.
+
+    Returns:
+        A context manager.
+    """
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - optional
@@ -60,8 +64,15 @@ def single_threaded_blas():
 
 # ------------------------------------------------------------------ pseudo-inertia
 def pseudo_inertia(theta):
-    """4x4 pseudo-inertia ``[[Sigma, h], [h^T, m]]``, ``Sigma = tr(I)/2 1 - I`` (..., 4, 4) of
-    body parameters (..., 10) (inertia about the body origin)."""
+    """Pseudo-inertia ``[[Sigma, h], [h^T, m]]``, ``Sigma = tr(I)/2 1 - I``, of body parameters
+    (inertia about the body origin).
+
+    Args:
+        theta: (..., 10) body parameters (:mod:`robot_dynamics.core.regressor` order).
+
+    Returns:
+        ndarray: (..., 4, 4) pseudo-inertia [kg, kg m, kg m^2].
+    """
     theta = np.asarray(theta, dtype=float)
     inertia = parameters_to_inertia(theta)[..., 3:, 3:]
     trace = np.trace(inertia, axis1=-2, axis2=-1)[..., None, None]
@@ -74,7 +85,14 @@ def pseudo_inertia(theta):
 
 
 def parameters_from_pseudo_inertia(J):
-    """Inverse of :func:`pseudo_inertia`: (..., 4, 4) -> (..., 10)."""
+    """Inverse of :func:`pseudo_inertia`.
+
+    Args:
+        J: (..., 4, 4) pseudo-inertia.
+
+    Returns:
+        ndarray: (..., 10) body parameters.
+    """
     J = np.asarray(J, dtype=float)
     S = J[..., :3, :3]
     inertia = np.trace(S, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - S
@@ -86,8 +104,16 @@ def parameters_from_pseudo_inertia(J):
 
 
 def is_physically_consistent(theta, tolerance=1e-9):
-    """Per body (...,): mass >= 0 and rotational inertia PSD with the triangle inequality
-    (pseudo-inertia eigenvalues >= -tolerance * its scale)."""
+    """Mass >= 0 and rotational inertia PSD with the triangle inequality, per body
+    (pseudo-inertia eigenvalues >= -tolerance * its scale).
+
+    Args:
+        theta: (..., 10) body parameters.
+        tolerance: relative tolerance on the pseudo-inertia's eigenvalues.
+
+    Returns:
+        ndarray: (...,) bool.
+    """
     J = pseudo_inertia(theta)
     eig = np.linalg.eigvalsh(J)
     scale = np.maximum(np.abs(eig).max(axis=-1), 1e-12)
@@ -95,10 +121,17 @@ def is_physically_consistent(theta, tolerance=1e-9):
 
 
 def log_cholesky_to_parameters(x):
-    """Body parameters (..., 10) of log-Cholesky coordinates (..., 10)
+    """Body parameters of log-Cholesky coordinates
     ``[alpha, d1, d2, d3, s12, s23, s13, t1, t2, t3]``:
     ``U = e^alpha [[e^d1, s12, s13, t1], [0, e^d2, s23, t2], [0, 0, e^d3, t3], [0, 0, 0, 1]]``,
-    ``J = U U^T`` (always a physically consistent body with positive mass)."""
+    ``J = U U^T`` (always a physically consistent body with positive mass).
+
+    Args:
+        x: (..., 10) log-Cholesky coordinates.
+
+    Returns:
+        ndarray: (..., 10) body parameters.
+    """
     x = np.asarray(x, dtype=float)
     U = np.zeros(x.shape[:-1] + (4, 4))
     U[..., 0, 0] = np.exp(x[..., 1])
@@ -114,9 +147,16 @@ def log_cholesky_to_parameters(x):
 
 
 def parameters_to_log_cholesky(theta, floor=1e-9):
-    """Log-Cholesky coordinates of body parameters (..., 10); a pseudo-inertia that is not
-    positive definite is first lifted by ``floor`` times its scale (plus its most negative
-    eigenvalue)."""
+    """Log-Cholesky coordinates of body parameters; a pseudo-inertia that is not positive definite
+    is first lifted by ``floor`` times its scale (plus its most negative eigenvalue).
+
+    Args:
+        theta: (..., 10) body parameters.
+        floor: relative lift of a pseudo-inertia that is not positive definite.
+
+    Returns:
+        ndarray: (..., 10) log-Cholesky coordinates.
+    """
     J = pseudo_inertia(theta)
     eig = np.linalg.eigvalsh(J)
     scale = np.maximum(np.abs(eig).max(axis=-1), 1e-12)
@@ -171,8 +211,22 @@ class IdentificationResult:
     consistency_cost: float
 
     def torques(self, model, q, qd, qdd, parameters="consistent"):
-        """Predicted joint torques (..., n): ``parameters`` "consistent" (``theta``), "base"
-        (``beta`` through the base regressor) or "nominal"."""
+        """Predicted joint torques.
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel` the layout was made for.
+            q: (..., n) joint positions [rad or m].
+            qd: (..., n) joint velocities [rad/s or m/s].
+            qdd: (..., n) joint accelerations [rad/s^2 or m/s^2].
+            parameters: "consistent" (``theta``), "base" (``beta`` through the base regressor) or
+                "nominal".
+
+        Returns:
+            ndarray: (..., n) torques [N m or N].
+
+        Raises:
+            KeyError: unknown ``parameters``.
+        """
         Y = regressor(model, q, qd, qdd, self.layout)
         if parameters == "base":
             return self.base.base_regressor(Y) @ self.beta
@@ -180,22 +234,51 @@ class IdentificationResult:
         return Y @ theta
 
     def body_parameters(self):
-        """(nb, 10) identified inertial parameters per body (body order of the layout)."""
+        """Identified inertial parameters per body.
+
+        Returns:
+            ndarray: (nb, 10) body parameters (body order of the layout).
+        """
         return self.theta[: self.layout.n_inertial].reshape(-1, PARAMETERS_PER_BODY)
 
     def group(self, name):
-        """(n,) identified values of a per-joint group ('viscous', 'coulomb', 'offset',
-        'armature')."""
+        """Identified values of a per-joint group.
+
+        Args:
+            name: 'viscous', 'coulomb', 'offset' or 'armature'.
+
+        Returns:
+            ndarray: (n,) values (model joint order).
+
+        Raises:
+            InvalidInputError: the layout has no such group.
+        """
         return self.theta[self.layout.group_slice(name)]
 
     def apply(self, model):
-        """The model with the identified body inertias, friction (viscous -> damping, Coulomb
-        -> friction) and armature; offsets are not part of a model."""
+        """The model with the identified body inertias, friction (viscous -> damping, Coulomb ->
+        friction) and armature; offsets are not part of a model.
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel` the layout was made for.
+
+        Returns:
+            RobotModel: the new model.
+        """
         return apply_parameters(model, self.layout, self.theta)
 
 
 def apply_parameters(model, layout, theta):
-    """A new model with the inertias and friction/armature of ``theta`` (in ``layout``)."""
+    """A new model with the inertias and friction/armature of ``theta``.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel` the layout was made for.
+        layout: the :class:`~robot_dynamics.core.regressor.ParameterLayout` of ``theta``.
+        theta: (p,) parameters in ``layout``.
+
+    Returns:
+        RobotModel: the new model.
+    """
     import dataclasses
 
     layout.check(model)
@@ -219,7 +302,20 @@ def apply_parameters(model, layout, theta):
 
 # ------------------------------------------------------------------ identification
 def stacked_regressor(model, q, qd, qdd, layout, columns=None, chunk=CHUNK):
-    """Regressor of many samples (N, n, p) (or its ``columns``), built ``chunk`` at a time."""
+    """Regressor of many samples, built ``chunk`` at a time.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        q: (N, n) joint positions [rad or m].
+        qd: (N, n) joint velocities [rad/s or m/s].
+        qdd: (N, n) joint accelerations [rad/s^2 or m/s^2].
+        layout: the :class:`~robot_dynamics.core.regressor.ParameterLayout`.
+        columns: indices of the columns to keep, or None for all p.
+        chunk: samples per batch.
+
+    Returns:
+        ndarray: (N, n, p) regressor (or (N, n, len(columns))).
+    """
     q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
     parts = []
     for start in range(0, q.shape[0], chunk):

@@ -86,11 +86,18 @@ def body_transforms(model, q_full):
 class Kinematics:
     """Per-call workspace: body poses, world joint axes and (lazily) world inertias.
 
-    Attributes (base-frame axes, about the base-frame origin):
-      T: (..., nb, 4, 4) body poses ``W_T_B``.
-      F: (..., nb, 6, 6) force transforms body -> base.
-      S: (..., nb, 6) joint motion axes ``[v; w]`` (revolute ``[p x z; z]``, prismatic ``[z; 0]``).
-      I: (..., nb, 6, 6) spatial inertias of the bodies.
+    Attributes are in base-frame axes, about the base-frame origin.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        q_full: (..., nb) joint coordinates of all bodies [rad or m].
+
+    Attributes:
+        T: (..., nb, 4, 4) body poses ``W_T_B``.
+        F: (..., nb, 6, 6) force transforms body -> base.
+        S: (..., nb, 6) joint motion axes ``[v; w]`` (revolute ``[p x z; z]``, prismatic
+            ``[z; 0]``).
+        I: (..., nb, 6, 6) spatial inertias of the bodies.
     """
 
     __slots__ = ("model", "T", "_S", "_F", "_I", "_pX", "_zh")

@@ -1165,11 +1165,18 @@ class RobotModel:
 class StateTerms:
     """Dynamics terms at one joint state; see :meth:`RobotModel.state_terms`.
 
-    gravity, nonlinear_effects, momentum, coriolis_transpose_qd: (..., n); jacobian: (..., 6, n)
-    of ``frame`` in ``axes`` (None without a frame). Each is computed on first access from the
-    kinematics pass done by ``state_terms`` (nonlinear_effects, momentum and
-    coriolis_transpose_qd share one pass over the body velocities), so a controller can publish
-    the torque it needs before paying for the others.
+    Each is computed on first access from the kinematics pass done by ``state_terms``
+    (nonlinear_effects, momentum and coriolis_transpose_qd share one pass over the body
+    velocities), so a controller can publish the torque it needs before paying for the others.
+
+    Attributes:
+        frame: link of the Jacobian, or None.
+        axes: "base" or "local", the axes of the Jacobian.
+        gravity: (..., n) g(q) [N m or N].
+        nonlinear_effects: (..., n) C qd + g [N m or N].
+        momentum: (..., n) M qd [kg m^2/s or kg m/s].
+        coriolis_transpose_qd: (..., n) C^T qd [N m or N].
+        jacobian: (..., 6, n) of ``frame`` in ``axes`` (None without a frame).
     """
 
     __slots__ = (

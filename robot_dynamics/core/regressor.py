@@ -80,18 +80,39 @@ def inertia_to_parameters(I6):
 
 
 def parameters_to_inertia(theta):
-    """Inverse of :func:`inertia_to_parameters`: (..., 10) -> (..., 6, 6)."""
+    """Inverse of :func:`inertia_to_parameters`.
+
+    Args:
+        theta: (..., 10) inertial parameters.
+
+    Returns:
+        ndarray: (..., 6, 6) spatial inertias about the frame origin, ``[v; w]`` order.
+    """
     theta = np.asarray(theta, dtype=float)
     return np.tensordot(theta, _UNIT_INERTIAS, axes=(-1, 0))
 
 
 def rotational_inertia(theta):
-    """(..., 3, 3) rotational inertia about the frame origin from parameters (..., 10)."""
+    """Rotational inertia about the frame origin from inertial parameters.
+
+    Args:
+        theta: (..., 10) inertial parameters.
+
+    Returns:
+        ndarray: (..., 3, 3) inertia [kg m^2], frame axes.
+    """
     return parameters_to_inertia(theta)[..., 3:, 3:]
 
 
 def body_parameters(model):
-    """Nominal inertial parameters of the model's bodies, ``(10 * nb,)`` in body order."""
+    """Nominal inertial parameters of the model's bodies, in body order.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+
+    Returns:
+        ndarray: (10 * nb,) parameters.
+    """
     return inertia_to_parameters(model.tree.inertia).reshape(-1)
 
 
@@ -101,8 +122,15 @@ class ParameterLayout:
     ``bodies`` bodies (10 each), then per actuated joint the enabled groups among viscous
     friction, Coulomb friction, offset and armature (``n`` each).
 
-    velocity_threshold: ``v_eps`` [rad/s or m/s] of the Coulomb column's smooth sign, scalar
-    (stored as a tuple of one value) or per joint.
+    Attributes:
+        body_links: link names of the bodies, body order.
+        joint_names: actuated joints, model order.
+        viscous: viscous friction columns (``qd``).
+        coulomb: Coulomb friction columns (``smooth_sign(qd, v_eps)``).
+        offset: constant torque offset columns.
+        armature: armature columns (``qdd``).
+        velocity_threshold: ``v_eps`` [rad/s or m/s] of the Coulomb column's smooth sign, scalar
+            (stored as a tuple of one value) or per joint.
     """
 
     body_links: tuple
@@ -124,6 +152,22 @@ class ParameterLayout:
         armature=False,
         velocity_threshold=DEFAULT_VELOCITY_THRESHOLD,
     ):
+        """The layout of a model's bodies and joints.
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel`.
+            viscous: include viscous friction columns.
+            coulomb: include Coulomb friction columns.
+            offset: include constant torque offset columns.
+            armature: include armature columns.
+            velocity_threshold: ``v_eps`` [rad/s or m/s], scalar or (n,), >= 0.
+
+        Returns:
+            ParameterLayout: the layout.
+
+        Raises:
+            InvalidInputError: a bad velocity_threshold.
+        """
         eps = check_velocity_threshold(velocity_threshold, model.n)
         return cls(
             body_links=tuple(model.tree.body_link_names),
@@ -137,10 +181,12 @@ class ParameterLayout:
 
     @property
     def nb(self):
+        """Number of bodies."""
         return len(self.body_links)
 
     @property
     def n(self):
+        """Number of actuated joints."""
         return len(self.joint_names)
 
     @property
@@ -156,14 +202,26 @@ class ParameterLayout:
 
     @property
     def n_inertial(self):
+        """Number of inertial columns, 10 per body."""
         return PARAMETERS_PER_BODY * self.nb
 
     @property
     def size(self):
+        """Total number of columns p."""
         return self.n_inertial + self.n * len(self.groups)
 
     def group_slice(self, group):
-        """Slice of a per-joint group ('viscous', 'coulomb', 'offset', 'armature')."""
+        """Columns of a per-joint group.
+
+        Args:
+            group: 'viscous', 'coulomb', 'offset' or 'armature'.
+
+        Returns:
+            slice: the group's n columns.
+
+        Raises:
+            InvalidInputError: the layout has no such group.
+        """
         if group not in self.groups:
             raise InvalidInputError(f"the layout has no {group!r} columns (it has {self.groups})")
         k = self.groups.index(group)
@@ -180,7 +238,14 @@ class ParameterLayout:
 
     def nominal(self, model):
         """The model's parameters in this layout: its bodies' inertias, URDF damping (viscous),
-        friction (Coulomb), zero offsets and the model's armature, ``(size,)``."""
+        friction (Coulomb), zero offsets and the model's armature.
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel`.
+
+        Returns:
+            ndarray: (size,) parameters.
+        """
         values = {
             "viscous": model.damping,
             "coulomb": model.friction,
@@ -190,6 +255,14 @@ class ParameterLayout:
         return np.concatenate([body_parameters(model)] + [values[g] for g in self.groups])
 
     def check(self, model):
+        """Check that the layout was made for ``model``.
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel`.
+
+        Raises:
+            InvalidInputError: the model's bodies or joints differ from the layout's.
+        """
         if tuple(model.tree.body_link_names) != self.body_links or tuple(
             model.joint_names
         ) != tuple(self.joint_names):

@@ -35,8 +35,16 @@ MAX_STATE = 1e9
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """Sampled trajectory. t: (k,) s; q, qd, qdd, tau: (k, n); energy: (k,) J (kinetic +
-    potential); tau is the applied joint torque (without friction)."""
+    """Sampled trajectory.
+
+    Attributes:
+        t: (k,) sample times [s].
+        q: (k, n) joint positions [rad or m].
+        qd: (k, n) joint velocities [rad/s or m/s].
+        qdd: (k, n) joint accelerations [rad/s^2 or m/s^2].
+        tau: (k, n) applied joint torque (without friction) [N m or N].
+        energy: (k,) kinetic + potential energy [J].
+    """
 
     t: np.ndarray
     q: np.ndarray

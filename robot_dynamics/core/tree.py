@@ -20,7 +20,12 @@ REVOLUTE, PRISMATIC = 0, 1
 
 @dataclass(frozen=True, eq=False)
 class FrameInfo:
-    """A link frame: the body it is rigidly attached to (-1: the base) and its placement."""
+    """A link frame: the body it is rigidly attached to and its placement.
+
+    Attributes:
+        body: index of the body (-1: the base).
+        T_body_frame: (4, 4) pose of the link frame in the body frame [m].
+    """
 
     body: int
     T_body_frame: np.ndarray  # (4, 4)
@@ -28,7 +33,33 @@ class FrameInfo:
 
 @dataclass(frozen=True, eq=False)
 class KinematicTree:
-    """Immutable model data. Shapes: nb bodies (movable joints), n actuated joints."""
+    """Immutable model data. Shapes: nb bodies (movable joints), n actuated joints.
+
+    Attributes:
+        base_link: name of the fixed base link.
+        body_joint_names: (nb,) name of the joint that moves each body.
+        body_link_names: (nb,) name of each body's link.
+        joint_type: (nb,) REVOLUTE or PRISMATIC.
+        parent: (nb,) parent body index, -1 for the base.
+        T_parent_joint: (nb, 4, 4) joint frame in the parent body frame at q = 0.
+        axis: (nb, 3) unit axis in the joint (= body) frame.
+        inertia: (nb, 6, 6) spatial inertia about the body origin, body axes.
+        base_inertia: (6, 6) links fixed to the base (they exert no joint torque).
+        frames: link name -> :class:`FrameInfo`.
+        joint_names: (n,) actuated joints.
+        G: (nb, n) mimic map (body joint coordinates = G q + q_offset).
+        q_offset: (nb,) mimic offsets [rad or m].
+        has_mimic: whether any body joint is a mimic joint.
+        lower: (n,) lower position limits (-inf when absent or continuous) [rad or m].
+        upper: (n,) upper position limits (inf when absent or continuous) [rad or m].
+        velocity_limit: (n,) [rad/s or m/s], inf when absent.
+        effort_limit: (n,) [N m or N], inf when absent.
+        damping: (n,) viscous friction [N m s/rad or N s/m].
+        friction: (n,) Coulomb friction [N m or N].
+        ancestors: (nb, nb) 1.0 where column j is an ancestor-or-self of row i.
+        leaf_links: links with no child link, below the base.
+        tip_candidates: leaf links at the end of a chain of bodies.
+    """
 
     base_link: str
     body_joint_names: tuple  # (nb,) name of the joint that moves each body

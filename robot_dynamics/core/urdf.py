@@ -68,7 +68,12 @@ SUPPORTED_JOINTS = ("revolute", "continuous", "prismatic", "fixed")
 
 @dataclass(frozen=True, eq=False)
 class LinkData:
-    """A link: its name and spatial inertia (6, 6) about the link-frame origin, link axes."""
+    """A link as dynamics reads it.
+
+    Attributes:
+        name: link name.
+        inertia: (6, 6) spatial inertia about the link-frame origin, link axes.
+    """
 
     name: str
     inertia: np.ndarray
@@ -78,10 +83,23 @@ class LinkData:
 class JointData:
     """A joint as dynamics reads it.
 
-    origin: (4, 4) joint frame in the parent link frame. axis: (3,) unit axis in the joint frame
-    (movable joints; fixed joints keep the file's finite axis). lower/upper: position limits
-    (-inf/inf without ``<limit>`` and for continuous joints); velocity/effort: inf without
-    ``<limit>``. mimic: ``(driver joint, multiplier, offset)`` or None.
+    Attributes:
+        name: joint name.
+        type: "revolute", "continuous", "prismatic" or "fixed".
+        parent: parent link name.
+        child: child link name.
+        origin: (4, 4) joint frame in the parent link frame [m].
+        axis: (3,) unit axis in the joint frame (movable joints; fixed joints keep the file's
+            finite axis).
+        lower: lower position limit [rad or m] (-inf without ``<limit>`` and for continuous
+            joints).
+        upper: upper position limit [rad or m] (inf without ``<limit>`` and for continuous
+            joints).
+        velocity: velocity limit [rad/s or m/s], inf without ``<limit>``.
+        effort: effort limit [N m or N], inf without ``<limit>``.
+        damping: viscous friction [N m s/rad or N s/m].
+        friction: Coulomb friction [N m or N].
+        mimic: ``(driver joint, multiplier, offset)`` or None.
     """
 
     name: str
@@ -101,7 +119,13 @@ class JointData:
 
 @dataclass(frozen=True, eq=False)
 class RobotDescription:
-    """The links and joints of a URDF document, in file order, every number validated."""
+    """The links and joints of a URDF document, in file order, every number validated.
+
+    Attributes:
+        name: robot name.
+        links: tuple of :class:`LinkData`.
+        joints: tuple of :class:`JointData`.
+    """
 
     name: str
     links: tuple
@@ -244,6 +268,9 @@ def check_inertia_tensor(I, owner, field="<inertia>"):
         I: (3, 3) rotational inertia [kg m^2].
         owner: name of the link (or "payload") for the message.
         field: name of the field for the message.
+
+    Returns:
+        ndarray: the tensor as a (3, 3) float array.
 
     Raises:
         InvalidURDFValueError: names ``owner`` and ``field`` and the violated rule.
