@@ -354,7 +354,9 @@ def identify(
     Args:
         model: the nominal :class:`~robot_dynamics.core.model.RobotModel` (its parameters are
             the prior for what the data cannot see).
-        q, qd, qdd: (N, n) joint positions [rad, m], velocities, accelerations, model order.
+        q: (N, n) joint positions [rad or m], model order.
+        qd: (N, n) joint velocities [rad/s or m/s], model order.
+        qdd: (N, n) joint accelerations [rad/s^2 or m/s^2], model order.
         tau: (N, n) measured joint torques [N m or N].
         layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` (default: inertial
             parameters with viscous and Coulomb friction).

@@ -900,7 +900,8 @@ class RobotModel:
                 sequence; the moments about ``frame``'s origin), or None: all six when the arm
                 has >= 6 joints, else the force only (a point contact at ``frame``'s origin; a
                 minimum-norm 6-D solve would spread a pure force over moments).
-            damping, singular_threshold: of the damped pseudo-inverse.
+            damping: largest damping of the damped pseudo-inverse.
+            singular_threshold: singular value below which the damping fades in.
             jacobian: optional (..., 6, n) Jacobian of ``frame`` in its own axes, already
                 computed at q (``state_terms(q, qd, frame=frame, axes="local").jacobian``).
             sensor_frame: any link (default: ``frame``); e.g. the base link for the wrench

@@ -37,8 +37,10 @@ class PayloadEstimate:
 
     Attributes:
         frame: the link the payload is attached to.
-        mass, mass_std: [kg]; nan when not determined.
-        com, com_std: (3,) centre of mass [m] in the frame; nan where not determined.
+        mass: [kg]; nan when not determined.
+        mass_std: standard error of mass [kg]; nan when not determined.
+        com: (3,) centre of mass [m] in the frame; nan where not determined.
+        com_std: (3,) standard errors of com [m]; nan where not determined.
         inertia: (3, 3) about the centre of mass [kg m^2], or None when not determined.
         inertia_std: (6,) standard errors of [Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (about the frame
             origin), or None.
@@ -97,8 +99,10 @@ def identify_payload(
 
     Args:
         model: :class:`~robot_dynamics.core.model.RobotModel` without the payload.
-        q, qd, qdd, tau: (N, n) joint positions, velocities, accelerations (zeros for static
-            poses) and measured torques, model order.
+        q: (N, n) joint positions [rad or m], model order.
+        qd: (N, n) joint velocities [rad/s or m/s].
+        qdd: (N, n) joint accelerations [rad/s^2 or m/s^2] (zeros for static poses).
+        tau: (N, n) measured joint torques [N m or N].
         frame: link the payload is rigidly attached to.
         friction: subtract the model's joint friction at qd.
         velocity_threshold: v_eps of the Coulomb friction's smooth sign.

@@ -277,7 +277,9 @@ def joint_torque_regressor(model, q, qd, qdd):
 
     Args:
         model: :class:`~robot_dynamics.core.model.RobotModel`.
-        q, qd, qdd: (..., n) joint positions [rad, m], velocities, accelerations, model order.
+        q: (..., n) joint positions [rad or m], model order.
+        qd: (..., n) joint velocities [rad/s or m/s].
+        qdd: (..., n) joint accelerations [rad/s^2 or m/s^2].
 
     Returns:
         (..., n, 10 * nb): column ``10 b + k`` is the torque of inertial parameter ``k`` of body
@@ -320,7 +322,9 @@ def regressor(model, q, qd, qdd, layout):
 
     Args:
         model: the model the layout was made for.
-        q, qd, qdd: (..., n) joint positions, velocities, accelerations, model order.
+        q: (..., n) joint positions [rad or m], model order.
+        qd: (..., n) joint velocities [rad/s or m/s].
+        qdd: (..., n) joint accelerations [rad/s^2 or m/s^2].
         layout: :class:`ParameterLayout`.
 
     Returns:

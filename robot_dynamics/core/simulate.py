@@ -185,8 +185,8 @@ def simulate(
         tau: None, constant (n,), sampled ``(times, values)`` or a callable; every applied
             torque finite with ``|tau| <= max_torque`` [N m or N].
         method: a solve_ivp method or ``"semi_implicit_euler"``.
-        rtol, atol: solve_ivp tolerances, ``MIN_RTOL <= rtol <= 1``,
-            ``MIN_ATOL <= atol <= 1e3``.
+        rtol: solve_ivp relative tolerance, ``MIN_RTOL <= rtol <= 1``.
+        atol: solve_ivp absolute tolerance, ``MIN_ATOL <= atol <= 1e3``.
         sample_dt: output period [s] (>= MIN_STEP), None: the integrator's steps.
         fixed_step: step [s] of the fixed-step method (>= MIN_STEP).
         max_steps: bound on ``ceil(duration / fixed_step)`` (checked before integrating).

@@ -23,9 +23,11 @@ class ContactConfig:
             () = no per-joint detection. A contact starts when ``|tau_ext_j| > torque_on_j``
             for some joint j (or a magnitude level below is exceeded) for ``min_duration``.
         torque_off: release levels, ``<= torque_on``; () = the same as torque_on.
-        force_on, force_off: levels on ``|f|`` of the estimated wrench [N]; 0 = not used
-            (force_off 0 with force_on > 0: the same as force_on).
-        moment_on, moment_off: the same on ``|n|`` [N m].
+        force_on: level on ``|f|`` of the estimated wrench [N]; 0 = not used.
+        force_off: release level on ``|f|`` [N]; 0 with force_on > 0: the same as force_on.
+        moment_on: level on ``|n|`` of the estimated wrench [N m]; 0 = not used.
+        moment_off: release level on ``|n|`` [N m]; 0 with moment_on > 0: the same as
+            moment_on.
         min_duration: [s] >= 0, how long a switch condition must hold before the state
             switches (both ways).
     """
@@ -40,6 +42,7 @@ class ContactConfig:
 
     @property
     def enabled(self):
+        """True when some level (per-joint torque, force or moment) is set."""
         return bool(len(self.torque_on)) or self.force_on > 0.0 or self.moment_on > 0.0
 
 
@@ -61,14 +64,20 @@ class PipelineConfig:
             moment about its origin); "" = the model's tip link.
         wrench_components: subset of ``fx fy fz tx ty tz`` (frame axes) solved for, the others
             reported as 0; () = all six when the arm has >= 6 joints, else the force only.
-        wrench_damping, singular_threshold: damped pseudo-inverse of J_S^T (>= 0 each).
+        wrench_damping: largest damping of the damped pseudo-inverse of J_S^T, >= 0.
+        singular_threshold: singular value of J_S below which that damping fades in, >= 0.
         reference_timeout: [s] >= 0; an older reference is ignored (0 = never expires).
-        effort_timeout, velocity_timeout: [s] >= 0; a joint's effort (velocity) older than
-            this is not used (0 = no limit).
-        effort_scale, effort_offset: per joint (model order): ``tau = scale * effort +
-            offset`` (drivers reporting current or another sign); () = 1 and 0.
-        effort_limit_factor, velocity_limit_factor: > 0 (inf = off); a message with
-            ``|tau|`` (``|qd|``) beyond factor x the URDF limit is refused.
+        effort_timeout: [s] >= 0; a joint's effort older than this is not used (0 = no
+            limit).
+        velocity_timeout: [s] >= 0; a joint's velocity older than this is not used (0 = no
+            limit).
+        effort_scale: per joint (model order): ``tau = scale * effort + offset`` (drivers
+            reporting current or another sign); () = 1.
+        effort_offset: per joint (model order) [N m or N], the offset above; () = 0.
+        effort_limit_factor: > 0 (inf = off); a message with ``|tau|`` beyond factor x the
+            URDF effort limit is refused.
+        velocity_limit_factor: > 0 (inf = off); a message with ``|qd|`` beyond factor x the
+            URDF velocity limit is refused.
         tare_duration: [s] > 0, averaging window of a tare.
         contact: :class:`ContactConfig`.
         command_source: "gravity" or "feedforward".
@@ -145,7 +154,18 @@ def _per_joint(values, name, model, default, positive=False, where="config"):
 
 @dataclass(frozen=True)
 class ResolvedContact:
-    """ContactConfig as arrays for one model (see :func:`validate_config`)."""
+    """ContactConfig as arrays for one model (see :func:`validate_config`).
+
+    Attributes:
+        enabled: contact detection is on.
+        torque_on: (n,) per-joint start levels [N m or N], or None: no per-joint detection.
+        torque_off: (n,) per-joint release levels [N m or N], or None.
+        force_on: start level on ``|f|`` [N] (0: not used).
+        force_off: release level on ``|f|`` [N].
+        moment_on: start level on ``|n|`` [N m] (0: not used).
+        moment_off: release level on ``|n|`` [N m].
+        min_duration_ns: minimum duration of a switch condition [ns].
+    """
 
     enabled: bool
     torque_on: np.ndarray | None
@@ -159,7 +179,19 @@ class ResolvedContact:
 
 @dataclass(frozen=True)
 class ResolvedConfig:
-    """The numbers of a validated config for one model."""
+    """The numbers of a validated config for one model.
+
+    Attributes:
+        contact_frame: the link the external wrench acts on (None: no wrench).
+        wrench_frame: the link whose sensor-like reading is estimated (None: no wrench).
+        wrench_components: the estimated components, e.g. ``("fx", "fy", "fz")``.
+        effort_scale: (n,) factor from measured effort to joint torque.
+        effort_offset: (n,) offset [N m or N] of that conversion.
+        effort_bound: (n,) |tau| [N m or N] above this refuses a message.
+        effort_raw_bound: (n,) |effort| at or below this is within effort_bound.
+        velocity_bound: (n,) |qd| [rad/s or m/s] above this refuses a message.
+        contact: :class:`ResolvedContact`.
+    """
 
     contact_frame: str | None  # the link the external wrench acts on (None: no wrench)
     wrench_frame: str | None
@@ -186,7 +218,14 @@ def _bound(limits, factor, absurd):
 
 
 def validate_config(model, config):
-    """Check ``config`` against ``model``; returns a :class:`ResolvedConfig`.
+    """Check ``config`` against ``model``.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        config: a :class:`PipelineConfig`.
+
+    Returns:
+        ResolvedConfig: the config's numbers for this model.
 
     Raises:
         InvalidInputError: naming the field (and the joint or link) that is wrong.

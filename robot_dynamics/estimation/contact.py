@@ -63,6 +63,7 @@ class ContactDetector:
         self._pending_since = None  # stamp [ns] since which the switch condition has held
 
     def reset(self):
+        """Back to no contact, with no switch pending (the contact count is kept)."""
         self.in_contact = False
         self.link = ""
         self._pending_since = None
@@ -73,8 +74,16 @@ class ContactDetector:
         return self.contact_frame
 
     def update(self, t_ns, tau_ext, wrench):
-        """Feed one estimate: tau_ext (n,) (bias removed), wrench (6,) or None; returns a
-        :class:`ContactState`."""
+        """Feed one estimate.
+
+        Args:
+            t_ns: message stamp [ns].
+            tau_ext: (n,) external joint torques [N m or N], model order, bias removed.
+            wrench: (6,) estimated wrench ``[fx fy fz tx ty tz]`` [N, N m], or None.
+
+        Returns:
+            ContactState: the state after this message.
+        """
         c = self.config
         force = moment = math.nan
         if wrench is not None:
@@ -111,7 +120,11 @@ class ContactDetector:
         return ContactState(self.in_contact, changed, self.link, force, moment)
 
     def state(self):
-        """The current state without a new estimate (changed False, magnitudes nan)."""
+        """The current state without a new estimate.
+
+        Returns:
+            ContactState: with ``changed`` False and the magnitudes nan.
+        """
         return ContactState(self.in_contact, False, self.link, math.nan, math.nan)
 
 

@@ -8,7 +8,14 @@ class FilteredDifferentiator:
 
     ``qdd_k = qdd_{k-1} + a (  (qd_k - qd_{k-1}) / dt - qdd_{k-1} )`` with
     ``a = dt / (time_constant + dt)``; ``time_constant = 0`` gives the raw difference.
-    Shapes (n,), units of velocity per second. Updated in place, no allocation per call.
+    Updated in place, no allocation per call.
+
+    Args:
+        n: number of joints.
+        time_constant: low-pass time constant [s], >= 0.
+
+    Attributes:
+        acceleration: (n,) the latest filtered acceleration [rad/s^2 or m/s^2].
     """
 
     __slots__ = ("time_constant", "acceleration", "_previous", "_primed", "_scratch")
@@ -21,11 +28,24 @@ class FilteredDifferentiator:
         self._primed = False
 
     def reset(self):
+        """Forget the previous sample: the next update primes and returns zeros."""
         self.acceleration[:] = 0.0
         self._primed = False
 
     def update(self, velocity, dt):
-        """Feed one velocity sample taken ``dt`` seconds after the previous one; returns qdd."""
+        """Feed one velocity sample taken ``dt`` seconds after the previous one.
+
+        The first sample (after construction or :meth:`reset`), or one with ``dt <= 0``, primes the
+        filter and gives zeros.
+
+        Args:
+            velocity: (n,) joint velocities [rad/s or m/s].
+            dt: time since the previous sample [s].
+
+        Returns:
+            ndarray: (n,) filtered acceleration qdd [rad/s^2 or m/s^2] (the ``acceleration``
+            buffer itself, updated in place).
+        """
         if not self._primed or not dt > 0.0:
             self._previous[:] = velocity
             self.acceleration[:] = 0.0

@@ -17,10 +17,16 @@ _NONE = np.zeros(0, dtype=bool)  # "no joint" (any() is False)
 class MergedJointState:
     """Per joint and field: the latest finite value and its stamp [ns].
 
-    Attributes (model order, (n,), updated in place):
-        position, velocity, effort: latest finite values (0 until received).
-        position_stamp, velocity_stamp, effort_stamp: int64 stamps, :data:`NEVER` until
-            received.
+    Args:
+        joint_names: joint names, model order.
+
+    Attributes:
+        position: (n,) latest finite positions [rad or m] (0 until received), updated in place.
+        velocity: (n,) latest finite velocities [rad/s or m/s] (0 until received).
+        effort: (n,) latest finite efforts, as received (0 until received).
+        position_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
+        velocity_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
+        effort_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
     """
 
     FIELDS = ("position", "velocity", "effort")
@@ -34,7 +40,11 @@ class MergedJointState:
         self.position_stamp, self.velocity_stamp, self.effort_stamp = self.stamps
 
     def carry_over(self, other):
-        """Take the values of the joints ``other`` (another model's state) also has."""
+        """Take the values of the joints ``other`` (another model's state) also has.
+
+        Args:
+            other: a :class:`MergedJointState`; joints are matched by name.
+        """
         index = {name: i for i, name in enumerate(other.joint_names)}
         for j, name in enumerate(self.joint_names):
             i = index.get(name)
@@ -43,9 +53,18 @@ class MergedJointState:
                 self.stamps[:, j] = other.stamps[:, i]
 
     def merge(self, row, t_ns, values, present):
-        """Store the finite ``values`` (n,) of the ``present`` (n,) bool joints in field row
-        ``row`` (0 position, 1 velocity, 2 effort) with stamp ``t_ns``. Returns the bool mask
-        of present joints whose value was not finite (not stored)."""
+        """Store the finite values of the present joints in one field, with one stamp.
+
+        Args:
+            row: field row, 0 position, 1 velocity, 2 effort.
+            t_ns: stamp [ns].
+            values: (n,) values, model order.
+            present: (n,) bool, the joints the message carries.
+
+        Returns:
+            ndarray: bool mask of present joints whose value was not finite (not stored): (n,), or
+            empty when every joint was present and finite.
+        """
         if present.all() and np.isfinite(values).all():  # a full, clean message
             self.values[row] = values
             self.stamps[row] = t_ns
@@ -57,16 +76,35 @@ class MergedJointState:
         return present & ~finite
 
     def clamp_stamps(self, t_ns):
-        """After a stamp went backwards (a clock reset): no value is from the future."""
+        """After a stamp went backwards (a clock reset): no value is from the future.
+
+        Args:
+            t_ns: the new stamp [ns]; later stamps are clamped to it.
+        """
         np.minimum(self.stamps, t_ns, out=self.stamps)
 
     def missing(self, row):
-        """Names of the joints never received in field ``row``."""
+        """Names of the joints never received in a field.
+
+        Args:
+            row: field row, 0 position, 1 velocity, 2 effort.
+
+        Returns:
+            list: joint names, model order.
+        """
         return [self.joint_names[j] for j in np.flatnonzero(self.stamps[row] == NEVER)]
 
     def older_than(self, row, t_ns, timeout_ns):
-        """Bool mask of joints whose value in ``row`` is missing or older than ``timeout_ns``
-        at ``t_ns`` (``timeout_ns`` 0: only missing ones)."""
+        """Joints whose value in a field is missing or too old.
+
+        Args:
+            row: field row, 0 position, 1 velocity, 2 effort.
+            t_ns: the current stamp [ns].
+            timeout_ns: maximum age [ns]; 0: only missing ones.
+
+        Returns:
+            ndarray: (n,) bool mask.
+        """
         stamps = self.stamps[row]
         if timeout_ns <= 0:
             return stamps == NEVER

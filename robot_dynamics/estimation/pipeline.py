@@ -183,25 +183,48 @@ class EstimationPipeline:
 
     # ------------------------------------------------------------------ derived pipelines
     def with_config(self, config):
-        """A pipeline with a new config on the same model: merged joint values, counters,
-        reference and tare bias carried over; the observer restarts."""
+        """A pipeline with a new config on the same model: merged joint values, counters, reference
+        and tare bias carried over; the observer restarts.
+
+        Args:
+            config: the new :class:`~robot_dynamics.estimation.config.PipelineConfig`.
+
+        Returns:
+            EstimationPipeline: the new pipeline.
+
+        Raises:
+            InvalidInputError: a config field that is wrong for this model (named).
+        """
         new = EstimationPipeline(self.model, config)
         new._take_over(self, same_model=True)
         return new
 
     def with_model(self, model, config=None):
-        """A pipeline for a new model, with ``config`` (default: this one): the values of the
-        joints both models have, and the counters, are carried over; reference and bias are
-        cleared. Raises InvalidInputError (named field) when the config does not fit the
-        model."""
+        """A pipeline for a new model: the values of the joints both models have, and the counters,
+        are carried over; reference and bias are cleared.
+
+        Args:
+            model: the new :class:`~robot_dynamics.core.model.RobotModel`.
+            config: :class:`~robot_dynamics.estimation.config.PipelineConfig` (default: this one).
+
+        Returns:
+            EstimationPipeline: the new pipeline.
+
+        Raises:
+            InvalidInputError: the config does not fit the model (named field).
+        """
         new = EstimationPipeline(model, self.config if config is None else config)
         new._take_over(self, same_model=False)
         return new
 
     def measured_state(self):
-        """The latest merged measurement: ``(position, velocity, effort)`` copies (n,) in model
-        order, NaN where a joint never had a value (effort as received, before
-        effort_scale/effort_offset)."""
+        """The latest merged measurement.
+
+        Returns:
+            tuple: ``(position, velocity, effort)`` copies (n,) in model order [rad or m, rad/s or
+            m/s, effort as received, before effort_scale/effort_offset], NaN where a joint never had
+            a value.
+        """
         values = self._state.values.copy()
         values[self._state.stamps == NEVER] = np.nan
         return values[0], values[1], values[2]
@@ -298,22 +321,27 @@ class EstimationPipeline:
     def update(self, t_ns, position, velocity, effort, present=None, now_ns=None, on_command=None):
         """Process one joint_states message.
 
+        Never raises for the content of the arrays: a message that cannot be used is refused with
+        a reason.
+
         Args:
             t_ns: message stamp [ns] (int).
-            position, velocity, effort: (n,) arrays in model order, or None when the message
-                has no such field. Values of joints the message does not carry are ignored
-                (see ``present``). For carried joints a non-finite velocity or effort means
-                "no value for this joint in this message" (the old value ages); a non-finite
-                position, or a finite value beyond the plausibility bounds, refuses the message.
+            position: (n,) positions [rad or m] in model order, or None when the message has no such
+                field.
+            velocity: (n,) velocities [rad/s or m/s] in model order, or None.
+            effort: (n,) efforts in model order (as received, before effort_scale/effort_offset), or
+                None. Values of joints the message does not carry are ignored (see ``present``).
+                For carried joints a non-finite velocity or effort means "no value for this joint in
+                this message" (the old value ages); a non-finite position, or a finite value beyond
+                the plausibility bounds, refuses the message.
             present: (n,) bool, the joints the message carries (None: all).
             now_ns: the clock of :meth:`set_reference`'s stamps, for reference expiry
                 (default t_ns).
-            on_command: optional callable, called with the effort command (n,) as soon as it
-                is ready (before the estimation), when there is one.
+            on_command: optional callable, called with the effort command (n,) as soon as it is
+                ready (before the estimation), when there is one.
 
         Returns:
-            :class:`PipelineOutput`. Never raises for the content of the arrays: a message
-            that cannot be used is refused with a reason.
+            PipelineOutput: what the message produced.
         """
         c = self._counters
         c["messages"] += 1
@@ -588,7 +616,9 @@ class EstimationPipeline:
 
         Args:
             t_ns: receive time [ns] on the clock of ``update``'s ``now_ns``.
-            q: (n,) positions; qd, qdd: (n,) velocities, accelerations (None: zeros).
+            q: (n,) positions [rad or m].
+            qd: (n,) velocities [rad/s or m/s] (None: zeros).
+            qdd: (n,) accelerations [rad/s^2 or m/s^2] (None: zeros).
 
         Raises:
             InvalidInputError: a wrong shape, a non-finite or implausible value (named).
@@ -653,15 +683,23 @@ class EstimationPipeline:
 
     # ------------------------------------------------------------------ tare and reset
     def start_tare(self, t_ns):
-        """Start averaging the external torques over ``tare_duration`` from stamp ``t_ns``;
-        when done, that average (the bias) is subtracted from every later estimate. Valid near
-        the pose of the tare (model error depends on the pose), with the arm at rest and free.
+        """Start averaging the external torques over ``tare_duration`` from a stamp.
+
+        When done, that average (the bias) is subtracted from every later estimate. Valid near the
+        pose of the tare (model error depends on the pose), with the arm at rest and free.
+
+        Args:
+            t_ns: stamp [ns] from which messages count.
         """
         self._tare = {"start": int(t_ns), "first": None, "sum": np.zeros(self.n), "count": 0}
         self._tare_state = "collecting"
 
     def tare_state(self):
-        """ "idle" | "collecting" | "done" | "failed: <reason>"."""
+        """State of the tare.
+
+        Returns:
+            str: "idle" | "collecting" | "done" | "failed: <reason>".
+        """
         return self._tare_state
 
     @property
@@ -707,7 +745,13 @@ class EstimationPipeline:
 
     # ------------------------------------------------------------------ diagnostics
     def status(self):
-        """Counters (cumulative ints), flags and last reasons, for diagnostics."""
+        """Counters, flags and last reasons, for diagnostics.
+
+        Returns:
+            dict: counters (cumulative ints), last reasons (str) and flags (stale_effort,
+            near_singular, min_singular_value, contacts, in_contact, contact_link, tare,
+            wrench_frame, wrench_components, reference_active).
+        """
         out = dict(self._counters)
         out.update(self._text)
         contact = self._contact

@@ -52,8 +52,10 @@ class JointSampleBuffer:
 
         Args:
             t_ns: stamp [ns] (int).
-            position, velocity, effort: (n,) arrays in model order, NaN for joints the message
+            position: (n,) positions [rad or m] in model order, NaN for joints the message
                 does not carry, or None for a field the message does not have (stored as NaN).
+            velocity: (n,) velocities [rad/s or m/s], the same way.
+            effort: (n,) efforts, the same way.
         """
         i = self._next
         self._t[i] = t_ns
