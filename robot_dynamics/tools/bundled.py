@@ -62,7 +62,11 @@ BUNDLED = {
 
 
 def urdf_dirs():
-    """Folders searched for bundled URDFs, in order: the source tree, then installed locations."""
+    """Folders searched for bundled URDFs, in order: the source tree, then installed locations.
+
+    Returns:
+        list: folder paths (str).
+    """
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = [os.path.normpath(os.path.join(here, "..", "..", "urdf"))]
     dirs.append(os.path.join(sys.prefix, "share", "robot_dynamics", "urdf"))
@@ -81,6 +85,12 @@ def urdf_dirs():
 
 def bundled_urdf_path(name: str) -> str:
     """Absolute path of a bundled robot's URDF.
+
+    Args:
+        name: bundled robot name (e.g. ``panda``, ``double_pendulum``).
+
+    Returns:
+        str: the URDF file's path.
 
     Raises:
         KeyError: ``name`` is not a bundled robot (the message lists the bundled ones).

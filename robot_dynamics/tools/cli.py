@@ -48,7 +48,12 @@ TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
 
 
 class CLIError(Exception):
-    """An error to report to the user with an exit code."""
+    """An error to report to the user with an exit code.
+
+    Args:
+        message: what went wrong, for the user.
+        code: the process exit code (default ``EXIT_USAGE``, 2).
+    """
 
     def __init__(self, message: str, code: int = EXIT_USAGE):
         super().__init__(message)
@@ -68,9 +73,19 @@ def _split_tokens(values: Sequence[str]) -> List[str]:
 def parse_joint_vector(
     values: Optional[Sequence[str]], joint_names: Sequence[str], option: str, default: float = 0.0
 ) -> np.ndarray:
-    """Parse ``--q``-style values into an (n,) float array in ``joint_names`` order.
+    """Parse ``--q``-style values into a float array in ``joint_names`` order.
 
-    Accepts n numbers, or ``name=value`` pairs (unnamed joints get ``default``).
+    Accepts n numbers (separated by spaces or commas), or ``name=value`` pairs (unnamed joints
+    get ``default``).
+
+    Args:
+        values: the option's strings, or None when the option was not given.
+        joint_names: the model's joint names, in order.
+        option: the option's name, for messages.
+        default: value of joints not named.
+
+    Returns:
+        ndarray: (n,) values.
 
     Raises:
         CLIError: wrong count, unknown joint name, not a number, NaN or infinity.
@@ -120,7 +135,20 @@ def _to_float(text: str, option: str, what: str) -> float:
 def parse_fixed_vector(
     values: Optional[Sequence[str]], size: int, option: str, labels: Sequence[str]
 ):
-    """Parse a fixed-size vector option (gravity: 3, wrench: 6)."""
+    """Parse a fixed-size vector option (gravity: 3, wrench: 6).
+
+    Args:
+        values: the option's strings, or None when the option was not given.
+        size: expected number of values.
+        option: the option's name, for messages.
+        labels: a label per value (e.g. ``gx gy gz``), for messages.
+
+    Returns:
+        ndarray or None: (size,) values, or None without the option.
+
+    Raises:
+        CLIError: wrong count, not a number, NaN or infinity.
+    """
     if values is None:
         return None
     tokens = _split_tokens(values)
@@ -138,8 +166,12 @@ def load_model(args):
     """Read the robot of ``args.urdf`` (bundled name, URDF or xacro file, ``-`` for stdin) and
     build its model with the common options.
 
+    Args:
+        args: the parsed command line (``urdf``, ``xacro_arg``, ``base_link``, ``tip_link``,
+            ``gravity``).
+
     Returns:
-        (model, label, urdf_text, bundled robot or None).
+        tuple: ``(model, label, urdf_text, bundled robot or None)``.
 
     Raises:
         CLIError: exit 3 when the description cannot be read or made into a model; exit 2 when a
@@ -176,7 +208,14 @@ def load_model(args):
 
 
 def urdf_link_names(xml: str) -> List[str]:
-    """Names of the <link> elements of a URDF (empty when the XML cannot be parsed)."""
+    """Names of the <link> elements of a URDF.
+
+    Args:
+        xml: URDF XML text.
+
+    Returns:
+        list: link names (empty when the XML cannot be parsed).
+    """
     try:
         return [link.get("name") for link in ET.fromstring(xml).findall("link")]
     except ET.ParseError:
@@ -207,7 +246,15 @@ def _check_limits(model, q: np.ndarray, warnings: List[str]) -> None:
 
 
 def urdf_tree(xml: str) -> Dict:
-    """Links, joints and masses read straight from the URDF XML (for ``info``)."""
+    """Links, joints and masses read straight from the URDF XML (for ``info``).
+
+    Args:
+        xml: URDF XML text.
+
+    Returns:
+        dict: ``links`` (name -> mass [kg]) and ``joints`` (name, type, parent, child, mimic),
+        in file order.
+    """
     root = ET.fromstring(xml)
     links = {}
     for link in root.findall("link"):
@@ -304,7 +351,19 @@ def _short(names: Sequence[str]) -> List[str]:
 
 
 def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
-    """Tree, joints, limits, masses, total mass, fixed and mimic joints of the model."""
+    """Tree, joints, limits, masses, total mass, fixed and mimic joints of the model.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+    """
     tree = urdf_tree(xml)
     below = _subtree_links(tree, model.base_link)
     below_set = set(below)
@@ -388,7 +447,22 @@ def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_gravity(args, model, path, xml, bundled, out: Dict) -> List[str]:
-    """Gravity torques g(q) [Nm or N] at ``--q``."""
+    """Gravity torques g(q) [Nm or N] at ``--q``.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: a bad ``--q``.
+    """
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     g = np.asarray(model.gravity_torques(q), dtype=float)
@@ -409,7 +483,22 @@ def cmd_gravity(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_mass_matrix(args, model, path, xml, bundled, out: Dict) -> List[str]:
-    """Joint-space mass matrix M(q) [kg m^2] at ``--q`` and its eigenvalues."""
+    """Joint-space mass matrix M(q) [kg m^2] at ``--q`` and its eigenvalues.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: a bad ``--q``.
+    """
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     m = np.asarray(model.mass_matrix(q), dtype=float)
@@ -430,7 +519,22 @@ def cmd_mass_matrix(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
-    """Jacobian (6, n) of ``--frame`` at ``--q`` (rows vx vy vz wx wy wz; ``--axes``)."""
+    """Jacobian (6, n) of ``--frame`` at ``--q`` (rows vx vy vz wx wy wz; ``--axes``).
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: ``--frame`` is needed (the model has several leaves and no ``--tip-link``).
+    """
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     frame = _frame(args, model)
@@ -467,7 +571,23 @@ def cmd_jacobian(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_wrench(args, model, path, xml, bundled, out: Dict) -> List[str]:
-    """External wrench on ``--frame`` from measured (or external) joint torques."""
+    """External wrench on ``--frame`` from measured (or external) joint torques.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: no ``--tau``; a bad vector; ``--frame`` is needed (the model has several
+            leaves and no ``--tip-link``).
+    """
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     if args.tau is None:
@@ -579,7 +699,16 @@ def energy_balance(model, t, q, qd, tau, friction: bool) -> Dict[str, np.ndarray
 
 def limit_excursions(model, t: np.ndarray, q: np.ndarray) -> List[str]:
     """One warning per joint whose position left its URDF limits during a run (the simulation
-    does not enforce them): when it first left, and how far it went."""
+    does not enforce them): when it first left, and how far it went.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        t: (k,) sample times [s].
+        q: (k, n) joint positions [rad or m].
+
+    Returns:
+        list: warning strings.
+    """
     lower, upper = (np.asarray(v, dtype=float) for v in model.position_limits)
     warnings = []
     for i, name in enumerate(model.joint_names):
@@ -599,7 +728,22 @@ def limit_excursions(model, t: np.ndarray, q: np.ndarray) -> List[str]:
 
 def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
     """Forward simulation with constant torques or gravity compensation (``--tau gravity``):
-    final state, energy balance, joint-limit warnings, optional plot."""
+    final state, energy balance, joint-limit warnings, optional plot.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: a bad ``--duration`` (not > 0, beyond ``--max-duration``) or ``--sample-dt``.
+    """
     if bundled is not None and args.q is None:
         q0 = np.array(bundled.home, dtype=float)
     else:
@@ -721,7 +865,22 @@ def cmd_simulate(args, model, path, xml, bundled, out: Dict) -> List[str]:
 
 
 def cmd_inverse_dynamics(args, model, path, xml, bundled, out: Dict) -> List[str]:
-    """Joint torques of a motion, tau = M qdd + C qd + g (- J^T f_ext), and its terms."""
+    """Joint torques of a motion, tau = M qdd + C qd + g (- J^T f_ext), and its terms.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: a bad vector; ``--frame`` needed with ``--f-ext`` on a tree without a tip.
+    """
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     _check_limits(model, q, out.setdefault("warnings", []))
     qd = parse_joint_vector(args.qd, model.joint_names, "--qd")
@@ -776,7 +935,23 @@ def cmd_inverse_dynamics(args, model, path, xml, bundled, out: Dict) -> List[str
 
 
 def cmd_pose(args, model, path, xml, bundled, out: Dict) -> List[str]:
-    """Forward kinematics: pose of each ``--frame`` (default: the tip; ``all``), base frame."""
+    """Forward kinematics: pose of each ``--frame`` (default: the tip; ``all``), base frame.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: an unknown frame; ``--frame`` is needed (the model has several leaves and no
+            ``--tip-link``).
+    """
     from scipy.spatial.transform import Rotation
 
     q = parse_joint_vector(args.q, model.joint_names, "--q")
@@ -856,6 +1031,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``robot-dynamics`` argument parser with every subcommand.
+
+    Returns:
+        argparse.ArgumentParser: the parser.
+    """
     common = _Parser(add_help=False)
     common.add_argument(
         "urdf",
@@ -1037,7 +1217,14 @@ def _wants_json(argv: Sequence[str]) -> bool:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of the ``robot-dynamics`` console script. Returns the exit code."""
+    """Entry point of the ``robot-dynamics`` console script.
+
+    Args:
+        argv: command-line arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        int: the exit code.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _wants_json(argv)
     out: Dict = {}
@@ -1075,12 +1262,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def exit_code_of(exc: BaseException) -> int:
-    """The exit code of an error raised by a command, from its type (core/errors.py):
+    """The exit code of an error raised by a command, from its type (core/errors.py).
 
     * bad input to a computation (InvalidInputError: a vector, a method, a gravity; an unknown
       frame; a tip needed where the model has several leaves) -> 2;
     * a model the URDF cannot make (URDFError and subclasses; a singular inertia matrix) -> 3;
     * anything else -> 1.
+
+    Args:
+        exc: the exception.
+
+    Returns:
+        int: the exit code (a CLIError's own code).
     """
     from robot_dynamics.core.errors import (
         AmbiguousTipError,

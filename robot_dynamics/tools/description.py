@@ -48,7 +48,14 @@ class XacroArgumentError(InvalidInputError):
 
 
 def is_xacro(path: str) -> bool:
-    """True when ``path`` names a xacro file (``.xacro``, e.g. ``arm.urdf.xacro``)."""
+    """Whether ``path`` names a xacro file (``.xacro``, e.g. ``arm.urdf.xacro``).
+
+    Args:
+        path: file name or path.
+
+    Returns:
+        bool: True for a xacro file.
+    """
     return path.lower().endswith(".xacro")
 
 

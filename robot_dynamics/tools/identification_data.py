@@ -33,8 +33,16 @@ class DataError(IdentificationError):
 
 @dataclass(frozen=True, eq=False)
 class JointSamples:
-    """Merged raw samples, model joint order: t (N,) [s]; position, velocity, effort (N, n)
-    with NaN where a value is missing (velocity None when no message had one)."""
+    """Merged raw samples, model joint order.
+
+    Attributes:
+        t: (N,) stamps [s].
+        position: (N, n) positions [rad or m], NaN where a value is missing.
+        velocity: (N, n) velocities [rad/s or m/s], NaN where missing; None when no message had
+            one.
+        effort: (N, n) efforts [N m or N], NaN where missing.
+        extra_joints: joints in the recording that the model does not have (ignored).
+    """
 
     t: np.ndarray
     position: np.ndarray
@@ -48,7 +56,11 @@ class JointData:
     """Identification data, model joint order, uniformly sampled per segment.
 
     Attributes:
-        t: (N,) [s]; q, qd, qdd, tau: (N, n).
+        t: (N,) [s].
+        q: (N, n) joint positions [rad or m].
+        qd: (N, n) joint velocities [rad/s or m/s].
+        qdd: (N, n) joint accelerations [rad/s^2 or m/s^2].
+        tau: (N, n) joint torques [N m or N].
         dropped: raw samples dropped (NaN or missing fields).
         raw_samples: merged samples before dropping.
         velocity_source: "message" or "differentiated".
@@ -68,7 +80,14 @@ class JointData:
     rate: float
 
     def split(self, holdout):
-        """(train, test) with the last ``holdout`` fraction of the samples held out."""
+        """Split off the end of the data for validation.
+
+        Args:
+            holdout: fraction of the samples held out, in [0, 1).
+
+        Returns:
+            tuple: ``(train, test)`` :class:`JointData`, the last ``holdout`` fraction in test.
+        """
         n = len(self.t)
         k = int(round(n * (1.0 - holdout)))
         return self._take(slice(0, k)), self._take(slice(k, n))
@@ -91,6 +110,15 @@ class JointData:
 # ------------------------------------------------------------------ readers
 def read_bag(path, joint_names, topic="/joint_states", max_age=0.05):
     """Merged :class:`JointSamples` of a bag's JointState messages on ``topic``.
+
+    Args:
+        path: bag directory, .mcap or .db3 file.
+        joint_names: the model's joints, in order.
+        topic: the JointState topic.
+        max_age: a joint keeps its last value for at most this long [s].
+
+    Returns:
+        JointSamples: the merged samples.
 
     Raises:
         DataError: the path does not exist or is not a bag, the topic is missing or of another
@@ -141,8 +169,21 @@ def _path(path):
 
 
 def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
-    """Merge JointState-like messages ``(stamp_ns, names, position, velocity, effort)`` by
-    joint name into :class:`JointSamples` (see the module docstring)."""
+    """Merge JointState-like messages by joint name into :class:`JointSamples` (see the module
+    docstring).
+
+    Args:
+        messages: iterable of ``(stamp_ns, names, position, velocity, effort)``.
+        joint_names: the model's joints, in order.
+        max_age: a joint keeps its last value for at most this long [s].
+        source: what the messages come from, for messages.
+
+    Returns:
+        JointSamples: the merged samples.
+
+    Raises:
+        DataError: joints of the model are not in the messages.
+    """
     index = {name: k for k, name in enumerate(joint_names)}
     n = len(joint_names)
     messages = sorted(messages, key=lambda m: m[0])
@@ -194,7 +235,18 @@ def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
 
 
 def read_csv(path, joint_names):
-    """:class:`JointSamples` of a CSV file (see the module docstring)."""
+    """:class:`JointSamples` of a CSV file (see the module docstring).
+
+    Args:
+        path: the CSV file.
+        joint_names: the model's joints, in order.
+
+    Returns:
+        JointSamples: the samples.
+
+    Raises:
+        DataError: unreadable, no data rows, no 'time' column, or missing joint columns.
+    """
     try:
         with open(path, newline="") as f:
             rows = list(csv.reader(f))
@@ -255,6 +307,13 @@ def prepare(samples, filter_window=0.05, polyorder=3, rate=None, gap_factor=5.0)
         polyorder: its polynomial order.
         rate: resampling rate [Hz] (default: from the median sample interval).
         gap_factor: a jump of more than this many sample intervals splits the data.
+
+    Returns:
+        JointData: the prepared data.
+
+    Raises:
+        DataError: too few usable samples, no time spread, or no stretch longer than the filter
+            window.
     """
     t = samples.t
     fields = [samples.position, samples.effort] + (
@@ -316,7 +375,20 @@ def prepare(samples, filter_window=0.05, polyorder=3, rate=None, gap_factor=5.0)
 
 
 def load_joint_data(path, joint_names, topic="/joint_states", filter_window=0.05):
-    """:class:`JointData` of a bag (directory, .mcap, .db3) or a .csv file."""
+    """:class:`JointData` of a bag (directory, .mcap, .db3) or a .csv file.
+
+    Args:
+        path: the recording.
+        joint_names: the model's joints, in order.
+        topic: the JointState topic of a bag.
+        filter_window: Savitzky-Golay window [s].
+
+    Returns:
+        JointData: the prepared data.
+
+    Raises:
+        DataError: see :func:`read_bag`, :func:`read_csv` and :func:`prepare`.
+    """
     if str(path).lower().endswith(".csv"):
         samples = read_csv(path, joint_names)
     else:

@@ -44,8 +44,18 @@ def _fmt(x):
 
 
 def identified_urdf(xml, model, layout, theta):
-    """The URDF text ``xml`` with the identified inertials and joint friction of ``theta``
-    (see the module docstring). Comments and every other element are kept."""
+    """The URDF text ``xml`` with the identified inertials and joint friction of ``theta`` (see the
+    module docstring). Comments and every other element are kept.
+
+    Args:
+        xml: the original URDF XML text.
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built from it.
+        layout: the :class:`~robot_dynamics.core.regressor.ParameterLayout` of ``theta``.
+        theta: (p,) identified parameters.
+
+    Returns:
+        str: the new URDF XML text.
+    """
     parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
     root = ET.fromstring(xml, parser=parser)
     links = {link.get("name"): link for link in root.findall("link")}
@@ -103,6 +113,12 @@ def _rms(x):
 
 
 def add_identify_parser(sub, common):
+    """Register the ``identify`` subcommand.
+
+    Args:
+        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
+        common: the parent parser with the common options.
+    """
     p = sub.add_parser(
         "identify",
         parents=[common],
@@ -142,6 +158,23 @@ def add_identify_parser(sub, common):
 
 
 def cmd_identify(args, model, path, xml, bundled, out):
+    """Identify inertial parameters and friction from a recording (``args.data``) and write
+    the identified URDF (``--out``); optional plot of the held-out torques.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: a bad ``--holdout``; data that cannot be read or identified.
+    """
     from robot_dynamics.tools.identification_data import load_joint_data
 
     if not 0.0 <= args.holdout < 0.9:
@@ -277,6 +310,12 @@ def _plot(png, t, measured, nominal, identified, names):
 
 # ------------------------------------------------------------------ excite
 def add_excite_parser(sub, common):
+    """Register the ``excite`` subcommand.
+
+    Args:
+        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
+        common: the parent parser with the common options.
+    """
     p = sub.add_parser(
         "excite",
         parents=[common],
@@ -318,7 +357,18 @@ def add_excite_parser(sub, common):
 
 def trajectory_yaml(joint_names, t, q, qd, qdd):
     """``trajectory_msgs/msg/JointTrajectory`` as YAML (``ros2 topic pub TOPIC
-    trajectory_msgs/msg/JointTrajectory "$(cat FILE)"``)."""
+    trajectory_msgs/msg/JointTrajectory "$(cat FILE)"``).
+
+    Args:
+        joint_names: joint names, in order.
+        t: (k,) time_from_start of each point [s].
+        q: (k, n) positions [rad or m].
+        qd: (k, n) velocities [rad/s or m/s].
+        qdd: (k, n) accelerations [rad/s^2 or m/s^2].
+
+    Returns:
+        str: the YAML text.
+    """
 
     def vec(x):
         return "[" + ", ".join(f"{v:.6f}" for v in np.round(x, 6) + 0.0) + "]"
@@ -336,6 +386,24 @@ def trajectory_yaml(joint_names, t, q, qd, qdd):
 
 
 def cmd_excite(args, model, path, xml, bundled, out):
+    """Optimised excitation trajectory (Fourier series) written as JointTrajectory YAML, CSV
+    and PNG (``--out PREFIX``).
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: a non-positive duration, period or rate, a negative ``--start-time``, or an
+            input the optimiser refuses.
+    """
     from robot_dynamics.core.errors import InvalidInputError
     from robot_dynamics.core.excitation import optimize_excitation
 
@@ -433,6 +501,12 @@ def _plot_trajectory(png, t, q, qd, qdd, names):
 
 # ------------------------------------------------------------------ identify-payload
 def add_payload_parser(sub, common):
+    """Register the ``identify-payload`` subcommand.
+
+    Args:
+        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
+        common: the parent parser with the common options.
+    """
     p = sub.add_parser(
         "identify-payload",
         parents=[common],
@@ -453,6 +527,23 @@ def add_payload_parser(sub, common):
 
 
 def cmd_identify_payload(args, model, path, xml, bundled, out):
+    """Mass, centre of mass (and inertia when excited) of a load on ``--frame`` from a
+    recording.
+
+    Args:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict filled with the command's results for ``--json``.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        CLIError: data that cannot be read or used.
+    """
     from robot_dynamics.core.payload import identify_payload
     from robot_dynamics.tools.identification_data import load_joint_data
 
@@ -513,7 +604,12 @@ def cmd_identify_payload(args, model, path, xml, bundled, out):
 
 
 def add_parsers(sub, common):
-    """Register this module's subcommands on the CLI's subparsers."""
+    """Register this module's subcommands on the CLI's subparsers.
+
+    Args:
+        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
+        common: the parent parser with the common options.
+    """
     add_identify_parser(sub, common)
     add_excite_parser(sub, common)
     add_payload_parser(sub, common)

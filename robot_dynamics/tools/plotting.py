@@ -65,6 +65,9 @@ def plot_trajectory(
         joint_names: n names, for the legend.
         title: figure title.
         extra: optional last panel ``(t (m,), values (m, c), ylabel, legend labels)``.
+
+    Returns:
+        str: the path written.
     """
     t = np.asarray(t, dtype=float)
     panels = (
@@ -147,13 +150,17 @@ def plot_wrench_demo(
     Args:
         path: PNG file to write.
         t_wrench: (k,) time of the applied-wrench samples [s].
-        applied: (k, 6) applied wrench [fx fy fz tx ty tz] (N, Nm), base axes, about the tip origin.
+        applied: (k, 6) applied wrench [fx fy fz tx ty tz] (N, Nm), base axes, about the tip
+            origin.
         estimated: (m, 6) estimated wrench, same convention.
         t_estimated: (m,) time of the estimates [s] (default ``t_wrench``).
         t_joints: (j,) time of the joint-torque samples [s].
         tau: (j, n) joint torques [Nm] (the effort reported in joint_states).
         joint_names: n names.
         title: figure title.
+
+    Returns:
+        str: the path written.
     """
     t_est = t_wrench if t_estimated is None else t_estimated
     applied = np.asarray(applied, dtype=float).reshape(-1, 6)
@@ -184,14 +191,28 @@ def plot_wrench_demo(
 
 
 def is_png(path: str) -> bool:
-    """True when ``path`` starts with the 8-byte PNG signature and has a non-empty IHDR."""
+    """Whether ``path`` starts with the 8-byte PNG signature and has a non-empty IHDR.
+
+    Args:
+        path: file to check.
+
+    Returns:
+        bool: True for a PNG.
+    """
     with open(path, "rb") as fh:
         head = fh.read(24)
     return head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
 
 
 def png_size(path: str) -> tuple:
-    """(width, height) in pixels, read from the PNG's IHDR chunk."""
+    """Size of a PNG, read from its IHDR chunk.
+
+    Args:
+        path: the PNG file.
+
+    Returns:
+        tuple: ``(width, height)`` in pixels.
+    """
     with open(path, "rb") as fh:
         head = fh.read(24)
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")

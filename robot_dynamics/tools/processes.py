@@ -6,9 +6,18 @@ import subprocess
 
 
 def start_process_group(argv, log, env=None, preexec_fn=None):
-    """Start ``argv`` in a session (process group) of its own, so that
-    :func:`stop_process_group` stops it and its children; stdout and stderr go to the open
-    binary file ``log``, stdin comes from /dev/null. Returns the Popen."""
+    """Start ``argv`` in a session (process group) of its own, so that :func:`stop_process_group`
+    stops it and its children; stdin comes from /dev/null.
+
+    Args:
+        argv: the command line.
+        log: open binary file that receives stdout and stderr.
+        env: environment (default: this process's).
+        preexec_fn: optional callable run in the child before exec.
+
+    Returns:
+        subprocess.Popen: the started process.
+    """
     return subprocess.Popen(
         argv,
         stdout=log,
@@ -22,7 +31,15 @@ def start_process_group(argv, log, env=None, preexec_fn=None):
 
 def stop_process_group(popen, timeout=5.0):
     """Stop ``popen``'s process group: SIGINT (rclpy shuts down cleanly), then SIGTERM, then
-    SIGKILL, waiting up to ``timeout`` seconds after each. Returns the exit code."""
+    SIGKILL, waiting up to ``timeout`` seconds after each.
+
+    Args:
+        popen: a process started by :func:`start_process_group`.
+        timeout: wait after each signal [s].
+
+    Returns:
+        int: the exit code.
+    """
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         if popen.poll() is not None:
             break

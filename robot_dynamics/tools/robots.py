@@ -128,8 +128,17 @@ def defaults(
     tip_link: Optional[str] = None,
     gravity: Optional[Sequence[float]] = None,
 ) -> Tuple[Optional[str], Optional[str], Tuple[float, float, float]]:
-    """(base_link, tip_link, gravity) with the bundled robot's defaults filled in (see
-    :func:`build_model`)."""
+    """The bundled robot's defaults filled in (see :func:`build_model`).
+
+    Args:
+        source: from :func:`resolve_robot`.
+        base_link: base frame, or None for the default.
+        tip_link: tip frame, or None for the default.
+        gravity: (3,) gravity in the base frame [m/s^2], or None for the default.
+
+    Returns:
+        tuple: ``(base_link, tip_link, gravity (3,))``.
+    """
     bundled = source.bundled
     grav = tuple(float(g) for g in gravity) if gravity is not None else None
     if bundled is None:
