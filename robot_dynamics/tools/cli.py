@@ -663,7 +663,8 @@ def energy_balance(model, t, q, qd, tau, friction: bool) -> Dict[str, np.ndarray
     Args:
         model: the RobotModel simulated.
         t: (k,) sample times [s].
-        q, qd: (k, n) joint positions and velocities.
+        q: (k, n) joint positions [rad or m].
+        qd: (k, n) joint velocities [rad/s or m/s].
         tau: (k, n) applied joint torques [Nm or N] (without friction), or None for zero.
         friction: whether the run included joint friction.
 
