@@ -26,11 +26,18 @@ class Recording:
     """Everything the monitor received, stamps in ns (simulated time on the wall-clock axis).
 
     Attributes:
-        js_stamp, js_q, js_qd, js_effort: joint states (model joint order).
-        app_stamp, app_wrench: the wrench the simulator applied (base axes, about the tip origin).
-        est_stamp, est_wrench, est_frame: the dynamics node's estimates as published (axes and
-            moment point of the frame ``est_frame``).
-        ext_stamp, ext_tau: the dynamics node's external joint torques (pendulum run).
+        js_stamp: joint-state stamps [ns].
+        js_q: joint positions per joint state, (n,) each, model joint order [rad or m].
+        js_qd: joint velocities per joint state, (n,) each [rad/s or m/s].
+        js_effort: joint efforts per joint state, (n,) each [N m or N].
+        app_stamp: stamps [ns] of the wrench the simulator applied.
+        app_wrench: that wrench, (6,) each [N, N m] (base axes, about the tip origin).
+        est_stamp: stamps [ns] of the dynamics node's estimates.
+        est_wrench: the estimates as published, (6,) each [N, N m] (axes and moment point of the
+            frame ``est_frame``).
+        est_frame: the frame of the estimates.
+        ext_stamp: stamps [ns] of the dynamics node's external joint torques (pendulum run).
+        ext_tau: those torques, (n,) each [N m or N].
     """
 
     js_stamp: List[int] = field(default_factory=list)
@@ -47,13 +54,30 @@ class Recording:
 
 
 def seconds(stamps: Sequence[int], t0_ns: int) -> np.ndarray:
-    """(k,) stamps [ns] as seconds after ``t0_ns``."""
+    """Stamps as seconds after a start.
+
+    Args:
+        stamps: (k,) stamps [ns].
+        t0_ns: the start [ns].
+
+    Returns:
+        ndarray: (k,) times [s].
+    """
     return (np.asarray(stamps, dtype=np.int64).reshape(-1) - t0_ns) * 1e-9
 
 
 def align(stamps_a: np.ndarray, stamps_b: np.ndarray, values_b: np.ndarray) -> np.ndarray:
     """``values_b`` at the last b-stamp <= each a-stamp (zero-order hold; the first b value
-    before the first b-stamp). stamps_b sorted ascending."""
+    before the first b-stamp).
+
+    Args:
+        stamps_a: (k,) stamps to sample at [ns].
+        stamps_b: (m,) stamps of the values, sorted ascending [ns].
+        values_b: (m, ...) values.
+
+    Returns:
+        ndarray: (k, ...) values held at the a-stamps.
+    """
     i = np.searchsorted(stamps_b, stamps_a, side="right") - 1
     return values_b[np.clip(i, 0, len(stamps_b) - 1)]
 
@@ -86,8 +110,17 @@ def estimates_in_base_at_tip(
 
 
 def estimates_of(rec: Recording, model, tip_link: str) -> np.ndarray:
-    """(m, 6) the recorded estimates in base axes about the tip origin (see
-    :func:`estimates_in_base_at_tip`), each at the joint positions of its stamp."""
+    """The recorded estimates in base axes about the tip origin (see
+    :func:`estimates_in_base_at_tip`), each at the joint positions of its stamp.
+
+    Args:
+        rec: the :class:`Recording`.
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tip_link: the tip frame.
+
+    Returns:
+        ndarray: (m, 6) wrenches [N, N m].
+    """
     est = np.asarray(rec.est_wrench, dtype=float).reshape(-1, 6)
     if est.shape[0] == 0 or not rec.js_stamp:
         return est
@@ -98,14 +131,30 @@ def estimates_of(rec: Recording, model, tip_link: str) -> np.ndarray:
 
 
 def rate(t: np.ndarray) -> float:
-    """Mean sample rate [Hz] of the samples at t >= 0 (NaN for fewer than 3)."""
+    """Mean sample rate of the samples at t >= 0.
+
+    Args:
+        t: (k,) sample times [s].
+
+    Returns:
+        float: rate [Hz] (NaN for fewer than 3 samples).
+    """
     t = t[t >= 0]
     return float((t.size - 1) / (t[-1] - t[0])) if t.size > 2 and t[-1] > t[0] else float("nan")
 
 
 def sag_without_gravity_compensation(model, q0: np.ndarray, stiffness: np.ndarray) -> float:
-    """Tool displacement [m] of a joint impedance ``stiffness`` (n,) [Nm/rad] holding the arm at
-    ``q0`` against gravity alone: K (q0 - q) = g(q), solved by fixed-point iteration."""
+    """Tool displacement of a joint impedance holding the arm at ``q0`` against gravity alone:
+    K (q0 - q) = g(q), solved by fixed-point iteration.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        q0: (n,) held configuration [rad].
+        stiffness: (n,) joint stiffness K [Nm/rad].
+
+    Returns:
+        float: displacement of the tip [m].
+    """
     q = np.array(q0, dtype=float)
     for _ in range(50):
         q = q0 - np.asarray(model.gravity_torques(q), dtype=float) / stiffness
@@ -114,8 +163,18 @@ def sag_without_gravity_compensation(model, q0: np.ndarray, stiffness: np.ndarra
 
 
 def convergence_time(ts: np.ndarray, inside: np.ndarray, onset: float, end: float) -> float:
-    """Time [s] from ``onset`` to the first sample from which ``inside`` stays true for 0.2 s
-    (or until ``end``); NaN if never."""
+    """Time from ``onset`` to the first sample from which ``inside`` stays true for 0.2 s (or
+    until ``end``).
+
+    Args:
+        ts: (k,) sample times [s].
+        inside: (k,) bool, the sample is within tolerance.
+        onset: start time [s].
+        end: end of the window [s].
+
+    Returns:
+        float: time [s]; NaN if never.
+    """
     for a in np.flatnonzero(inside):
         window = (ts >= ts[a]) & (ts < min(ts[a] + 0.2, end))
         if np.all(inside[window]):
@@ -140,10 +199,14 @@ def analyse_push(
 
     Args:
         rec: the recording.
-        model: the RobotModel; q0: (n,) held configuration; stiffness: (n,) the simulated drives'
-            joint impedance [Nm/rad]; tip_link: the pushed frame.
-        script: the push script; t0_ns: its start [ns].
-        force_tol, torque_tol: tolerances [N, Nm] (lower bound of the convergence band).
+        model: the RobotModel.
+        q0: (n,) held configuration [rad].
+        stiffness: (n,) the simulated drives' joint impedance [Nm/rad].
+        tip_link: the pushed frame.
+        script: the push script.
+        t0_ns: its start [ns].
+        force_tol: force tolerance [N] (lower bound of the convergence band).
+        torque_tol: moment tolerance [Nm] (lower bound of the convergence band).
         max_gap: the dynamics node's observer_max_dt [s].
         recovery: time excluded from the steady-state error after an observer restart [s].
 

@@ -30,8 +30,18 @@ class Display:
         self._height = 0
 
     def due(self, now: float, t_sim: float) -> bool:
-        """Live: every ``period`` s of wall time. Plain: once per simulated second, at 0.5 s, 1.5 s,
-        ... (between the script's phase boundaries, which fall on whole seconds by default)."""
+        """Whether to redraw now.
+
+        Live: every ``period`` s of wall time. Plain: once per simulated second, at 0.5 s, 1.5 s,
+        ... (between the script's phase boundaries, which fall on whole seconds by default).
+
+        Args:
+            now: wall time [s].
+            t_sim: simulated time [s].
+
+        Returns:
+            bool: True when a redraw is due.
+        """
         if self.tty:
             if now - self._last >= self.period:
                 self._last = now
@@ -43,7 +53,12 @@ class Display:
         return False
 
     def show(self, lines: List[str], plain: str) -> None:
-        """Redraw ``lines`` in place (terminal) or write the one line ``plain``."""
+        """Redraw ``lines`` in place (terminal) or write the one line ``plain``.
+
+        Args:
+            lines: the table lines.
+            plain: the one-line form.
+        """
         if self.tty:
             out = ""
             if self._height:
@@ -61,7 +76,15 @@ class Display:
 
 
 def row(label: str, w: Optional[np.ndarray]) -> str:
-    """One line of the wrench table (``-`` for a missing wrench)."""
+    """One line of the wrench table.
+
+    Args:
+        label: row label.
+        w: (6,) wrench [N, Nm], or None (shown as ``-``).
+
+    Returns:
+        str: the line.
+    """
     if w is None:
         return f"  {label:<10}" + "".join(f"{'-':>8}" for _ in AXES)
     return f"  {label:<10}" + "".join(f"{v:>8.2f}" for v in w)
@@ -84,8 +107,21 @@ def pendulum_lines(
     energy0: float,
     estimate: Optional[np.ndarray],
 ) -> Tuple[List[str], str]:
-    """(table lines, plain line) of the double-pendulum run at simulated time ``t`` [s]: joint
-    state, total energy [J] (and at the release) and the estimate (should stay ~0)."""
+    """Table of the double-pendulum run at simulated time ``t``: joint state, total energy (and
+    at the release) and the estimate (should stay ~0).
+
+    Args:
+        t: simulated time [s].
+        duration: length of the run [s].
+        q: (n,) joint positions [rad], or None.
+        qd: (n,) joint velocities [rad/s], or None.
+        energy: total energy [J].
+        energy0: total energy at the release [J].
+        estimate: (6,) estimated wrench [N, Nm], or None.
+
+    Returns:
+        tuple: ``(table lines, plain line)``.
+    """
     lines = [
         f"t = {t:5.1f} / {duration:g} s   double pendulum released from horizontal, zero torque",
         f"  q  [rad]    {_vec(q)}",
@@ -110,10 +146,21 @@ def push_lines(
     displacement_mm: float,
     lag_ms: float,
 ) -> Tuple[List[str], str]:
-    """(table lines, plain line) of the push run at simulated time ``t`` [s]: applied and
-    estimated wrench (base axes, moment about the tip origin), their difference, the tool's
-    displacement from the held pose [mm]; ``lag_ms``: how far the estimate is behind the latest
-    joint state."""
+    """Table of the push run at simulated time ``t``: applied and estimated wrench (base axes,
+    moment about the tip origin), their difference, the tool's displacement from the held pose.
+
+    Args:
+        t: simulated time [s].
+        duration: length of the run [s].
+        phase_name: the current phase.
+        applied: (6,) applied wrench [N, Nm], or None.
+        estimate: (6,) estimated wrench [N, Nm], or None.
+        displacement_mm: the tool's displacement from the held pose [mm].
+        lag_ms: how far the estimate is behind the latest joint state [ms].
+
+    Returns:
+        tuple: ``(table lines, plain line)``.
+    """
     err = None if (applied is None or estimate is None) else estimate - applied
     header = f"  {'wrench':<10}" + "".join(
         f"{a + (' [N]' if a[0] == 'f' else '[Nm]'):>8}" for a in AXES
@@ -135,14 +182,30 @@ def push_lines(
 
 
 def fmt(v, spec=".3f") -> str:
-    """``v`` formatted, or ``n/a`` for None and non-finite numbers."""
+    """A number formatted, or ``n/a`` for None and non-finite numbers.
+
+    Args:
+        v: the value.
+        spec: format spec.
+
+    Returns:
+        str: the text.
+    """
     return (
         "n/a" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
     )
 
 
 def print_summary(s: Dict, name: str, pendulum: bool, args, out) -> None:
-    """Print the summary ``s`` (from the analysis, plus the run's settings) of robot ``name``."""
+    """Print the summary of a run.
+
+    Args:
+        s: the summary (from the analysis, plus the run's settings).
+        name: the robot's name.
+        pendulum: the run was the double pendulum's.
+        args: the demo options.
+        out: text stream written to.
+    """
 
     def p(*a):
         print(*a, file=out)

@@ -22,6 +22,11 @@ class Monitor:
     ``~/external_wrench`` (:meth:`push`) and ``~/commands`` (:meth:`command`). Everything received
     goes into :attr:`rec` (a :class:`~robot_dynamics.tools.demo.analysis.Recording`) under
     :attr:`lock`.
+
+    Args:
+        namespace: namespace of the demo's nodes.
+        joint_names: the model's joints, in order.
+        external_torques: also subscribe ``~/external_torques``.
     """
 
     def __init__(self, namespace: str, joint_names: Sequence[str], external_torques: bool = False):
@@ -114,7 +119,12 @@ class Monitor:
             self.rec.est_frame = msg.header.frame_id
 
     def push(self, wrench: np.ndarray, frame: str) -> None:
-        """Apply ``wrench`` (6,) [N, Nm] on link ``frame`` through the simulator (base axes)."""
+        """Apply a wrench on a link through the simulator.
+
+        Args:
+            wrench: (6,) ``[fx fy fz tx ty tz]`` [N, Nm], base axes.
+            frame: the link.
+        """
         from geometry_msgs.msg import WrenchStamped
 
         from robot_dynamics.ros.conversions import wrench_to_msg
@@ -126,19 +136,31 @@ class Monitor:
         self.wrench_pub.publish(msg)
 
     def command(self, values: Sequence[float]) -> None:
-        """Publish joint torques [Nm] on the simulator's ``~/commands``."""
+        """Publish joint torques on the simulator's ``~/commands``.
+
+        Args:
+            values: (n,) torques [Nm], model joint order.
+        """
         from std_msgs.msg import Float64MultiArray
 
         self.command_pub.publish(Float64MultiArray(data=[float(v) for v in values]))
 
     def counts(self) -> Tuple[int, int, int]:
-        """(joint states, applied wrenches, estimates) received so far."""
+        """Messages received so far.
+
+        Returns:
+            tuple: ``(joint states, applied wrenches, estimates)``.
+        """
         with self.lock:
             return len(self.rec.js_stamp), len(self.rec.app_stamp), len(self.rec.est_stamp)
 
     def latest(self):
-        """(js stamp, q, qd, effort, estimate stamp, estimate, estimate frame, q at the
-        estimate's stamp), each None before the first message."""
+        """The latest messages.
+
+        Returns:
+            tuple: ``(js stamp, q, qd, effort, estimate stamp, estimate, estimate frame, q at the
+            estimate's stamp)``, each None before the first message.
+        """
         with self.lock:
             r = self.rec
             est_stamp = r.est_stamp[-1] if r.est_stamp else None
@@ -159,7 +181,14 @@ class Monitor:
             )
 
     def applied_at(self, stamp: int) -> Optional[np.ndarray]:
-        """The applied wrench at the last applied-wrench stamp <= ``stamp`` [ns], or None."""
+        """The applied wrench at the last applied-wrench stamp <= ``stamp``.
+
+        Args:
+            stamp: [ns].
+
+        Returns:
+            ndarray or None: (6,) wrench [N, Nm], or None.
+        """
         with self.lock:
             st = self.rec.app_stamp
             if not st:
@@ -168,8 +197,15 @@ class Monitor:
             return self.rec.app_wrench[-400:][max(i, 0)]
 
     def first_applied(self, wrench: np.ndarray, since_ns: int) -> Optional[int]:
-        """Stamp [ns] of the first applied-wrench sample at or after ``since_ns`` equal to
-        ``wrench`` (6,), or None if none was received yet."""
+        """Stamp of the first applied-wrench sample at or after ``since_ns`` equal to ``wrench``.
+
+        Args:
+            wrench: (6,) wrench [N, Nm].
+            since_ns: [ns].
+
+        Returns:
+            int or None: the stamp [ns], or None if none was received yet.
+        """
         with self.lock:
             stamps = np.asarray(self.rec.app_stamp[-4000:], dtype=np.int64)
             values = self.rec.app_wrench[-4000:]

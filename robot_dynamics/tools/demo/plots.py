@@ -15,6 +15,9 @@ def plot_run(rec: Recording, setup, t0_ns: int, path: str) -> str:
         setup: the demo's RobotSetup (model, tip link, name; pendulum or pushes).
         t0_ns: start of the script [ns]; samples before it are left out.
         path: PNG to write.
+
+    Returns:
+        str: the path written.
     """
     from robot_dynamics.tools.plotting import plot_trajectory, plot_wrench_demo
 

@@ -10,8 +10,15 @@ import numpy as np
 
 @dataclass
 class Phase:
-    """One step of the push script: from ``start`` to ``end`` [s after the start] apply ``wrench``
-    [fx fy fz tx ty tz] (N, Nm; base axes, moment about the tip-frame origin)."""
+    """One step of the push script: from ``start`` to ``end`` apply ``wrench``.
+
+    Attributes:
+        name: phase name.
+        start: [s after the start].
+        end: [s after the start].
+        wrench: (6,) ``[fx fy fz tx ty tz]`` [N, Nm]; base axes, moment about the tip-frame
+            origin.
+    """
 
     name: str
     start: float
@@ -25,9 +32,19 @@ class Phase:
 
 
 def push_script(duration: float, force: float, side_force: float, twist: float) -> List[Phase]:
-    """The push sequence, scaled to ``duration`` [s]: hold, push ``force`` [N] down, release, push
-    ``side_force`` [N] along +y with a ``twist`` [Nm] about +z, release (proportions 2:3:2:3:2 of
-    the 12 s default)."""
+    """The push sequence, scaled to ``duration``: hold, push ``force`` down, release, push
+    ``side_force`` along +y with a ``twist`` about +z, release (proportions 2:3:2:3:2 of the
+    12 s default).
+
+    Args:
+        duration: length [s].
+        force: downward push [N].
+        side_force: push along +y [N].
+        twist: moment about +z [Nm].
+
+    Returns:
+        list: the :class:`Phase` list.
+    """
     unit = duration / 12.0
     marks = np.cumsum([0.0, 2.0, 3.0, 2.0, 3.0, 2.0]) * unit
     down = np.array([0.0, 0.0, -force, 0.0, 0.0, 0.0])
@@ -47,7 +64,15 @@ def push_script(duration: float, force: float, side_force: float, twist: float) 
 
 
 def phase_at(script: Sequence[Phase], t: float) -> Phase:
-    """The phase at time ``t`` [s] (the last one after the end)."""
+    """The phase at a time.
+
+    Args:
+        script: the phases.
+        t: time [s after the start].
+
+    Returns:
+        Phase: the phase at ``t`` (the last one after the end).
+    """
     for phase in script:
         if t < phase.end:
             return phase
@@ -107,8 +132,12 @@ class Schedule:
         return self.phase
 
     def as_run(self) -> List[Phase]:
-        """The phases with the times they were applied (a phase not begun keeps its nominal
-        place after the last one)."""
+        """The phases with the times they were applied (a phase not begun keeps its nominal place
+        after the last one).
+
+        Returns:
+            list: the :class:`Phase` list.
+        """
         out, shift = [], 0.0
         for k, phase in enumerate(self.script):
             start = self.starts[k] if k < len(self.starts) else phase.start + shift

@@ -17,7 +17,12 @@ NODE_OBSERVER_MAX_DT = 0.5  # the dynamics node's default observer_max_dt [s]
 
 
 class DemoError(Exception):
-    """An error that ends the demo with exit code ``code`` (2: bad arguments, 3: start-up)."""
+    """An error that ends the demo with exit code ``code``.
+
+    Args:
+        message: what went wrong, for the user.
+        code: exit code (2: bad arguments, 3: start-up).
+    """
 
     def __init__(self, message: str, code: int = EXIT_STARTUP):
         super().__init__(message)
@@ -33,7 +38,8 @@ class RobotSetup:
         urdf_path: the file read (``<stdin>`` for standard input).
         urdf: URDF XML text (xacro expanded).
         model: the RobotModel.
-        base_link, tip_link: base frame and the pushed frame.
+        base_link: base frame.
+        tip_link: the pushed frame.
         gravity: (3,) [m/s^2] in the base frame.
         q0: (n,) start configuration [rad].
         pendulum: the bundled double pendulum (released, not pushed).
@@ -56,6 +62,12 @@ def resolve_setup(args) -> RobotSetup:
     """The robot of the demo options (``--robot`` or ``--urdf`` with ``--xacro-arg``,
     ``--base-link``, ``--tip-link``, ``--gravity``, ``--q0``), resolved as the CLI resolves its
     robots (:mod:`robot_dynamics.tools.robots`).
+
+    Args:
+        args: the parsed demo options.
+
+    Returns:
+        RobotSetup: the robot.
 
     Raises:
         DemoError: (exit 2) unknown bundled robot, unreadable description, a model that cannot
@@ -111,13 +123,32 @@ def resolve_setup(args) -> RobotSetup:
 
 
 def joint_impedance(model, q0: np.ndarray, frequency_hz: float, zeta: float = 0.7):
-    """Per-joint stiffness K_i = w^2 M_ii(q0) [Nm/rad] and damping D_i = 2 zeta w M_ii(q0)
-    [Nm s/rad]: each joint, alone, a mass-spring-damper of natural frequency ``frequency_hz``."""
+    """Per-joint stiffness and damping: each joint, alone, a mass-spring-damper of natural
+    frequency ``frequency_hz``.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        q0: (n,) configuration [rad].
+        frequency_hz: natural frequency f [Hz] (w = 2 pi f).
+        zeta: damping ratio.
+
+    Returns:
+        tuple: ``(K (n,) [Nm/rad], D (n,) [Nm s/rad])`` with K_i = w^2 M_ii(q0) and
+        D_i = 2 zeta w M_ii(q0).
+    """
     return end_stop_gains(model, q0, frequency_hz, zeta)  # the same rule as the core's end stops
 
 
 def yaml_params(node: str, params: Dict) -> str:
-    """A ROS 2 parameter file; JSON scalars and lists are valid YAML (the URDF string included)."""
+    """A ROS 2 parameter file; JSON scalars and lists are valid YAML (the URDF string included).
+
+    Args:
+        node: node name.
+        params: parameter name -> value.
+
+    Returns:
+        str: the YAML text.
+    """
     # "/**": the process has one node, whatever its namespace (--namespace) and name
     lines = [f"/**:  # {node}", "  ros__parameters:"]
     for key, value in params.items():
@@ -135,8 +166,15 @@ def yaml_params(node: str, params: Dict) -> str:
 
 
 def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
-    """Robot, parameters of arm_simulator and dynamics_node, scripted duration [s] and integration
-    rate [Hz] for the demo options ``args`` (also used by launch/demo.launch.py).
+    """Robot, parameters of arm_simulator and dynamics_node, scripted duration and integration
+    rate for the demo options (also used by launch/demo.launch.py).
+
+    Args:
+        args: the parsed demo options.
+
+    Returns:
+        tuple: ``(RobotSetup, arm_simulator parameters, dynamics_node parameters, duration [s],
+        integration rate [Hz])``.
 
     Raises:
         DemoError: bad options (exit 2).
