@@ -21,9 +21,9 @@ Topics (relative names, so they remap)
         the integration steps since the previous message, as a torque-controlled arm's driver
         reports its (filtered) joint torque. Stamp: simulation time (see "Time").
     publishes ``~/applied_wrench`` (``geometry_msgs/WrenchStamped``): the external wrench applied
-        in the last integration step before the stamp, base axes, moment about the origin of the link in ``header.frame_id``
-        (all zeros with frame_id = the tip link when none is applied). Same stamp as joint_states,
-        so an estimate can be compared sample by sample.
+        in the last integration step before the stamp, base axes, moment about the origin of the
+        link in ``header.frame_id`` (all zeros with frame_id = the tip link when none is
+        applied). Same stamp as joint_states, so an estimate can be compared sample by sample.
     subscribes ``~/commands`` (``std_msgs/Float64MultiArray``): joint torques [Nm] ordered by the
         parameter ``joints`` (default: all joints in model order), as the effort controller.
         Joints not listed get 0. The last command is held (like the effort controller) unless
@@ -299,7 +299,12 @@ def _param_specs():
 
 
 class ArmSimulator(Node):
-    """Simulated torque-controlled arm; see the module docstring for the interface."""
+    """Simulated torque-controlled arm; see the module docstring for the interface.
+
+    Args:
+        node_name: the node's name.
+        **kwargs: passed to ``rclpy.node.Node``.
+    """
 
     def __init__(self, node_name: str = "arm_simulator", **kwargs):
         super().__init__(node_name, **kwargs)
@@ -708,8 +713,8 @@ class ArmSimulator(Node):
                     except Exception as exc:  # noqa: BLE001 - the physics thread must not die
                         self._stats["step_errors"] = self._stats.get("step_errors", 0) + 1
                         self.get_logger().error(
-                            f"integration step failed ({type(exc).__name__}: {exc}); resetting to the "
-                            "initial configuration",
+                            f"integration step failed ({type(exc).__name__}: {exc}); "
+                            "resetting to the initial configuration",
                             throttle_duration_sec=1.0,
                         )
                         self._reset_state()
@@ -745,10 +750,19 @@ class ArmSimulator(Node):
                         raise
 
     def stats(self) -> Dict[str, int]:
-        """Counters: commands, rejected_commands, wrenches, rejected_wrenches, overruns, models, steps."""
+        """The node's counters.
+
+        Returns:
+            dict: commands, rejected_commands, wrenches, rejected_wrenches, overruns, models, steps.
+        """
         return dict(self._stats)
 
     def destroy_node(self):
+        """Log the counters, stop the physics thread (waits up to 2 s) and destroy the node.
+
+        Returns:
+            bool: what ``Node.destroy_node`` returns.
+        """
         self.get_logger().info(
             "counters: " + ", ".join(f"{k} {v}" for k, v in self.stats().items())
         )
@@ -759,7 +773,11 @@ class ArmSimulator(Node):
 
 
 def main(args=None) -> None:
-    """Console script ``arm_simulator``."""
+    """Console script ``arm_simulator``.
+
+    Args:
+        args: command-line arguments for ``rclpy.init`` (default: ``sys.argv``).
+    """
     from .executors import make_executors, spin_node
 
     # The physics runs in its own thread; the callbacks (commands, wrenches, reset, a new URDF)

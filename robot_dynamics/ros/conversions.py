@@ -19,13 +19,26 @@ def to_array(values):
     """A float64 numpy array (any shape) as the ``array('d')`` that message sequence fields hold.
 
     Assigning an ``array('d')`` to a ``float64[]`` field skips rclpy's per-element conversion.
+
+    Args:
+        values: array-like of any shape (flattened in C order).
+
+    Returns:
+        array.array: ``array('d')`` of the values.
     """
     # tobytes() is C order whatever the strides; array('d', bytes) is one frombytes() copy
     return array("d", np.asarray(values, dtype=np.float64).tobytes())
 
 
 def as_numpy(sequence):
-    """A float64 view (no copy; do not write to it) of a message ``float64[]`` field (``array('d')``)."""
+    """A float64 view (no copy; do not write to it) of a message ``float64[]`` field.
+
+    Args:
+        sequence: the field (``array('d')``, or any sequence of numbers: then copied).
+
+    Returns:
+        ndarray: 1-D float64 array.
+    """
     if isinstance(sequence, array) and sequence.typecode == "d":
         if len(sequence) == 0:
             return np.empty(0)
@@ -34,17 +47,40 @@ def as_numpy(sequence):
 
 
 def seconds_to_duration(seconds):
-    """float seconds (>= 0) -> ``builtin_interfaces/Duration`` (rclpy's Duration, to the ns)."""
+    """Seconds to a ``builtin_interfaces/Duration`` (rclpy's Duration, to the ns).
+
+    Args:
+        seconds: float seconds, >= 0.
+
+    Returns:
+        builtin_interfaces.msg.Duration: the duration.
+    """
     return RclpyDuration(nanoseconds=int(round(seconds * 1e9))).to_msg()
 
 
 def duration_to_seconds(duration):
-    """``builtin_interfaces/Duration`` -> float seconds."""
+    """A ``builtin_interfaces/Duration`` in seconds.
+
+    Args:
+        duration: ``builtin_interfaces/Duration``.
+
+    Returns:
+        float: seconds.
+    """
     return RclpyDuration.from_msg(duration).nanoseconds * 1e-9
 
 
 def matrix_to_multiarray(matrix, row_label="rows", col_label="cols"):
-    """A 2-D numpy array -> ``std_msgs/Float64MultiArray``, row-major, layout filled."""
+    """A 2-D numpy array as a ``std_msgs/Float64MultiArray``, row-major, layout filled.
+
+    Args:
+        matrix: (rows, cols) array.
+        row_label: label of the first dimension.
+        col_label: label of the second dimension.
+
+    Returns:
+        std_msgs.msg.Float64MultiArray: the message.
+    """
     matrix = np.asarray(matrix, dtype=np.float64)
     rows, cols = matrix.shape
     msg = Float64MultiArray()
@@ -58,7 +94,15 @@ def matrix_to_multiarray(matrix, row_label="rows", col_label="cols"):
 
 
 def wrench_to_msg(wrench, msg):
-    """Write ``[fx fy fz tx ty tz]`` into a ``geometry_msgs/Wrench`` in place; returns it."""
+    """Write a wrench into a ``geometry_msgs/Wrench`` in place.
+
+    Args:
+        wrench: (6,) ``[fx fy fz tx ty tz]`` [N, N m].
+        msg: the ``geometry_msgs/Wrench`` to fill.
+
+    Returns:
+        geometry_msgs.msg.Wrench: ``msg``.
+    """
     f = msg.force
     t = msg.torque
     f.x, f.y, f.z, t.x, t.y, t.z = (float(v) for v in wrench)
@@ -66,7 +110,14 @@ def wrench_to_msg(wrench, msg):
 
 
 def wrench_from_msg(msg):
-    """``geometry_msgs/Wrench`` -> (6,) ``[fx fy fz tx ty tz]``."""
+    """A ``geometry_msgs/Wrench`` as a vector.
+
+    Args:
+        msg: ``geometry_msgs/Wrench``.
+
+    Returns:
+        ndarray: (6,) ``[fx fy fz tx ty tz]`` [N, N m].
+    """
     f, t = msg.force, msg.torque
     return np.array([f.x, f.y, f.z, t.x, t.y, t.z])
 
@@ -76,6 +127,9 @@ class JointNameMap:
 
     Drivers publish the same name list every time: the mapping of the latest list is cached
     (one list comparison per message).
+
+    Args:
+        joint_names: the model's joints, in order.
     """
 
     def __init__(self, joint_names):
@@ -86,7 +140,14 @@ class JointNameMap:
         self._layout = None
 
     def layout(self, names, context):
-        """(present (n,) bool, message indices, model indices, identity, unknown names).
+        """Where the joints of a message's name list go in model order.
+
+        Args:
+            names: the message's joint names.
+            context: what the message is, for error messages.
+
+        Returns:
+            tuple: ``(present (n,) bool, message indices, model indices, identity, unknown names)``.
 
         Raises:
             ValueError: a joint name appears twice (named, with ``context``).
@@ -116,11 +177,16 @@ class JointNameMap:
         return self._layout
 
     def fields(self, names, fields, context):
-        """Model-order (n,) float arrays of message fields ``((field name, values), ...)``, NaN
-        for joints the message does not name, None for an empty field.
+        """Model-order float arrays of message fields, NaN for joints the message does not name,
+        None for an empty field.
+
+        Args:
+            names: the message's joint names.
+            fields: ``((field name, values), ...)``, values in message order.
+            context: what the message is, for error messages.
 
         Returns:
-            (present (n,) bool, unknown names, [array or None per field]).
+            tuple: ``(present (n,) bool, unknown names, [(n,) array or None per field])``.
 
         Raises:
             ValueError: a repeated name, or a field whose length differs from the names'.

@@ -38,11 +38,14 @@ class DescriptionError(RobotDynamicsError, ValueError):
 
 
 def urdf_text(value, source):
-    """Check that ``value`` is URDF XML text; returns it without BOM and outer white space.
+    """Check that ``value`` is URDF XML text.
 
     Args:
         value: the description (str).
         source: where it came from, for the message (e.g. "topic robot_description").
+
+    Returns:
+        str: the text without BOM and outer white space.
 
     Raises:
         DescriptionError: naming the source and the problem.
@@ -88,8 +91,11 @@ class RobotDescription:
         values: ``() -> dict`` of the node's current parameter values (for topic messages).
         callback_group: group of the topic subscription (never the hot path's).
 
-    Attributes (read by diagnostics): loads, rejections, last_error, source (of the installed
-    model).
+    Attributes:
+        loads: models installed so far (read by diagnostics).
+        rejections: descriptions refused so far.
+        last_error: the latest refusal.
+        source: the source of the installed model.
     """
 
     def __init__(self, node, build, install, values, callback_group=None):
@@ -114,7 +120,12 @@ class RobotDescription:
         )
 
     def start(self, parameter_value):
-        """Build from the start-up parameter value (empty: wait for the topic)."""
+        """Build from the start-up parameter value; a refusal is counted and logged.
+
+        Args:
+            parameter_value: the robot_description parameter (URDF XML text; empty: wait for the
+                topic).
+        """
         try:
             prepared = self.prepare(self._values(), parameter_value)
         except (RobotDynamicsError, ValueError):
@@ -167,7 +178,12 @@ class RobotDescription:
         return _Prepared(built, source, parameter_text, text)
 
     def commit(self, prepared, source=None):
-        """Install a prepared model (if any) and remember the accepted parameter text."""
+        """Install a prepared model (if any) and remember the accepted parameter text.
+
+        Args:
+            prepared: from :meth:`prepare`.
+            source: the source to report (default: the prepared one).
+        """
         with self._lock:
             cleared = self.parameter_text and not prepared.parameter_text
             self.parameter_text = prepared.parameter_text

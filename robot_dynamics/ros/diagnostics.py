@@ -28,6 +28,9 @@ def dynamics_status(node, active, pipeline, rate):
         active: its active model bundle or None.
         pipeline: the pipeline's status() dict ({} without a model).
         rate: joint_states processed per second since the previous status [Hz].
+
+    Returns:
+        diagnostic_msgs.msg.DiagnosticStatus: level, message and key/values.
     """
     count = node._count
     previous = getattr(node, "_diagnostics_previous", {})
@@ -105,7 +108,16 @@ def dynamics_status(node, active, pipeline, rate):
 
 def diagnostics_array(node, active, pipeline):
     """The DiagnosticArray of one period: the processing rate since the previous one and
-    :func:`dynamics_status`."""
+    :func:`dynamics_status`.
+
+    Args:
+        node: the DynamicsNode.
+        active: its active model bundle or None.
+        pipeline: the pipeline's status() dict ({} without a model).
+
+    Returns:
+        diagnostic_msgs.msg.DiagnosticArray: stamped with the node clock.
+    """
     now, processed = time.monotonic(), node._count["processed"]
     start, before = getattr(node, "_diagnostics_rate", (now, processed))
     node._diagnostics_rate = (now, processed)

@@ -69,7 +69,12 @@ class _Active:
 
 
 class DynamicsNode(Node):
-    """ROS 2 adapter of the estimation pipeline; see the module docstring and the README."""
+    """ROS 2 adapter of the estimation pipeline; see the module docstring and the README.
+
+    Args:
+        node_name: the node's name.
+        **kwargs: passed to ``rclpy.node.Node``.
+    """
 
     def __init__(self, node_name="dynamics_node", **kwargs):
         super().__init__(node_name, **kwargs)
@@ -126,6 +131,11 @@ class DynamicsNode(Node):
         return self._values
 
     def destroy_node(self):
+        """Destroy the hot-path node, then this one.
+
+        Returns:
+            bool: what ``Node.destroy_node`` returns.
+        """
         self.io.destroy_node()
         return super().destroy_node()
 
@@ -404,8 +414,15 @@ class DynamicsNode(Node):
 
 
 def main(args=None):
-    """Console script ``dynamics_node``: spins with the executors the ``executor`` parameter
-    names (see :mod:`robot_dynamics.ros.executors`)."""
+    """Console script ``dynamics_node``: spins with the executors the ``executor`` parameter names
+    (see :mod:`robot_dynamics.ros.executors`).
+
+    Args:
+        args: command-line arguments for ``rclpy.init`` (default: ``sys.argv``).
+
+    Returns:
+        int: the exit code, 0.
+    """
 
     def executors(node):
         return make_executors(node.get_parameter("executor").value, node, node.io)

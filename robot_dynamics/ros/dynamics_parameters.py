@@ -35,7 +35,11 @@ def _spec(name, default, description, ptype, **kw):
 
 
 def specs():
-    """The node's parameters, in declaration order."""
+    """The node's parameters, in declaration order.
+
+    Returns:
+        list: :class:`~robot_dynamics.ros.parameters.Param` entries.
+    """
     D, DA, S, SA, B, I = P.DOUBLE, P.DOUBLE_ARRAY, P.STRING, P.STRING_ARRAY, P.BOOL, P.INTEGER
     return [
         # ---- model
@@ -390,7 +394,14 @@ def specs():
 
 
 def pipeline_config(values):
-    """PipelineConfig from the node's parameter values."""
+    """PipelineConfig from the node's parameter values.
+
+    Args:
+        values: parameter name -> value.
+
+    Returns:
+        PipelineConfig: the pipeline's config.
+    """
     contact = ContactConfig(
         torque_on=tuple(values["contact.torque_on"]),
         torque_off=tuple(values["contact.torque_off"]),
@@ -427,7 +438,19 @@ def pipeline_config(values):
 
 
 def build_model(text, values):
-    """(parsed model, model with armature and payload) from URDF text and parameter values."""
+    """Models of URDF text and parameter values.
+
+    Args:
+        text: URDF XML text.
+        values: parameter name -> value (base_link, tip_link, gravity, armature, payload.*).
+
+    Returns:
+        tuple: ``(parsed model, model with armature and payload)``.
+
+    Raises:
+        RobotDynamicsError: the URDF or a value cannot make a model.
+        ValueError: see :func:`derive_model`.
+    """
     from robot_dynamics import RobotModel
 
     parsed = RobotModel.from_urdf(
@@ -440,7 +463,19 @@ def build_model(text, values):
 
 
 def derive_model(parsed, values):
-    """The parsed model with the armature and payload parameters applied."""
+    """The parsed model with the armature and payload parameters applied.
+
+    Args:
+        parsed: the model from the URDF.
+        values: parameter name -> value.
+
+    Returns:
+        RobotModel: the derived model.
+
+    Raises:
+        ValueError: an armature of the wrong length; a payload without a frame on a model
+            without a tip link.
+    """
     model = parsed
     armature = list(values["armature"])
     if armature:
@@ -467,7 +502,18 @@ def derive_model(parsed, values):
 
 
 def command_indices(joint_names, command_joints):
-    """Model indices of command_joints (model order when empty); raises naming unknown joints."""
+    """Model indices of the command joints.
+
+    Args:
+        joint_names: the model's joints, in order.
+        command_joints: the ``command_joints`` parameter (empty: model order).
+
+    Returns:
+        ndarray: model indices (intp).
+
+    Raises:
+        ValueError: naming unknown joints.
+    """
     joint_names = list(joint_names)
     if not command_joints:
         return np.arange(len(joint_names))

@@ -39,7 +39,15 @@ def io_node(node, suffix="_io"):
     """A second node beside ``node`` for its hot path: same namespace, name + ``suffix``, no
     parameter services, not affected by the process's global ROS arguments (a ``__node:=``
     remap would give both the same name). Create its topics with names resolved by ``node``
-    (``node.resolve_topic_name(name)``), so that ``node``'s remappings apply."""
+    (``node.resolve_topic_name(name)``), so that ``node``'s remappings apply.
+
+    Args:
+        node: the main node.
+        suffix: appended to the main node's name.
+
+    Returns:
+        rclpy.node.Node: the new node, in the same context.
+    """
     from rclpy.node import Node
 
     return Node(
@@ -60,16 +68,29 @@ class CallbackErrors:
         self.last = ""
 
     def record(self, error):
+        """Count an exception that escaped a callback and keep its text.
+
+        Args:
+            error: the exception.
+        """
         with self._lock:
             self.count += 1
             self.last = f"{type(error).__name__}: {error}"
 
 
 def spin_forever(executor, context, logger, errors=None):
-    """Spin ``executor`` until ``context`` shuts down. An exception escaping a callback (a
-    malformed ``SetParameters`` request raises inside rclpy's parameter service, for one) is
-    logged, counted in ``errors`` and the loop goes on: no message, request or parameter
-    ends the node."""
+    """Spin ``executor`` until ``context`` shuts down.
+
+    An exception escaping a callback (a malformed ``SetParameters`` request raises inside
+    rclpy's parameter service, for one) is logged, counted in ``errors`` and the loop goes on:
+    no message, request or parameter ends the node.
+
+    Args:
+        executor: the executor.
+        context: the rclpy context.
+        logger: where errors are logged.
+        errors: optional :class:`CallbackErrors`.
+    """
     while rclpy.ok(context=context):
         try:
             executor.spin_once(timeout_sec=0.5)
@@ -89,9 +110,18 @@ def spin_forever(executor, context, logger, errors=None):
 def make_executors(kind, main_node, hot_node=None, context=None):
     """Executors for ``main_node`` and its hot-path ``hot_node`` (nodes added).
 
+    Args:
+        kind: one of ``EXECUTOR_KINDS``.
+        main_node: the node with the parameters and services.
+        hot_node: the hot-path node, or None.
+        context: the rclpy context.
+
     Returns:
-        (main, background): ``main`` is spun in the main thread, ``background`` (or None) in a
-        thread of its own.
+        tuple: ``(main, background)``: ``main`` is spun in the main thread, ``background`` (or
+        None) in a thread of its own.
+
+    Raises:
+        ValueError: an unknown ``kind``.
     """
     nodes = [main_node] if hot_node is None else [hot_node, main_node]
     if kind in ("split", "split_events") and hot_node is not None:
@@ -122,7 +152,7 @@ def make_executors(kind, main_node, hot_node=None, context=None):
 
 def spin_node(make_node, make_node_executors, args=None, before_spin=None):
     """Console-script main loop shared by the nodes: init rclpy, build the node and its
-    executors, spin until Ctrl-C or an external shutdown, then clean up. Returns 0.
+    executors, spin until Ctrl-C or an external shutdown, then clean up.
 
     Args:
         make_node: () -> Node.
@@ -130,6 +160,9 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
             the node(s) added.
         args: command-line arguments for ``rclpy.init``.
         before_spin: optional (node) -> None, called once everything is built.
+
+    Returns:
+        int: 0.
     """
     rclpy.init(args=args)
     node = None

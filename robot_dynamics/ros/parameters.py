@@ -41,13 +41,20 @@ class Param:
     """One parameter.
 
     Attributes:
-        name, default, description, type: as declared (type a ``ParameterType`` constant).
+        name: as declared.
+        default: as declared.
+        description: as declared.
+        type: a ``ParameterType`` constant.
         range: (low, high), inclusive, for a number or for every entry of a double array;
-            required for numbers. ``low_open=True`` makes the lower bound exclusive.
+            required for numbers.
+        low_open: True makes the lower bound of ``range`` exclusive.
         length: number of entries a double array must have (None: any).
         choices: the values a string may take (None: any string).
         check: optional extra ``check(value) -> None or reason``.
         read_only: the value is read at start-up only.
+
+    Raises:
+        ValueError: a number without a range.
     """
 
     name: str
@@ -66,7 +73,11 @@ class Param:
             raise ValueError(f"parameter {self.name}: a number needs a range")
 
     def constraints(self):
-        """The range / length / choices as text (the descriptor's additional_constraints)."""
+        """The range / length / choices as text (the descriptor's additional_constraints).
+
+        Returns:
+            str: the constraints, "; "-separated ("" without any).
+        """
         parts = []
         if self.range is not None:
             low, high = self.range
@@ -80,7 +91,14 @@ class Param:
         return "; ".join(parts)
 
     def reason(self, value):
-        """None when ``value`` is acceptable, else why not (without the name)."""
+        """Why a value is not acceptable.
+
+        Args:
+            value: the candidate value.
+
+        Returns:
+            str or None: None when ``value`` is acceptable, else why not (without the name).
+        """
         if self.type in _NUMBER_TYPES:
             reason = self._number_reason(value)
             if reason:
@@ -113,7 +131,14 @@ class Param:
 
 
 def descriptor(p):
-    """The ``ParameterDescriptor`` of a :class:`Param` (type, description, range)."""
+    """The ``ParameterDescriptor`` of a :class:`Param` (type, description, range).
+
+    Args:
+        p: the :class:`Param`.
+
+    Returns:
+        rcl_interfaces.msg.ParameterDescriptor: the descriptor.
+    """
     d = ParameterDescriptor(
         name=p.name,
         type=p.type,
@@ -133,7 +158,14 @@ def descriptor(p):
 
 
 def declare(node, params):
-    """Declare every ``Param`` on ``node``; returns {name: value} as set (overrides applied).
+    """Declare every ``Param`` on ``node``.
+
+    Args:
+        node: the node.
+        params: the :class:`Param` list.
+
+    Returns:
+        dict: ``{name: value}`` as set (overrides applied).
 
     Raises:
         ValueError: a start-up value (command line, parameters file) is refused, naming the
@@ -195,7 +227,14 @@ def validate(params_by_name, parameters, cross_check=None):
 
 
 def unique_strings(value):
-    """Check for a string array: no entry twice."""
+    """Check for a string array: no entry twice.
+
+    Args:
+        value: the strings.
+
+    Returns:
+        str or None: the reason (the repeated entry), or None.
+    """
     seen = set()
     for v in value:
         if v in seen:

@@ -46,7 +46,11 @@ _INERTIA_ORDER = [0, 1, 3, 2, 4, 5]
 
 
 def specs():
-    """The service's parameters."""
+    """The service's parameters.
+
+    Returns:
+        list: :class:`~robot_dynamics.ros.parameters.Param` entries.
+    """
     return [
         P.Param(
             WINDOW,

@@ -6,7 +6,11 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 
 def joint_states_qos():
     """joint_states as a 1 kHz consumer reads it: best effort (matches every publisher), the
-    latest 10 samples."""
+    latest 10 samples.
+
+    Returns:
+        rclpy.qos.QoSProfile: the profile.
+    """
     return QoSProfile(
         depth=10,
         history=HistoryPolicy.KEEP_LAST,
@@ -16,8 +20,12 @@ def joint_states_qos():
 
 
 def robot_description_qos():
-    """robot_description as robot_state_publisher publishes it: reliable, transient local,
-    depth 1 (a late subscriber still gets the URDF)."""
+    """robot_description as robot_state_publisher publishes it: reliable, transient local, depth 1
+    (a late subscriber still gets the URDF).
+
+    Returns:
+        rclpy.qos.QoSProfile: the profile.
+    """
     return QoSProfile(
         depth=1,
         history=HistoryPolicy.KEEP_LAST,

@@ -20,6 +20,14 @@ from .qos import joint_states_qos
 
 
 class RelayNode(Node):
+    """Bare relay for the node benchmark: each joint_states message's stamp and efforts out on
+    ``~/output`` (``std_msgs/Float64MultiArray``: sec, nanosec, efforts).
+
+    Args:
+        node_name: the node's name.
+        **kwargs: passed to ``rclpy.node.Node``.
+    """
+
     def __init__(self, node_name="relay_node", **kwargs):
         super().__init__(node_name, **kwargs)
         self._pub = self.create_publisher(Float64MultiArray, "~/output", 10)
@@ -36,6 +44,14 @@ class RelayNode(Node):
 
 
 def main(args=None):
+    """Console script of the relay node.
+
+    Args:
+        args: command-line arguments for ``rclpy.init`` (default: ``sys.argv``).
+
+    Returns:
+        int: the exit code, 0.
+    """
     return spin_node(RelayNode, lambda node: make_executors("split", node), args=args)
 
 

@@ -70,7 +70,8 @@ def _check(values, bound, what):
     if bad.any():
         index = np.unravel_index(int(np.argmax(bad)), values.shape) if values.ndim else ()
         raise RequestError(
-            f"{what}{list(index) if index else ''} = {values[index]} is not finite or beyond +-{bound:g}"
+            f"{what}{list(index) if index else ''} = {values[index]} is not finite or beyond "
+            f"+-{bound:g}"
         )
     return values
 
@@ -92,7 +93,8 @@ def _vector(names, values, joint_index, what, bound, default=None):
         j = joint_index.get(name)
         if j is None:
             raise RequestError(
-                f"{what}: {name!r} is not a joint of the model {sorted(joint_index, key=joint_index.get)}"
+                f"{what}: {name!r} is not a joint of the model "
+                f"{sorted(joint_index, key=joint_index.get)}"
             )
         if not abs(value) <= bound:
             raise RequestError(
@@ -442,6 +444,7 @@ def trigger_services(node, with_pipeline, tare, reset, callback_group):
     """~/tare and ~/reset_estimation (``std_srvs/Trigger``) on ``node``.
 
     Args:
+        node: the node that serves them.
         with_pipeline: ``with_pipeline(call)`` runs ``call(pipeline)`` under the node's
             pipeline lock and returns its result (None without a model).
         tare: ``tare(pipeline) -> tare state`` (starts a tare).
