@@ -1170,6 +1170,13 @@ class StateTerms:
     (nonlinear_effects, momentum and coriolis_transpose_qd share one pass over the body
     velocities), so a controller can publish the torque it needs before paying for the others.
 
+    Args:
+        model: the :class:`RobotModel`.
+        kin: the :class:`~robot_dynamics.core.kinematics.Kinematics` pass at q.
+        qd: (..., n) joint velocities [rad/s or m/s] (not copied here).
+        frame: link of the Jacobian, or None.
+        axes: "base" or "local".
+
     Attributes:
         frame: link of the Jacobian, or None.
         axes: "base" or "local", the axes of the Jacobian.

@@ -180,15 +180,21 @@ def simulate(
 
     Args:
         model: the RobotModel (at least one movable joint).
-        q0, qd0: (n,) initial state, entries within the model's ``MAX_INPUT``.
+        q0: (n,) initial joint positions [rad or m], entries within the model's
+            ``MAX_INPUT``.
+        qd0: (n,) initial joint velocities [rad/s or m/s], the same bound.
         duration: s, finite and > 0.
         tau: None, constant (n,), sampled ``(times, values)`` or a callable; every applied
             torque finite with ``|tau| <= max_torque`` [N m or N].
+        f_ext: constant (6,) wrench [N, N m] on ``frame``, base-frame axes, or None.
+        frame: the link ``f_ext`` acts on (default: the tip).
         method: a solve_ivp method or ``"semi_implicit_euler"``.
         rtol: solve_ivp relative tolerance, ``MIN_RTOL <= rtol <= 1``.
         atol: solve_ivp absolute tolerance, ``MIN_ATOL <= atol <= 1e3``.
         sample_dt: output period [s] (>= MIN_STEP), None: the integrator's steps.
+        friction: include the model's joint friction.
         fixed_step: step [s] of the fixed-step method (>= MIN_STEP).
+        max_torque: bound on every applied |tau| [N m or N].
         max_steps: bound on ``ceil(duration / fixed_step)`` (checked before integrating).
         max_samples: bound on the number of output samples (checked before integrating for
             sample_dt; solve_ivp's own steps are bounded by max_rhs_evaluations).

@@ -116,8 +116,11 @@ class PayloadService:
         Args:
             names: the model's joint names (a tuple; a new tuple of other names restarts the
                 buffer).
-            t_ns: stamp [ns]; position, velocity, effort: (n,) model order with NaN for joints
-                the message does not carry, or None for an empty field.
+            t_ns: stamp [ns].
+            position: (n,) positions [rad or m], model order, NaN for joints the message does
+                not carry, or None for an empty field.
+            velocity: (n,) velocities [rad/s or m/s], the same way.
+            effort: (n,) efforts, the same way.
         """
         if names is not self._names:
             if self._names is None or tuple(names) != self._names or self._buffer is None:

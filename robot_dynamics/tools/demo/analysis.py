@@ -343,8 +343,11 @@ def analyse_pendulum(rec: Recording, model, q0: np.ndarray, t0_ns: int, compare_
     and joint torques the estimator reports although nothing touches the pendulum.
 
     Args:
-        rec: the recording; model: the RobotModel; q0: (n,) release configuration (at rest).
-        t0_ns: the release [ns]; compare_s: horizon of the RK45 comparison [s].
+        rec: the recording.
+        model: the RobotModel.
+        q0: (n,) release configuration (at rest) [rad].
+        t0_ns: the release [ns].
+        compare_s: horizon of the RK45 comparison [s].
 
     Returns:
         dict of JSON-ready numbers.
