@@ -524,3 +524,27 @@ def test_a_path_as_description_is_refused_and_the_node_lives(arm_simulator, ros_
     assert sim.states[-1][1] == ["joint1", "joint2"]
     assert len(sim.states) > count
     sim.proc.assert_alive()
+
+
+def test_effort_noise_on_the_published_effort_only(arm_simulator, ros_node):
+    """effort_noise: Gaussian noise of that standard deviation on the published effort; the
+    physics keeps the exact torque (the braked arm stays put); a negative value is refused."""
+    sim = arm_simulator(
+        read(bundled_urdf_path("double_pendulum")),
+        gravity=[0.0, -9.81, 0.0],
+        publish_rate=500.0,
+        hold_until_first_command=True,  # braked: the exact effort is 0
+        effort_noise=0.5,
+    )
+    sim.wait_states(400, timeout=60.0)
+    effort = np.array([s[4] for s in sim.states[-400:]])
+    q = np.array([s[2] for s in sim.states[-400:]])
+    assert np.all(np.isfinite(effort))
+    assert 0.4 < effort.std() < 0.6, effort.std()
+    assert abs(effort.mean()) < 0.1
+    np.testing.assert_array_equal(q, np.broadcast_to(q[0], q.shape))  # not applied to the arm
+    assert not sim.set_parameters(effort_noise=-1.0)[0].successful
+    assert sim.set_parameters(effort_noise=0.0)[0].successful
+    count = len(sim.states)
+    sim.wait_states(50)
+    assert all(np.all(s[4] == 0.0) for s in sim.states[count + 5 :])

@@ -372,6 +372,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``robot-dynamics-demo``; returns the exit code."""
     args = build_parser().parse_args(argv)
     try:
+        if args.scenario == "identify":
+            from robot_dynamics.tools.demo.identify_scenario import run_identify
+
+            code, _ = run_identify(args)
+            return code
         code, _ = run(args)
         return code
     except DemoError as exc:

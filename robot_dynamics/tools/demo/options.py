@@ -142,4 +142,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--startup-timeout", type=float, default=60.0, help="give up if the nodes are not up [s]"
     )
+    identify = p.add_argument_group("--scenario identify (see identify_scenario.py)")
+    identify.add_argument(
+        "--scenario",
+        choices=("push", "identify"),
+        default="push",
+        help="push (default): the push demo; identify: a perturbed simulated robot, pushes with "
+        "the nominal URDF, excitation, identification, the same pushes with the identified URDF",
+    )
+    identify.add_argument(
+        "--tool-mass",
+        type=float,
+        default=1.5,
+        help="identify: mass of the tool the URDF does not have [kg] (default 1.5)",
+    )
+    identify.add_argument(
+        "--torque-noise",
+        type=float,
+        default=0.05,
+        help="identify: noise of the simulated joint torques [Nm] (default 0.05)",
+    )
+    identify.add_argument(
+        "--seed", type=int, default=1, help="identify: seed of the robot's perturbation"
+    )
     return p
