@@ -91,6 +91,7 @@ class RobotModel:
         self.armature = self._per_joint(armature, "armature", default=0.0, nonneg=True)
         self.damping = tree.damping
         self.friction = tree.friction
+        self.inertia_adjustments = ()
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._precompute()
 
@@ -104,6 +105,7 @@ class RobotModel:
         gravity=(0.0, 0.0, -9.81),
         armature=None,
         max_links=MAX_LINKS,
+        balance_inertia=False,
     ):
         """Build a model from URDF XML text or a file path.
 
@@ -118,16 +120,24 @@ class RobotModel:
             gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
             armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal.
             max_links: refuse documents with more links or joints.
+            balance_inertia: load link inertias that are not positive semi-definite or violate
+                the triangle inequality balanced (:func:`~robot_dynamics.core.urdf.
+                balanced_inertia`) instead of refusing them; each change is listed in the
+                model's ``inertia_adjustments``.
 
         Returns:
-            RobotModel: the new model.
+            RobotModel: the new model (``inertia_adjustments``: tuple of messages, empty
+            unless ``balance_inertia`` changed something).
 
         Raises:
             ModelTooLargeError: more than ``max_links`` links or joints.
             InvalidURDFValueError: a number out of bounds; names the link or joint and the field.
         """
-        tree = build_tree(parse_urdf(urdf, max_links=max_links), base_link=base_link)
-        return cls(tree, tip_link=tip_link, gravity=gravity, armature=armature)
+        description = parse_urdf(urdf, max_links=max_links, balance_inertia=balance_inertia)
+        tree = build_tree(description, base_link=base_link)
+        model = cls(tree, tip_link=tip_link, gravity=gravity, armature=armature)
+        model.inertia_adjustments = description.adjustments
+        return model
 
     def _resolve_tip(self, tip_link):
         tree = self.tree

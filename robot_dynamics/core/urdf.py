@@ -17,7 +17,10 @@ and the field:
   magnitude, the tensor positive semi-definite and satisfying the triangle inequality
   ``I_k <= I_i + I_j`` of its principal moments, both up to ``INERTIA_RTOL * trace +
   INERTIA_ATOL`` (rounding in the file's decimals; real files that break it by more, e.g.
-  placeholder links of some legged robots in example-robot-data, are refused: fix the file);
+  placeholder links of some legged robots in example-robot-data, are refused: fix the file, or
+  load it with ``balance_inertia=True``, which replaces each such tensor by a balanced one, as
+  MuJoCo's ``balanceinertia`` does, and lists every change in
+  :attr:`RobotDescription.adjustments`);
 - joint axes of movable joints of non-zero length (fixed joints may have any finite axis);
 - ``<limit>``: ``effort`` and ``velocity`` required, finite and >= 0; ``lower``/``upper`` finite
   (URDF default 0) and ``lower <= upper`` for revolute and prismatic joints;
@@ -125,11 +128,14 @@ class RobotDescription:
         name: robot name.
         links: tuple of :class:`LinkData`.
         joints: tuple of :class:`JointData`.
+        adjustments: one message per inertia changed by ``balance_inertia`` (link, before,
+            after); empty otherwise.
     """
 
     name: str
     links: tuple
     joints: tuple
+    adjustments: tuple = ()
 
 
 def read_urdf_text(source):
@@ -260,7 +266,7 @@ def _origin(element, owner):
     return homogeneous(rpy_to_matrix(rpy), np.array(xyz))
 
 
-def check_inertia_tensor(I, owner, field="<inertia>"):
+def check_inertia_tensor(I, owner, field="<inertia>", physical=True):
     """Refuse an inertia tensor that is not finite, symmetric-bounded, positive semi-definite or
     that violates the triangle inequality (tolerances of the module doc).
 
@@ -268,6 +274,7 @@ def check_inertia_tensor(I, owner, field="<inertia>"):
         I: (3, 3) rotational inertia [kg m^2].
         owner: name of the link (or "payload") for the message.
         field: name of the field for the message.
+        physical: also check positive semi-definiteness and the triangle inequality.
 
     Returns:
         ndarray: the tensor as a (3, 3) float array.
@@ -280,27 +287,60 @@ def check_inertia_tensor(I, owner, field="<inertia>"):
         raise _bad(owner, field, "must be a finite (3, 3) matrix")
     if np.max(np.abs(I)) > MAX_INERTIA:
         raise _bad(owner, field, f"entries beyond {MAX_INERTIA:g} kg m^2")
-    tol = INERTIA_RTOL * abs(float(np.trace(I))) + INERTIA_ATOL
-    if np.max(np.abs(I - I.T)) > tol:
+    if np.max(np.abs(I - I.T)) > _inertia_tolerance(I):
         raise _bad(owner, field, "is not symmetric")
-    moments = np.linalg.eigvalsh(I)  # ascending principal moments
-    if moments[0] < -tol:
-        raise _bad(
-            owner,
-            field,
-            f"is not positive semi-definite (principal moments {moments.tolist()} kg m^2)",
-        )
-    if moments[2] > moments[0] + moments[1] + tol:
-        raise _bad(
-            owner,
-            field,
-            f"violates the triangle inequality: principal moments {moments.tolist()} kg m^2, "
-            f"the largest exceeds the sum of the other two",
-        )
+    problem = inertia_inconsistency(I) if physical else None
+    if problem is not None:
+        raise _bad(owner, field, problem)
     return I
 
 
-def _link(element):
+def _inertia_tolerance(I):
+    return INERTIA_RTOL * abs(float(np.trace(I))) + INERTIA_ATOL
+
+
+def inertia_inconsistency(I):
+    """Why a finite symmetric inertia is not physically consistent, or None when it is.
+
+    Args:
+        I: (3, 3) symmetric rotational inertia [kg m^2].
+
+    Returns:
+        str | None: the violated rule with the principal moments, None when the tensor is
+        positive semi-definite and satisfies the triangle inequality (module doc tolerances).
+    """
+    tol = _inertia_tolerance(I)
+    moments = np.linalg.eigvalsh(I)  # ascending principal moments
+    if moments[0] < -tol:
+        return f"is not positive semi-definite (principal moments {moments.tolist()} kg m^2)"
+    if moments[2] > moments[0] + moments[1] + tol:
+        return (
+            f"violates the triangle inequality: principal moments {moments.tolist()} kg m^2, "
+            f"the largest exceeds the sum of the other two"
+        )
+    return None
+
+
+def balanced_inertia(I):
+    """The nearest-in-spirit physically consistent tensor to a finite symmetric inertia: the
+    principal moments clipped at 0, then, when the largest exceeds the sum of the other two by
+    d, the two smaller ones raised by d / 2 each (principal axes kept).
+
+    Args:
+        I: (3, 3) symmetric rotational inertia [kg m^2].
+
+    Returns:
+        ndarray: (3, 3) tensor, positive semi-definite and satisfying the triangle inequality.
+    """
+    moments, axes = np.linalg.eigh(np.asarray(I, dtype=float))
+    moments = np.maximum(moments, 0.0)
+    deficit = moments[2] - moments[0] - moments[1]
+    if deficit > 0.0:
+        moments[:2] += 0.5 * deficit
+    return (axes * moments) @ axes.T
+
+
+def _link(element, balance=False, adjustments=None):
     name = element.get("name")
     owner = f"link {name!r}"
     inertial = element.find("inertial")
@@ -320,7 +360,23 @@ def _link(element):
                 [v["ixz"], v["iyz"], v["izz"]],
             ]
         )
-        check_inertia_tensor(I_in, owner)
+        check_inertia_tensor(I_in, owner, physical=False)
+        problem = inertia_inconsistency(I_in)
+        if problem is not None and not balance:
+            raise _bad(
+                owner,
+                "<inertia>",
+                f"{problem} (fix the URDF, or load it with balance_inertia: node parameter "
+                f"balance_inertia, CLI --balance-inertia)",
+            )
+        if problem is not None:
+            before = np.linalg.eigvalsh(I_in)
+            I_in = balanced_inertia(I_in)
+            adjustments.append(
+                f"{owner}: inertia balanced, principal moments "
+                f"{np.array2string(before, precision=4)} -> "
+                f"{np.array2string(np.linalg.eigvalsh(I_in), precision=4)} kg m^2"
+            )
     R = T[:3, :3]
     return LinkData(name, spatial_inertia(mass, T[:3, 3], R @ I_in @ R.T))
 
@@ -409,12 +465,15 @@ def _joint(element):
     )
 
 
-def parse_urdf(source, max_links=MAX_LINKS):
+def parse_urdf(source, max_links=MAX_LINKS, balance_inertia=False):
     """Read URDF text or a file into a :class:`RobotDescription`, validating every number.
 
     Args:
         source: URDF XML text, bytes, or a path to a file.
         max_links: the largest number of links (and of joints) accepted.
+        balance_inertia: load inertias that are not positive semi-definite or violate the
+            triangle inequality with :func:`balanced_inertia` instead of refusing them (each
+            change listed in ``adjustments``).
 
     Returns:
         RobotDescription: links and joints in file order.
@@ -433,8 +492,10 @@ def parse_urdf(source, max_links=MAX_LINKS):
     joints = root.findall("joint")
     _check_names(links, "link")
     _check_names(joints, "joint")
+    adjustments = []
     return RobotDescription(
         name=root.get("name", ""),
-        links=tuple(_link(link) for link in links),
+        links=tuple(_link(link, balance_inertia, adjustments) for link in links),
         joints=tuple(_joint(joint) for joint in joints),
+        adjustments=tuple(adjustments),
     )

@@ -113,7 +113,9 @@ from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
 from .description import UNCHANGED, RobotDescription
 
-MODEL_PARAMS = frozenset(("robot_description", "base_link", "tip_link", "gravity"))
+MODEL_PARAMS = frozenset(
+    ("robot_description", "base_link", "tip_link", "gravity", "balance_inertia")
+)
 
 NANO = 1_000_000_000
 
@@ -148,6 +150,14 @@ def _param_specs():
             DA,
             range=(-100.0, 100.0),
             length=3,
+        ),
+        Param(
+            "balance_inertia",
+            False,
+            "Load link inertias that are not positive semi-definite or violate the triangle "
+            "inequality (CAD placeholders) balanced, each change logged, instead of refusing "
+            "the URDF.",
+            B,
         ),
         Param(
             "joints",
@@ -460,6 +470,7 @@ class ArmSimulator(Node):
             base_link=values["base_link"] or None,
             tip_link=values["tip_link"] or None,
             gravity=tuple(float(g) for g in values["gravity"]),
+            balance_inertia=bool(values["balance_inertia"]),
         )
         return model, self._configure(model, values)
 
@@ -475,6 +486,8 @@ class ArmSimulator(Node):
             f"base {model.base_link}, tip {model.tip_link}; step {cfg['dt'] * 1e3:g} ms, "
             f"joint_states every {cfg['publish_every']} steps"
         )
+        for note in model.inertia_adjustments:
+            self.get_logger().warn(f"balance_inertia: {note}")
 
     def _reset_state(self) -> None:
         cfg = self._cfg

@@ -165,6 +165,8 @@ class DynamicsNode(Node):
             f"{float(values['payload.mass'])} kg; wrench_frame {pipeline.wrench_frame!r}, "
             f"components {' '.join(pipeline.wrench_components)}"
         )
+        for note in active.model.inertia_adjustments:
+            self.get_logger().warn(f"balance_inertia: {note}")
 
     def _on_set_parameters(self, parameters):
         result = P.validate(self._specs, parameters)

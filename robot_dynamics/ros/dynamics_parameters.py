@@ -17,7 +17,9 @@ WRENCH_COMPONENTS = ("fx", "fy", "fz", "tx", "ty", "tz")
 
 # Parameters that change the model (rebuild it, URDF parsed again), those derived from it, and
 # those of the pipeline (a new pipeline carrying the measured joint state over).
-PARSE_PARAMS = frozenset(("robot_description", "base_link", "tip_link", "gravity"))
+PARSE_PARAMS = frozenset(
+    ("robot_description", "base_link", "tip_link", "gravity", "balance_inertia")
+)
 DERIVE_PARAMS = frozenset(
     ("payload.mass", "payload.com", "payload.inertia", "payload.frame", "armature")
 )
@@ -66,6 +68,14 @@ def specs():
             DA,
             range=(-100.0, 100.0),
             length=3,
+        ),
+        _spec(
+            "balance_inertia",
+            False,
+            "Load link inertias that are not positive semi-definite or violate the triangle "
+            "inequality (CAD placeholders) balanced, each change logged, instead of refusing "
+            "the URDF.",
+            B,
         ),
         _spec(
             "payload.mass",
@@ -458,6 +468,7 @@ def build_model(text, values):
         base_link=values["base_link"] or None,
         tip_link=values["tip_link"] or None,
         gravity=tuple(float(v) for v in values["gravity"]),
+        balance_inertia=bool(values["balance_inertia"]),
     )
     return parsed, derive_model(parsed, values)
 

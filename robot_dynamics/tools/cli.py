@@ -193,7 +193,12 @@ def load_model(args):
     # Two stages, so that the exit code follows from which input was wrong: first the URDF below
     # the base (its errors are the URDF's, unless --base-link names no link of it), then the tip.
     try:
-        model = RobotModel.from_urdf(source.urdf, base_link=base, gravity=grav)
+        model = RobotModel.from_urdf(
+            source.urdf,
+            base_link=base,
+            gravity=grav,
+            balance_inertia=getattr(args, "balance_inertia", False),
+        )
     except URDFError as exc:
         bad_base = args.base_link is not None and args.base_link not in urdf_link_names(source.urdf)
         raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE if bad_base else EXIT_BAD_URDF) from None
@@ -201,9 +206,13 @@ def load_model(args):
         raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE) from None
     if tip is not None:
         try:
+            adjustments = model.inertia_adjustments
             model = RobotModel(model.tree, tip_link=tip, gravity=grav)
+            model.inertia_adjustments = adjustments
         except RobotDynamicsError as exc:
             raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE) from None
+    for note in model.inertia_adjustments:
+        print(f"robot-dynamics: balance_inertia: {note}", file=sys.stderr)
     return model, label, source.urdf, source.bundled
 
 
@@ -1051,6 +1060,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="argument of a .xacro file (repeat for several)",
     )
     common.add_argument("--base-link", default=None, help="base frame (default: the URDF root)")
+    common.add_argument(
+        "--balance-inertia",
+        action="store_true",
+        help="load link inertias that are not positive semi-definite or violate the triangle "
+        "inequality balanced (each change reported on stderr) instead of refusing the URDF",
+    )
     common.add_argument("--tip-link", default=None, help="tip frame (default: the only leaf)")
     common.add_argument(
         "--gravity",

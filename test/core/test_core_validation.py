@@ -21,6 +21,7 @@ from robot_dynamics.core.errors import (
     KinematicTreeError,
     ModelTooLargeError,
     RobotDynamicsError,
+    UnsupportedJointError,
     URDFError,
 )
 
@@ -295,6 +296,57 @@ def test_every_example_robot_data_urdf_loads_or_is_refused_with_a_typed_error():
         "UnsupportedJointError",
         "KinematicTreeError",
     }, refused
+
+
+@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+def test_balance_inertia_loads_cad_placeholder_inertias_and_names_each_change():
+    """pr2's sensor_mount_link (moments 0.001 0.001 0.01) is refused with a hint; with
+    balance_inertia it loads, the change is listed, and every refused-for-inertia file of
+    example-robot-data loads balanced with a positive semi-definite mass matrix."""
+    pr2 = os.path.join(oracles.robots_dir(), "pr2_description", "urdf", "pr2.urdf")
+    with pytest.raises(InvalidURDFValueError, match="sensor_mount_link.*balance_inertia"):
+        RobotModel.from_urdf(pr2)
+    model = RobotModel.from_urdf(pr2, balance_inertia=True)
+    assert any("sensor_mount_link" in note for note in model.inertia_adjustments)
+    assert RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF).inertia_adjustments == ()
+    rng = np.random.default_rng(3)
+    files = sorted(glob.glob(os.path.join(oracles.robots_dir(), "**", "*.urdf"), recursive=True))
+    balanced = 0
+    for path in files:
+        try:
+            RobotModel.from_urdf(path, max_links=5000)
+            continue
+        except RobotDynamicsError as err:
+            if not (isinstance(err, InvalidURDFValueError) and "<inertia>" in str(err)):
+                continue
+        try:
+            model = RobotModel.from_urdf(path, max_links=5000, balance_inertia=True)
+        except (KinematicTreeError, UnsupportedJointError):
+            continue  # balanced, but refused for its joints (e.g. a mimic of a missing joint)
+        assert model.inertia_adjustments
+        balanced += 1
+        if model.n:
+            q = np.clip(rng.uniform(-1.0, 1.0, model.n), *model.position_limits)
+            eig = np.linalg.eigvalsh(model.mass_matrix(q))  # massless chains may give 0
+            assert eig[0] >= -1e-12 * eig[-1], path
+    assert balanced >= 10
+
+
+def test_balanced_inertia_is_consistent_and_keeps_consistent_tensors():
+    from robot_dynamics.core.urdf import balanced_inertia, inertia_inconsistency
+
+    good = np.diag([0.1, 0.2, 0.25])
+    np.testing.assert_allclose(balanced_inertia(good), good, atol=1e-15)
+    for bad in (np.diag([0.001, 0.001, 0.01]), np.diag([-1e-3, 0.2, 0.2])):
+        assert inertia_inconsistency(bad) is not None
+        fixed = balanced_inertia(bad)
+        assert inertia_inconsistency(fixed) is None
+        np.testing.assert_allclose(fixed, fixed.T)
+    R = np.linalg.qr(np.random.default_rng(0).normal(size=(3, 3)))[0]
+    rotated = R @ np.diag([0.001, 0.002, 0.01]) @ R.T
+    fixed = balanced_inertia(rotated)
+    moments = np.linalg.eigvalsh(fixed)
+    np.testing.assert_allclose(moments, [0.0045, 0.0055, 0.01], rtol=1e-9)
 
 
 def test_bundled_urdfs_load():

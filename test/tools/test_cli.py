@@ -513,6 +513,21 @@ def test_exit_codes_follow_the_error_types(tmp_path, capsys):
     assert code == 3 and "free" in err
 
 
+def test_balance_inertia_flag(tmp_path, capsys):
+    placeholder = tmp_path / "placeholder.urdf"
+    placeholder.write_text(
+        "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+        "<inertia ixx='0.001' ixy='0' ixz='0' iyy='0.001' iyz='0' izz='0.01'/></inertial></link>"
+        "<joint name='j' type='revolute'><parent link='a'/><child link='b'/><axis xyz='0 0 1'/>"
+        "<limit lower='-1' upper='1' effort='10' velocity='1'/></joint></robot>"
+    )
+    code, err = run_fail(capsys, "info", placeholder)
+    assert code == 3 and "triangle inequality" in err and "--balance-inertia" in err
+    assert cli.main(["info", str(placeholder), "--balance-inertia"]) == 0
+    captured = capsys.readouterr()
+    assert "balance_inertia: link 'b': inertia balanced" in captured.err
+
+
 # ------------------------------------------------------------------ inverse dynamics, pose
 
 
