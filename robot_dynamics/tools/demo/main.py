@@ -30,7 +30,14 @@ from robot_dynamics.tools.processes import start_process_group, stop_process_gro
 
 
 class Child:
-    """A node process of the demo; output to a log file; stopped with SIGINT then SIGKILL."""
+    """A node process of the demo; output to a log file; stopped with SIGINT then SIGKILL.
+
+    Args:
+        name: name for messages.
+        argv: the command line.
+        log_path: file that receives stdout and stderr.
+        env: the process's environment.
+    """
 
     def __init__(self, name: str, argv: List[str], log_path: str, env: Dict[str, str]):
         self.name = name
@@ -39,11 +46,22 @@ class Child:
         self.popen = start_process_group(argv, self._log, env=env)
 
     def alive(self) -> bool:
-        """True while the process runs."""
+        """Whether the process runs.
+
+        Returns:
+            bool: True while the process runs.
+        """
         return self.popen.poll() is None
 
     def tail(self, lines: int = 15) -> str:
-        """The last ``lines`` lines of its log."""
+        """The end of the process's log.
+
+        Args:
+            lines: number of lines.
+
+        Returns:
+            str: the last ``lines`` lines ("" when the log cannot be read).
+        """
         try:
             with open(self.log_path, "rb") as fh:
                 text = fh.read().decode("utf-8", "replace")
@@ -52,7 +70,14 @@ class Child:
         return "\n".join(text.splitlines()[-lines:])
 
     def stop(self, timeout: float = 5.0) -> Optional[int]:
-        """Stop its process group; returns the exit code."""
+        """Stop its process group.
+
+        Args:
+            timeout: wait after each signal [s].
+
+        Returns:
+            int or None: the exit code.
+        """
         code = stop_process_group(self.popen, timeout)
         self._log.close()
         return code
@@ -61,7 +86,18 @@ class Child:
 def node_argv(
     module: str, name: str, params_file: str, namespace: str, remaps: Sequence[str]
 ) -> List[str]:
-    """Command line of a node process (``python -m module --ros-args ...``)."""
+    """Command line of a node process (``python -m module --ros-args ...``).
+
+    Args:
+        module: the node's Python module.
+        name: the node's name (``__node:=``).
+        params_file: ROS 2 parameter file.
+        namespace: the node's namespace ("" for none).
+        remaps: extra ``from:=to`` remappings.
+
+    Returns:
+        list: argv.
+    """
     argv = [sys.executable, "-m", module, "--ros-args", "-r", f"__node:={name}"]
     argv += ["--params-file", params_file]
     if namespace:
@@ -126,10 +162,17 @@ def _show(
 
 
 def run(args, out=sys.stdout) -> Tuple[int, Dict]:
-    """Run the demo for the parsed options ``args``; returns (exit code, summary dict).
+    """Run the demo for the parsed options.
+
+    Args:
+        args: the parsed demo options.
+        out: text stream for the live table and the summary.
+
+    Returns:
+        tuple: ``(exit code, summary dict)``.
 
     Raises:
-        DemoError: bad options (code 2), nodes that do not come up or die (code 3).
+        DemoError: bad options (code 2), nodes that do not come up or die, or no data (code 3).
     """
     t_start = time.monotonic()
     setup, sim_params, node_params, duration, rate = demo_settings(args)
@@ -369,7 +412,14 @@ def _save_recording(path: str, rec, setup: RobotSetup, t0_ns: int) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of ``robot-dynamics-demo``; returns the exit code."""
+    """Entry point of ``robot-dynamics-demo``.
+
+    Args:
+        argv: command-line arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        int: the exit code.
+    """
     args = build_parser().parse_args(argv)
     try:
         if args.scenario == "identify":
