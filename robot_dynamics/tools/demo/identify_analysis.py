@@ -5,9 +5,10 @@ before/after error numbers. Plain numpy/scipy, unit-tested (test/tools/test_demo
 The true robot differs from the nominal URDF the dynamics node gets as a real arm differs from
 its CAD model: every moving body's mass (and with it its rotational inertia) scaled by 10-25 %
 up or down, its centre of mass moved by 10-25 % of its distance from the body origin along each
-axis, viscous and Coulomb friction on every joint (in proportion to its effort limit), and a tool of ``tool_mass`` kg on the tip
-link that the nominal URDF does not have. It is written as a URDF (the nominal one with the
-true inertials and ``<dynamics>``), so the simulator reads it as any robot description.
+axis, viscous and Coulomb friction on every joint (in proportion to its effort limit), and a
+tool of ``tool_mass`` kg on the tip link that the nominal URDF does not have. It is written as
+a URDF (the nominal one with the true inertials and ``<dynamics>``), so the simulator reads it
+as any robot description.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class TrueRobot:
     """The simulated "real" robot.
 
     Attributes:
-        urdf: its URDF text; model: its RobotModel.
+        urdf: its URDF text.
+        model: its RobotModel.
         theta: (p,) its parameters in ``layout`` (inertial per body, viscous, Coulomb).
         layout: the regressor layout of the nominal model (same bodies and joints).
         tool_mass: [kg] the tool on the tip link that the nominal URDF lacks.
@@ -63,13 +65,15 @@ def true_robot(
     """The perturbed robot of the module docstring.
 
     Args:
-        nominal_urdf: the nominal URDF text; model: its RobotModel (with a tip link).
-        tool_mass: [kg] of the tool; tool_com: (3,) its centre of mass in the tip link's axes,
-            from the tip origin [m] (a 6 cm cube of uniform density).
+        nominal_urdf: the nominal URDF text.
+        model: its RobotModel (with a tip link).
+        tool_mass: [kg] of the tool.
+        tool_com: (3,) its centre of mass in the tip link's axes, from the tip origin [m] (a
+            6 cm cube of uniform density).
         seed: random seed of the perturbation.
 
     Returns:
-        :class:`TrueRobot`.
+        TrueRobot: the perturbed robot.
     """
     from robot_dynamics import RobotModel
     from robot_dynamics.tools.identify import identified_urdf
@@ -107,7 +111,17 @@ def true_robot(
 
 # ------------------------------------------------------------------ excitation
 def quintic(q_from: np.ndarray, q_to: np.ndarray, duration: float, t: float):
-    """(q, qd, qdd) (n,) of a rest-to-rest quintic from ``q_from`` to ``q_to`` at ``t`` [s]."""
+    """A rest-to-rest quintic from ``q_from`` to ``q_to``.
+
+    Args:
+        q_from: (n,) start [rad].
+        q_to: (n,) end [rad].
+        duration: length of the move [s].
+        t: time [s] (clamped to ``[0, duration]``).
+
+    Returns:
+        tuple: ``(q [rad], qd [rad/s], qdd [rad/s^2])``, (n,) each, at ``t``.
+    """
     s = min(max(t / duration, 0.0), 1.0)
     dq = np.asarray(q_to, dtype=float) - np.asarray(q_from, dtype=float)
     p = 10 * s**3 - 15 * s**4 + 6 * s**5
@@ -122,7 +136,9 @@ class ExcitationReference:
 
     Args:
         trajectory: :class:`~robot_dynamics.core.excitation.FourierTrajectory`.
-        q0: (n,) the held pose; periods: whole periods to run; move_time: each quintic [s].
+        q0: (n,) the held pose [rad].
+        periods: whole periods to run.
+        move_time: each quintic [s].
     """
 
     def __init__(self, trajectory, q0: np.ndarray, periods: int, move_time: float):
@@ -156,12 +172,14 @@ def impedance_feedforward(model, reference, stiffness, damping, q_hold) -> np.nd
     a function of time only.
 
     Args:
-        model: the nominal RobotModel; reference: (q_d, qd_d, qdd_d) (n,) each.
-        stiffness, damping: (n,) the drives' impedance [Nm/rad], [Nm s/rad].
+        model: the nominal RobotModel.
+        reference: ``(q_d, qd_d, qdd_d)``, (n,) each [rad, rad/s, rad/s^2].
+        stiffness: (n,) the drives' impedance stiffness K [Nm/rad].
+        damping: (n,) the drives' impedance damping D [Nm s/rad].
         q_hold: (n,) the impedance setpoint [rad].
 
     Returns:
-        (n,) [Nm].
+        ndarray: (n,) command [Nm].
     """
     q_d, qd_d, qdd_d = reference
     tau = model.inverse_dynamics(q_d, qd_d, qdd_d) + model.friction_torques(qd_d)
@@ -174,7 +192,8 @@ class IdentifiedRobot:
     """What :func:`identify_recording` found.
 
     Attributes:
-        urdf: the identified URDF text; model: its RobotModel.
+        urdf: the identified URDF text.
+        model: its RobotModel.
         report: JSON-ready numbers (samples, base parameters, condition number, per-joint torque
             RMS of the nominal and identified model on the held-out part, masses, friction).
     """
@@ -199,14 +218,18 @@ def identify_recording(
     """Identify the robot from recorded joint states, as ``robot-dynamics identify`` does.
 
     Args:
-        nominal_urdf: nominal URDF text; model: its RobotModel.
-        t: (N,) [s]; q, qd, effort: (N, n) model order (effort: the measured joint torque).
+        nominal_urdf: nominal URDF text.
+        model: its RobotModel.
+        t: (N,) sample times [s].
+        q: (N, n) joint positions [rad], model order.
+        qd: (N, n) joint velocities [rad/s].
+        effort: (N, n) the measured joint torques [Nm].
         holdout: the last fraction of the samples is left out of the fit and used to compare.
         true: the simulated robot, when known: its masses and torque RMS go into the report.
         rate: resample to this rate [Hz] before the fit (default: the recording's).
 
     Returns:
-        :class:`IdentifiedRobot`.
+        IdentifiedRobot: the identified robot and the report.
 
     Raises:
         IdentificationError: too few samples, data that do not excite the base parameters.
@@ -259,11 +282,19 @@ def steady_errors(
     """Per stretch of constant applied wrench in ``[start_ns, end_ns)``: the mean estimate after
     ``settle`` seconds (the observer's convergence) against the applied wrench.
 
+    Args:
+        rec: the recording.
+        model: the RobotModel.
+        tip_link: the pushed frame.
+        start_ns: start of the round [ns].
+        end_ns: end of the round [ns].
+        settle: time left out at the start of each stretch [s].
+
     Returns:
-        list of {"applied" (6,), "estimated" (6,) mean, "error" (6,), "force_error_N",
-        "moment_error_Nm", "start_s", "end_s", "samples"} (base axes, moment about the tip
-        origin; times relative to ``start_ns``); stretches shorter than ``settle`` + 0.2 s are
-        left out.
+        list: {"applied" (6,), "estimated" (6,) mean, "error" (6,), "force_error_N",
+        "moment_error_Nm", "start_s", "end_s", "samples"} per stretch (base axes, moment about
+        the tip origin; times relative to ``start_ns``); stretches shorter than ``settle`` + 0.2 s
+        are left out.
     """
     est_ns = np.asarray(rec.est_stamp, dtype=np.int64).reshape(-1)
     app_ns = np.asarray(rec.app_stamp, dtype=np.int64).reshape(-1)
@@ -306,7 +337,14 @@ def steady_errors(
 
 
 def phase_name(applied: Sequence[float]) -> str:
-    """A short name of an applied wrench: "rest" or "push f=(...) N, n=(...) Nm"."""
+    """A short name of an applied wrench.
+
+    Args:
+        applied: (6,) wrench [N, Nm].
+
+    Returns:
+        str: "at rest", or "push f=(...) N" with ", n=(...) Nm" when there is a moment.
+    """
     w = np.asarray(applied, dtype=float)
     if not np.any(np.abs(w) > 1e-9):
         return "at rest"
@@ -320,9 +358,13 @@ def phase_name(applied: Sequence[float]) -> str:
 def compare(before: List[Dict], after: List[Dict]) -> List[Dict]:
     """Pair the stretches of the two push rounds by applied wrench (in order).
 
+    Args:
+        before: :func:`steady_errors` of the first round.
+        after: :func:`steady_errors` of the second round.
+
     Returns:
-        list of {"phase", "applied", "force_error_before_N", "force_error_after_N",
-        "moment_error_before_Nm", "moment_error_after_Nm"}.
+        list: {"phase", "applied", "force_error_before_N", "force_error_after_N",
+        "moment_error_before_Nm", "moment_error_after_Nm"} per pair.
     """
     rows, used = [], set()
     for b in before:
@@ -344,7 +386,14 @@ def compare(before: List[Dict], after: List[Dict]) -> List[Dict]:
 
 
 def improvement(rows: List[Dict]) -> float:
-    """Mean force error after / before over the compared stretches (nan without any)."""
+    """Mean force error after / before over the compared stretches.
+
+    Args:
+        rows: from :func:`compare`.
+
+    Returns:
+        float: the ratio (nan without any stretch).
+    """
     if not rows:
         return math.nan
     before = np.mean([r["force_error_before_N"] for r in rows])

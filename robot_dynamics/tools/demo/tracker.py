@@ -6,9 +6,9 @@ One command per ``joint_states`` message (the freshest only: best effort, depth 
 by :func:`~robot_dynamics.tools.demo.identify_analysis.impedance_feedforward` (the nominal
 model's inverse dynamics at the reference, plus what makes the drives' joint impedance around
 the held pose act around the reference instead) and published on the simulator's
-``~/commands`` (the topic given). Time is the joint-state stamps from the first message on (printed as
-``tracker t0_ns=<stamp>``). After the reference it holds its last point until stopped (SIGINT).
-A process of its own so that its loop never waits behind the demo's recording.
+``~/commands`` (the topic given). Time is the joint-state stamps from the first message on
+(printed as ``tracker t0_ns=<stamp>``). After the reference it holds its last point until
+stopped (SIGINT). A process of its own so that its loop never waits behind the demo's recording.
 
 Run by the demo: ``python -m robot_dynamics.tools.demo.tracker SETUP.npz NAMESPACE TOPIC`` (TOPIC:
 where the simulator reads its commands; the demo remaps its ``~/commands`` onto the dynamics
@@ -25,7 +25,15 @@ import numpy as np
 
 
 def load_reference(path: str):
-    """(nominal model, ExcitationReference, stiffness, damping) of a tracker setup file."""
+    """Read a tracker setup file.
+
+    Args:
+        path: the .npz written by :func:`save_reference`.
+
+    Returns:
+        tuple: ``(nominal model, ExcitationReference, stiffness (n,) [Nm/rad], damping (n,)
+        [Nm s/rad])``.
+    """
     from robot_dynamics import RobotModel
     from robot_dynamics.core.excitation import FourierTrajectory
     from robot_dynamics.tools.demo.identify_analysis import ExcitationReference
@@ -45,7 +53,17 @@ def load_reference(path: str):
 def save_reference(
     path: str, setup, traj, periods: int, move_time: float, stiffness, damping
 ) -> None:
-    """Write the tracker setup file (see the module docstring)."""
+    """Write the tracker setup file (see the module docstring).
+
+    Args:
+        path: the .npz to write.
+        setup: the demo's RobotSetup (urdf, base_link, tip_link, gravity, q0).
+        traj: the :class:`~robot_dynamics.core.excitation.FourierTrajectory`.
+        periods: whole periods to run.
+        move_time: each quintic [s].
+        stiffness: (n,) the drives' impedance stiffness [Nm/rad].
+        damping: (n,) the drives' impedance damping [Nm s/rad].
+    """
     np.savez(
         path,
         urdf=np.array(setup.urdf),
@@ -66,6 +84,14 @@ def save_reference(
 
 
 def main(argv=None) -> int:
+    """Run the tracker until SIGINT.
+
+    Args:
+        argv: ``[SETUP.npz, NAMESPACE, TOPIC]`` (default: ``sys.argv[1:]``).
+
+    Returns:
+        int: the exit code, 0.
+    """
     import rclpy
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
