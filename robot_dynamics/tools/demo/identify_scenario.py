@@ -11,7 +11,8 @@ that differs from its URDF (``make demo DEMO_ARGS="--scenario identify"``).
    while step 1 runs) is tracked: the demo switches the dynamics node's effort command off and
    a tracker process of its own commands the torques (the nominal inverse dynamics at the
    reference plus the offset that makes the drives' joint impedance act around the reference),
-   from the held pose to the excitation, two periods of it, and back. The joint states are recorded.
+   from the held pose to the excitation, ``--excitation-periods`` periods of it (default 2), and
+   back. The joint states are recorded.
 3. The recording is identified as ``robot-dynamics identify`` does (Savitzky-Golay
    differentiation, base parameters, physically consistent fit, identified URDF), the identified
    URDF is loaded into the running dynamics node (its ``robot_description`` parameter, over
@@ -51,7 +52,6 @@ from robot_dynamics.tools.demo.settings import (
 )
 
 EXCITATION_PERIOD = 8.0  # [s]
-EXCITATION_PERIODS = 2
 MOVE_TIME = 2.0  # [s] from the held pose to the excitation's start, and back
 SETTLE = 1.5  # [s of simulated time] after a model or command change, before the pushes
 PASS_RATIO = 0.5  # mean force error after / before must be at most this
@@ -73,9 +73,9 @@ def excitation_worker(urdf: str, base_link: str, tip_link: str, gravity, seed: i
         harmonics=5,
         max_acceleration=2.0,
         margin=0.15,
-        samples=60,
+        samples=48,
         starts=1,
-        maxiter=8,
+        maxiter=4,
         seed=seed,
     )
     return traj, float(condition), time.perf_counter() - start
@@ -108,6 +108,24 @@ class _Run:
             if time.monotonic() - wall0 > wall_limit:
                 raise DemoError(f"{what}: simulated time does not advance (overloaded machine?)")
             time.sleep(0.02)
+
+    def settle(self, what: str, max_s: float = 6.0, window: float = 0.5, tol: float = 0.2):
+        """Wait (simulated time, at most ``max_s``) until the wrench estimate's force changed by
+        less than ``tol`` [N] over the last ``window`` seconds (the observer converged, the arm
+        back at rest after a model or command change)."""
+        start, wall0 = self.now_ns(), time.monotonic()
+        while (self.now_ns() - start) * 1e-9 < max_s:
+            self.alive()
+            with self.monitor.lock:
+                stamps = np.asarray(self.monitor.rec.est_stamp[-500:], dtype=np.int64)
+                forces = np.asarray(self.monitor.rec.est_wrench[-500:], dtype=float)
+            if len(stamps) > 10 and (stamps[-1] - start) * 1e-9 > window:
+                recent = forces[stamps >= stamps[-1] - int(window * 1e9), :3]
+                if np.ptp(recent, axis=0).max() < tol:
+                    return
+            if time.monotonic() - wall0 > 10.0 * max_s + 30.0:
+                raise DemoError(f"{what}: simulated time does not advance (overloaded machine?)")
+            time.sleep(0.05)
 
     def set_parameters(self, node: str, values: Dict) -> None:
         """Set parameters of ``node`` (``arm_simulator`` or ``dynamics_node``) over DDS."""
@@ -201,7 +219,7 @@ class _Run:
             path,
             setup,
             traj,
-            EXCITATION_PERIODS,
+            self.args.excitation_periods,
             MOVE_TIME,
             nominal_params["joint_impedance.stiffness"],
             nominal_params["joint_impedance.damping"],
@@ -384,6 +402,11 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
         raise DemoError("--scenario identify starts its own nodes (no --attach)", EXIT_USAGE)
     if args.duration is None:
         args.duration = 8.0
+    if not 1 <= args.excitation_periods <= 20:
+        raise DemoError(
+            f"--excitation-periods must be between 1 and 20, got {args.excitation_periods}",
+            EXIT_USAGE,
+        )
     setup, sim_params, node_params, duration, _ = demo_settings(args)
     if setup.pendulum:
         raise DemoError("--scenario identify needs an arm, not the pendulum", EXIT_USAGE)
@@ -471,6 +494,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
                 raise DemoError(f"nodes not up after {args.startup_timeout:g} s")
             time.sleep(0.02)
         run.wait_sim(SETTLE, "start-up")
+        run.settle("start-up")
         print(
             f"  nodes up after {time.monotonic() - t_start:.1f} s (logs in {log_dir})",
             file=out,
@@ -479,7 +503,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
         print("1/3 pushes with the nominal URDF", file=out, flush=True)
         before = run.pushes("nominal URDF", duration)
         traj, condition, opt_s = future.result(timeout=600)
-        reference = IA.ExcitationReference(traj, setup.q0, EXCITATION_PERIODS, MOVE_TIME)
+        reference = IA.ExcitationReference(traj, setup.q0, args.excitation_periods, MOVE_TIME)
         print(
             f"2/3 excitation: {reference.duration:g} s tracked through the drives' joint impedance "
             f"(condition number {condition:.3g})",
@@ -506,6 +530,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
         )
         run.set_parameters("dynamics_node", {"robot_description": identified.urdf})
         run.wait_sim(SETTLE, "after loading the identified URDF")
+        run.settle("after loading the identified URDF")
         print("3/3 the same pushes with the identified URDF", file=out, flush=True)
         after = run.pushes("identified URDF", duration)
         monitor.push(np.zeros(6), setup.tip_link)
@@ -541,7 +566,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
             "torque_noise_Nm": float(args.torque_noise),
             "seed": int(args.seed),
             "excitation": {
-                "periods": EXCITATION_PERIODS,
+                "periods": int(args.excitation_periods),
                 "period_s": EXCITATION_PERIOD,
                 "condition_number": condition,
                 "optimisation_s": opt_s,

@@ -165,4 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     identify.add_argument(
         "--seed", type=int, default=1, help="identify: seed of the robot's perturbation"
     )
+    identify.add_argument(
+        "--excitation-periods",
+        type=int,
+        default=2,
+        help="identify: periods of the 8 s excitation trajectory to run (default 2)",
+    )
     return p
