@@ -59,8 +59,18 @@ IDENTIFICATION_RATE = 100.0  # [Hz] the recording is resampled to this for the f
 
 
 def excitation_worker(urdf: str, base_link: str, tip_link: str, gravity, seed: int):
-    """(FourierTrajectory, condition number, seconds): a short optimisation (one start, a few
-    L-BFGS-B iterations) in a worker process."""
+    """A short excitation optimisation (one start, a few L-BFGS-B iterations) in a worker process.
+
+    Args:
+        urdf: URDF text of the nominal robot.
+        base_link: its base link.
+        tip_link: its tip link.
+        gravity: (3,) gravity [m/s^2] in the base frame.
+        seed: random seed of the optimiser's start.
+
+    Returns:
+        tuple: ``(FourierTrajectory, condition number, seconds taken)``.
+    """
     from robot_dynamics import RobotModel
     from robot_dynamics.core.excitation import optimize_excitation
 
@@ -296,7 +306,19 @@ def _recorded(monitor, start_ns: int, end_ns: int):
 
 def plot_rounds(path: str, rec, model, tip_link: str, rounds, title: str) -> str:
     """PNG: applied vs estimated wrench (base axes, moment about the tip origin) of each push
-    round side by side (columns), force and moment components (rows)."""
+    round side by side (columns), force and moment components (rows).
+
+    Args:
+        path: PNG to write.
+        rec: the recording.
+        model: the RobotModel.
+        tip_link: the pushed frame.
+        rounds: ``(label, start_ns, end_ns)`` per round.
+        title: figure title.
+
+    Returns:
+        str: the path written.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -348,7 +370,14 @@ def plot_rounds(path: str, rec, model, tip_link: str, rounds, title: str) -> str
 
 
 def summary_lines(summary: Dict) -> List[str]:
-    """The printed summary of an identify run."""
+    """The printed summary of an identify run.
+
+    Args:
+        summary: the run's summary dict.
+
+    Returns:
+        list: the lines.
+    """
     rep = summary["identification"]
     lines = [
         "",
@@ -392,10 +421,18 @@ def summary_lines(summary: Dict) -> List[str]:
 
 
 def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
-    """Run the identify scenario for the parsed demo options; returns (exit code, summary).
+    """Run the identify scenario for the parsed demo options.
+
+    Args:
+        args: the parsed demo options.
+        out: text stream for the live table and the summary.
+
+    Returns:
+        tuple: ``(exit code, summary dict)``.
 
     Raises:
-        DemoError: bad options (code 2), nodes that do not come up or die (code 3).
+        DemoError: bad options (code 2); nodes that do not come up, die, stall or refuse a
+            parameter (code 3).
     """
     t_start = time.monotonic()
     if args.attach:

@@ -7,6 +7,11 @@ import os
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``robot-dynamics-demo`` argument parser.
+
+    Returns:
+        argparse.ArgumentParser: the parser.
+    """
     p = argparse.ArgumentParser(
         prog="robot-dynamics-demo",
         description="Simulated arm + dynamics node over DDS: gravity compensation holds the arm, "
