@@ -23,6 +23,7 @@ Usage::
 
     robot-dynamics-demo                         # Panda, 12 s of pushes, plot out/demo.png
     robot-dynamics-demo --robot double_pendulum --duration 10
+    robot-dynamics-demo --scenario identify     # identify a perturbed Panda, pushes before/after
     robot-dynamics-demo --urdf my_arm.urdf --tip-link tool0
     robot-dynamics-demo --urdf my_arm.urdf.xacro --xacro-arg prefix:=left_ --tip-link tool0
     python -m robot_dynamics.tools.demo --help
