@@ -132,17 +132,7 @@ def log_cholesky_to_parameters(x):
     Returns:
         ndarray: (..., 10) body parameters.
     """
-    x = np.asarray(x, dtype=float)
-    U = np.zeros(x.shape[:-1] + (4, 4))
-    U[..., 0, 0] = np.exp(x[..., 1])
-    U[..., 1, 1] = np.exp(x[..., 2])
-    U[..., 2, 2] = np.exp(x[..., 3])
-    U[..., 0, 1] = x[..., 4]
-    U[..., 1, 2] = x[..., 5]
-    U[..., 0, 2] = x[..., 6]
-    U[..., :3, 3] = x[..., 7:10]
-    U[..., 3, 3] = 1.0
-    U = U * np.exp(x[..., 0])[..., None, None]
+    U = _log_cholesky_factor(np.asarray(x, dtype=float))
     return parameters_from_pseudo_inertia(U @ U.swapaxes(-1, -2))
 
 
