@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 
+from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallbacks
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
@@ -94,8 +95,16 @@ class DynamicsNode(Node):
         self._cmd_msg = Float64MultiArray()
         self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
 
+        # Every QoS event handler is an entity the executor scans on each wake-up, at 1 kHz:
+        # the hot path goes without the default incompatible-QoS handlers (a peer with an
+        # incompatible QoS still gets the warning on its own side).
         def output(msg_type, topic):
-            return self.io.create_publisher(msg_type, self.resolve_topic_name(topic), 10)
+            return self.io.create_publisher(
+                msg_type,
+                self.resolve_topic_name(topic),
+                10,
+                event_callbacks=PublisherEventCallbacks(use_default_callbacks=False),
+            )
 
         self._pub = {
             "gravity": output(JointState, "~/gravity_torques"),
@@ -114,9 +123,14 @@ class DynamicsNode(Node):
             self.resolve_topic_name("joint_states"),
             self._on_joint_states,
             joint_states_qos(),
+            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False),
         )
         self.io.create_subscription(
-            JointTrajectory, self.resolve_topic_name("~/reference"), self._on_reference, 10
+            JointTrajectory,
+            self.resolve_topic_name("~/reference"),
+            self._on_reference,
+            10,
+            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False),
         )
         DynamicsServices(self, lambda: self._active, self._get_values, self._measured)
         self._payload = PayloadService(
