@@ -46,7 +46,7 @@ from robot_dynamics.core.regressor import (  # noqa: E402
     regressor,
 )
 from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia  # noqa: E402
-from robot_dynamics.tools.identification_data import JointSamples, prepare  # noqa: E402
+from robot_dynamics.core.joint_data import JointSamples, prepare  # noqa: E402
 
 import oracles  # noqa: E402  (example-robot-data location)
 

@@ -4,8 +4,8 @@ The node keeps the joint states it processes in a bounded ring buffer
 (:class:`~robot_dynamics.estimation.sample_buffer.JointSampleBuffer`, filled from the hot path
 by :meth:`PayloadService.record`: three array copies per message). A request takes the last
 ``window`` seconds of it, merges partial messages by name, resamples and differentiates it
-(Savitzky-Golay, as ``robot-dynamics identify`` does: :func:`robot_dynamics.tools.
-identification_data.prepare`), applies the node's effort scale and offset, and identifies the
+(Savitzky-Golay, as ``robot-dynamics identify`` does: :func:`robot_dynamics.core.
+joint_data.prepare`), applies the node's effort scale and offset, and identifies the
 payload with :func:`robot_dynamics.core.payload.identify_payload` against the node's model
 WITHOUT its payload.* parameters (so the answer is the whole load on the frame, ready to apply).
 ``apply`` sets payload.mass/com/inertia/frame through the node's own parameter mechanism
@@ -29,7 +29,7 @@ from robot_dynamics.core.payload import identify_payload
 from robot_dynamics.core.urdf import URDFError, check_inertia_tensor
 from robot_dynamics.estimation import validate_config
 from robot_dynamics.estimation.sample_buffer import JointSampleBuffer
-from robot_dynamics.tools.identification_data import DataError, JointSamples, prepare
+from robot_dynamics.core.joint_data import DataError, JointSamples, prepare
 from robot_dynamics_interfaces.srv import IdentifyPayload
 
 from . import dynamics_parameters as DP

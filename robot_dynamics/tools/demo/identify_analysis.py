@@ -28,7 +28,7 @@ from robot_dynamics.core.regressor import (
 )
 from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
 from robot_dynamics.tools.demo.analysis import Recording, align, estimates_of
-from robot_dynamics.tools.identification_data import JointSamples, prepare
+from robot_dynamics.core.joint_data import JointSamples, prepare
 
 #: relative perturbation range of masses and centres of mass
 PERTURBATION = (0.10, 0.25)
