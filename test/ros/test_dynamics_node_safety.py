@@ -325,3 +325,24 @@ def test_no_command_when_the_command_cannot_be_finite(dynamics_node, panda):
         for m in node.inbox["effort_command"].messages
         if isinstance(m, Float64MultiArray)
     )
+
+
+def test_ever_new_unknown_joint_names_stay_bounded(dynamics_node, panda):
+    """joint_states carrying a new unknown joint name each time: the node remembers (and
+    reports) at most MAX_UNKNOWN_NAMES of them, and the model's joints are still served."""
+    from robot_dynamics.ros.dynamics_node import MAX_UNKNOWN_NAMES
+
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
+    node.wait_connected()
+    count = 3 * MAX_UNKNOWN_NAMES
+    for k in range(count):
+        node.publish(
+            node.joint_state(names + [f"stray_{k}"], np.append(Q, 0.0), np.zeros(8), np.zeros(8))
+        )
+        time.sleep(0.005)
+    status, values = node.diagnostics(
+        lambda s, v: len(v["unknown_joints"].split()) >= MAX_UNKNOWN_NAMES
+    )
+    assert len(values["unknown_joints"].split()) == MAX_UNKNOWN_NAMES
+    _alive_and_correct(node, panda)
