@@ -4,44 +4,9 @@
 ``robot_dynamics.ros`` and the command-line tools in ``robot_dynamics.tools``.
 """
 
-from .core import (
-    AmbiguousTipError,
-    InvalidInputError,
-    InvalidURDFValueError,
-    KinematicTreeError,
-    ModelTooLargeError,
-    MomentumObserver,
-    RobotDynamicsError,
-    RobotModel,
-    SimulationError,
-    SimulationLimitError,
-    SimulationResult,
-    SingularInertiaError,
-    StateTerms,
-    UnknownFrameError,
-    UnsupportedJointError,
-    URDFError,
-    WrenchEstimate,
-)
+from . import core as _core
+from .core import *  # noqa: F403 - the core's public names (core.__all__)
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AmbiguousTipError",
-    "InvalidInputError",
-    "InvalidURDFValueError",
-    "KinematicTreeError",
-    "ModelTooLargeError",
-    "MomentumObserver",
-    "RobotDynamicsError",
-    "RobotModel",
-    "SimulationError",
-    "SimulationLimitError",
-    "SimulationResult",
-    "SingularInertiaError",
-    "StateTerms",
-    "URDFError",
-    "UnknownFrameError",
-    "UnsupportedJointError",
-    "WrenchEstimate",
-]
+__all__ = list(_core.__all__)

@@ -111,7 +111,7 @@ from robot_dynamics.core.errors import RobotDynamicsError
 
 from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
-from .description import UNCHANGED, RobotDescription
+from .description import UNCHANGED, RobotDescription, model_from_parameters
 
 MODEL_PARAMS = frozenset(
     ("robot_description", "base_link", "tip_link", "gravity", "balance_inertia")
@@ -465,13 +465,7 @@ class ArmSimulator(Node):
 
     def _build(self, urdf: str, values: Dict):
         """(model, settings) from URDF text and parameter values; raises to refuse."""
-        model = RobotModel.from_urdf(
-            urdf,
-            base_link=values["base_link"] or None,
-            tip_link=values["tip_link"] or None,
-            gravity=tuple(float(g) for g in values["gravity"]),
-            balance_inertia=bool(values["balance_inertia"]),
-        )
+        model = model_from_parameters(urdf, values)
         return model, self._configure(model, values)
 
     def _install(self, built, source: str) -> None:

@@ -67,6 +67,31 @@ def urdf_text(value, source):
     return text
 
 
+def model_from_parameters(text, values):
+    """The :class:`~robot_dynamics.RobotModel` of URDF text with the model parameters both nodes
+    declare (``base_link``, ``tip_link``, ``gravity``, ``balance_inertia``).
+
+    Args:
+        text: URDF XML text.
+        values: parameter name -> value.
+
+    Returns:
+        RobotModel: the model.
+
+    Raises:
+        RobotDynamicsError: the URDF or a value cannot make a model.
+    """
+    from robot_dynamics import RobotModel
+
+    return RobotModel.from_urdf(
+        text,
+        base_link=values["base_link"] or None,
+        tip_link=values["tip_link"] or None,
+        gravity=tuple(float(v) for v in values["gravity"]),
+        balance_inertia=bool(values["balance_inertia"]),
+    )
+
+
 class _Prepared:
     """A model built for a parameter batch, installed by :meth:`RobotDescription.commit`."""
 

@@ -461,15 +461,9 @@ def build_model(text, values):
         RobotDynamicsError: the URDF or a value cannot make a model.
         ValueError: see :func:`derive_model`.
     """
-    from robot_dynamics import RobotModel
+    from .description import model_from_parameters
 
-    parsed = RobotModel.from_urdf(
-        text,
-        base_link=values["base_link"] or None,
-        tip_link=values["tip_link"] or None,
-        gravity=tuple(float(v) for v in values["gravity"]),
-        balance_inertia=bool(values["balance_inertia"]),
-    )
+    parsed = model_from_parameters(text, values)
     return parsed, derive_model(parsed, values)
 
 

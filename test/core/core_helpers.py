@@ -10,6 +10,24 @@ import oracles
 _MODELS = {}
 
 
+#: Every test robot: real arms of example-robot-data, the bundled ones, and the tree and
+#: mixed-joint test models (parametrises the Pinocchio and regressor tests).
+TEST_ROBOTS = [
+    "ur5",
+    "panda_arm",
+    "panda_gripper",
+    "baxter",
+    "kinova",
+    "xarm7",
+    "z1",
+    "so100",
+    "double_pendulum",
+    "mixed",
+    "ytree",
+    "bundled_panda",
+]
+
+
 def load_model(name, **overrides):
     """RobotModel of a named test robot (cached per set of keyword arguments)."""
     from robot_dynamics import RobotModel

@@ -12,23 +12,10 @@ import pytest
 pin = pytest.importorskip("pinocchio")
 
 import oracles  # noqa: E402
-from core_helpers import load_model, random_state, robot_params  # noqa: E402
+from core_helpers import TEST_ROBOTS, load_model, random_state, robot_params  # noqa: E402
 from oracles import assert_close  # noqa: E402
 
-ROBOTS = [
-    "ur5",
-    "panda_arm",
-    "panda_gripper",
-    "baxter",
-    "kinova",
-    "xarm7",
-    "z1",
-    "so100",
-    "double_pendulum",
-    "mixed",
-    "ytree",
-    "bundled_panda",
-]
+ROBOTS = TEST_ROBOTS
 TOL = 1e-9
 N_CONF = 3
 

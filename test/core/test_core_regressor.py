@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import oracles
-from core_helpers import load_model, random_state, robot_params
+from core_helpers import TEST_ROBOTS, load_model, random_state, robot_params
 from oracles import assert_close
 from robot_dynamics.core import InvalidInputError
 from robot_dynamics.core.regressor import (
@@ -18,20 +18,7 @@ from robot_dynamics.core.regressor import (
     regressor,
 )
 
-ROBOTS = [
-    "ur5",
-    "panda_arm",
-    "panda_gripper",
-    "baxter",
-    "kinova",
-    "xarm7",
-    "z1",
-    "so100",
-    "double_pendulum",
-    "mixed",
-    "ytree",
-    "bundled_panda",
-]
+ROBOTS = TEST_ROBOTS
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
