@@ -1,8 +1,9 @@
-"""``robot-dynamics-demo --scenario identify``, shortened (4 s push rounds, one excitation period),
-run as a user runs it: arm_simulator with the perturbed robot, dynamics_node with the nominal
-URDF, the tracker and the demo's monitor over real DDS. The estimate at rest and under the pushes
-must be far off before (a 1.5 kg tool and 10-25 % mass errors the URDF does not know) and close
-after the identified URDF is loaded into the running node."""
+"""``robot-dynamics-demo --scenario identify``, shortened (6 s push rounds, so that each 1 s
+hold is longer than the 0.5 s settling plus 0.2 s an "at rest" stretch needs to be compared; one
+excitation period), run as a user runs it: arm_simulator with the perturbed robot, dynamics_node
+with the nominal URDF, the tracker and the demo's monitor over real DDS. The estimate at rest and
+under the pushes must be far off before (a 1.5 kg tool and 10-25 % mass errors the URDF does not
+know) and close after the identified URDF is loaded into the running node."""
 
 import json
 import os
@@ -26,7 +27,7 @@ def test_identify_scenario_before_and_after(tmp_path, unique_name):
         "--scenario",
         "identify",
         "--duration",
-        "4",
+        "6",
         "--excitation-periods",
         "1",
         "--no-live",
