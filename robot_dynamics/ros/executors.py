@@ -9,14 +9,16 @@ see (its parameters, services, robot_description, diagnostics) and an I/O node
 pair, chosen by the node's read-only ``executor`` parameter (measured with
 ``benchmarks/bench_node.py``; the README gives the table):
 
-- ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node in the main thread and a
-  ``MultiThreadedExecutor`` for the main node in a second thread. The hot path runs inline (no
-  thread-pool hand-off) and never waits for a service, a parameter change or a model build.
-- ``"split_events"``: as ``split``, with rclpy's ``EventsExecutor`` (C++, no wait-set rebuild
-  per wake-up) for the I/O node. The events executor stops serving a subscription whose
-  callback raised, so the I/O node's callbacks must catch everything themselves (the dynamics
-  node's do); the main node, whose parameter service can raise inside rclpy, stays on the
-  ``MultiThreadedExecutor`` and its surviving spin loop.
+- ``"split_events"`` (default): a ``rclpy.experimental.EventsExecutor`` (C++, no wait-set
+  rebuild per wake-up: the cheapest public way to take a 1 kHz stream) for the I/O node in the
+  main thread and a ``MultiThreadedExecutor`` for the main node in a second thread. The hot path
+  runs inline and never waits for a service, a parameter change or a model build. The events
+  executor stops serving a subscription whose callback raised, so the I/O node's callbacks
+  catch everything themselves (the dynamics node's do, and count what they catch); the main
+  node, whose parameter service can raise inside rclpy, stays on the ``MultiThreadedExecutor``
+  and its surviving spin loop.
+- ``"split"``: as ``split_events`` with a ``SingleThreadedExecutor`` for the I/O node (what
+  ``rclpy.spin`` uses; a node whose hot-path callbacks may raise).
 - ``"multi_threaded"``: one ``MultiThreadedExecutor`` for both nodes.
 - ``"events"``: one ``rclpy.experimental.EventsExecutor`` for both nodes, in one thread: every
   callback, a long ``~/simulate`` or a model build included, runs in turn with the hot path.
