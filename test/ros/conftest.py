@@ -5,10 +5,18 @@ namespace of its own with a parameters file, waits until it reports its model lo
 ``wait_loaded=False``) and returns a :class:`NodeClient` that talks to it from the test process:
 publish joint states, wait for outputs, call services, set parameters, read /diagnostics.
 The domain comes from the environment (test/conftest.py: ROS_DOMAIN_ID, LOCALHOST discovery).
+The core tests' helpers (small_arms.py) are put on sys.path.
 """
+
+import os
+import sys
 
 import pytest
 import yaml
+
+sys.path.insert(
+    0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "core")
+)
 
 from node_test_helpers import NodeClient
 

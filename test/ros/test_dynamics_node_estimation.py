@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from node_test_helpers import PANDA_URDF, read, wrench_array
+from small_arms import ARM3_URDF
 
 from robot_dynamics import RobotModel
 from robot_dynamics_interfaces.msg import ContactState
@@ -17,30 +18,6 @@ from std_srvs.srv import Trigger
 pytestmark = pytest.mark.ros
 
 Q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])
-
-ARM3_URDF = """<?xml version="1.0"?>
-<robot name="arm3">
-  <link name="base"/>
-  <link name="l1"><inertial><origin xyz="0 0 0.1"/><mass value="2.0"/>
-    <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.01"/></inertial></link>
-  <link name="l2"><inertial><origin xyz="0.2 0 0"/><mass value="1.5"/>
-    <inertia ixx="0.005" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
-  <link name="l3"><inertial><origin xyz="0.15 0 0"/><mass value="1.0"/>
-    <inertia ixx="0.003" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
-  <link name="tool"/>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
-    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/>
-    <limit lower="-3" upper="3" effort="100" velocity="3"/></joint>
-  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/>
-    <origin xyz="0 0 0.2"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" effort="100" velocity="3"/></joint>
-  <joint name="j3" type="revolute"><parent link="l2"/><child link="l3"/>
-    <origin xyz="0.4 0 0"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" effort="100" velocity="3"/></joint>
-  <joint name="tool_joint" type="fixed"><parent link="l3"/><child link="tool"/>
-    <origin xyz="0.3 0 0" rpy="0.3 0.2 0.1"/></joint>
-</robot>
-"""
 
 
 def in_tip_frame(model, q, wrench):
