@@ -24,13 +24,13 @@ table, the CPU each node spent per message it processed, and whether the machine
 (then the counts measure CPU starvation); exit code 0 whatever the result (it is a measurement,
 not a test); --check makes a missed target exit 1.
 
---executor picks the dynamics node's threading model (its ``executor`` parameter: split_events,
-split, multi_threaded, events). --reference-rate R also streams ~/reference (the trajectory's point,
-q qd qdd) at R Hz beside joint_states, as a trajectory controller does (issue 12: 1 kHz
-references + 1 kHz joint_states must keep >= 99 % processed).
+--executor picks the dynamics node's threading model (its ``executor`` parameter: split,
+split_events, multi_threaded, events). --reference-rate R also streams ~/reference (the
+trajectory's point, q qd qdd) at R Hz beside joint_states, as a trajectory controller does
+(issue 12: 1 kHz references + 1 kHz joint_states must keep >= 99 % processed).
 
 Usage: python benchmarks/bench_node.py [--duration 30] [--rate 1000] [--domain-id N]
-       [--executor split_events] [--command-source feedforward] [--reference-rate 1000]
+       [--executor split] [--command-source feedforward] [--reference-rate 1000]
 Sets ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else 73).
 """
 
@@ -556,8 +556,8 @@ def main():
     parser.add_argument(
         "--executor",
         choices=("split", "split_events", "multi_threaded", "events"),
-        default="split_events",
-        help="the dynamics node's executor parameter (split_events, its default)",
+        default="split",
+        help="the dynamics node's executor parameter (split, its default)",
     )
     parser.add_argument(
         "--reference-rate",

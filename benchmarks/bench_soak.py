@@ -11,7 +11,10 @@ set size from /proc every --sample seconds. Reports RSS after the warm-up, at th
 messages published and commands received. A measurement, not a test (exit code 0).
 
 Usage: python benchmarks/bench_soak.py [--minutes 10] [--rate 1000] [--reference-rate 0]
-       [--domain-id N] [--out samples.csv]
+       [--executor KIND] [--domain-id N] [--out samples.csv]
+
+A --rate above what the node sustains shows how it behaves overloaded (its memory must stay
+flat: rclpy's EventsExecutor queues one event per message it has not yet served).
 """
 
 import argparse
@@ -59,6 +62,11 @@ def main():
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--reference-rate", type=float, default=0.0)
+    parser.add_argument(
+        "--executor",
+        choices=("split_events", "split", "multi_threaded", "events"),
+        help="the node's executor parameter (default: the node's default)",
+    )
     parser.add_argument("--sample", type=float, default=10.0, help="RSS sample period [s]")
     parser.add_argument("--domain-id", type=int, default=int(os.environ.get("ROS_DOMAIN_ID") or 73))
     parser.add_argument("--out", help="write the RSS samples (t [s], RSS [MB]) to this CSV")
@@ -78,6 +86,7 @@ def main():
                         "robot_description": f.read(),
                         "publish_effort_command": True,
                         "effort_command_source": "feedforward",
+                        **({"executor": args.executor} if args.executor else {}),
                     }
                 }
             },

@@ -346,7 +346,7 @@ def specs():
         ),
         _spec(
             "executor",
-            "split_events",
+            "split",
             "Threading model (read at start-up): split (hot path on a "
             "single-threaded executor, the rest on a multi-threaded one in another thread), "
             "split_events (the same with rclpy's EventsExecutor for the hot path), "

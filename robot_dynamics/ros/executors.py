@@ -9,16 +9,19 @@ see (its parameters, services, robot_description, diagnostics) and an I/O node
 pair, chosen by the node's read-only ``executor`` parameter (measured with
 ``benchmarks/bench_node.py``; the README gives the table):
 
-- ``"split_events"`` (default): a ``rclpy.experimental.EventsExecutor`` (C++, no wait-set
-  rebuild per wake-up: the cheapest public way to take a 1 kHz stream) for the I/O node in the
-  main thread and a ``MultiThreadedExecutor`` for the main node in a second thread. The hot path
-  runs inline and never waits for a service, a parameter change or a model build. The events
-  executor stops serving a subscription whose callback raised, so the I/O node's callbacks
-  catch everything themselves (the dynamics node's do, and count what they catch); the main
-  node, whose parameter service can raise inside rclpy, stays on the ``MultiThreadedExecutor``
-  and its surviving spin loop.
-- ``"split"``: as ``split_events`` with a ``SingleThreadedExecutor`` for the I/O node (what
-  ``rclpy.spin`` uses; a node whose hot-path callbacks may raise).
+- ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node in the main thread and a
+  ``MultiThreadedExecutor`` for the main node in a second thread. The hot path runs inline (no
+  thread-pool hand-off) and never waits for a service, a parameter change or a model build.
+  Overloaded (messages arriving faster than the node serves them), it takes what the
+  subscription's queue holds and the rest is dropped there: memory stays flat.
+- ``"split_events"``: as ``split``, with rclpy's ``EventsExecutor`` (C++, no wait-set rebuild
+  per wake-up: ~15-25 % less CPU per message) for the I/O node. It queues one event per message
+  the middleware delivered and serves them in turn, so a node that cannot keep up piles up
+  events without bound (measured: +8.5 MB/min with joint_states at twice the rate the node
+  sustains; ``benchmarks/bench_soak.py --rate``): only for a machine with headroom. It also
+  stops serving a subscription whose callback raised, so the I/O node's callbacks catch
+  everything themselves (the dynamics node's do); the main node, whose parameter service can
+  raise inside rclpy, stays on the ``MultiThreadedExecutor`` and its surviving spin loop.
 - ``"multi_threaded"``: one ``MultiThreadedExecutor`` for both nodes.
 - ``"events"``: one ``rclpy.experimental.EventsExecutor`` for both nodes, in one thread: every
   callback, a long ``~/simulate`` or a model build included, runs in turn with the hot path.

@@ -2,8 +2,8 @@
 exception from a callback; the I/O node takes its topic names resolved (and remapped) by the
 main node; every executor kind serves both nodes. (The surviving is checked for "split" and
 "multi_threaded" only: rclpy's EventsExecutor stops serving a subscription whose callback
-raised, so on the default "split_events" the dynamics node's hot-path callbacks catch
-everything themselves.)"""
+raised, so on "split_events" the dynamics node's hot-path callbacks catch everything
+themselves.)"""
 
 import threading
 import time
