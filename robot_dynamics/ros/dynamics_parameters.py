@@ -349,7 +349,8 @@ def specs():
             "split",
             "Threading model (read at start-up): split (hot path on a "
             "single-threaded executor, the rest on a multi-threaded one in another thread), "
-            "split_events (the same with rclpy's EventsExecutor for the hot path), "
+            "split_events (the same with rclpy's EventsExecutor for the hot path: less CPU, "
+            "but its event queue grows without bound while the node is overloaded), "
             "multi_threaded, events (rclpy.experimental.EventsExecutor, one thread).",
             S,
             choices=EXECUTOR_KINDS,
