@@ -111,10 +111,12 @@ from robot_dynamics.core.errors import RobotDynamicsError
 
 from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
-from .description import UNCHANGED, RobotDescription, model_from_parameters
-
-MODEL_PARAMS = frozenset(
-    ("robot_description", "base_link", "tip_link", "gravity", "balance_inertia")
+from .description import (
+    MODEL_PARAMS,
+    UNCHANGED,
+    RobotDescription,
+    model_from_parameters,
+    model_param_specs,
 )
 
 NANO = 1_000_000_000
@@ -129,36 +131,7 @@ def _param_specs():
     D, DA, S, SA, B = P.DOUBLE, P.DOUBLE_ARRAY, P.STRING, P.STRING_ARRAY, P.BOOL
     Param = P.Param
     return [
-        Param(
-            "robot_description",
-            "",
-            "URDF XML text of the robot (never a path). Empty: the "
-            "robot_description topic (transient local).",
-            S,
-        ),
-        Param("base_link", "", "Base frame of the model (empty: the URDF root).", S),
-        Param(
-            "tip_link",
-            "",
-            "Tip frame; external wrenches without frame_id act here (empty: the only leaf link).",
-            S,
-        ),
-        Param(
-            "gravity",
-            [0.0, 0.0, -9.81],
-            "Gravity in the base frame [m/s^2].",
-            DA,
-            range=(-100.0, 100.0),
-            length=3,
-        ),
-        Param(
-            "balance_inertia",
-            False,
-            "Load link inertias that are not positive semi-definite or violate the triangle "
-            "inequality (CAD placeholders) balanced, each change logged, instead of refusing "
-            "the URDF.",
-            B,
-        ),
+        *model_param_specs("External wrenches without frame_id act here."),
         Param(
             "joints",
             [],

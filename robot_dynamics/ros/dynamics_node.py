@@ -17,7 +17,6 @@ would read (components in its axes, moment about its origin, ``frame_id`` = that
 """
 
 import gc
-import math
 import sys
 import threading
 import time
@@ -40,7 +39,7 @@ from robot_dynamics_interfaces.msg import ContactState
 from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
-from .description import UNCHANGED, RobotDescription
+from .description import MODEL_PARAMS, UNCHANGED, RobotDescription
 from .diagnostics import diagnostics_array
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .payload_service import PayloadService
@@ -49,11 +48,6 @@ from .services import DynamicsServices, trigger_services
 
 MAX_UNKNOWN_NAMES = 64  # unknown joint names remembered (and reported) at most
 _JOINT_OUTPUTS = ("gravity", "feedforward", "external")
-
-
-def _finite(values):
-    """True when every entry is finite (one reduction; a sum overflowing counts as not)."""
-    return math.isfinite(np.add.reduce(values))
 
 
 class _Active:
@@ -195,7 +189,7 @@ class DynamicsNode(Node):
         active, prepared, derived = self._active, None, None
         try:
             config = DP.pipeline_config(new)
-            if changed & DP.PARSE_PARAMS:
+            if changed & MODEL_PARAMS:
                 text = new["robot_description"] if "robot_description" in changed else UNCHANGED
                 prepared = self._description.prepare(new, text)
                 model = prepared.built.model if prepared.built is not None else None
@@ -299,7 +293,7 @@ class DynamicsNode(Node):
         self._publish_joints("feedforward", active, stamp, out.feedforward)
         self._publish_joints("gravity", active, stamp, out.gravity)
         self._publish_joints("external", active, stamp, out.external_torques)
-        if out.wrench is not None and _finite(out.wrench):
+        if out.wrench is not None:  # the pipeline returns finite arrays only
             wrench = active.wrench
             wrench.header.stamp = stamp
             wrench.header.frame_id = out.wrench_frame
@@ -331,7 +325,7 @@ class DynamicsNode(Node):
 
     def _publish_joints(self, key, active, stamp, values):
         publisher = self._pub[key]
-        if values is None or not _finite(values) or publisher.get_subscription_count() == 0:
+        if values is None or publisher.get_subscription_count() == 0:
             return
         msg = active.msgs[key]
         msg.header.stamp = stamp

@@ -8,18 +8,16 @@ non-finite can follow from an accepted value (gravity within +-100 m/s^2, a payl
 
 import numpy as np
 
+from robot_dynamics.core.estimation import WRENCH_COMPONENTS
 from robot_dynamics.estimation import ContactConfig, PipelineConfig
 
 from . import parameters as P
+from .description import model_param_specs
 from .executors import EXECUTOR_KINDS
 
-WRENCH_COMPONENTS = ("fx", "fy", "fz", "tx", "ty", "tz")
-
-# Parameters that change the model (rebuild it, URDF parsed again), those derived from it, and
-# those of the pipeline (a new pipeline carrying the measured joint state over).
-PARSE_PARAMS = frozenset(
-    ("robot_description", "base_link", "tip_link", "gravity", "balance_inertia")
-)
+# Parameters of a model derived from the parsed URDF (those that change the model itself are
+# description.MODEL_PARAMS); the others are the pipeline's (a new pipeline carrying the measured
+# joint state over).
 DERIVE_PARAMS = frozenset(
     ("payload.mass", "payload.com", "payload.inertia", "payload.frame", "armature")
 )
@@ -32,10 +30,6 @@ def _components(value):
     return P.unique_strings(value)
 
 
-def _spec(name, default, description, ptype, **kw):
-    return P.Param(name, default, description, ptype, **kw)
-
-
 def specs():
     """The node's parameters, in declaration order.
 
@@ -45,46 +39,18 @@ def specs():
     D, DA, S, SA, B, I = P.DOUBLE, P.DOUBLE_ARRAY, P.STRING, P.STRING_ARRAY, P.BOOL, P.INTEGER
     return [
         # ---- model
-        _spec(
-            "robot_description",
-            "",
-            "URDF of the robot (XML text only, never a path). Empty: "
-            "the robot_description topic (std_msgs/String, transient local). A new value "
-            "rebuilds the model aside; an invalid one is refused and the old model kept.",
-            S,
+        *model_param_specs(
+            "Used as the default wrench_frame, the Jacobian of ~/get_mass_matrix "
+            "and the payload frame."
         ),
-        _spec("base_link", "", "Root link of the model; empty = the URDF root.", S),
-        _spec(
-            "tip_link",
-            "",
-            "Tip link (default wrench_frame, Jacobian of ~/get_mass_matrix, "
-            "payload frame); empty = the single leaf of a chain.",
-            S,
-        ),
-        _spec(
-            "gravity",
-            [0.0, 0.0, -9.81],
-            "Gravity in the base frame [m/s^2].",
-            DA,
-            range=(-100.0, 100.0),
-            length=3,
-        ),
-        _spec(
-            "balance_inertia",
-            False,
-            "Load link inertias that are not positive semi-definite or violate the triangle "
-            "inequality (CAD placeholders) balanced, each change logged, instead of refusing "
-            "the URDF.",
-            B,
-        ),
-        _spec(
+        P.Param(
             "payload.mass",
             0.0,
             "Payload mass on payload.frame [kg]; 0 = none.",
             D,
             range=(0.0, 1.0e4),
         ),
-        _spec(
+        P.Param(
             "payload.com",
             [0.0, 0.0, 0.0],
             "Payload centre of mass in payload.frame [m].",
@@ -92,7 +58,7 @@ def specs():
             range=(-10.0, 10.0),
             length=3,
         ),
-        _spec(
+        P.Param(
             "payload.inertia",
             [0.0] * 6,
             "Payload inertia about its centre of mass, "
@@ -101,8 +67,8 @@ def specs():
             range=(-1.0e3, 1.0e3),
             length=6,
         ),
-        _spec("payload.frame", "", "Link carrying the payload; empty = tip_link.", S),
-        _spec(
+        P.Param("payload.frame", "", "Link carrying the payload; empty = tip_link.", S),
+        P.Param(
             "armature",
             [],
             "Rotor inertia reflected at each joint, model order [kg m^2 or kg]; empty = none.",
@@ -110,7 +76,7 @@ def specs():
             range=(0.0, 1.0e3),
         ),
         # ---- estimation pipeline
-        _spec(
+        P.Param(
             "wrench_estimation",
             "momentum_observer",
             '"momentum_observer" or "static" '
@@ -118,7 +84,7 @@ def specs():
             S,
             choices=("momentum_observer", "static"),
         ),
-        _spec(
+        P.Param(
             "observer_gain",
             50.0,
             "Momentum observer gain K_O [1/s] (time constant 1/K_O).",
@@ -126,7 +92,7 @@ def specs():
             range=(0.0, 1.0e4),
             low_open=True,
         ),
-        _spec(
+        P.Param(
             "static_acceleration",
             "zero",
             '"zero" (quasi-static) or "differentiated" '
@@ -134,14 +100,14 @@ def specs():
             S,
             choices=("zero", "differentiated"),
         ),
-        _spec(
+        P.Param(
             "acceleration_filter_time_constant",
             0.01,
             "Low-pass time constant of the differentiated velocity [s].",
             D,
             range=(0.0, 10.0),
         ),
-        _spec(
+        P.Param(
             "observer_max_dt",
             0.5,
             "A joint_states stamp gap longer than this (or a stamp "
@@ -150,7 +116,7 @@ def specs():
             range=(0.0, 60.0),
             low_open=True,
         ),
-        _spec(
+        P.Param(
             "friction_compensation",
             False,
             "Add the URDF joint friction (damping qd + "
@@ -158,14 +124,14 @@ def specs():
             "from the measured torques before estimating.",
             B,
         ),
-        _spec(
+        P.Param(
             "friction_velocity_threshold",
             0.01,
             "Velocity scale of the smooth Coulomb sign [rad/s or m/s]; 0 = sign(qd).",
             D,
             range=(0.0, 10.0),
         ),
-        _spec(
+        P.Param(
             "wrench_frame",
             "",
             "Link whose frame ~/external_wrench is given in (components in "
@@ -173,7 +139,7 @@ def specs():
             "mounted there would read; empty = tip_link.",
             S,
         ),
-        _spec(
+        P.Param(
             "wrench_components",
             [],
             "Components estimated, a subset of fx fy fz tx ty tz in "
@@ -182,7 +148,7 @@ def specs():
             SA,
             check=_components,
         ),
-        _spec(
+        P.Param(
             "wrench_damping",
             0.05,
             "Largest damping of the pseudo-inverse, applied to singular "
@@ -190,7 +156,7 @@ def specs():
             D,
             range=(0.0, 10.0),
         ),
-        _spec(
+        P.Param(
             "singular_threshold",
             0.01,
             "Singular values of the selected problem below this are "
@@ -198,14 +164,14 @@ def specs():
             D,
             range=(0.0, 10.0),
         ),
-        _spec(
+        P.Param(
             "reference_timeout",
             0.5,
             "A ~/reference older than this is ignored [s]; 0 = never expires.",
             D,
             range=(0.0, 3600.0),
         ),
-        _spec(
+        P.Param(
             "effort_timeout",
             0.1,
             "Efforts older than this are not used for estimation "
@@ -213,14 +179,14 @@ def specs():
             D,
             range=(0.0, 3600.0),
         ),
-        _spec(
+        P.Param(
             "velocity_timeout",
             0.1,
             "Velocities older than this are not used [s]; 0 = never stale.",
             D,
             range=(0.0, 3600.0),
         ),
-        _spec(
+        P.Param(
             "effort_scale",
             [],
             "Per joint, model order: tau = effort_scale * effort + "
@@ -228,28 +194,28 @@ def specs():
             DA,
             range=(-1.0e6, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "effort_offset",
             [],
             "Per joint, model order [Nm or N]; empty = all 0.",
             DA,
             range=(-1.0e6, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "effort_limit_factor",
             10.0,
             "A measured |effort| beyond this times the URDF effort limit refuses the message.",
             D,
             range=(1.0, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "velocity_limit_factor",
             10.0,
             "A measured |velocity| beyond this times the URDF velocity limit refuses the message.",
             D,
             range=(1.0, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "tare_duration",
             1.0,
             "~/tare averages the external torques over this long [s].",
@@ -257,7 +223,7 @@ def specs():
             range=(0.0, 60.0),
             low_open=True,
         ),
-        _spec(
+        P.Param(
             "contact.torque_on",
             [],
             "Per-joint |external torque| contact levels, model order "
@@ -265,45 +231,45 @@ def specs():
             DA,
             range=(0.0, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "contact.torque_off",
             [],
             "Per-joint release levels (<= on); empty = the on levels.",
             DA,
             range=(0.0, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "contact.force_on",
             0.0,
             "|force| contact level [N]; 0 = not used.",
             D,
             range=(0.0, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "contact.force_off",
             0.0,
             "|force| release level [N] (<= on; 0 = the on level).",
             D,
             range=(0.0, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "contact.moment_on",
             0.0,
             "|moment| contact level [Nm]; 0 = not used.",
             D,
             range=(0.0, 1.0e6),
         ),
-        _spec(
+        P.Param(
             "contact.moment_off", 0.0, "|moment| release level [Nm] (<= on).", D, range=(0.0, 1.0e6)
         ),
-        _spec(
+        P.Param(
             "contact.min_duration",
             0.02,
             "A contact or release condition must hold this long to switch [s].",
             D,
             range=(0.0, 60.0),
         ),
-        _spec(
+        P.Param(
             "contact_publish_period",
             1.0,
             "~/contact is published on every change and at "
@@ -313,30 +279,32 @@ def specs():
             read_only=True,
         ),
         # ---- effort command
-        _spec(
+        P.Param(
             "publish_effort_command",
             False,
             "Publish ~/effort_command (it moves a real robot "
             "when remapped onto a JointGroupEffortController).",
             B,
         ),
-        _spec(
+        P.Param(
             "effort_command_source",
             "gravity",
             '"gravity" or "feedforward".',
             S,
             choices=("gravity", "feedforward"),
         ),
-        _spec(
+        P.Param(
             "command_joints",
             [],
             "Joint order of ~/effort_command (the controller's joints); empty = model order.",
             SA,
             check=P.unique_strings,
         ),
-        _spec("clamp_effort_command", True, "Clamp ~/effort_command to the URDF effort limits.", B),
+        P.Param(
+            "clamp_effort_command", True, "Clamp ~/effort_command to the URDF effort limits.", B
+        ),
         # ---- node
-        _spec(
+        P.Param(
             "diagnostics_period",
             1.0,
             "Period of the /diagnostics status [s] (read at start-up).",
@@ -344,7 +312,7 @@ def specs():
             range=(0.01, 3600.0),
             read_only=True,
         ),
-        _spec(
+        P.Param(
             "executor",
             "split",
             "Threading model (read at start-up): split (hot path on a "
@@ -356,7 +324,7 @@ def specs():
             choices=EXECUTOR_KINDS,
             read_only=True,
         ),
-        _spec(
+        P.Param(
             "max_simulation_duration",
             60.0,
             "Longest simulated time ~/simulate accepts [s].",
@@ -364,28 +332,28 @@ def specs():
             range=(0.0, 3600.0),
             low_open=True,
         ),
-        _spec(
+        P.Param(
             "max_simulation_samples",
             100000,
             "Most output samples of ~/simulate.",
             I,
             range=(1, 10_000_000),
         ),
-        _spec(
+        P.Param(
             "simulation_sample_period",
             0.01,
             "Sample period of ~/simulate when the request gives 0 [s].",
             D,
             range=(1.0e-6, 10.0),
         ),
-        _spec(
+        P.Param(
             "max_simulation_steps",
             2_000_000,
             "Most fixed steps / right-hand-side evaluations of one ~/simulate.",
             I,
             range=(1, 100_000_000),
         ),
-        _spec(
+        P.Param(
             "max_simulation_wall_time",
             20.0,
             "Longest wall time of one ~/simulate [s]; it then answers success false.",
@@ -393,7 +361,7 @@ def specs():
             range=(0.0, 600.0),
             low_open=True,
         ),
-        _spec(
+        P.Param(
             "max_simulation_torque",
             1.0e5,
             "Largest |torque| a ~/simulate request may give [Nm or N].",

@@ -36,6 +36,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from robot_dynamics.core.estimation import WRENCH_COMPONENTS as WRENCH_AXES
 from robot_dynamics.tools import identify as _identify
 
 EXIT_OK = 0
@@ -43,7 +44,6 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_BAD_URDF = 3
 
-WRENCH_AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
 
 

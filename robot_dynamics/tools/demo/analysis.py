@@ -16,9 +16,8 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
+from robot_dynamics.core.estimation import WRENCH_COMPONENTS as AXES
 from robot_dynamics.tools.demo.script import Phase
-
-AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 
 
 @dataclass
