@@ -81,10 +81,9 @@ line is parsed as YAML by rcl and breaks on most URDFs.)
 
 from __future__ import annotations
 
-import math
 import threading
 import time
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 
@@ -100,14 +99,14 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from robot_dynamics import RobotModel
-from robot_dynamics.core.actuation import (
-    end_stop_gains,
-    impedance_torques,
-    limit_stop_torques,
-    saturate,
-)
 from robot_dynamics.core.errors import RobotDynamicsError
+from robot_dynamics.simulation.arm import (
+    NANO,
+    ArmCounters,
+    ArmSettings,
+    CommandError,
+    SimulatedArm,
+)
 
 from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
@@ -118,8 +117,6 @@ from .description import (
     model_from_parameters,
     model_param_specs,
 )
-
-NANO = 1_000_000_000
 
 
 def _stamp(ns: int) -> TimeMsg:
@@ -284,6 +281,10 @@ def _param_specs():
 class ArmSimulator(Node):
     """Simulated torque-controlled arm; see the module docstring for the interface.
 
+    The physics, command handling and clock are a :class:`~robot_dynamics.simulation.SimulatedArm`;
+    the node converts messages, paces the arm against the wall clock in its own thread and
+    publishes.
+
     Args:
         node_name: the node's name.
         **kwargs: passed to ``rclpy.node.Node``.
@@ -292,35 +293,17 @@ class ArmSimulator(Node):
     def __init__(self, node_name: str = "arm_simulator", **kwargs):
         super().__init__(node_name, **kwargs)
 
-        self._lock = threading.RLock()
-        self._model: Optional[RobotModel] = None
+        self._lock = threading.RLock()  # guards self._arm across the executor and physics thread
+        self._arm: Optional[SimulatedArm] = None
         self._last_log: Dict[str, float] = {}
-        self._stats = {
-            "commands": 0,
-            "rejected_commands": 0,
-            "wrenches": 0,
-            "rejected_wrenches": 0,
-            "overruns": 0,
-            "models": 0,
-            "rejected_models": 0,
-            "steps": 0,
-        }
+        self._rejected = {"rejected_commands": 0, "rejected_wrenches": 0}
+        self._stats = {"overruns": 0, "models": 0, "step_errors": 0}
+        self._counters = ArmCounters()  # of the arms replaced by a new model
+        self._rng = np.random.default_rng()  # effort_noise
 
         self._specs = {p.name: p for p in _param_specs()}
         self._values = P.declare(self, list(self._specs.values()))
         self.add_on_set_parameters_callback(self._on_set_parameters)
-
-        # state (guarded by _lock). Time is kept in integer nanoseconds of simulated time, so a
-        # change of integration_rate changes the step, never the clock.
-        self._k = 0  # steps done since start
-        self._t_ns = 0  # simulated time
-        self._q = np.zeros(0)
-        self._qd = np.zeros(0)
-        self._cmd = np.zeros(0)  # last command, model order [Nm]
-        self._cmd_t_ns: Optional[int] = None  # simulated time of the last command
-        self._applied = np.zeros(0)  # torque applied in the last step (effort) [Nm]
-        self._noise = np.random.default_rng()  # effort_noise
-        self._wrench: Optional[Tuple[str, np.ndarray, int]] = None  # (link, wrench, until ns)
 
         # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
         # CPU) gets every sample late rather than losing some (the observer integrates them).
@@ -340,135 +323,28 @@ class ArmSimulator(Node):
         self._thread.start()
 
     # ------------------------------------------------------------------ parameters and model
-    def _vector(
-        self, values, n: int, name: str, default: float, allow_scalar: bool = False
-    ) -> np.ndarray:
-        if values is None or len(values) == 0:
-            return np.full(n, default, dtype=float)
-        arr = np.asarray(list(values), dtype=float)
-        if allow_scalar and arr.size == 1:
-            return np.full(n, float(arr[0]))
-        if arr.size != n:
-            raise ValueError(
-                f"{name} has {arr.size} values, the model has {n} joints"
-                + (" (or give 1 value)" if allow_scalar else "")
-            )
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} has a NaN or infinite entry")
-        return arr
-
-    def _configure(self, model: RobotModel, p: Dict) -> Dict:
-        """Validate every model-dependent parameter against ``model``; return the settings."""
-        n = model.n
-        names = list(model.joint_names)
-        joints = p["joints"]
-        if joints is None or len(joints) == 0:
-            joints = names
-        unknown = [j for j in joints if j not in names]
-        if unknown:
-            raise ValueError(
-                f"joints: unknown joint(s) {', '.join(unknown)}; the model's joints are "
-                f"{', '.join(names)}"
-            )
-        if len(set(joints)) != len(joints):
-            raise ValueError("joints: a joint is listed twice")
-        q0 = self._vector(p["initial_positions"], n, "initial_positions", 0.0)
-        qd0 = self._vector(p["initial_velocities"], n, "initial_velocities", 0.0)
-        stiff = self._vector(
-            p["joint_impedance.stiffness"], n, "joint_impedance.stiffness", 0.0, True
-        )
-        damp = self._vector(p["joint_impedance.damping"], n, "joint_impedance.damping", 0.0, True)
-        if np.any(stiff < 0) or np.any(damp < 0):
-            raise ValueError("joint_impedance stiffness and damping must be >= 0")
-        setpoint = p["joint_impedance.setpoint"]
-        setpoint = (
-            q0.copy()
-            if setpoint is None or len(setpoint) == 0
-            else self._vector(setpoint, n, "joint_impedance.setpoint", 0.0)
-        )
-        rate = float(p["integration_rate"])
-        pub_rate = float(p["publish_rate"])
-        every = max(1, int(round(rate / pub_rate)))
-        axes = p["external_wrench_axes"]
-        if axes not in ("base", "link"):
-            raise ValueError(f"external_wrench_axes must be 'base' or 'link', not {axes!r}")
-        for key in (
-            "limit_frequency",
-            "limit_damping_ratio",
-            "command_timeout",
-            "external_wrench_duration",
-            "external_wrench_timeout",
-            "max_lag",
-        ):
-            if not (math.isfinite(float(p[key])) and float(p[key]) >= 0):
-                raise ValueError(f"{key} must be a finite number >= 0, got {p[key]}")
-        lower, upper = model.position_limits
-        limit_stiffness, limit_damping = end_stop_gains(
-            model, q0, float(p["limit_frequency"]), float(p["limit_damping_ratio"])
-        )
-        return {
-            "brakes": bool(p["hold_until_first_command"]),
-            "friction": bool(p["friction"]),
-            "saturation": bool(p["effort_limit_saturation"]),
-            "position_limits": bool(p["position_limits"]),
-            "limit_stiffness": limit_stiffness,
-            "limit_damping": limit_damping,
-            "command_timeout": float(p["command_timeout"]),
-            "wrench_duration": float(p["external_wrench_duration"]),
-            "wrench_timeout": float(p["external_wrench_timeout"]),
-            "real_time_factor": float(p["real_time_factor"]),
-            "max_lag": float(p["max_lag"]),
-            "effort_noise": float(p["effort_noise"]),
-            "joints": list(joints),
-            "cmd_index": [names.index(j) for j in joints],
-            "q0": q0,
-            "qd0": qd0,
-            "stiffness": stiff,
-            "damping": damp,
-            "setpoint": setpoint,
-            "impedance": bool(np.any(stiff) or np.any(damp)),
-            "dt_ns": max(1, int(round(NANO / rate))),
-            "dt": max(1, int(round(NANO / rate))) / NANO,
-            "publish_every": every,
-            "axes": axes,
-            "lower": np.asarray(lower, dtype=float),
-            "upper": np.asarray(upper, dtype=float),
-            "effort_limits": np.asarray(model.effort_limits, dtype=float),
-        }
-
     def _build(self, urdf: str, values: Dict):
         """(model, settings) from URDF text and parameter values; raises to refuse."""
         model = model_from_parameters(urdf, values)
-        return model, self._configure(model, values)
+        return model, ArmSettings.from_values(model, values)
 
     def _install(self, built, source: str) -> None:
-        model, cfg = built
+        model, settings = built
         with self._lock:
-            self._model = model
-            self._cfg = cfg
+            t_ns = 0
+            if self._arm is not None:
+                t_ns = self._arm.t_ns
+                for name, value in vars(self._arm.counters).items():
+                    setattr(self._counters, name, getattr(self._counters, name) + value)
+            self._arm = SimulatedArm(model, settings, t_ns=t_ns, rng=self._rng)
             self._stats["models"] += 1
-            self._reset_state()
         self.get_logger().info(
             f"model loaded from {source}: {model.n} joints ({', '.join(model.joint_names)}), "
-            f"base {model.base_link}, tip {model.tip_link}; step {cfg['dt'] * 1e3:g} ms, "
-            f"joint_states every {cfg['publish_every']} steps"
+            f"base {model.base_link}, tip {model.tip_link}; step {settings.dt * 1e3:g} ms, "
+            f"joint_states every {settings.publish_every} steps"
         )
         for note in model.inertia_adjustments:
             self.get_logger().warn(f"balance_inertia: {note}")
-
-    def _reset_state(self) -> None:
-        cfg = self._cfg
-        n = self._model.n
-        self._q = cfg["q0"].copy()
-        self._qd = cfg["qd0"].copy()
-        self._cmd = np.zeros(n)
-        self._cmd_t_ns = None
-        self._applied = np.zeros(n)
-        self._applied_sum = np.zeros(n)
-        self._applied_count = 0
-        self._wrench = None
-        self._wrench_in_step = None
-        self._braked = cfg["brakes"]
 
     def _on_set_parameters(self, params: Sequence[Parameter]) -> SetParametersResult:
         result = P.validate(self._specs, params)
@@ -476,106 +352,64 @@ class ArmSimulator(Node):
             return result
         changes = {p.name: p.value for p in params if p.name in self._specs}
         values = {**self._values, **changes}
-        prepared = None
+        prepared = settings = None
         try:
             if MODEL_PARAMS & changes.keys():
                 text = changes.get("robot_description", UNCHANGED)
                 prepared = self._description.prepare(values, text)
-            elif self._model is not None:
-                cfg = self._configure(self._model, values)
+            elif self._arm is not None:
+                settings = ArmSettings.from_values(self._arm.model, values)
         except (RobotDynamicsError, ValueError) as exc:
             return SetParametersResult(successful=False, reason=f"{type(exc).__name__}: {exc}")
         self._values = values
         if prepared is not None:
             source = None if "robot_description" in changes else f"parameters {sorted(changes)}"
             self._description.commit(prepared, source)
-        elif self._model is not None:
+        elif settings is not None:
             with self._lock:
-                self._cfg = cfg
+                self._arm.reconfigure(settings)
         return result
 
     # ------------------------------------------------------------------ inputs
     def _on_commands(self, msg: Float64MultiArray) -> None:
         with self._lock:
-            if self._model is None:
+            if self._arm is None:
                 return
-            idx = self._cfg["cmd_index"]
-            data = np.asarray(msg.data, dtype=float)
-            if data.size != len(idx):
-                self._reject(
-                    "rejected_commands",
-                    "length",
-                    f"~/commands has {data.size} values, expected {len(idx)} "
-                    f"(ordered by parameter joints: {', '.join(self._cfg['joints'])})",
-                )
+            braked = self._arm.braked
+            try:
+                self._arm.command(msg.data)
+            except CommandError as exc:
+                self._reject("rejected_commands", exc)
                 return
-            if not np.all(np.isfinite(data)):
-                bad = [self._cfg["joints"][i] for i in np.flatnonzero(~np.isfinite(data))]
-                self._reject(
-                    "rejected_commands", "nan", f"~/commands has NaN/inf for {', '.join(bad)}"
-                )
-                return
-            cmd = np.zeros(self._model.n)
-            cmd[idx] = data
-            self._cmd = cmd
-            self._cmd_t_ns = self._t_ns
-            if self._braked:
-                self._braked = False
-                self.get_logger().info("first command received: brakes released")
-            self._stats["commands"] += 1
+        if braked:
+            self.get_logger().info("first command received: brakes released")
 
     def _on_wrench(self, msg: WrenchStamped) -> None:
         with self._lock:
-            if self._model is None:
+            if self._arm is None:
                 return
-            link = msg.header.frame_id or self._model.tip_link
-            w = wrench_from_msg(msg.wrench)
-            if link is None:
-                self._reject(
-                    "rejected_wrenches",
-                    "no_frame",
-                    "~/external_wrench without frame_id and the model has no tip link",
-                )
-                return
-            if link not in self._model.link_names:
-                self._reject(
-                    "rejected_wrenches",
-                    "frame",
-                    f"~/external_wrench frame_id {link!r} is not a link of the model "
-                    f"(links: {', '.join(self._model.link_names)})",
-                )
-                return
-            if not np.all(np.isfinite(w)):
-                self._reject(
-                    "rejected_wrenches", "nan", "~/external_wrench has a NaN/inf component"
-                )
-                return
-            if self._cfg["axes"] == "link":
-                rot = np.asarray(self._model.frame_pose(self._q, frame=link), dtype=float)[:3, :3]
-                w = np.concatenate([rot @ w[:3], rot @ w[3:]])
-            duration = self._cfg["wrench_duration"]
-            if duration <= 0:
-                duration = self._cfg["wrench_timeout"]
-            until = self._t_ns + max(self._cfg["dt_ns"], int(round(duration * NANO)))
-            self._wrench = (link, w, until) if np.any(w) else None
-            self._stats["wrenches"] += 1
+            try:
+                self._arm.apply_wrench(msg.header.frame_id, wrench_from_msg(msg.wrench))
+            except CommandError as exc:
+                self._reject("rejected_wrenches", exc)
 
-    def _reject(self, counter: str, kind: str, text: str) -> None:
+    def _reject(self, counter: str, error: CommandError) -> None:
         """Count a rejected message and log it (each kind of problem at most every 2 s)."""
-        self._stats[counter] += 1
+        self._rejected[counter] += 1
         now = time.monotonic()
-        if now - self._last_log.get(counter + kind, -1e9) >= 2.0:
-            self._last_log[counter + kind] = now
-            self.get_logger().warning(f"{text} ({self._stats[counter]} rejected so far)")
+        key = counter + error.kind
+        if now - self._last_log.get(key, -1e9) >= 2.0:
+            self._last_log[key] = now
+            self.get_logger().warning(f"{error} ({self._rejected[counter]} rejected so far)")
 
     def _on_reset(self, request, response):
         with self._lock:
-            if self._model is None:
+            if self._arm is None:
                 response.success = False
                 response.message = "no robot model loaded yet"
                 return response
-            self._reset_state()
-            t = self._t_ns / NANO
+            self._arm.reset()
+            t = self._arm.t_ns / NANO
         response.success = True
         response.message = (
             f"reset to the initial configuration at t = {t:.3f} s (simulated time keeps running)"
@@ -584,84 +418,39 @@ class ArmSimulator(Node):
         return response
 
     # ------------------------------------------------------------------ physics thread
-    def _step_once(self) -> None:
-        """One fixed step (caller holds the lock)."""
-        model, cfg = self._model, self._cfg
-        q, qd = self._q, self._qd
-        if self._braked:
-            self._applied = np.zeros(model.n)
-            self._wrench_in_step = None
-            self._applied_count += 1
-            self._advance()
-            return
-        timeout = cfg["command_timeout"]
-        cmd = self._cmd
-        if (
-            timeout > 0
-            and self._cmd_t_ns is not None
-            and (self._t_ns - self._cmd_t_ns) > timeout * NANO
-        ):
-            cmd = np.zeros_like(cmd)
-        tau = cmd
-        if cfg["impedance"]:
-            tau = tau + impedance_torques(q, qd, cfg["setpoint"], cfg["stiffness"], cfg["damping"])
-        if cfg["saturation"]:
-            tau = saturate(tau, cfg["effort_limits"])
-        self._applied = tau
-        self._applied_sum += tau
-        self._applied_count += 1
-        tau_total = tau
-        if cfg["position_limits"]:
-            tau_total = tau + limit_stop_torques(
-                q, qd, cfg["lower"], cfg["upper"], cfg["limit_stiffness"], cfg["limit_damping"]
+    def _advance(self, arm: SimulatedArm) -> None:
+        """Step the arm to its next sample (caller holds the lock); the thread never dies."""
+        diverged = arm.counters.diverged
+        try:
+            arm.run_to_next_sample()
+        except Exception as exc:  # noqa: BLE001 - the physics thread must not die
+            self._stats["step_errors"] += 1
+            self.get_logger().error(
+                f"integration step failed ({type(exc).__name__}: {exc}); "
+                "resetting to the initial configuration",
+                throttle_duration_sec=1.0,
             )
-        if self._wrench is not None and self._t_ns >= self._wrench[2]:
-            self._wrench = None
-        self._wrench_in_step = self._wrench
-        link, w, _ = self._wrench if self._wrench is not None else (None, None, None)
-        q_new, qd_new = model.step(
-            q, qd, tau_total, cfg["dt"], f_ext=w, frame=link, friction=cfg["friction"]
-        )
-        q_new = np.asarray(q_new, dtype=float)
-        qd_new = np.asarray(qd_new, dtype=float)
-        if not (np.all(np.isfinite(q_new)) and np.all(np.isfinite(qd_new))):
+            arm.reset()
+            arm.step()
+        if arm.counters.diverged > diverged:
             self.get_logger().error(
                 "the simulation diverged (NaN/inf state); resetting to the initial configuration",
                 throttle_duration_sec=1.0,
             )
-            self._reset_state()
-        else:
-            self._q, self._qd = q_new, qd_new
-        self._advance()
-        self._stats["steps"] += 1
 
-    def _advance(self) -> None:
-        """One step of simulated time (integer nanoseconds: monotonic whatever the rate)."""
-        self._k += 1
-        self._t_ns += self._cfg["dt_ns"]
-
-    def _publish(self, stamp_ns: int) -> None:
-        """Publish joint_states, the applied wrench and /clock (caller holds the lock)."""
+    def _publish(self, stamp_ns: int, sample) -> None:
+        """Publish joint_states, the applied wrench and /clock for one sample."""
         stamp = _stamp(stamp_ns)
         js = JointState()
         js.header.stamp = stamp
-        js.name = list(self._model.joint_names)
-        js.position = to_array(self._q)
-        js.velocity = to_array(self._qd)
-        effort = self._applied_sum / self._applied_count if self._applied_count else self._applied
-        if self._cfg["effort_noise"] > 0.0:
-            effort = effort + self._noise.normal(0.0, self._cfg["effort_noise"], effort.shape)
-        js.effort = to_array(effort)
-        self._applied_sum.fill(0.0)
-        self._applied_count = 0
+        js.name = list(self._arm.model.joint_names)
+        js.position = to_array(sample.position)
+        js.velocity = to_array(sample.velocity)
+        js.effort = to_array(sample.effort)
         ws = WrenchStamped()
         ws.header.stamp = stamp
-        if self._wrench_in_step is not None:  # the wrench of the last step (not one received since)
-            link, w, _ = self._wrench_in_step
-        else:
-            link, w = self._model.tip_link or self._model.base_link, np.zeros(6)
-        ws.header.frame_id = link
-        wrench_to_msg(w, ws.wrench)
+        ws.header.frame_id = sample.wrench_link
+        wrench_to_msg(sample.wrench, ws.wrench)
         if self._clock_pub is not None:
             self._clock_pub.publish(Clock(clock=stamp))
         self._js_pub.publish(js)
@@ -676,41 +465,26 @@ class ArmSimulator(Node):
         started = False
         while self._running and rclpy.ok(context=self.context):
             with self._lock:
-                ready = self._model is not None
-                if ready:
-                    cfg = self._cfg
+                arm = self._arm
+                if arm is not None:
                     if not started:
                         # simulated time 0 = now (wall mode) or 0 (publish_clock)
                         started = True
-                        pace_wall0, pace_t0 = time.monotonic(), self._t_ns
-                        origin_ns = 0 if publish_clock else time.time_ns() - self._t_ns
-                    every = cfg["publish_every"]
-                    try:
-                        for _ in range(
-                            every - (self._k % every)
-                        ):  # steps up to the next publication
-                            self._step_once()
-                    except Exception as exc:  # noqa: BLE001 - the physics thread must not die
-                        self._stats["step_errors"] = self._stats.get("step_errors", 0) + 1
-                        self.get_logger().error(
-                            f"integration step failed ({type(exc).__name__}: {exc}); "
-                            "resetting to the initial configuration",
-                            throttle_duration_sec=1.0,
-                        )
-                        self._reset_state()
-                        self._advance()
-                    t_ns = self._t_ns
-            if not ready:
+                        pace_wall0, pace_t0 = time.monotonic(), arm.t_ns
+                        origin_ns = 0 if publish_clock else time.time_ns() - arm.t_ns
+                    self._advance(arm)
+                    t_ns = arm.t_ns
+            if arm is None:
                 time.sleep(0.05)
                 continue
-            rtf = cfg["real_time_factor"]
+            rtf = float(self._values["real_time_factor"])
             if rtf > 0 or not publish_clock:
                 rtf = rtf if rtf > 0 else 1.0
                 due = pace_wall0 + (t_ns - pace_t0) / NANO / rtf
                 delay = due - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
-                elif -delay > cfg["max_lag"]:
+                elif -delay > float(self._values["max_lag"]):
                     # Stop catching up. Stamps stay origin + t (continuous for every consumer
                     # that integrates over them); they now lag the wall clock by the lost time.
                     self._stats["overruns"] += 1
@@ -721,9 +495,9 @@ class ArmSimulator(Node):
                     )
                     pace_wall0, pace_t0 = time.monotonic(), t_ns
             with self._lock:
-                if self._model is not None:
+                if self._arm is not None:
                     try:
-                        self._publish(origin_ns + self._t_ns)
+                        self._publish(origin_ns + self._arm.t_ns, self._arm.sample())
                     except Exception:  # noqa: BLE001 - the context went away: shutting down
                         if not (self._running and rclpy.ok(context=self.context)):
                             break
@@ -733,9 +507,13 @@ class ArmSimulator(Node):
         """The node's counters.
 
         Returns:
-            dict: commands, rejected_commands, wrenches, rejected_wrenches, overruns, models, steps.
+            dict: commands, rejected_commands, wrenches, rejected_wrenches, overruns, models,
+            steps, step_errors, diverged.
         """
-        return dict(self._stats)
+        with self._lock:
+            arm = vars(self._arm.counters) if self._arm is not None else {}
+            total = {k: v + arm.get(k, 0) for k, v in vars(self._counters).items()}
+        return {**total, **self._rejected, **self._stats}
 
     def destroy_node(self):
         """Log the counters, stop the physics thread (waits up to 2 s) and destroy the node.

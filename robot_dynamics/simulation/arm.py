@@ -1,0 +1,487 @@
+"""A simulated torque-controlled arm: physics, command handling and clock, without ROS.
+
+:class:`SimulatedArm` integrates the core's forward dynamics (``RobotModel.step``: semi-implicit
+Euler at a fixed step) and behaves like the driver of a torque-controlled arm behind ros2_control's
+``effort_controllers/JointGroupEffortController``: it holds the last torque command (optionally
+only for ``command_timeout``), saturates it at the URDF effort limits, adds an optional drive-level
+joint impedance, applies an external wrench for a while, and reports the drives' torque averaged
+over the steps since the previous sample, as a driver reports its filtered joint torque.
+
+Simulated time is kept in integer nanoseconds (the step ``dt`` rounded to whole nanoseconds), so
+changing the integration rate changes the step, never the clock: stamps stay monotonic.
+
+:class:`ArmSettings` is the validated, model-dependent configuration, built once from the
+simulator's parameter values by :meth:`ArmSettings.from_values`. The ``arm_simulator`` node
+(:mod:`robot_dynamics.ros.arm_simulator`) converts messages, paces the loop against the wall clock
+and publishes; everything else is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from robot_dynamics.core.actuation import (
+    end_stop_gains,
+    impedance_torques,
+    limit_stop_torques,
+    saturate,
+)
+from robot_dynamics.core.errors import InvalidInputError
+
+NANO = 1_000_000_000
+
+#: Axes an incoming external wrench may be given in.
+WRENCH_AXES = ("base", "link")
+
+
+class CommandError(ValueError):
+    """A torque command or an external wrench that the arm refuses.
+
+    Attributes:
+        kind: a short key for counting and log throttling ("length", "nan", "frame", ...).
+    """
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _per_joint(values, n: int, name: str, default: float, allow_scalar: bool = False):
+    """(n,) float array from a parameter value ([] = ``default`` for every joint)."""
+    if values is None or len(values) == 0:
+        return np.full(n, default, dtype=float)
+    arr = np.asarray(list(values), dtype=float)
+    if allow_scalar and arr.size == 1:
+        return np.full(n, float(arr[0]))
+    if arr.size != n:
+        raise ValueError(
+            f"{name} has {arr.size} values, the model has {n} joints"
+            + (" (or give 1 value)" if allow_scalar else "")
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} has a NaN or infinite entry")
+    return arr
+
+
+@dataclass(frozen=True)
+class ArmSettings:
+    """The simulator's validated configuration for one model.
+
+    Attributes:
+        joints: joint names in the order of a command vector.
+        command_index: (len(joints),) model indices of those joints.
+        q0: (n,) initial positions [rad or m].
+        qd0: (n,) initial velocities [rad/s or m/s].
+        stiffness: (n,) joint-impedance stiffness [N m/rad or N/m].
+        damping: (n,) joint-impedance damping [N m s/rad or N s/m].
+        setpoint: (n,) joint-impedance setpoint [rad or m].
+        brakes: hold the joints at rest until the first command (and after a reset).
+        friction: apply the model's joint friction.
+        saturation: clip commands at ``effort_limits``.
+        position_limits: end stops at ``lower`` / ``upper``.
+        limit_stiffness: (n,) end-stop stiffness [N m/rad or N/m].
+        limit_damping: (n,) end-stop damping [N m s/rad or N s/m].
+        lower: (n,) lower position limits [rad or m].
+        upper: (n,) upper position limits [rad or m].
+        effort_limits: (n,) effort limits [N m or N].
+        command_timeout: zero the command after this long without one [s]; 0 = hold forever.
+        wrench_duration: apply each wrench for this long [s]; 0 = until ``wrench_timeout``.
+        wrench_timeout: with ``wrench_duration`` 0, remove a wrench after this long [s].
+        wrench_axes: "base" or "link": the axes of incoming wrenches.
+        effort_noise: standard deviation of the noise on reported efforts [N m or N].
+        dt_ns: the fixed step [ns].
+        publish_every: steps between two samples.
+    """
+
+    joints: tuple
+    command_index: np.ndarray
+    q0: np.ndarray
+    qd0: np.ndarray
+    stiffness: np.ndarray
+    damping: np.ndarray
+    setpoint: np.ndarray
+    brakes: bool
+    friction: bool
+    saturation: bool
+    position_limits: bool
+    limit_stiffness: np.ndarray
+    limit_damping: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    effort_limits: np.ndarray
+    command_timeout: float
+    wrench_duration: float
+    wrench_timeout: float
+    wrench_axes: str
+    effort_noise: float
+    dt_ns: int
+    publish_every: int
+
+    @property
+    def dt(self) -> float:
+        """The fixed step [s] (``dt_ns`` in seconds)."""
+        return self.dt_ns / NANO
+
+    @property
+    def impedance(self) -> bool:
+        """True when the joint impedance adds any torque."""
+        return bool(np.any(self.stiffness) or np.any(self.damping))
+
+    @classmethod
+    def from_values(cls, model, values) -> "ArmSettings":
+        """Settings of ``model`` from the simulator's parameter values.
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel` to simulate.
+            values: parameter name -> value (the ``arm_simulator`` parameters: ``joints``,
+                ``initial_positions``, ``integration_rate``, ``joint_impedance.*``, ...), each
+                already of its declared type and range.
+
+        Returns:
+            ArmSettings: the validated settings.
+
+        Raises:
+            ValueError: naming the parameter: an unknown or repeated joint, a per-joint value of
+                the wrong length, a negative impedance, an unknown wrench axes choice.
+        """
+        n = model.n
+        names = list(model.joint_names)
+        joints = list(values["joints"] or names)
+        unknown = [j for j in joints if j not in names]
+        if unknown:
+            raise ValueError(
+                f"joints: unknown joint(s) {', '.join(unknown)}; the model's joints are "
+                f"{', '.join(names)}"
+            )
+        if len(set(joints)) != len(joints):
+            raise ValueError("joints: a joint is listed twice")
+        q0 = _per_joint(values["initial_positions"], n, "initial_positions", 0.0)
+        qd0 = _per_joint(values["initial_velocities"], n, "initial_velocities", 0.0)
+        stiffness = _per_joint(
+            values["joint_impedance.stiffness"], n, "joint_impedance.stiffness", 0.0, True
+        )
+        damping = _per_joint(
+            values["joint_impedance.damping"], n, "joint_impedance.damping", 0.0, True
+        )
+        if np.any(stiffness < 0) or np.any(damping < 0):
+            raise ValueError("joint_impedance stiffness and damping must be >= 0")
+        setpoint = values["joint_impedance.setpoint"]
+        setpoint = (
+            q0.copy() if not setpoint else _per_joint(setpoint, n, "joint_impedance.setpoint", 0.0)
+        )
+        axes = values["external_wrench_axes"]
+        if axes not in WRENCH_AXES:
+            raise ValueError(f"external_wrench_axes must be 'base' or 'link', not {axes!r}")
+        rate = float(values["integration_rate"])
+        lower, upper = model.position_limits
+        limit_stiffness, limit_damping = end_stop_gains(
+            model, q0, float(values["limit_frequency"]), float(values["limit_damping_ratio"])
+        )
+        return cls(
+            joints=tuple(joints),
+            command_index=np.array([names.index(j) for j in joints], dtype=np.intp),
+            q0=q0,
+            qd0=qd0,
+            stiffness=stiffness,
+            damping=damping,
+            setpoint=setpoint,
+            brakes=bool(values["hold_until_first_command"]),
+            friction=bool(values["friction"]),
+            saturation=bool(values["effort_limit_saturation"]),
+            position_limits=bool(values["position_limits"]),
+            limit_stiffness=limit_stiffness,
+            limit_damping=limit_damping,
+            lower=np.asarray(lower, dtype=float),
+            upper=np.asarray(upper, dtype=float),
+            effort_limits=np.asarray(model.effort_limits, dtype=float),
+            command_timeout=float(values["command_timeout"]),
+            wrench_duration=float(values["external_wrench_duration"]),
+            wrench_timeout=float(values["external_wrench_timeout"]),
+            wrench_axes=axes,
+            effort_noise=float(values["effort_noise"]),
+            dt_ns=max(1, int(round(NANO / rate))),
+            publish_every=max(1, int(round(rate / float(values["publish_rate"])))),
+        )
+
+
+@dataclass(frozen=True)
+class ArmSample:
+    """What the arm reports at one instant of simulated time.
+
+    Attributes:
+        t_ns: simulated time [ns].
+        position: (n,) joint positions [rad or m], model order.
+        velocity: (n,) joint velocities [rad/s or m/s].
+        effort: (n,) drive torques averaged over the steps since the previous sample, plus the
+            effort noise [N m or N] (not friction, not end stops).
+        wrench_link: the link the external wrench of the last step acted on (the tip link, or the
+            base when the model has no tip, when none acted).
+        wrench: (6,) that wrench, force first, base axes, moment about the link's origin
+            [N, N m]; zeros when none acted.
+    """
+
+    t_ns: int
+    position: np.ndarray
+    velocity: np.ndarray
+    effort: np.ndarray
+    wrench_link: str
+    wrench: np.ndarray
+
+
+@dataclass
+class _Wrench:
+    link: str
+    wrench: np.ndarray
+    until_ns: int
+
+
+@dataclass
+class ArmCounters:
+    """How many of each event the arm has seen.
+
+    Attributes:
+        commands: accepted torque commands.
+        wrenches: accepted external wrenches.
+        steps: integration steps (braked steps not counted).
+        diverged: steps whose result was not finite (the arm was reset).
+    """
+
+    commands: int = 0
+    wrenches: int = 0
+    steps: int = 0
+    diverged: int = 0
+
+
+class SimulatedArm:
+    """A torque-controlled arm integrated at a fixed step.
+
+    Not thread-safe: a caller that steps in one thread and commands in another holds a lock.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel` to simulate.
+        settings: its :class:`ArmSettings`.
+        t_ns: simulated time to start at [ns] (a rebuilt arm carries the clock over).
+        rng: numpy Generator for the effort noise (default: a fresh unseeded one).
+    """
+
+    def __init__(self, model, settings: ArmSettings, t_ns: int = 0, rng=None):
+        self.model = model
+        self.settings = settings
+        self.counters = ArmCounters()
+        self._rng = rng if rng is not None else np.random.default_rng()
+        self._t_ns = int(t_ns)
+        self._k = 0
+        self.reset()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def t_ns(self) -> int:
+        """Simulated time [ns]."""
+        return self._t_ns
+
+    @property
+    def q(self) -> np.ndarray:
+        """(n,) joint positions [rad or m] (a copy)."""
+        return self._q.copy()
+
+    @property
+    def qd(self) -> np.ndarray:
+        """(n,) joint velocities [rad/s or m/s] (a copy)."""
+        return self._qd.copy()
+
+    @property
+    def braked(self) -> bool:
+        """True while the brakes hold the joints (until the first command)."""
+        return self._braked
+
+    def reset(self) -> None:
+        """Back to the initial configuration at rest; clears the command and the wrench.
+
+        Simulated time keeps running (clocks never go backwards).
+        """
+        n = self.model.n
+        self._q = self.settings.q0.copy()
+        self._qd = self.settings.qd0.copy()
+        self._cmd = np.zeros(n)
+        self._cmd_t_ns: Optional[int] = None
+        self._applied = np.zeros(n)
+        self._applied_sum = np.zeros(n)
+        self._applied_count = 0
+        self._wrench: Optional[_Wrench] = None
+        self._wrench_in_step: Optional[_Wrench] = None
+        self._braked = self.settings.brakes
+
+    def reconfigure(self, settings: ArmSettings) -> None:
+        """Take new settings of the same model; the state, command and clock are kept.
+
+        Args:
+            settings: settings built for ``self.model``.
+        """
+        self.settings = settings
+
+    # ------------------------------------------------------------------ inputs
+    def command(self, torques: Sequence[float]) -> None:
+        """Take a torque command (held until the next one or ``command_timeout``).
+
+        Args:
+            torques: (len(settings.joints),) torques [N m or N] in the order of
+                ``settings.joints``; joints not listed get 0.
+
+        Raises:
+            CommandError: the wrong number of values ("length"), or a NaN/inf ("nan"), naming
+                the joints; the previous command stays.
+        """
+        s = self.settings
+        data = np.asarray(torques, dtype=float)
+        if data.shape != (len(s.joints),):
+            raise CommandError(
+                "length",
+                f"~/commands has {data.size} values, expected {len(s.joints)} "
+                f"(ordered by parameter joints: {', '.join(s.joints)})",
+            )
+        bad = np.flatnonzero(~np.isfinite(data))
+        if bad.size:
+            names = ", ".join(s.joints[i] for i in bad)
+            raise CommandError("nan", f"~/commands has NaN/inf for {names}")
+        cmd = np.zeros(self.model.n)
+        cmd[s.command_index] = data
+        self._cmd = cmd
+        self._cmd_t_ns = self._t_ns
+        self._braked = False
+        self.counters.commands += 1
+
+    def apply_wrench(self, link: Optional[str], wrench: Sequence[float]) -> None:
+        """Apply an external wrench from now on (replacing the previous one).
+
+        Args:
+            link: the link it acts on, at its origin (None or "": the tip link).
+            wrench: (6,) ``[fx, fy, fz, tx, ty, tz]`` the environment applies on the robot
+                [N, N m], in ``settings.wrench_axes`` (base axes, or the link's own axes).
+                All zeros removes the wrench.
+
+        Raises:
+            CommandError: no link and no tip ("no_frame"), an unknown link ("frame"), a NaN/inf
+                component ("nan"); the previous wrench stays.
+        """
+        model, s = self.model, self.settings
+        link = link or model.tip_link
+        w = np.asarray(wrench, dtype=float).reshape(6)
+        if link is None:
+            raise CommandError(
+                "no_frame", "~/external_wrench without frame_id and the model has no tip link"
+            )
+        if link not in model.link_names:
+            raise CommandError(
+                "frame",
+                f"~/external_wrench frame_id {link!r} is not a link of the model "
+                f"(links: {', '.join(model.link_names)})",
+            )
+        if not np.all(np.isfinite(w)):
+            raise CommandError("nan", "~/external_wrench has a NaN/inf component")
+        if s.wrench_axes == "link":
+            rot = np.asarray(model.frame_pose(self._q, frame=link), dtype=float)[:3, :3]
+            w = np.concatenate([rot @ w[:3], rot @ w[3:]])
+        duration = s.wrench_duration if s.wrench_duration > 0 else s.wrench_timeout
+        until = self._t_ns + max(s.dt_ns, int(round(duration * NANO)))
+        self._wrench = _Wrench(link, w, until) if np.any(w) else None
+        self.counters.wrenches += 1
+
+    # ------------------------------------------------------------------ physics
+    def _drive_torques(self) -> np.ndarray:
+        """The drives' torque this step: command (or 0 after the timeout) + impedance, clipped."""
+        s = self.settings
+        cmd = self._cmd
+        if (
+            s.command_timeout > 0
+            and self._cmd_t_ns is not None
+            and (self._t_ns - self._cmd_t_ns) > s.command_timeout * NANO
+        ):
+            cmd = np.zeros_like(cmd)
+        tau = cmd
+        if s.impedance:
+            tau = tau + impedance_torques(self._q, self._qd, s.setpoint, s.stiffness, s.damping)
+        if s.saturation:
+            tau = saturate(tau, s.effort_limits)
+        return tau
+
+    def step(self) -> None:
+        """One fixed step of ``settings.dt``.
+
+        A step whose result is not finite, or whose state or torque the model refuses as beyond
+        its bounds, resets the arm to its initial configuration (counted
+        in ``counters.diverged``); simulated time advances either way.
+        """
+        s = self.settings
+        if self._braked:
+            self._applied = np.zeros(self.model.n)
+            self._wrench_in_step = None
+            self._applied_count += 1
+            self._advance()
+            return
+        tau = self._drive_torques()
+        self._applied = tau
+        self._applied_sum += tau
+        self._applied_count += 1
+        if s.position_limits:
+            tau = tau + limit_stop_torques(
+                self._q, self._qd, s.lower, s.upper, s.limit_stiffness, s.limit_damping
+            )
+        if self._wrench is not None and self._t_ns >= self._wrench.until_ns:
+            self._wrench = None
+        self._wrench_in_step = self._wrench
+        w, link = (self._wrench.wrench, self._wrench.link) if self._wrench else (None, None)
+        try:
+            q, qd = self.model.step(
+                self._q, self._qd, tau, s.dt, f_ext=w, frame=link, friction=s.friction
+            )
+        except InvalidInputError:  # the state left the model's bounds
+            q = qd = np.full(self.model.n, np.nan)
+        if np.all(np.isfinite(q)) and np.all(np.isfinite(qd)):
+            self._q, self._qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+            self.counters.steps += 1
+        else:
+            self.counters.diverged += 1
+            self.reset()
+        self._advance()
+
+    def _advance(self) -> None:
+        self._k += 1
+        self._t_ns += self.settings.dt_ns
+
+    def run_to_next_sample(self) -> None:
+        """Step up to the next multiple of ``settings.publish_every`` steps."""
+        every = self.settings.publish_every
+        for _ in range(every - (self._k % every)):
+            self.step()
+
+    def sample(self) -> ArmSample:
+        """What the arm reports now; starts a new effort average.
+
+        Returns:
+            ArmSample: the state, the averaged drive torques (with noise) and the wrench of the
+            last step.
+        """
+        effort = self._applied_sum / self._applied_count if self._applied_count else self._applied
+        if self.settings.effort_noise > 0.0:
+            effort = effort + self._rng.normal(0.0, self.settings.effort_noise, effort.shape)
+        self._applied_sum = np.zeros(self.model.n)
+        self._applied_count = 0
+        if self._wrench_in_step is not None:
+            link, wrench = self._wrench_in_step.link, self._wrench_in_step.wrench
+        else:
+            link, wrench = self.model.tip_link or self.model.base_link, np.zeros(6)
+        return ArmSample(self._t_ns, self.q, self.qd, effort, link, wrench.copy())
+
+
+__all__ = [
+    "ArmCounters",
+    "ArmSample",
+    "ArmSettings",
+    "CommandError",
+    "NANO",
+    "SimulatedArm",
+    "WRENCH_AXES",
+]

@@ -1,0 +1,225 @@
+"""The ROS-free simulated arm against the core, without DDS.
+
+* free fall with zero torque equals the core's fixed-step ``simulate`` (semi-implicit Euler,
+  1 ms) to 1e-12 rad: the arm adds nothing of its own to the physics;
+* commands in another joint order and a subset land on the right joints; saturation at the URDF
+  effort limits; wrong-length and NaN commands refused by name, the previous command kept;
+* the reported effort is the average of the drive torques since the previous sample;
+* an external wrench equals the core's ``step`` with ``f_ext`` (base and link axes) and ends
+  after its duration; brakes hold until the first command; the command timeout zeroes it;
+* the clock counts whole nanoseconds: a new rate changes the step, never the time so far;
+* a diverging step resets the arm and is counted.
+"""
+
+import numpy as np
+import pytest
+
+from robot_dynamics import RobotModel
+from robot_dynamics.simulation import ArmSettings, CommandError, SimulatedArm
+from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
+
+NANO = 1_000_000_000
+
+DEFAULTS = {
+    "joints": [],
+    "initial_positions": [],
+    "initial_velocities": [],
+    "integration_rate": 1000.0,
+    "publish_rate": 500.0,
+    "friction": True,
+    "effort_limit_saturation": True,
+    "effort_noise": 0.0,
+    "position_limits": False,
+    "limit_frequency": 100.0,
+    "limit_damping_ratio": 1.0,
+    "joint_impedance.stiffness": [],
+    "joint_impedance.damping": [],
+    "joint_impedance.setpoint": [],
+    "hold_until_first_command": False,
+    "command_timeout": 0.0,
+    "external_wrench_duration": 0.0,
+    "external_wrench_timeout": 0.2,
+    "external_wrench_axes": "base",
+}
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return RobotModel.from_urdf(bundled_urdf_path("panda"), tip_link="panda_link8")
+
+
+def make_arm(model, **changes):
+    values = {**DEFAULTS, **changes}
+    return SimulatedArm(model, ArmSettings.from_values(model, values))
+
+
+def test_free_fall_equals_the_core_fixed_step_integration(panda):
+    q0 = np.array(BUNDLED["panda"].home)
+    arm = make_arm(panda, initial_positions=list(q0), friction=False)
+    q, qd = q0.copy(), np.zeros(panda.n)
+    for _ in range(300):
+        arm.step()
+        q, qd = panda.step(q, qd, np.zeros(panda.n), 1e-3)
+    np.testing.assert_allclose(arm.q, q, atol=1e-12)
+    np.testing.assert_allclose(arm.qd, qd, atol=1e-12)
+    assert arm.t_ns == 300 * 1_000_000
+    assert arm.counters.steps == 300
+
+
+def test_commands_land_on_named_joints_and_saturate(panda):
+    arm = make_arm(panda, joints=["panda_joint3", "panda_joint1"])
+    arm.command([2.0, -500.0])
+    arm.step()
+    effort = arm.sample().effort
+    expected = np.zeros(panda.n)
+    expected[2] = 2.0
+    expected[0] = -panda.effort_limits[0]
+    np.testing.assert_allclose(effort, expected)
+
+
+@pytest.mark.parametrize(
+    "torques, kind, named",
+    [([1.0], "length", "panda_joint3, panda_joint1"), ([np.nan, 1.0], "nan", "panda_joint3")],
+)
+def test_bad_commands_are_refused_by_name_and_the_previous_one_kept(panda, torques, kind, named):
+    arm = make_arm(panda, joints=["panda_joint3", "panda_joint1"])
+    arm.command([1.0, 0.5])
+    with pytest.raises(CommandError, match=named) as err:
+        arm.command(torques)
+    assert err.value.kind == kind
+    arm.step()
+    assert arm.sample().effort[2] == 1.0
+    assert arm.counters.commands == 1
+
+
+def test_effort_is_the_average_of_the_drive_torques_since_the_last_sample(panda):
+    arm = make_arm(panda, friction=False)
+    arm.command(np.full(panda.n, 1.0))
+    arm.step()
+    arm.command(np.full(panda.n, 3.0))
+    arm.step()
+    np.testing.assert_allclose(arm.sample().effort, 2.0)
+    arm.step()
+    np.testing.assert_allclose(arm.sample().effort, 3.0)
+
+
+@pytest.mark.parametrize("axes", ["base", "link"])
+def test_external_wrench_equals_the_core_step_and_ends(panda, axes):
+    q0 = np.array(BUNDLED["panda"].home)
+    arm = make_arm(
+        panda,
+        initial_positions=list(q0),
+        friction=False,
+        external_wrench_axes=axes,
+        external_wrench_duration=0.0025,
+    )
+    w = np.array([5.0, -3.0, 10.0, 0.2, 0.0, -0.4])
+    arm.apply_wrench("panda_link8", w)
+    w_base = w
+    if axes == "link":
+        rot = panda.frame_pose(q0, frame="panda_link8")[:3, :3]
+        w_base = np.concatenate([rot @ w[:3], rot @ w[3:]])
+    q, qd = q0.copy(), np.zeros(panda.n)
+    for _ in range(3):
+        arm.step()
+        q, qd = panda.step(q, qd, np.zeros(panda.n), 1e-3, f_ext=w_base, frame="panda_link8")
+    np.testing.assert_allclose(arm.q, q, atol=1e-12)
+    sample = arm.sample()
+    assert sample.wrench_link == "panda_link8"
+    np.testing.assert_allclose(sample.wrench, w_base)
+    arm.step()  # 3 ms >= 2.5 ms: gone
+    assert not np.any(arm.sample().wrench)
+
+
+def test_wrench_on_an_unknown_link_is_refused(panda):
+    arm = make_arm(panda)
+    with pytest.raises(CommandError, match="'nolink' is not a link") as err:
+        arm.apply_wrench("nolink", np.ones(6))
+    assert err.value.kind == "frame"
+
+
+def test_brakes_hold_until_the_first_command_and_again_after_reset(panda):
+    arm = make_arm(panda, hold_until_first_command=True, initial_positions=[0.3] * panda.n)
+    for _ in range(10):
+        arm.step()
+    assert arm.braked and np.all(arm.q == 0.3) and arm.counters.steps == 0
+    arm.command(np.zeros(panda.n))
+    arm.step()
+    assert not arm.braked and arm.counters.steps == 1 and not np.all(arm.q == 0.3)
+    arm.reset()
+    assert arm.braked and np.all(arm.q == 0.3)
+
+
+def test_command_timeout_zeroes_the_command(panda):
+    arm = make_arm(panda, command_timeout=0.002, effort_limit_saturation=False)
+    arm.command(np.full(panda.n, 1.0))
+    for _ in range(3):
+        arm.step()
+    np.testing.assert_allclose(arm.sample().effort, 1.0)
+    arm.step()
+    np.testing.assert_allclose(arm.sample().effort, 0.0)
+
+
+def test_a_new_rate_changes_the_step_never_the_clock(panda):
+    arm = make_arm(panda, integration_rate=3000.0)
+    arm.run_to_next_sample()  # 500 Hz samples: 6 steps of 333333 ns
+    assert arm.t_ns == 6 * 333333
+    before = arm.t_ns
+    arm.reconfigure(ArmSettings.from_values(panda, {**DEFAULTS, "integration_rate": 1000.0}))
+    arm.step()
+    assert arm.t_ns == before + 1_000_000
+
+
+def test_impedance_torque_is_part_of_the_effort(panda):
+    q0 = np.array(BUNDLED["panda"].home)
+    arm = make_arm(
+        panda,
+        initial_positions=list(q0 + 0.01),
+        effort_limit_saturation=False,
+        **{
+            "joint_impedance.stiffness": [400.0],
+            "joint_impedance.damping": [40.0],
+            "joint_impedance.setpoint": list(q0),
+        },
+    )
+    arm.command(np.full(panda.n, 0.5))
+    arm.step()  # at rest: the drive adds K (setpoint - q)
+    np.testing.assert_allclose(arm.sample().effort, 0.5 - 400.0 * 0.01, atol=1e-12)
+
+
+def test_a_diverging_step_resets_the_arm(panda):
+    arm = make_arm(panda, effort_limit_saturation=False, friction=False)
+    arm.command(np.full(panda.n, 1e9))
+    for _ in range(50):
+        arm.step()
+        if arm.counters.diverged:
+            break
+    assert arm.counters.diverged == 1
+    assert np.all(np.isfinite(arm.q))
+    np.testing.assert_allclose(arm.q, 0.0)
+
+
+@pytest.mark.parametrize(
+    "changes, named",
+    [
+        ({"joints": ["panda_joint1", "panda_joint1"]}, "listed twice"),
+        ({"joints": ["elbow"]}, "unknown joint"),
+        ({"initial_positions": [0.0, 1.0]}, "initial_positions has 2 values"),
+    ],
+)
+def test_bad_settings_are_refused_by_name(panda, changes, named):
+    with pytest.raises(ValueError, match=named):
+        ArmSettings.from_values(panda, {**DEFAULTS, **changes})
+
+
+def test_effort_noise_is_on_the_reported_effort_only(panda):
+    values = {**DEFAULTS, "effort_noise": 0.5, "friction": False}
+    arm = SimulatedArm(panda, ArmSettings.from_values(panda, values), rng=np.random.default_rng(3))
+    quiet = make_arm(panda, friction=False)
+    samples = []
+    for _ in range(400):
+        arm.step()
+        quiet.step()
+        samples.append(arm.sample().effort)
+    np.testing.assert_allclose(arm.q, quiet.q, atol=0)
+    assert 0.45 < np.std(samples) < 0.55
