@@ -18,7 +18,7 @@ Float64MultiArray out; the node publishes it first), ~/feedforward_torques (publ
 ~/external_wrench (the last output of each message: the whole processing). ~/effort_command
 carries no stamp: each command is paired with the ~/feedforward_torques sample the node
 published right after it (DDS source timestamps, before the next command and within
---pair-window), whose header stamp is the input's. Targets (issue 9): dynamics median latency
+--pair-window), whose header stamp is the input's. Targets: dynamics median latency
 <= 1.5 x relay's (judged on the command path), processed >= 99 % of the relay's. Prints a
 table, the CPU each node spent per message it processed, and whether the machine was saturated
 (then the counts measure CPU starvation); exit code 0 whatever the result (it is a measurement,
@@ -27,7 +27,7 @@ not a test); --check makes a missed target exit 1.
 --executor picks the dynamics node's threading model (its ``executor`` parameter: split,
 split_events, multi_threaded, events). --reference-rate R also streams ~/reference (the
 trajectory's point, q qd qdd) at R Hz beside joint_states, as a trajectory controller does
-(issue 12: 1 kHz references + 1 kHz joint_states must keep >= 99 % processed).
+(target: 1 kHz references + 1 kHz joint_states keep >= 99 % processed).
 
 Usage: python benchmarks/bench_node.py [--duration 30] [--rate 1000] [--domain-id N]
        [--executor split] [--command-source feedforward] [--reference-rate 1000]
@@ -52,7 +52,7 @@ TOPIC = NS + "/joint_states"
 RELAY_OUT = NS + "/relay_node/output"
 DYN = NS + "/dynamics_node"
 WARMUP_S = 2.0
-TARGET = 1.5  # median ~/effort_command latency / relay's (issue 9)
+TARGET = 1.5  # median ~/effort_command latency / relay's
 
 
 def _log(text):

@@ -1,4 +1,4 @@
-"""Wrench frames and component selection (issue 10 items 1-2; reference sections 1, 3 and 6).
+"""Wrench frames and component selection (reference sections 1, 3 and 6).
 
 The estimate of RobotModel.estimate_external_wrench is what a force-torque sensor at the frame
 reads: components in the frame's axes, moment about its origin. ``components`` selects the

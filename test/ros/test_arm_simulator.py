@@ -456,12 +456,12 @@ def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
     assert abs(sim.states[-1][3][6]) < 0.05
 
 
-# ------------------------------------------------------------------------ issue 9 defects
+# ------------------------------------------------------------------------ run-time changes
 
 
 def test_integration_rate_change_keeps_the_clock_monotonic(arm_simulator, ros_node):
-    """Changing integration_rate at run time changes the step, never the clock (before the fix,
-    simulated time was k * dt: raising the rate made it jump backwards)."""
+    """Changing integration_rate at run time changes the step, never the clock (simulated time
+    counts whole nanoseconds, not k * dt: a higher rate never makes it jump backwards)."""
     sim = arm_simulator(read(bundled_urdf_path("double_pendulum")), publish_clock=True)
     sim.wait_states(50)
     for rate in (4000.0, 500.0):
@@ -477,8 +477,8 @@ def test_integration_rate_change_keeps_the_clock_monotonic(arm_simulator, ros_no
 
 
 def test_runtime_gravity_applies_to_a_urdf_from_the_topic(arm_simulator, ros_node):
-    """A URDF that came from the topic is rebuilt when gravity changes (before the fix the
-    change reported success and was ignored)."""
+    """A URDF that came from the topic is rebuilt when gravity changes (a change that
+    reports success takes effect)."""
     sim = arm_simulator(None, wait_loaded=False, initial_positions=[0.3, -0.2])
     qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
@@ -497,8 +497,7 @@ def test_runtime_gravity_applies_to_a_urdf_from_the_topic(arm_simulator, ros_nod
 
 def test_clearing_the_parameter_switches_to_the_topic(arm_simulator, ros_node):
     """Started from the parameter, a topic description is ignored until the parameter is
-    cleared; then the topic's latest description is used (before the fix the node never
-    subscribed)."""
+    cleared; then the topic's latest description is used (the node is always subscribed)."""
     sim = arm_simulator(read(bundled_urdf_path("panda")))
     qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)

@@ -594,7 +594,7 @@ def test_partial_unordered_and_unknown_joints(dynamics_node, panda):
 def test_nan_rejected_counted_and_node_alive(dynamics_node, panda):
     """A non-finite position refuses the whole message (counted, named); a NaN effort (what
     joint_state_broadcaster sends for a joint without an effort interface) stops only the
-    estimation: gravity keeps flowing (issue 10 changes the old rule, which refused it)."""
+    estimation: gravity keeps flowing."""
     names = list(panda.joint_names)
     node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
     node.wait_connected(("gravity_torques", "external_wrench"))

@@ -1,4 +1,4 @@
-"""The dynamics node on real drivers' data (issue 10), as a process over real DDS: force-only
+"""The dynamics node on real drivers' data, as a process over real DDS: force-only
 estimation on a 3-DOF arm, effort scale and offset, tare, contact on/off with hysteresis.
 
 The joint states are built from the core for a known wrench on the tool; expected values are

@@ -1,4 +1,4 @@
-"""The dynamics node under bad input and load (issue 12), as a process over real DDS: nothing a
+"""The dynamics node under bad input and load, as a process over real DDS: nothing a
 message, a parameter or a request carries kills it, no non-finite value reaches
 ~/effort_command, every refusal is answered or counted, and it is correct again right after.
 
@@ -51,7 +51,7 @@ def _alive_and_correct(node, panda, q=Q):
     node.proc.assert_alive()
 
 
-def test_descriptions_parameters_and_requests_that_used_to_kill_it(dynamics_node, panda):
+def test_hostile_descriptions_parameters_and_requests_leave_it_alive(dynamics_node, panda):
     names = list(panda.joint_names)
     node = dynamics_node(
         urdf=read(PANDA_URDF), diagnostics_period=0.2, max_simulation_wall_time=2.0
