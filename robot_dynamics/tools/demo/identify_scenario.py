@@ -39,9 +39,9 @@ import numpy as np
 
 from robot_dynamics.tools.demo import analysis, display
 from robot_dynamics.tools.demo import identify_analysis as IA
-from robot_dynamics.tools.demo.main import Child, node_argv
 from robot_dynamics.tools.demo.script import Schedule, push_script
 from robot_dynamics.tools.demo.tracker import save_reference
+from robot_dynamics.tools.processes import Child, node_argv
 from robot_dynamics.tools.demo.settings import (
     EXIT_CHECK_FAILED,
     EXIT_OK,

@@ -9,7 +9,7 @@ import os
 import sys
 import tempfile
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,85 +26,7 @@ from robot_dynamics.tools.demo.settings import (
     demo_settings,
     yaml_params,
 )
-from robot_dynamics.tools.processes import start_process_group, stop_process_group
-
-
-class Child:
-    """A node process of the demo; output to a log file; stopped with SIGINT then SIGKILL.
-
-    Args:
-        name: name for messages.
-        argv: the command line.
-        log_path: file that receives stdout and stderr.
-        env: the process's environment.
-    """
-
-    def __init__(self, name: str, argv: List[str], log_path: str, env: Dict[str, str]):
-        self.name = name
-        self.log_path = log_path
-        self._log = open(log_path, "wb")
-        self.popen = start_process_group(argv, self._log, env=env)
-
-    def alive(self) -> bool:
-        """Whether the process runs.
-
-        Returns:
-            bool: True while the process runs.
-        """
-        return self.popen.poll() is None
-
-    def tail(self, lines: int = 15) -> str:
-        """The end of the process's log.
-
-        Args:
-            lines: number of lines.
-
-        Returns:
-            str: the last ``lines`` lines ("" when the log cannot be read).
-        """
-        try:
-            with open(self.log_path, "rb") as fh:
-                text = fh.read().decode("utf-8", "replace")
-        except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self, timeout: float = 5.0) -> Optional[int]:
-        """Stop its process group.
-
-        Args:
-            timeout: wait after each signal [s].
-
-        Returns:
-            int or None: the exit code.
-        """
-        code = stop_process_group(self.popen, timeout)
-        self._log.close()
-        return code
-
-
-def node_argv(
-    module: str, name: str, params_file: str, namespace: str, remaps: Sequence[str]
-) -> List[str]:
-    """Command line of a node process (``python -m module --ros-args ...``).
-
-    Args:
-        module: the node's Python module.
-        name: the node's name (``__node:=``).
-        params_file: ROS 2 parameter file.
-        namespace: the node's namespace ("" for none).
-        remaps: extra ``from:=to`` remappings.
-
-    Returns:
-        list: argv.
-    """
-    argv = [sys.executable, "-m", module, "--ros-args", "-r", f"__node:={name}"]
-    argv += ["--params-file", params_file]
-    if namespace:
-        argv += ["-r", f"__ns:={namespace}"]
-    for remap in remaps:
-        argv += ["-r", remap]
-    return argv
+from robot_dynamics.tools.processes import Child, node_argv
 
 
 def _check_alive(children: Sequence[Child]) -> None:
