@@ -59,3 +59,19 @@ class SimulationLimitError(SimulationError):
     """A simulation exceeded its work bound: wall time (``max_wall_time``), right-hand-side
     evaluations (``max_rhs_evaluations``), fixed steps (``max_steps``) or output samples
     (``max_samples``). The message names the bound."""
+
+
+class ParametersFileError(RobotDynamicsError, ValueError):
+    """A node parameters file (ROS 2 ``--params-file`` YAML) that the node would not run with:
+    unreadable, not a parameters file, no section for the node, an unknown parameter, a value
+    of the wrong type or out of its range. The message names the file and the parameter.
+
+    Attributes:
+        path: the file.
+        parameter: the parameter's dotted name ('' when the file as a whole is wrong).
+    """
+
+    def __init__(self, message, path="", parameter=""):
+        super().__init__(message)
+        self.path = path
+        self.parameter = parameter

@@ -1281,7 +1281,8 @@ def exit_code_of(exc: BaseException) -> int:
     """The exit code of an error raised by a command, from its type (core/errors.py).
 
     * bad input to a computation (InvalidInputError: a vector, a method, a gravity; an unknown
-      frame; a tip needed where the model has several leaves) -> 2;
+      frame; a tip needed where the model has several leaves; a node parameters file the node
+      would refuse, ParametersFileError) -> 2;
     * a model the URDF cannot make (URDFError and subclasses; a singular inertia matrix) -> 3;
     * anything else -> 1.
 
@@ -1294,6 +1295,7 @@ def exit_code_of(exc: BaseException) -> int:
     from robot_dynamics.core.errors import (
         AmbiguousTipError,
         InvalidInputError,
+        ParametersFileError,
         SingularInertiaError,
         UnknownFrameError,
         URDFError,
@@ -1301,7 +1303,9 @@ def exit_code_of(exc: BaseException) -> int:
 
     if isinstance(exc, CLIError):
         return exc.code
-    if isinstance(exc, (InvalidInputError, UnknownFrameError, AmbiguousTipError)):
+    if isinstance(
+        exc, (InvalidInputError, UnknownFrameError, AmbiguousTipError, ParametersFileError)
+    ):
         return EXIT_USAGE
     if isinstance(exc, (URDFError, SingularInertiaError)):
         return EXIT_BAD_URDF

@@ -1,0 +1,650 @@
+"""Node parameters files: the ROS 2 ``--params-file`` YAML of the dynamics node, read as the node
+reads it and written so that the node reads back what was written.
+
+Reading (:func:`read_parameters_file`) follows what ``rcl`` and ``rclpy`` do when a node starts
+with ``--ros-args --params-file FILE``:
+
+- Sections: a mapping whose keys, down to a ``ros__parameters`` key, spell a node's fully
+  qualified name (``/**:``, ``dynamics_node:``, ``/dynamics_node:``, ``/ns/dynamics_node:``,
+  ``ns: {dynamics_node: ...}``; ``*`` stands for one name token, ``**`` for any number). Every
+  section that matches the node applies, in file order: a later value wins (within a section
+  too). Sections of other nodes are parsed (a malformed one fails the file, as it fails
+  ``rcl``) and otherwise ignored.
+- Names: mappings below ``ros__parameters`` nest, their keys joined with dots
+  (``contact: {torque_on: [...]}`` is ``contact.torque_on``).
+- Types, as ``rcl`` gives them: a quoted scalar is a string; an unquoted one is a bool
+  (``true``/``false``, ``yes``/``no``, ``on``/``off`` and their capitalised forms), else an
+  integer (C ``strtol``: ``10``, ``0x1f``, ``017`` octal), else a double (``1.0``, ``1e-3``,
+  ``.inf``), else a string. A sequence takes the type of its entries, which must all have one
+  type. An empty sequence leaves the parameter unset: the node then takes its declared empty
+  default, or refuses to start when the default is not empty.
+- Values are checked against the node's declarations
+  (:func:`robot_dynamics.ros.dynamics_parameters.specs`): the declared type exactly (the node
+  refuses ``observer_gain: 50``, an integer, for a double parameter: write ``50.0``), ranges,
+  lengths, choices. A name the node does not declare is refused too (the node would ignore it
+  silently; here it is almost always a typo).
+
+Every refusal is a :class:`~robot_dynamics.core.errors.ParametersFileError` naming the file, the
+parameter and, where known, the line. The values are those the node would have: its declared
+defaults with the file's values over them. The estimation pipeline's configuration and the model
+come from them through the node's own functions
+(:func:`~robot_dynamics.ros.dynamics_parameters.pipeline_config`,
+:func:`~robot_dynamics.ros.dynamics_parameters.build_model`).
+
+Writing (:func:`parameters_yaml`) nests dotted names, writes doubles with a decimal point or an
+exponent (so that ``rcl`` types them as doubles), strings quoted, and checks every value against
+the same declarations first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+
+from robot_dynamics.core.errors import ParametersFileError
+
+NODE_NAME = "dynamics_node"
+"""The dynamics node's default name: the section a parameters file is read for."""
+
+PARAMETERS_KEY = "ros__parameters"
+
+_TRUE = frozenset("Y y yes Yes YES true True TRUE on On ON".split())
+_FALSE = frozenset("N n no No NO false False FALSE off Off OFF".split())
+_YAML_FLOAT = {
+    ".nan": math.nan,
+    ".NaN": math.nan,
+    ".NAN": math.nan,
+}
+for _sign, _value in (("", math.inf), ("+", math.inf), ("-", -math.inf)):
+    for _text in (".inf", ".Inf", ".INF"):
+        _YAML_FLOAT[_sign + _text] = _value
+_INT = re.compile(r"\s*[+-]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_DECIMAL = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_HEX_FLOAT = re.compile(r"\s*[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?\d+)?")
+_SPECIAL = re.compile(r"\s*[+-]?(inf|infinity|nan)", re.IGNORECASE)
+_NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT64 = (-(2**63), 2**63 - 1)
+_SMALLEST_NORMAL = 2.2250738585072014e-308
+
+# the ROS parameter types of scalars read from a file (rcl_interfaces ParameterType values)
+BOOL, INTEGER, DOUBLE, STRING = 1, 2, 3, 4
+_ARRAY_OF = {BOOL: 6, INTEGER: 7, DOUBLE: 8, STRING: 9}
+_TYPE_NAMES = {
+    1: "bool",
+    2: "integer",
+    3: "double",
+    4: "string",
+    6: "bool array",
+    7: "integer array",
+    8: "double array",
+    9: "string array",
+}
+_UNSET = object()  # an empty sequence: rcl leaves the parameter unset
+
+
+def scalar_value(text, quoted):
+    """A YAML scalar typed as ``rcl`` types it (see the module docstring).
+
+    Args:
+        text: the scalar's text.
+        quoted: it was single- or double-quoted.
+
+    Returns:
+        tuple: ``(ParameterType value, value)``; bool, int, float or str.
+    """
+    if quoted:
+        return STRING, text
+    if text in _TRUE:
+        return BOOL, True
+    if text in _FALSE:
+        return BOOL, False
+    if _INT.fullmatch(text):
+        body = text.strip()
+        sign = -1 if body.startswith("-") else 1
+        digits = body.lstrip("+-")
+        if digits[:2] in ("0x", "0X"):
+            value = int(digits[2:], 16)
+        elif digits.startswith("0") and len(digits) > 1:
+            value = int(digits[1:], 8)
+        else:
+            value = int(digits)
+        value *= sign
+        if _INT64[0] <= value <= _INT64[1]:
+            return INTEGER, value
+        # out of range: strtol fails (ERANGE), strtod is tried
+    if text in _YAML_FLOAT:
+        return DOUBLE, _YAML_FLOAT[text]
+    value = _strtod(text)
+    if value is not None:
+        return DOUBLE, value
+    return STRING, text
+
+
+def _strtod(text):
+    """C strtod of the whole text, None when it fails or sets ERANGE."""
+    body = text.strip()
+    if _SPECIAL.fullmatch(text):
+        return float(body)  # inf, infinity, nan in any case, signed
+    if _HEX_FLOAT.fullmatch(text):
+        sign = -1.0 if body.startswith("-") else 1.0
+        mantissa = body.lstrip("+-")
+        if "p" not in mantissa.lower():
+            mantissa += "p0"
+        try:
+            value = sign * float.fromhex(mantissa)
+        except OverflowError:
+            return None
+        digits = mantissa[2:].lower().split("p")[0]
+    elif _DECIMAL.fullmatch(text):
+        value = float(body)
+        digits = re.split("[eE]", body)[0]
+    else:
+        return None
+    if math.isinf(value):
+        return None  # overflow: ERANGE
+    if value == 0.0 and re.search("[1-9a-fA-F]", digits):
+        return None  # underflow to zero: ERANGE
+    if 0.0 < abs(value) < _SMALLEST_NORMAL:
+        return None  # subnormal: ERANGE
+    return value
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One parameter value read from a file."""
+
+    name: str
+    type: int
+    value: object
+    line: int
+
+
+def _node_tokens(name):
+    return [token for token in name.split("/") if token]
+
+
+def _qualified(node_name):
+    tokens = _node_tokens(node_name)
+    if not tokens:
+        raise ValueError(f"node name {node_name!r} is empty")
+    return tokens
+
+
+def _matches(pattern, target):
+    """rcl's node name wildcards: ``*`` one token, ``**`` any number of tokens."""
+    if not pattern:
+        return not target
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(_matches(rest, target[k:]) for k in range(len(target) + 1))
+    if not target:
+        return False
+    return (head == "*" or head == target[0]) and _matches(rest, target[1:])
+
+
+class _Reader:
+    """The YAML of one parameters file as sections of typed entries."""
+
+    def __init__(self, path, text):
+        self.path = path
+        self.sections = []  # (node name tokens, [entries]) in file order
+        import yaml
+
+        try:
+            documents = list(yaml.compose_all(text, Loader=_loader(yaml)))
+        except yaml.YAMLError as error:
+            raise ParametersFileError(f"{path}: not YAML: {error}", path) from None
+        documents = [d for d in documents if d is not None]
+        if len(documents) != 1 or not isinstance(documents[0], yaml.MappingNode):
+            raise ParametersFileError(
+                f"{path}: a parameters file is one YAML mapping of node names "
+                "(e.g. '/**:' or 'dynamics_node:') to 'ros__parameters:'",
+                path,
+            )
+        self._yaml = yaml
+        self._walk(documents[0], [])
+        if not self.sections:
+            raise ParametersFileError(f"{path}: no '{PARAMETERS_KEY}' section", path)
+
+    def _fail(self, message, node, parameter=""):
+        return ParametersFileError(
+            f"{self.path}, line {node.start_mark.line + 1}: {message}", self.path, parameter
+        )
+
+    def _key(self, key_node):
+        if not isinstance(key_node, self._yaml.ScalarNode):
+            raise self._fail("a key must be a name", key_node)
+        return key_node.value
+
+    def _walk(self, mapping, tokens):
+        for key_node, value in mapping.value:
+            key = self._key(key_node)
+            if key == PARAMETERS_KEY:
+                if not tokens:
+                    raise self._fail(f"no node name before '{PARAMETERS_KEY}'", key_node)
+                entries = []
+                if not isinstance(value, self._yaml.MappingNode):
+                    raise self._fail(f"'{PARAMETERS_KEY}' must be a mapping of names", value)
+                self._parameters(value, "", entries)
+                self.sections.append((tokens, entries))
+                continue
+            new = _node_tokens(key)
+            bad = [t for t in new if t not in ("*", "**") and not _NAME_TOKEN.fullmatch(t)]
+            if bad or not new:
+                raise self._fail(
+                    f"{key!r} is not a node name (name tokens are letters, digits and '_', or "
+                    "the wildcards '*' and '**')",
+                    key_node,
+                )
+            if not isinstance(value, self._yaml.MappingNode):
+                raise self._fail(
+                    f"{key!r}: expected a node name with '{PARAMETERS_KEY}:' below it", value
+                )
+            self._walk(value, tokens + new)
+
+    def _parameters(self, mapping, prefix, entries):
+        yaml = self._yaml
+        for key_node, value in mapping.value:
+            name = prefix + self._key(key_node)
+            if isinstance(value, yaml.MappingNode):
+                self._parameters(value, name + ".", entries)
+            elif isinstance(value, yaml.SequenceNode):
+                entries.append(self._sequence(name, value))
+            else:
+                ptype, typed = self._scalar(name, value)
+                entries.append(_Entry(name, ptype, typed, value.start_mark.line + 1))
+
+    def _scalar(self, name, node):
+        if not isinstance(node, self._yaml.ScalarNode):
+            raise self._fail(f"parameter {name}: not a value", node, name)
+        quoted = node.style in ("'", '"')
+        if not quoted and node.value == "":
+            raise self._fail(f"parameter {name}: no value", node, name)
+        return scalar_value(node.value, quoted)
+
+    def _sequence(self, name, node):
+        line = node.start_mark.line + 1
+        if not node.value:
+            return _Entry(name, 0, _UNSET, line)
+        types, values = set(), []
+        for item in node.value:
+            if not isinstance(item, self._yaml.ScalarNode):
+                raise self._fail(f"parameter {name}: a list of lists or mappings", item, name)
+            ptype, value = self._scalar(name, item)
+            if types and ptype not in types:
+                raise self._fail(
+                    f"parameter {name}: entries of one list must have one type ({value!r} is "
+                    f"a {_TYPE_NAMES[ptype]}, the first a {_TYPE_NAMES[next(iter(types))]}; "
+                    "write doubles as 1.0, not 1)",
+                    item,
+                    name,
+                )
+            types.add(ptype)
+            values.append(value)
+        return _Entry(name, _ARRAY_OF[types.pop()], values, line)
+
+
+def _loader(yaml):
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _specs():
+    from robot_dynamics.ros import dynamics_parameters as DP
+
+    return {p.name: p for p in DP.specs()}
+
+
+def _declared_default_is_empty(spec):
+    return isinstance(spec.default, (list, tuple)) and len(spec.default) == 0
+
+
+def _check(spec, ptype, value, where):
+    """The value as the node holds it, or ParametersFileError naming the parameter."""
+    name = spec.name
+    if value is _UNSET:
+        if _declared_default_is_empty(spec):
+            return []
+        raise ParametersFileError(
+            f"{where}: parameter {name}: an empty list leaves it unset and the node refuses to "
+            f"start (its default is {spec.default!r})",
+            parameter=name,
+        )
+    if ptype != spec.type:
+        hint = ""
+        if spec.type == DOUBLE and ptype == INTEGER:
+            hint = f" (write {value}.0)"
+        elif spec.type == _ARRAY_OF[DOUBLE] and ptype == _ARRAY_OF[INTEGER]:
+            hint = " (write every entry with a decimal point, e.g. 1.0)"
+        elif spec.type == STRING:
+            hint = " (quote it)"
+        raise ParametersFileError(
+            f"{where}: parameter {name} must be a {_TYPE_NAMES.get(spec.type, spec.type)}, "
+            f"got the {_TYPE_NAMES.get(ptype, ptype)} {value!r}{hint}",
+            parameter=name,
+        )
+    reason = spec.reason(value)
+    if reason:
+        raise ParametersFileError(f"{where}: parameter {name}: {reason}", parameter=name)
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+def _unknown(name, specs, where):
+    close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return ParametersFileError(
+        f"{where}: {name!r} is not a parameter of the dynamics node{hint}", parameter=name
+    )
+
+
+def _python_type(value):
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return INTEGER
+    if isinstance(value, float):
+        return DOUBLE
+    if isinstance(value, str):
+        return STRING
+    return None
+
+
+def _type_of(value):
+    """The parameter type of a Python value (lists: of their entries), None when it has none."""
+    if isinstance(value, (list, tuple)):
+        types = {_python_type(v) for v in value}
+        if len(types) == 1 and None not in types:
+            return _ARRAY_OF[types.pop()]
+        return None if value else 0
+    return _python_type(value)
+
+
+@dataclass(frozen=True)
+class NodeParameters:
+    """The parameter values a dynamics node would have.
+
+    Attributes:
+        values: every declared parameter name -> value (the defaults, with the file's values
+            and any overrides over them); lists for arrays.
+        given: the names a file or an override set.
+        path: the file read ('' without one).
+        node: the node's fully qualified name the file was read for.
+        lines: name -> line of the file that set it.
+    """
+
+    values: dict
+    given: frozenset = frozenset()
+    path: str = ""
+    node: str = "/" + NODE_NAME
+    lines: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def with_values(self, overrides, source="the command line"):
+        """These values with ``overrides`` over them, checked as a file's values are.
+
+        Args:
+            overrides: parameter name -> value (Python bool, int, float, str or lists of one
+                of them; ints are accepted for doubles, as a command line would write them).
+            source: what the overrides come from, for messages.
+
+        Returns:
+            NodeParameters: the new values.
+
+        Raises:
+            ParametersFileError: an unknown name or a bad value, naming it and ``source``.
+        """
+        specs = _specs()
+        values = dict(self.values)
+        for name, value in overrides.items():
+            spec = specs.get(name)
+            if spec is None:
+                raise _unknown(name, specs, source)
+            value = list(value) if isinstance(value, (list, tuple)) else value
+            if spec.type in (DOUBLE, _ARRAY_OF[DOUBLE]):
+                value = _as_doubles(value)
+            ptype = _type_of(value)
+            if ptype == 0:
+                ptype, value = spec.type, []
+            values[name] = _check(spec, ptype, value, source)
+        return NodeParameters(
+            values, self.given | set(overrides), self.path, self.node, dict(self.lines)
+        )
+
+    def pipeline_config(self):
+        """The estimation pipeline's configuration, translated as the node translates it.
+
+        Returns:
+            PipelineConfig: the config.
+        """
+        from robot_dynamics.ros import dynamics_parameters as DP
+
+        return DP.pipeline_config(self.values)
+
+    def build_model(self, urdf_text):
+        """The node's models of a URDF with these values (base and tip link, gravity, inertia
+        policy, armature, payload).
+
+        Args:
+            urdf_text: URDF XML text.
+
+        Returns:
+            tuple: ``(parsed model, model with armature and payload)``.
+
+        Raises:
+            RobotDynamicsError: the URDF or a value cannot make a model.
+            ParametersFileError: a value that does not fit the model (e.g. the armature's
+                length), naming the file.
+        """
+        from robot_dynamics.core.errors import RobotDynamicsError
+        from robot_dynamics.ros import dynamics_parameters as DP
+
+        try:
+            return DP.build_model(urdf_text, self.values)
+        except RobotDynamicsError:
+            raise
+        except ValueError as error:
+            raise ParametersFileError(f"{self.source()}: {error}", self.path) from None
+
+    def pipeline(self, model):
+        """The node's estimation pipeline for a model with these values.
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel` (from :meth:`build_model`).
+
+        Returns:
+            EstimationPipeline: the pipeline.
+
+        Raises:
+            ParametersFileError: a value that does not fit the model (lengths of per-joint
+                vectors, wrench_frame, contact levels), naming the file and the field.
+        """
+        from robot_dynamics.core.errors import InvalidInputError
+        from robot_dynamics.estimation import EstimationPipeline
+
+        try:
+            return EstimationPipeline(model, self.pipeline_config())
+        except InvalidInputError as error:
+            raise ParametersFileError(
+                f"{self.source()}: the parameters do not fit the model: {error}", self.path
+            ) from None
+
+    def source(self):
+        """What the values come from, for messages.
+
+        Returns:
+            str: the file, or "the default parameters".
+        """
+        return self.path or "the default parameters"
+
+
+def _as_doubles(value):
+    if isinstance(value, list):
+        return [float(v) if _python_type(v) == INTEGER else v for v in value]
+    return float(value) if _python_type(value) == INTEGER else value
+
+
+def default_parameters():
+    """The values of a dynamics node started without a parameters file.
+
+    Returns:
+        NodeParameters: the declared defaults.
+    """
+    return NodeParameters({name: _copy(spec.default) for name, spec in _specs().items()})
+
+
+def _copy(value):
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+def read_parameters_file(path, node=NODE_NAME):
+    """The parameter values a dynamics node started with ``--params-file path`` would have.
+
+    Args:
+        path: the YAML file.
+        node: the node's name, or fully qualified name (``/ns/name``).
+
+    Returns:
+        NodeParameters: the values.
+
+    Raises:
+        ParametersFileError: the file cannot be read, is not a parameters file, has no section
+            for the node, or sets a parameter the node does not declare or a value it refuses
+            (the message names the file, the parameter and the line).
+    """
+    path = str(path)
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ParametersFileError(f"cannot read parameters file {path!r}: {error}", path) from None
+    reader = _Reader(path, text)
+    target = _qualified(node)
+    merged = {}
+    for tokens, entries in reader.sections:
+        if _matches(tokens, target):
+            for entry in entries:
+                merged[entry.name] = entry
+    if not any(_matches(tokens, target) for tokens, _ in reader.sections):
+        names = ", ".join("/" + "/".join(tokens) for tokens, _ in reader.sections)
+        raise ParametersFileError(
+            f"{path}: no section for node /{'/'.join(target)} (sections: {names}; '/**:' "
+            "applies to every node)",
+            path,
+        )
+    specs = _specs()
+    values = {name: _copy(spec.default) for name, spec in specs.items()}
+    lines = {}
+    for name, entry in merged.items():
+        where = f"{path}, line {entry.line}"
+        spec = specs.get(name)
+        try:
+            if spec is None:
+                raise _unknown(name, specs, where)
+            values[name] = _check(spec, entry.type, entry.value, where)
+        except ParametersFileError as error:
+            raise ParametersFileError(str(error), path, error.parameter) from None
+        lines[name] = entry.line
+    return NodeParameters(values, frozenset(merged), path, "/" + "/".join(target), lines)
+
+
+# ------------------------------------------------------------------ writing
+def _format_scalar(value, name):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ParametersFileError(f"parameter {name}: {value} is not finite", parameter=name)
+        text = repr(value)
+        return text if any(c in text for c in ".eE") else text + ".0"
+    if isinstance(value, str):
+        return json.dumps(value)
+    raise ParametersFileError(
+        f"parameter {name}: {type(value).__name__} is not a parameter value", parameter=name
+    )
+
+
+def _format(value, name):
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_format_scalar(v, name) for v in value) + "]"
+    return _format_scalar(value, name)
+
+
+def parameters_yaml(values, node="/**", comments=(), check=True):
+    """A parameters file for the dynamics node that sets ``values``.
+
+    Args:
+        values: parameter name -> value (bool, int, float, str, or a list of one of them;
+            numpy scalars and arrays are converted).
+        node: the section's node name (``/**``: every node).
+        comments: lines written as ``#`` comments at the top.
+        check: check the names and values against the node's declarations.
+
+    Returns:
+        str: the YAML text; :func:`read_parameters_file` reads ``values`` back.
+
+    Raises:
+        ParametersFileError: an unknown name or a value the node refuses (with ``check``), a
+            value that is not a parameter value.
+    """
+    plain = {name: _plain(value) for name, value in values.items()}
+    if check:
+        NodeParameters({}).with_values(plain, source="the values to write")
+        specs = _specs()
+        plain = {
+            name: (_as_doubles(v) if specs[name].type in (DOUBLE, _ARRAY_OF[DOUBLE]) else v)
+            for name, v in plain.items()
+        }
+    tree = {}
+    for name, value in plain.items():
+        *parents, leaf = name.split(".")
+        level = tree
+        for part in parents:
+            level = level.setdefault(part, {})
+            if not isinstance(level, dict):
+                raise ParametersFileError(
+                    f"parameter {name}: {part!r} is also a parameter", parameter=name
+                )
+        level[leaf] = value
+    lines = [f"# {line}" if line else "#" for line in comments]
+    lines += [f"{node}:", f"  {PARAMETERS_KEY}:"]
+
+    def emit(level, indent, prefix):
+        for key, value in level.items():
+            if isinstance(value, dict):
+                lines.append(f"{' ' * indent}{key}:")
+                emit(value, indent + 2, prefix + key + ".")
+            else:
+                lines.append(f"{' ' * indent}{key}: {_format(value, prefix + key)}")
+
+    emit(tree, 4, "")
+    return "\n".join(lines) + "\n"
+
+
+def _plain(value):
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+__all__ = [
+    "NODE_NAME",
+    "NodeParameters",
+    "ParametersFileError",
+    "default_parameters",
+    "parameters_yaml",
+    "read_parameters_file",
+    "scalar_value",
+]

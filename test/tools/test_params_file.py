@@ -1,0 +1,366 @@
+"""Node parameters files (robot_dynamics.tools.params_file): read as rcl and the dynamics node
+read them (sections, wildcards, precedence, nesting, rcl's scalar typing, the node's declared
+types and ranges), refused with a ParametersFileError naming the file and the parameter, written
+so that they read back equal. Two tests compare with rclpy itself in this process (an rclpy
+Context initialised with ``--params-file``: rcl's parser, the node's declarations); no messages
+are exchanged."""
+
+import math
+
+import pytest
+
+from robot_dynamics.core.errors import ParametersFileError
+from robot_dynamics.ros import dynamics_parameters as DP
+from robot_dynamics.tools.params_file import (
+    NodeParameters,
+    default_parameters,
+    parameters_yaml,
+    read_parameters_file,
+    scalar_value,
+)
+
+SCALARS = [
+    *"true True TRUE yes Yes YES y Y on On ON false no n N off OFF Off tRue YeS".split(),
+    *"10 -10 +10 0 00 017 08 09.5 0x1f 0X1F -0x10 0x 1_000 0b101 12abc".split(),
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+    *"1.0 1. -.5 .5 1e3 1E3 1e-3 -1.5e+2 1e400 1e-400 1e-310 2.5e-308".split(),
+    *".inf -.inf +.inf .Inf .NAN .nan inf -inf Infinity nan NaN 0x1p3 0x1.8p1 0x.8".split(),
+    *"~ null abc 1.0.0 1e e5 1:30".split(),
+    "'5'",
+    '"true"',
+    "' 5'",
+]
+
+
+def write(tmp_path, text, name="params.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def refused(path, parameter=None, *fragments, node="dynamics_node"):
+    with pytest.raises(ParametersFileError) as info:
+        read_parameters_file(path, node=node)
+    message = str(info.value)
+    assert path in message, message
+    if parameter is not None:
+        assert info.value.parameter == parameter
+        assert parameter in message
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+# ------------------------------------------------------------------ sections and names
+def test_sections_apply_in_file_order_with_wildcards_and_nesting(tmp_path):
+    path = write(
+        tmp_path,
+        """# comment
+/**:
+  ros__parameters:
+    observer_gain: 20.0
+    contact:
+      torque_on: [1.0, 2.0]
+      force_on: 5.0
+other_node:
+  ros__parameters:
+    observer_gain: 1.0
+    not_ours: 3
+dynamics_node:
+  ros__parameters:
+    observer_gain: 30.0
+    contact.min_duration: 0.05
+    wrench_components: [fx, fy, fz]
+    tip_link: tool
+/**/dynamics_node:
+  ros__parameters:
+    friction_compensation: yes
+""",
+    )
+    params = read_parameters_file(path)
+    defaults = default_parameters().values
+    assert params.values["observer_gain"] == 30.0  # the later section wins
+    assert params.values["contact.torque_on"] == [1.0, 2.0]
+    assert params.values["contact.force_on"] == 5.0
+    assert params.values["contact.min_duration"] == 0.05
+    assert params.values["wrench_components"] == ["fx", "fy", "fz"]
+    assert params.values["friction_compensation"] is True
+    assert params.values["tip_link"] == "tool"
+    given = {
+        "observer_gain",
+        "contact.torque_on",
+        "contact.force_on",
+        "contact.min_duration",
+        "wrench_components",
+        "friction_compensation",
+        "tip_link",
+    }
+    assert params.given == given
+    for name, value in defaults.items():
+        if name not in given:
+            assert params.values[name] == value, name
+    assert params.node == "/dynamics_node"
+    assert params.lines["observer_gain"] == 14
+    # another node name: the sections that match it (here one with a name the node lacks)
+    refused(path, "not_ours", "line 11", node="other_node")
+
+
+def test_namespaces_and_single_token_wildcard(tmp_path):
+    path = write(
+        tmp_path,
+        """ns:
+  dynamics_node:
+    ros__parameters:
+      observer_gain: 11.0
+/ns/*:
+  ros__parameters:
+    tare_duration: 2.0
+/*:
+  ros__parameters:
+    wrench_damping: 0.5
+""",
+    )
+    params = read_parameters_file(path, node="/ns/dynamics_node")
+    assert params.values["observer_gain"] == 11.0
+    assert params.values["tare_duration"] == 2.0
+    assert params.values["wrench_damping"] == 0.05  # /* is one token: not /ns/dynamics_node
+    top = read_parameters_file(path, node="dynamics_node")
+    assert top.values["wrench_damping"] == 0.5 and top.values["observer_gain"] == 50.0
+    refused(path, None, "no section for node /other", "/ns/dynamics_node", node="other/x/other")
+
+
+def test_empty_list_takes_the_empty_default_or_is_refused(tmp_path):
+    ok = write(tmp_path, "/**:\n  ros__parameters:\n    contact:\n      torque_on: []\n")
+    assert read_parameters_file(ok).values["contact.torque_on"] == []
+    bad = write(tmp_path, "/**:\n  ros__parameters:\n    gravity: []\n", "bad.yaml")
+    refused(bad, "gravity", "empty list", "refuses to start")
+
+
+# ------------------------------------------------------------------ typing
+def test_scalars_are_typed_as_rcl_types_them():
+    assert scalar_value("true", False) == (1, True)
+    assert scalar_value("Off", False) == (1, False)
+    assert scalar_value("017", False) == (2, 15)
+    assert scalar_value("0x1f", False) == (2, 31)
+    assert scalar_value("08", False) == (3, 8.0)  # strtol stops at 8; strtod reads it
+    assert scalar_value("9223372036854775808", False) == (3, 9223372036854775808.0)
+    assert scalar_value("50", False) == (2, 50)
+    assert scalar_value("50.0", False) == (3, 50.0)
+    assert scalar_value("1e400", False) == (4, "1e400")  # ERANGE: a string
+    assert scalar_value("1_000", False) == (4, "1_000")
+    assert scalar_value("~", False) == (4, "~")
+    assert scalar_value("true", True) == (4, "true")
+    t, v = scalar_value("-.inf", False)
+    assert t == 3 and v == -math.inf
+
+
+@pytest.mark.ros
+def test_scalar_typing_equals_rcl(tmp_path, rclpy_context):
+    """Every scalar of SCALARS gets the type and value rcl's parser gives it."""
+    from rclpy.context import Context
+    from rclpy.node import Node
+
+    lines = ["/**:", "  ros__parameters:"] + [f"    p{i}: {c}" for i, c in enumerate(SCALARS)]
+    path = write(tmp_path, "\n".join(lines) + "\n")
+    context = Context()
+    context.init(args=["x", "--ros-args", "--params-file", path])
+    try:
+        node = Node("typing", context=context, automatically_declare_parameters_from_overrides=True)
+        for i, case in enumerate(SCALARS):
+            quoted = case[0] in "'\""
+            ptype, value = scalar_value(case[1:-1] if quoted else case, quoted)
+            expected = node.get_parameter(f"p{i}")
+            assert ptype == expected.type_.value, case
+            if isinstance(value, float) and math.isnan(value):
+                assert math.isnan(expected.value), case
+            else:
+                assert value == expected.value, case
+        node.destroy_node()
+    finally:
+        context.shutdown()
+
+
+# ------------------------------------------------------------------ refusals
+@pytest.mark.parametrize(
+    "body, parameter, fragments",
+    [
+        ("observer_gain: 50", "observer_gain", ("must be a double", "write 50.0")),
+        ("effort_scale: [1, 2]", "effort_scale", ("integer array", "decimal point")),
+        ("gravity: [0, 0, -9.81]", "gravity", ("one type", "1.0, not 1")),
+        ("observer_gain: -1.0", "observer_gain", ("must be > 0.0",)),
+        ("observer_gain: .nan", "observer_gain", ("finite",)),
+        ("gravity: [0.0, -9.81]", "gravity", ("needs 3 values",)),
+        ("wrench_estimation: kalman", "wrench_estimation", ("must be one of",)),
+        ("wrench_components: [fx, fx]", "wrench_components", ("appears twice",)),
+        ("wrench_components: [fx, fw]", "wrench_components", ("not among",)),
+        ("wrench_components: fx", "wrench_components", ("string array",)),
+        ("tip_link: 5", "tip_link", ("must be a string", "quote it")),
+        ("max_simulation_samples: 10.0", "max_simulation_samples", ("must be a integer",)),
+        ("friction_compensation: 1", "friction_compensation", ("must be a bool",)),
+        ("observer_gian: 20.0", "observer_gian", ("not a parameter", "did you mean observer_gain")),
+        ("contact:\n      torque_onn: [1.0]", "contact.torque_onn", ("contact.torque_on",)),
+        ("observer_gain:", "observer_gain", ("no value",)),
+        ("gravity: [[0.0]]", "gravity", ("list of lists",)),
+    ],
+)
+def test_bad_values_are_refused_naming_file_parameter_and_line(
+    tmp_path, body, parameter, fragments
+):
+    path = write(tmp_path, f"/**:\n  ros__parameters:\n    {body}\n")
+    message = refused(path, parameter, *fragments)
+    assert f"line {3 + body.count(chr(10))}:" in message
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("observer_gain: 20.0\n", "expected a node name"),
+        ("/**: {}\n", "no 'ros__parameters' section"),
+        ("- 1\n- 2\n", "one YAML mapping"),
+        ("", "one YAML mapping"),
+        ("/**:\n  ros__parameters: [1.0]\n", "must be a mapping"),
+        ("/**:\n  observer_gain: 20.0\n", "expected a node name"),
+        ("ros__parameters:\n  observer_gain: 20.0\n", "no node name before"),
+        ("/dyn*:\n  ros__parameters:\n    observer_gain: 20.0\n", "not a node name"),
+        ("/**:\n  ros__parameters:\n    a: [1.0\n", "not YAML"),
+        ("other:\n  ros__parameters:\n    a: [1.0, x]\n", "one type"),  # any section: rcl fails
+    ],
+)
+def test_malformed_files_are_refused(tmp_path, text, fragment):
+    refused(write(tmp_path, text), None, fragment)
+
+
+def test_the_cli_exit_code_of_a_bad_file_is_2(tmp_path):
+    from robot_dynamics.tools.cli import EXIT_USAGE, exit_code_of
+
+    with pytest.raises(ParametersFileError) as info:
+        read_parameters_file(write(tmp_path, "/**:\n  ros__parameters:\n    gravity: 1.0\n"))
+    assert exit_code_of(info.value) == EXIT_USAGE
+
+
+def test_unreadable_file(tmp_path):
+    refused(str(tmp_path / "missing.yaml"), None, "cannot read parameters file")
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe\x00bad")
+    refused(str(binary), None, "cannot read parameters file")
+
+
+def test_values_that_do_not_fit_the_model_name_the_file(tmp_path):
+    from robot_dynamics.tools.robots import resolve_robot
+
+    urdf = resolve_robot("panda", None).urdf
+    path = write(
+        tmp_path,
+        "/**:\n  ros__parameters:\n    tip_link: tool\n    effort_scale: [1.0, 2.0]\n"
+        "    armature: [0.1]\n",
+    )
+    params = read_parameters_file(path)
+    with pytest.raises(ParametersFileError, match="armature has 1 values"):
+        params.build_model(urdf)
+    params = params.with_values({"armature": []})
+    parsed, model = params.build_model(urdf)
+    with pytest.raises(ParametersFileError, match=r"params.yaml: .*effort_scale has 2 values"):
+        params.pipeline(model)
+    pipeline = params.with_values({"effort_scale": []}).pipeline(model)
+    assert pipeline.config == DP.pipeline_config(params.with_values({"effort_scale": []}).values)
+
+
+def test_overrides_are_checked_like_file_values():
+    params = default_parameters().with_values({"observer_gain": 20, "gravity": [0, 0, -9.8]})
+    assert params.values["observer_gain"] == 20.0 and params.values["gravity"] == [0, 0, -9.8]
+    assert params.given == {"observer_gain", "gravity"}
+    with pytest.raises(ParametersFileError, match="the command line: parameter tip_link"):
+        default_parameters().with_values({"tip_link": 3})
+    with pytest.raises(ParametersFileError, match="did you mean tip_link"):
+        default_parameters().with_values({"tip_lnk": "tool"})
+
+
+# ------------------------------------------------------------------ writing
+def test_written_files_read_back_equal(tmp_path):
+    import numpy as np
+
+    values = {
+        "observer_gain": 25,  # an int for a double: written as a double
+        "gravity": np.array([0.0, 0.0, -9.80665]),
+        "contact.torque_on": [1.5, 2.0, 1e-05, 3.0, 1.0, 1.0, 0.5],
+        "contact.force_on": np.float64(4.25),
+        "contact.min_duration": 0.02,
+        "wrench_components": ["fx", "fy", "fz"],
+        "tip_link": 'to"ol\n',
+        "friction_compensation": np.bool_(True),
+        "max_simulation_samples": np.int64(5000),
+        "effort_offset": [],
+    }
+    text = parameters_yaml(values, comments=["contact levels", ""])
+    assert text.startswith("# contact levels\n#\n/**:\n  ros__parameters:\n")
+    assert "    contact:\n      torque_on: [1.5, 2.0, 1e-05" in text
+    params = read_parameters_file(write(tmp_path, text))
+    assert params.given == set(values)
+    assert params.values["observer_gain"] == 25.0
+    assert params.values["gravity"] == [0.0, 0.0, -9.80665]
+    assert params.values["contact.torque_on"] == values["contact.torque_on"]
+    assert params.values["contact.force_on"] == 4.25
+    assert params.values["tip_link"] == 'to"ol\n'
+    assert params.values["friction_compensation"] is True
+    assert params.values["max_simulation_samples"] == 5000
+    assert params.values["effort_offset"] == []
+    for bad, fragment in [
+        ({"observer_gain": -1.0}, "must be > 0.0"),
+        ({"observer_gian": 1.0}, "not a parameter"),
+        ({"contact.force_on": math.inf}, "finite"),
+    ]:
+        with pytest.raises(ParametersFileError, match=fragment):
+            parameters_yaml(bad)
+
+
+@pytest.mark.ros
+def test_the_dynamics_node_reads_what_the_reader_reads(tmp_path):
+    """A DynamicsNode started in this process with --params-file has exactly the reader's values
+    for every declared parameter; a file the reader refuses makes the node refuse to start."""
+    from rclpy.context import Context
+
+    from robot_dynamics.ros.dynamics_node import DynamicsNode
+
+    text = parameters_yaml(
+        {
+            "observer_gain": 30.0,
+            "contact.torque_on": [1.0, 2.0],
+            "contact.force_on": 5.0,
+            "wrench_components": ["fx", "fy"],
+            "payload.com": [0.0, 0.01, 0.1],
+        }
+    )
+    text += "dynamics_node:\n  ros__parameters:\n    observer_gain: 40.0\n    tip_link: tip\n"
+    good = write(tmp_path, text)
+    bad = write(tmp_path, "/**:\n  ros__parameters:\n    observer_gain: 40\n", "bad.yaml")
+
+    def start(path):
+        context = Context()
+        context.init(args=["x", "--ros-args", "--params-file", path])
+        try:
+            node = DynamicsNode(context=context)
+            values = {p.name: node.get_parameter(p.name).value for p in DP.specs()}
+            node.destroy_node()
+            return values
+        finally:
+            context.shutdown()
+
+    expected = read_parameters_file(good).values
+    got = start(good)
+    assert got.keys() == expected.keys()
+    for name, value in expected.items():
+        assert (list(got[name]) if isinstance(value, list) else got[name]) == value, name
+    assert expected["observer_gain"] == 40.0 and expected["tip_link"] == "tip"
+    refused(bad, "observer_gain")
+    with pytest.raises(Exception, match="observer_gain"):
+        start(bad)
+
+
+def test_default_parameters_are_the_declared_defaults():
+    params = default_parameters()
+    assert isinstance(params, NodeParameters) and params.given == frozenset()
+    assert params.values == {p.name: p.default for p in DP.specs()}
+    assert params.pipeline_config() == DP.pipeline_config(params.values)
+    assert params.source() == "the default parameters"
