@@ -20,6 +20,7 @@ efforts are smoothed with the same filter so that all signals see the same delay
 import csv
 import math
 import os
+from dataclasses import dataclass
 
 import numpy as np
 from robot_dynamics.core.joint_data import DataError, JointData, JointSamples, prepare
@@ -41,6 +42,48 @@ def read_bag(path, joint_names, topic="/joint_states", max_age=0.05):
     Raises:
         DataError: the path does not exist or is not a bag, the topic is missing or of another
             type, or the model's joints are not in the messages.
+    """
+    messages = [
+        (m.stamp_ns if m.stamp_ns > 0 else m.log_ns, m.names, m.position, m.velocity, m.effort)
+        for m in joint_state_messages(path, topic)
+    ]
+    return merge_messages(messages, joint_names, max_age=max_age, source=f"topic {topic!r}")
+
+
+@dataclass(frozen=True)
+class JointStateMessage:
+    """One sensor_msgs/JointState message of a bag.
+
+    Attributes:
+        log_ns: the bag's recording time [ns].
+        stamp_ns: ``header.stamp`` [ns] (0: not stamped).
+        names: joint names, message order.
+        position: (k,) positions [rad or m] (empty when the message has none).
+        velocity: (k,) velocities (empty when the message has none).
+        effort: (k,) efforts (empty when the message has none).
+    """
+
+    log_ns: int
+    stamp_ns: int
+    names: list
+    position: np.ndarray
+    velocity: np.ndarray
+    effort: np.ndarray
+
+
+def joint_state_messages(path, topic="/joint_states"):
+    """The JointState messages of a bag on ``topic``, in recording order.
+
+    Args:
+        path: bag directory, .mcap or .db3 file.
+        topic: the JointState topic.
+
+    Returns:
+        list: :class:`JointStateMessage` entries.
+
+    Raises:
+        DataError: the path does not exist or is not a bag, the topic is missing or of another
+            type.
     """
     from rosbags.highlevel import AnyReader, AnyReaderError
     from rosbags.typesys import Stores, get_typestore
@@ -65,19 +108,19 @@ def read_bag(path, joint_names, topic="/joint_states", max_age=0.05):
         messages = []
         for connection, timestamp, raw in reader.messages(connections=connections):
             msg = reader.deserialize(raw, connection.msgtype)
-            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
             messages.append(
-                (
-                    stamp if stamp > 0 else timestamp,
-                    list(msg.name),
-                    np.asarray(msg.position, dtype=float),
-                    np.asarray(msg.velocity, dtype=float),
-                    np.asarray(msg.effort, dtype=float),
+                JointStateMessage(
+                    log_ns=int(timestamp),
+                    stamp_ns=msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec,
+                    names=list(msg.name),
+                    position=np.asarray(msg.position, dtype=float),
+                    velocity=np.asarray(msg.velocity, dtype=float),
+                    effort=np.asarray(msg.effort, dtype=float),
                 )
             )
     finally:
         reader.close()
-    return merge_messages(messages, joint_names, max_age=max_age, source=f"topic {topic!r}")
+    return messages
 
 
 def _path(path):
@@ -153,7 +196,7 @@ def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
 
 
 def read_csv(path, joint_names):
-    """:class:`JointSamples` of a CSV file (see the module docstring).
+    """:class:`JointSamples` of a CSV file (see the module docstring), in time order.
 
     Args:
         path: the CSV file.
@@ -161,6 +204,33 @@ def read_csv(path, joint_names):
 
     Returns:
         JointSamples: the samples.
+
+    Raises:
+        DataError: unreadable, no data rows, no 'time' column, or missing joint columns.
+    """
+    rows = read_csv_rows(path, joint_names)
+    order = np.argsort(rows.t, kind="stable")
+    t = rows.t[order]
+    return JointSamples(
+        t=t - (t[0] if len(t) and np.isfinite(t[0]) else 0.0),
+        position=rows.position[order],
+        velocity=rows.velocity[order] if rows.velocity is not None else None,
+        effort=rows.effort[order],
+        extra_joints=rows.extra_joints,
+    )
+
+
+def read_csv_rows(path, joint_names):
+    """The rows of a CSV file (see the module docstring) in file order, times as written.
+
+    Args:
+        path: the CSV file.
+        joint_names: the model's joints, in order.
+
+    Returns:
+        JointSamples: ``t`` (k,) the 'time' column [s] as written, file order; position, effort
+        (k, n), velocity (k, n) or None when a joint has no velocity column; cells that are
+        empty or not numbers are NaN.
 
     Raises:
         DataError: unreadable, no data rows, no 'time' column, or missing joint columns.
@@ -204,13 +274,11 @@ def read_csv(path, joint_names):
         return table[:, [col[f"{j}.{field}"] for j in joint_names]]
 
     known = {h.rsplit(".", 1)[0] for h in header if "." in h}
-    order = np.argsort(table[:, col["time"]], kind="stable")
-    t = table[order, col["time"]]
     return JointSamples(
-        t=t - (t[0] if len(t) and np.isfinite(t[0]) else 0.0),
-        position=block("position")[order],
-        velocity=block("velocity")[order] if has_velocity else None,
-        effort=block("effort")[order],
+        t=table[:, col["time"]],
+        position=block("position"),
+        velocity=block("velocity") if has_velocity else None,
+        effort=block("effort"),
         extra_joints=tuple(sorted(known - set(joint_names))),
     )
 
@@ -278,7 +346,10 @@ __all__ = [
     "load_joint_data",
     "merge_messages",
     "prepare",
+    "JointStateMessage",
+    "joint_state_messages",
     "read_bag",
     "read_csv",
+    "read_csv_rows",
     "write_bag",
 ]
