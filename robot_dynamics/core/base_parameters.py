@@ -116,7 +116,12 @@ def base_parameters(model, layout, *, samples=None, seed=0, tolerance=RANK_TOLER
     p = layout.size
     if samples is None:
         samples = max(50, 4 * p // max(model.n, 1) + 10)
-    q, qd, qdd = random_states(model, samples, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = random_states(model, samples, rng)
+    if set(layout.groups) & {"asymmetry", "stribeck"}:
+        # these columns differ from the offset and Coulomb ones only near rest: spread the
+        # speeds over three decades (0.003-3 rad/s) so that the states see them apart
+        qd = qd * 10.0 ** rng.uniform(-2.5, 0.5, qd.shape)
     W = regressor(model, q, qd, qdd, layout).reshape(-1, p)
     # no column normalisation: a column that only acts through a numerically tiny lever (a
     # first axis tilted by a rounded pi in the URDF) must stay below the tolerance

@@ -10,11 +10,13 @@ Two steps (reference section 8):
    rotational inertia that is positive semi-definite and satisfies the triangle inequality,
    i.e. a positive semi-definite 4x4 pseudo-inertia ``J = [[Sigma, h], [h^T, m]]``, Wensing et
    al. 2017) solved with ``scipy.optimize.least_squares`` over a log-Cholesky factor
-   ``J = U U^T`` per body (Rucker and Wensing 2022); friction coefficients >= 0 are bounds of
-   the same solve. It minimises the whitened distance of ``K theta`` to the estimated ``beta``
-   plus a small penalty on ``theta - theta_nominal`` restricted to the directions the torques
-   cannot see (the null space of ``K``): what the data determine comes from the data, the rest
-   stays as close to the nominal URDF as consistency allows.
+   ``J = U U^T`` per body (Rucker and Wensing 2022); friction coefficients >= 0 (and a friction
+   asymmetry no larger than its Coulomb level) are bounds of the same solve, and a coefficient
+   the data push against its bound comes out as exactly 0. It minimises the whitened distance
+   of ``K theta`` to the estimated ``beta`` plus a small penalty on ``theta - theta_nominal``
+   restricted to the directions the torques cannot see (the null space of ``K``): what the data
+   determine comes from the data, the rest stays as close to the nominal URDF as consistency
+   allows.
 """
 
 import math
@@ -26,6 +28,7 @@ import scipy.optimize
 
 from .base_parameters import base_parameters
 from .errors import RobotDynamicsError
+from .friction import FRICTION_TERMS
 from .regressor import (
     PARAMETERS_PER_BODY,
     ParameterLayout,
@@ -43,6 +46,9 @@ class IdentificationError(RobotDynamicsError, ValueError):
 MAX_CONDITION = 1e4
 #: samples per batch when building regressors (bounds the memory)
 CHUNK = 2000
+#: a friction coefficient or armature of the consistent fit within this of its bound (0) is
+#: the bound [N m, N m s/rad, kg m^2 or the prismatic units]
+BOUND_TOLERANCE = 1e-12
 
 
 def single_threaded_blas():
@@ -235,19 +241,52 @@ class IdentificationResult:
         """Identified values of a per-joint group.
 
         Args:
-            name: 'viscous', 'coulomb', 'offset' or 'armature'.
+            name: one of :data:`~robot_dynamics.core.regressor.JOINT_GROUPS`.
 
         Returns:
-            ndarray: (n,) values (model joint order).
+            ndarray: (n,) values (model joint order), 0 on the joints without such a column.
 
         Raises:
-            InvalidInputError: the layout has no such group.
+            InvalidInputError: an unknown group.
         """
-        return self.theta[self.layout.group_slice(name)]
+        return self.layout.joint_values(self.theta, name)
+
+    def group_std(self, name):
+        """Standard errors of a per-joint group's values, where each is a base parameter of its
+        own (its column independent of every other: offsets and friction usually are).
+
+        Args:
+            name: one of :data:`~robot_dynamics.core.regressor.JOINT_GROUPS`.
+
+        Returns:
+            ndarray: (n,) standard errors (model joint order); NaN on joints without the column
+            or whose value the data see only in a combination with others.
+        """
+        out = np.full(self.layout.n, np.nan)
+        if name not in self.layout.groups:
+            return out
+        columns = range(self.layout.size)[self.layout.group_slice(name)]
+        for k, column in zip(self.layout.joints(name), columns):
+            rows = np.flatnonzero(self.base.independent == column)
+            if rows.size and np.count_nonzero(self.base.K[rows[0]]) == 1:
+                out[k] = self.beta_std[rows[0]]
+        return out
+
+    def friction_model(self, model):
+        """The identified friction model (the model's own coefficients where the layout has no
+        column).
+
+        Args:
+            model: the :class:`~robot_dynamics.core.model.RobotModel` the layout was made for.
+
+        Returns:
+            FrictionModel: the friction model.
+        """
+        return self.layout.friction_model(self.theta, model.friction)
 
     def apply(self, model):
-        """The model with the identified body inertias, friction (viscous -> damping, Coulomb ->
-        friction) and armature; offsets are not part of a model.
+        """The model with the identified body inertias, friction model and armature; offsets are
+        not part of a model.
 
         Args:
             model: the :class:`~robot_dynamics.core.model.RobotModel` the layout was made for.
@@ -259,7 +298,7 @@ class IdentificationResult:
 
 
 def apply_parameters(model, layout, theta):
-    """A new model with the inertias and friction/armature of ``theta``.
+    """A new model with the inertias, friction model and armature of ``theta``.
 
     Args:
         model: the :class:`~robot_dynamics.core.model.RobotModel` the layout was made for.
@@ -276,15 +315,8 @@ def apply_parameters(model, layout, theta):
     tree = dataclasses.replace(model.tree, inertia=inertia)
     new = model._copy_with(tree=tree)
     groups = layout.groups
-    if "viscous" in groups or "coulomb" in groups:
-        new = new.with_friction(
-            damping=np.maximum(theta[layout.group_slice("viscous")], 0.0)
-            if "viscous" in groups
-            else None,
-            friction=np.maximum(theta[layout.group_slice("coulomb")], 0.0)
-            if "coulomb" in groups
-            else None,
-        )
+    if set(groups) & set(FRICTION_TERMS):
+        new = new.with_friction(layout.friction_model(theta, model.friction))
     if "armature" in groups:
         new = new.with_armature(np.maximum(theta[layout.group_slice("armature")], 0.0))
     return new
@@ -325,6 +357,84 @@ def _parameter_scale(model, layout):
     length = 0.1
     body = np.array([1.0] + [length] * 3 + [length**2] * 6)
     return np.concatenate([(m[:, None] * body).reshape(-1), np.ones(layout.size - 10 * len(m))])
+
+
+@dataclass(frozen=True, eq=False)
+class LeastSquaresFit:
+    """Weighted least squares on the base parameters (step 1 of :func:`identify`).
+
+    Attributes:
+        beta: (r,) base parameters.
+        beta_std: (r,) their standard errors.
+        sigma: (n,) per-joint residual standard deviation of the ordinary least squares (the
+            weights are its inverse) [N m or N].
+        condition_number: of the column-normalised weighted base regressor.
+        R_unscaled: (r, r) triangular factor of the weighted base regressor: the whitened data
+            term of other base parameters ``b`` is ``|R_unscaled (b - beta)|^2``.
+    """
+
+    beta: np.ndarray
+    beta_std: np.ndarray
+    sigma: np.ndarray
+    condition_number: float
+    R_unscaled: np.ndarray
+
+
+def weighted_least_squares(Yb, tau, base, max_condition=MAX_CONDITION):
+    """Ordinary, then per-joint weighted least squares ``tau = Yb beta``.
+
+    Args:
+        Yb: (N, n, r) stacked base regressor.
+        tau: (N, n) measured torques [N m or N].
+        base: the :class:`~robot_dynamics.core.base_parameters.BaseParameters` (for names).
+        max_condition: largest accepted condition number of the column-normalised weighted
+            base regressor.
+
+    Returns:
+        LeastSquaresFit: the fit.
+
+    Raises:
+        IdentificationError: a base parameter the data do not excite at all, or a condition
+            number above ``max_condition`` (naming the least excited base parameters).
+    """
+    N, n, r = Yb.shape
+    A = Yb.reshape(N * n, r)
+    b = tau.reshape(N * n)
+    norms = np.linalg.norm(A, axis=0)
+    weak = norms <= 1e-12 * max(norms.max(initial=0.0), 1.0)
+    if np.any(weak):
+        names = [base.names[i] for i in np.flatnonzero(weak)]
+        raise IdentificationError(
+            "the trajectory does not excite these base parameters at all: " + "; ".join(names)
+        )
+    beta0 = np.linalg.lstsq(A / norms, b, rcond=None)[0] / norms
+    resid = (tau - Yb @ beta0).reshape(N, n)
+    dof = max(N - r / n, 1.0)
+    sigma = np.sqrt((resid**2).sum(axis=0) / dof)
+    rms_tau = np.sqrt((tau**2).mean(axis=0))
+    sigma = np.maximum(sigma, 1e-6 * np.maximum(rms_tau, 1e-3))
+    Aw = (Yb / sigma[:, None]).reshape(N * n, r)
+    bw = (tau / sigma).reshape(N * n)
+    wnorms = np.linalg.norm(Aw, axis=0)
+    Q, R = np.linalg.qr(Aw / wnorms)
+    s = np.linalg.svd(R, compute_uv=False)
+    condition = float(s[0] / s[-1]) if s[-1] > 0 else math.inf
+    if not condition <= max_condition:
+        _, _, Vt = np.linalg.svd(R)
+        worst = np.argsort(-np.abs(Vt[-1]))[:3]
+        raise IdentificationError(
+            f"the trajectory does not excite the parameters enough: condition number "
+            f"{condition:.3g} > {max_condition:.3g}; least excited: "
+            + "; ".join(base.names[i] for i in worst)
+            + " (use an excitation trajectory: robot-dynamics excite)"
+        )
+    beta_s = scipy.linalg.solve_triangular(R, Q.T @ bw)
+    beta = beta_s / wnorms
+    res_w = bw - (Aw / wnorms) @ beta_s
+    s2 = float(res_w @ res_w) / max(N * n - r, 1)
+    Rinv = scipy.linalg.solve_triangular(R, np.eye(r))
+    beta_std = np.sqrt(s2 * (Rinv**2).sum(axis=1)) / wnorms
+    return LeastSquaresFit(beta, beta_std, sigma, condition, R * wnorms)
 
 
 def identify(
@@ -379,44 +489,8 @@ def identify(
         )
     Yb = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent)
 
-    # 1. ordinary, then weighted least squares on the base parameters
-    A = Yb.reshape(N * n, r)
-    b = tau.reshape(N * n)
-    norms = np.linalg.norm(A, axis=0)
-    weak = norms <= 1e-12 * max(norms.max(initial=0.0), 1.0)
-    if np.any(weak):
-        names = [base.names[i] for i in np.flatnonzero(weak)]
-        raise IdentificationError(
-            "the trajectory does not excite these base parameters at all: " + "; ".join(names)
-        )
-    beta0 = np.linalg.lstsq(A / norms, b, rcond=None)[0] / norms
-    resid = (tau - Yb @ beta0).reshape(N, n)
-    dof = max(N - r / n, 1.0)
-    sigma = np.sqrt((resid**2).sum(axis=0) / dof)
-    rms_tau = np.sqrt((tau**2).mean(axis=0))
-    sigma = np.maximum(sigma, 1e-6 * np.maximum(rms_tau, 1e-3))
-    Aw = (Yb / sigma[:, None]).reshape(N * n, r)
-    bw = (tau / sigma).reshape(N * n)
-    wnorms = np.linalg.norm(Aw, axis=0)
-    Q, R = np.linalg.qr(Aw / wnorms)
-    s = np.linalg.svd(R, compute_uv=False)
-    condition = float(s[0] / s[-1]) if s[-1] > 0 else math.inf
-    if not condition <= max_condition:
-        _, _, Vt = np.linalg.svd(R)
-        worst = np.argsort(-np.abs(Vt[-1]))[:3]
-        raise IdentificationError(
-            f"the trajectory does not excite the parameters enough: condition number "
-            f"{condition:.3g} > {max_condition:.3g}; least excited: "
-            + "; ".join(base.names[i] for i in worst)
-            + " (use an excitation trajectory: robot-dynamics excite)"
-        )
-    beta_s = scipy.linalg.solve_triangular(R, Q.T @ bw)
-    beta = beta_s / wnorms
-    res_w = bw - (Aw / wnorms) @ beta_s
-    s2 = float(res_w @ res_w) / max(N * n - r, 1)
-    Rinv = scipy.linalg.solve_triangular(R, np.eye(r))
-    beta_std = np.sqrt(s2 * (Rinv**2).sum(axis=1)) / wnorms
-    R_unscaled = R * wnorms  # whitened data term: R_u (beta_other - beta)
+    fit = weighted_least_squares(Yb, tau, base, max_condition)
+    beta, R_unscaled = fit.beta, fit.R_unscaled
 
     # 2. physically consistent full parameters
     theta_nominal = layout.nominal(model)
@@ -428,11 +502,11 @@ def identify(
         layout=layout,
         base=base,
         beta=beta,
-        beta_std=beta_std,
+        beta_std=fit.beta_std,
         theta=theta,
         theta_nominal=theta_nominal,
-        joint_sigma=sigma,
-        condition_number=condition,
+        joint_sigma=fit.sigma,
+        condition_number=fit.condition_number,
         samples=N,
         consistency_cost=float(e @ e),
     )
@@ -483,13 +557,14 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
     M = np.vstack([Rw @ base.K, sqrt_reg * (N.T / scale)])
     c = np.concatenate([Rw @ beta, sqrt_reg * (N.T @ (theta_nominal / scale))])
     nominal_bodies = theta_nominal[:ni].reshape(nb, PARAMETERS_PER_BODY)
-    lower = np.full(p, -np.inf)
-    for group in ("viscous", "coulomb", "armature"):
-        if group in layout.groups:
-            lower[layout.group_slice(group)] = 0.0
+    T, lower = _joint_coordinates(layout)
     x0 = np.concatenate(
-        [parameters_to_log_cholesky(nominal_bodies).reshape(-1), theta_nominal[ni:]]
+        [
+            parameters_to_log_cholesky(nominal_bodies).reshape(-1),
+            np.linalg.solve(T, theta_nominal[ni:]),
+        ]
     )
+    lower = np.concatenate([np.full(ni, -np.inf), lower])
     x0 = np.maximum(x0, np.where(np.isfinite(lower), lower + 1e-9, -np.inf))
 
     def clipped_bodies(x):
@@ -498,7 +573,9 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
         return xb
 
     def theta_of(x):
-        return np.concatenate([log_cholesky_to_parameters(clipped_bodies(x)).reshape(-1), x[ni:]])
+        return np.concatenate(
+            [log_cholesky_to_parameters(clipped_bodies(x)).reshape(-1), T @ x[ni:]]
+        )
 
     def residuals(x):
         return M @ theta_of(x) - c
@@ -509,6 +586,7 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
         for b in range(nb):
             s = slice(10 * b, 10 * b + 10)
             J[:, s] = M[:, s] @ D[b]
+        J[:, ni:] = M[:, ni:] @ T
         return J
 
     with single_threaded_blas():
@@ -524,12 +602,48 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
             gtol=1e-12,
             max_nfev=1000,  # the unseen directions converge slowly; the data do not
         )
-    return theta_of(sol.x)
+    # trf keeps its iterates strictly inside the bounds: a coefficient the data push against
+    # its bound ends a hair above it (1e-33); it is the bound
+    x = sol.x.copy()
+    at_bound = (sol.active_mask == -1) | (x - lower <= BOUND_TOLERANCE)
+    x[at_bound] = lower[at_bound]
+    return theta_of(x)
+
+
+def _joint_coordinates(layout):
+    """The per-joint columns' solver coordinates: ``theta_joint = T x`` and lower bounds on x.
+
+    Friction coefficients and armature are >= 0. On a joint with an asymmetry column the solver
+    works on the forward and backward Coulomb levels ``c+ = coulomb + asymmetry`` and
+    ``c- = coulomb - asymmetry`` (both >= 0: ``|asymmetry| <= coulomb``) in the places of the
+    Coulomb and asymmetry columns.
+    """
+    ni = layout.n_inertial
+    m = layout.size - ni
+    T = np.eye(m)
+    lower = np.full(m, -np.inf)
+    for group in ("viscous", "coulomb", "asymmetry", "stribeck", "armature"):
+        if group in layout.groups:
+            sl = layout.group_slice(group)
+            lower[sl.start - ni : sl.stop - ni] = 0.0
+    if "asymmetry" in layout.groups:
+        coulomb = dict(zip(layout.joints("coulomb"), range(m)[_shift(layout, "coulomb")]))
+        for k, ia in zip(layout.joints("asymmetry"), range(m)[_shift(layout, "asymmetry")]):
+            ic = coulomb[k]
+            T[ic, ic], T[ic, ia] = 0.5, 0.5
+            T[ia, ic], T[ia, ia] = 0.5, -0.5
+    return T, lower
+
+
+def _shift(layout, group):
+    sl = layout.group_slice(group)
+    return slice(sl.start - layout.n_inertial, sl.stop - layout.n_inertial)
 
 
 __all__ = [
     "IdentificationError",
     "IdentificationResult",
+    "LeastSquaresFit",
     "apply_parameters",
     "identify",
     "is_physically_consistent",
@@ -538,4 +652,5 @@ __all__ = [
     "parameters_to_log_cholesky",
     "pseudo_inertia",
     "stacked_regressor",
+    "weighted_least_squares",
 ]

@@ -55,7 +55,7 @@ MAX_GRAVITY = 1e3
 #: Bounds of with_payload: mass [kg], |com| [m].
 MAX_PAYLOAD_MASS = 1e5
 MAX_PAYLOAD_COM = 1e2
-#: Bound on armature [kg m^2 or kg] and on with_friction's damping and friction.
+#: Bound on armature [kg m^2 or kg].
 MAX_JOINT_COEFFICIENT = 1e6
 
 
@@ -89,8 +89,9 @@ class RobotModel:
         self.gravity = self._vector3(gravity, "gravity")
         self.tip_link = self._resolve_tip(tip_link)
         self.armature = self._per_joint(armature, "armature", default=0.0, nonneg=True)
-        self.damping = tree.damping
-        self.friction = tree.friction
+        self.friction = _friction.FrictionModel(
+            tree.damping, tree.friction, joint_names=tree.joint_names
+        )
         self.inertia_adjustments = ()
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._precompute()
@@ -236,24 +237,30 @@ class RobotModel:
         """
         return self._copy_with(armature=self._per_joint(armature, "armature", 0.0, nonneg=True))
 
-    def with_friction(self, damping=None, friction=None):
-        """New model overriding the URDF ``<dynamics>`` values.
+    def with_friction(self, friction):
+        """New model with another joint friction model (the default is the URDF's
+        ``<dynamics damping friction>``: viscous and symmetric Coulomb).
 
         Args:
-            damping: (n,) viscous friction [N m s/rad or N s/m], >= 0; None keeps the current
-                values.
-            friction: (n,) Coulomb friction [N m or N], >= 0; None keeps the current values.
+            friction: :class:`~robot_dynamics.core.friction.FrictionModel` of ``n`` joints
+                (validated at its construction).
 
         Returns:
-            RobotModel: the new model.
+            RobotModel: the new model (``friction`` carries the model's joint names).
 
         Raises:
-            InvalidInputError: wrong shape, not finite, negative or beyond the bound (names
-                the joint).
+            InvalidInputError: not a FrictionModel, or one of another number of joints.
         """
-        d = self.damping if damping is None else self._per_joint(damping, "damping", 0.0, True)
-        f = self.friction if friction is None else self._per_joint(friction, "friction", 0.0, True)
-        return self._copy_with(damping=d, friction=f)
+        if not isinstance(friction, _friction.FrictionModel):
+            raise InvalidInputError(
+                f"with_friction needs a FrictionModel, got {type(friction).__name__}"
+            )
+        if friction.n != self.n:
+            raise InvalidInputError(
+                f"the friction model has {friction.n} joints, the model {self.n} "
+                f"{list(self.joint_names)}"
+            )
+        return self._copy_with(friction=friction.replace(joint_names=self.joint_names))
 
     def with_payload(self, mass, com, inertia=None, frame=None):
         """New model with a rigid payload attached to ``frame``.
@@ -700,8 +707,9 @@ class RobotModel:
         )
 
     def friction_torques(self, qd, velocity_threshold=_friction.DEFAULT_VELOCITY_THRESHOLD):
-        """Joint friction ``damping * qd + friction * tanh(qd / v_eps)`` (URDF
-        ``<dynamics damping friction>`` or :meth:`with_friction`).
+        """Joint friction torques of the model's :class:`~robot_dynamics.core.friction.
+        FrictionModel` ``friction`` (URDF ``<dynamics damping friction>`` or
+        :meth:`with_friction`).
 
         Args:
             qd: (..., n) joint velocities [rad/s or m/s].
@@ -716,7 +724,7 @@ class RobotModel:
             InvalidInputError: wrong shape or non-finite values.
         """
         qd = self._check_vector(qd, "qd")
-        return _friction.friction_torques(qd, self.damping, self.friction, velocity_threshold)
+        return self.friction.torques(qd, velocity_threshold)
 
     # ---------------------------------------------------------------- energy
     def kinetic_energy(self, q, qd):

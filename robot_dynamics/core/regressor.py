@@ -9,9 +9,11 @@ by a :class:`ParameterLayout`:
   the rotational inertia *about the body frame origin* (``I = I_c - m [c]x^2``), both in body
   axes. The body frame is the frame of the joint that moves the body (= the URDF frame of the
   body's link). This is Pinocchio's ``Inertia::toDynamicParameters`` order;
-- then, per actuated joint (model order) and when the layout asks for them: viscous friction
-  (column ``qd``), Coulomb friction (column ``smooth_sign(qd, v_eps)``, the core's smooth sign),
-  a constant torque offset (column 1) and armature (column ``qdd``).
+- then, per group and for the joints the layout gives it (model order): the friction terms of
+  :mod:`robot_dynamics.core.friction` (viscous ``qd``, Coulomb ``s``, asymmetry ``|s|``,
+  Stribeck ``exp(-(qd / v_s)^2) s`` with ``s = smooth_sign(qd, v_eps)``, the functions of
+  :func:`~robot_dynamics.core.friction.friction_basis`), a constant torque offset (column 1) and
+  armature (column ``qdd``).
 
 The inertial columns come from the body-frame Newton-Euler equations, linear in the
 parameters: ``f_B = I_B(theta) a_B + v_B x* I_B(theta) v_B`` with the body's spatial velocity
@@ -24,7 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidInputError
-from .friction import DEFAULT_VELOCITY_THRESHOLD, check_velocity_threshold, smooth_sign
+from .friction import (
+    DEFAULT_STRIBECK_VELOCITY,
+    DEFAULT_VELOCITY_THRESHOLD,
+    FRICTION_TERMS,
+    MAX_STRIBECK_VELOCITY,
+    check_velocity_threshold,
+    friction_basis,
+)
 from .spatial import motion_cross
 
 #: Parameters per body, in this order.
@@ -116,30 +125,40 @@ def body_parameters(model):
     return inertia_to_parameters(model.tree.inertia).reshape(-1)
 
 
+#: Per-joint column groups, in column order: the friction terms, a torque offset, armature.
+JOINT_GROUPS = FRICTION_TERMS + ("offset", "armature")
+
+
+def _members(value, n, group):
+    """Joint indices of a group from True / False or n booleans."""
+    if isinstance(value, (bool, np.bool_)):
+        return tuple(range(n)) if value else ()
+    flags = np.asarray(value)
+    if flags.shape != (n,) or flags.dtype != bool:
+        raise InvalidInputError(f"{group} must be True, False or {n} booleans, got {value!r}")
+    return tuple(int(k) for k in np.flatnonzero(flags))
+
+
 @dataclass(frozen=True)
 class ParameterLayout:
     """Which columns the regressor has, in this order: the inertial parameters of the
-    ``bodies`` bodies (10 each), then per actuated joint the enabled groups among viscous
-    friction, Coulomb friction, offset and armature (``n`` each).
+    ``bodies`` bodies (10 each), then per group of :data:`JOINT_GROUPS` one column for each
+    joint of the group (model order): viscous friction, Coulomb friction, friction asymmetry,
+    Stribeck friction (see :mod:`robot_dynamics.core.friction`), torque offset and armature.
 
     Attributes:
         body_links: link names of the bodies, body order.
         joint_names: actuated joints, model order.
-        viscous: viscous friction columns (``qd``).
-        coulomb: Coulomb friction columns (``smooth_sign(qd, v_eps)``).
-        offset: constant torque offset columns.
-        armature: armature columns (``qdd``).
-        velocity_threshold: ``v_eps`` [rad/s or m/s] of the Coulomb column's smooth sign, scalar
-            (stored as a tuple of one value) or per joint.
+        members: per group of :data:`JOINT_GROUPS`, the indices of the joints that have it.
+        velocity_threshold: ``v_eps`` [rad/s or m/s] of the friction's smooth sign, per joint.
+        stribeck_velocity: Stribeck velocity [rad/s or m/s] of the Stribeck columns, per joint.
     """
 
     body_links: tuple
     joint_names: tuple
-    viscous: bool = True
-    coulomb: bool = True
-    offset: bool = False
-    armature: bool = False
-    velocity_threshold: tuple = (DEFAULT_VELOCITY_THRESHOLD,)
+    members: tuple
+    velocity_threshold: tuple
+    stribeck_velocity: tuple
 
     @classmethod
     def for_model(
@@ -148,35 +167,68 @@ class ParameterLayout:
         *,
         viscous=True,
         coulomb=True,
+        asymmetry=False,
+        stribeck=False,
         offset=False,
         armature=False,
         velocity_threshold=DEFAULT_VELOCITY_THRESHOLD,
+        stribeck_velocity=DEFAULT_STRIBECK_VELOCITY,
     ):
         """The layout of a model's bodies and joints.
 
         Args:
             model: the :class:`~robot_dynamics.core.model.RobotModel`.
-            viscous: include viscous friction columns.
-            coulomb: include Coulomb friction columns.
-            offset: include constant torque offset columns.
-            armature: include armature columns.
+            viscous: viscous friction columns (``qd``): True (every joint), False, or (n,) bool.
+            coulomb: Coulomb friction columns (``smooth_sign(qd, v_eps)``), the same forms.
+            asymmetry: friction asymmetry columns (``|smooth_sign(qd, v_eps)|``); only on joints
+                with a Coulomb column.
+            stribeck: Stribeck columns (``exp(-(qd / v_s)^2) smooth_sign(qd, v_eps)``).
+            offset: constant torque offset columns (1).
+            armature: armature columns (``qdd``).
             velocity_threshold: ``v_eps`` [rad/s or m/s], scalar or (n,), >= 0.
+            stribeck_velocity: ``v_s`` [rad/s or m/s], scalar or (n,), > 0.
 
         Returns:
             ParameterLayout: the layout.
 
         Raises:
-            InvalidInputError: a bad velocity_threshold.
+            InvalidInputError: a bad velocity_threshold or stribeck_velocity, a group that is
+                not a bool or n bools, asymmetry on a joint without Coulomb friction.
         """
-        eps = check_velocity_threshold(velocity_threshold, model.n)
+        n = model.n
+        eps = np.broadcast_to(check_velocity_threshold(velocity_threshold, n), (n,))
+        try:
+            vs = np.broadcast_to(np.asarray(stribeck_velocity, dtype=float), (n,))
+        except ValueError:
+            raise InvalidInputError(
+                f"stribeck_velocity must be a scalar or {n} values, got {stribeck_velocity!r}"
+            ) from None
+        if not np.all(np.isfinite(vs) & (vs > 0) & (vs <= MAX_STRIBECK_VELOCITY)):
+            raise InvalidInputError(
+                f"stribeck_velocity must be > 0 and <= {MAX_STRIBECK_VELOCITY:g}, "
+                f"got {stribeck_velocity!r}"
+            )
+        flags = dict(
+            viscous=viscous,
+            coulomb=coulomb,
+            asymmetry=asymmetry,
+            stribeck=stribeck,
+            offset=offset,
+            armature=armature,
+        )
+        members = tuple(_members(flags[g], n, g) for g in JOINT_GROUPS)
+        lonely = set(members[JOINT_GROUPS.index("asymmetry")]) - set(
+            members[JOINT_GROUPS.index("coulomb")]
+        )
+        if lonely:
+            names = [model.joint_names[k] for k in sorted(lonely)]
+            raise InvalidInputError(f"friction asymmetry without Coulomb friction on {names}")
         return cls(
             body_links=tuple(model.tree.body_link_names),
             joint_names=tuple(model.joint_names),
-            viscous=bool(viscous),
-            coulomb=bool(coulomb),
-            offset=bool(offset),
-            armature=bool(armature),
-            velocity_threshold=tuple(float(x) for x in np.atleast_1d(eps)),
+            members=members,
+            velocity_threshold=tuple(float(x) for x in eps),
+            stribeck_velocity=tuple(float(x) for x in vs),
         )
 
     @property
@@ -191,14 +243,24 @@ class ParameterLayout:
 
     @property
     def groups(self):
-        """Enabled per-joint groups, in column order."""
-        flags = (
-            ("viscous", self.viscous),
-            ("coulomb", self.coulomb),
-            ("offset", self.offset),
-            ("armature", self.armature),
-        )
-        return tuple(name for name, on in flags if on)
+        """Per-joint groups with at least one joint, in column order."""
+        return tuple(g for g, m in zip(JOINT_GROUPS, self.members) if m)
+
+    def joints(self, group):
+        """Joint indices of a group.
+
+        Args:
+            group: one of :data:`JOINT_GROUPS`.
+
+        Returns:
+            tuple: indices (model order); empty when the layout has no such columns.
+
+        Raises:
+            InvalidInputError: an unknown group.
+        """
+        if group not in JOINT_GROUPS:
+            raise InvalidInputError(f"unknown group {group!r}; groups: {list(JOINT_GROUPS)}")
+        return self.members[JOINT_GROUPS.index(group)]
 
     @property
     def n_inertial(self):
@@ -208,37 +270,57 @@ class ParameterLayout:
     @property
     def size(self):
         """Total number of columns p."""
-        return self.n_inertial + self.n * len(self.groups)
+        return self.n_inertial + sum(len(m) for m in self.members)
 
     def group_slice(self, group):
-        """Columns of a per-joint group.
+        """Columns of a per-joint group (one per joint of :meth:`joints`).
 
         Args:
-            group: 'viscous', 'coulomb', 'offset' or 'armature'.
+            group: one of :data:`JOINT_GROUPS`.
 
         Returns:
-            slice: the group's n columns.
+            slice: the group's columns.
 
         Raises:
             InvalidInputError: the layout has no such group.
         """
         if group not in self.groups:
             raise InvalidInputError(f"the layout has no {group!r} columns (it has {self.groups})")
-        k = self.groups.index(group)
-        start = self.n_inertial + k * self.n
-        return slice(start, start + self.n)
+        start = self.n_inertial
+        for g, m in zip(JOINT_GROUPS, self.members):
+            if g == group:
+                return slice(start, start + len(m))
+            start += len(m)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def joint_values(self, theta, group, default=0.0):
+        """A group's values per joint.
+
+        Args:
+            theta: (p,) parameters in this layout.
+            group: one of :data:`JOINT_GROUPS`.
+            default: scalar or (n,) value of the joints without the group's column.
+
+        Returns:
+            ndarray: (n,) values, model order.
+        """
+        out = np.array(np.broadcast_to(np.asarray(default, dtype=float), (self.n,)))
+        joints = self.joints(group)
+        if joints:
+            out[list(joints)] = np.asarray(theta, dtype=float)[self.group_slice(group)]
+        return out
 
     @property
     def names(self):
         """Column names: ``'<link>.<parameter>'`` and ``'<joint>.<group>'``."""
         out = [f"{link}.{p}" for link in self.body_links for p in BODY_PARAMETER_NAMES]
-        for group in self.groups:
-            out += [f"{joint}.{group}" for joint in self.joint_names]
+        for group, m in zip(JOINT_GROUPS, self.members):
+            out += [f"{self.joint_names[k]}.{group}" for k in m]
         return tuple(out)
 
     def nominal(self, model):
-        """The model's parameters in this layout: its bodies' inertias, URDF damping (viscous),
-        friction (Coulomb), zero offsets and the model's armature.
+        """The model's parameters in this layout: its bodies' inertias, its friction model's
+        coefficients, zero offsets and the model's armature.
 
         Args:
             model: the :class:`~robot_dynamics.core.model.RobotModel`.
@@ -246,13 +328,36 @@ class ParameterLayout:
         Returns:
             ndarray: (size,) parameters.
         """
+        values = {term: getattr(model.friction, term) for term in FRICTION_TERMS}
+        values["offset"] = np.zeros(model.n)
+        values["armature"] = model.armature
+        parts = [body_parameters(model)]
+        parts += [np.asarray(values[g])[list(m)] for g, m in zip(JOINT_GROUPS, self.members)]
+        return np.concatenate(parts)
+
+    def friction_model(self, theta, base):
+        """The friction model of parameters ``theta``: the fitted coefficients on the joints
+        that have a column, ``base``'s elsewhere; the layout's Stribeck velocity on the joints
+        with a Stribeck column.
+
+        Args:
+            theta: (p,) parameters in this layout.
+            base: :class:`~robot_dynamics.core.friction.FrictionModel` of the other joints.
+
+        Returns:
+            FrictionModel: the model.
+
+        Raises:
+            InvalidInputError: coefficients the friction model refuses (negative, an asymmetry
+                beyond the Coulomb level).
+        """
         values = {
-            "viscous": model.damping,
-            "coulomb": model.friction,
-            "offset": np.zeros(model.n),
-            "armature": model.armature,
+            term: self.joint_values(theta, term, getattr(base, term)) for term in FRICTION_TERMS
         }
-        return np.concatenate([body_parameters(model)] + [values[g] for g in self.groups])
+        vs = np.array(base.stribeck_velocity)
+        joints = list(self.joints("stribeck"))
+        vs[joints] = np.asarray(self.stribeck_velocity)[joints]
+        return base.replace(stribeck_velocity=vs, **values)
 
     def check(self, model):
         """Check that the layout was made for ``model``.
@@ -342,20 +447,24 @@ def regressor(model, q, qd, qdd, layout):
     qd = np.broadcast_to(np.asarray(qd, dtype=float), shape + (model.n,))
     qdd = np.broadcast_to(np.asarray(qdd, dtype=float), shape + (model.n,))
     eps = np.asarray(layout.velocity_threshold)
-    eps = eps[0] if eps.size == 1 else eps
-    columns = {
-        "viscous": lambda: qd,
-        "coulomb": lambda: smooth_sign(qd, eps),
-        "offset": lambda: np.ones(shape + (model.n,)),
-        "armature": lambda: qdd,
-    }
-    eye = np.eye(model.n)
-    blocks = [Y] + [columns[g]()[..., None, :] * eye for g in layout.groups]
+    blocks = [Y]
+    for group, members in zip(JOINT_GROUPS, layout.members):
+        if not members:
+            continue
+        if group == "offset":
+            column = np.ones(shape + (model.n,))
+        elif group == "armature":
+            column = qdd
+        else:
+            column = friction_basis(group, qd, eps, np.asarray(layout.stribeck_velocity))
+        joints = list(members)
+        blocks.append(column[..., None, joints] * np.eye(model.n)[:, joints])
     return np.concatenate(blocks, axis=-1)
 
 
 __all__ = [
     "BODY_PARAMETER_NAMES",
+    "JOINT_GROUPS",
     "PARAMETERS_PER_BODY",
     "ParameterLayout",
     "body_parameters",

@@ -392,8 +392,8 @@ def cmd_info(args, model, path, xml, bundled, out: Dict) -> List[str]:
                 "upper": float(upper[i]),
                 "velocity_limit": float(model.velocity_limits[i]),
                 "effort_limit": float(model.effort_limits[i]),
-                "damping": float(model.damping[i]),
-                "friction": float(model.friction[i]),
+                "damping": float(model.friction.viscous[i]),
+                "friction": float(model.friction.coulomb[i]),
             }
         )
     in_tree = [

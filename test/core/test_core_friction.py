@@ -1,11 +1,19 @@
-"""Smooth-sign Coulomb friction (core/friction.py): the one definition the model, the momentum
-observer, the estimation pipeline and the identification regressor share."""
+"""Joint friction (core/friction.py): the smooth sign and the per-joint friction model
+(viscous, Coulomb, asymmetry, Stribeck), the one definition the model, the momentum observer,
+the estimation pipeline and the identification regressor share."""
 
 import numpy as np
 import pytest
 
 from robot_dynamics.core import InvalidInputError, MomentumObserver
-from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD, friction_torques, smooth_sign
+from robot_dynamics.core.friction import (
+    DEFAULT_STRIBECK_VELOCITY,
+    DEFAULT_VELOCITY_THRESHOLD,
+    FRICTION_TERMS,
+    FrictionModel,
+    friction_basis,
+    smooth_sign,
+)
 
 from core_helpers import load_model
 
@@ -36,24 +44,96 @@ def test_smooth_sign_refuses_bad_thresholds(bad):
         smooth_sign(np.ones(3), bad)
 
 
-def test_model_friction_and_module_function_agree(rng):
+def test_model_friction_is_its_friction_model(rng):
     m = load_model("mixed")
-    m = m.with_friction(damping=np.full(m.n, 0.3), friction=np.full(m.n, 0.7))
+    m = m.with_friction(FrictionModel(np.full(m.n, 0.3), np.full(m.n, 0.7)))
     qd = rng.normal(scale=0.02, size=(5, m.n))
     expected = 0.3 * qd + 0.7 * np.tanh(qd / 0.004)
     np.testing.assert_allclose(m.friction_torques(qd, 0.004), expected, rtol=0, atol=1e-15)
-    np.testing.assert_allclose(
-        friction_torques(qd, m.damping, m.friction, 0.004), expected, rtol=0, atol=1e-15
-    )
+    np.testing.assert_allclose(m.friction.torques(qd, 0.004), expected, rtol=0, atol=1e-15)
+    assert m.friction.joint_names == m.joint_names
     with pytest.raises(InvalidInputError, match="velocity_threshold"):
         m.friction_torques(qd, velocity_threshold=[0.1, 0.2])
+
+
+def test_asymmetric_stribeck_friction_closed_form(rng):
+    n = 3
+    viscous = np.array([0.2, 0.0, 1.0])
+    coulomb = np.array([1.0, 2.0, 0.5])
+    asymmetry = np.array([0.3, -2.0, 0.0])
+    stribeck = np.array([0.5, 0.0, 0.25])
+    vs = np.array([0.05, 0.1, 0.2])
+    f = FrictionModel(viscous, coulomb, asymmetry, stribeck, vs)
+    eps = 0.01
+    qd = rng.normal(scale=0.1, size=(4, 2, n))  # any batch shape
+    s = np.tanh(qd / eps)
+    expected = (
+        viscous * qd + (coulomb + stribeck * np.exp(-((qd / vs) ** 2))) * s + asymmetry * np.abs(s)
+    )
+    np.testing.assert_allclose(f.torques(qd, eps), expected, rtol=0, atol=1e-14)
+    # the sum of the basis functions times the coefficients (the regressor's columns)
+    by_terms = sum(getattr(f, term) * friction_basis(term, qd, eps, vs) for term in FRICTION_TERMS)
+    np.testing.assert_allclose(by_terms, expected, rtol=0, atol=1e-14)
+    # levels: forward coulomb + asymmetry, backward coulomb - asymmetry (far from rest); at rest
+    # 0; just off rest (v_eps << |qd| << v_s) the static level coulomb + stribeck (+- asymmetry)
+    fast = f.torques(np.full(n, 10.0), eps) - viscous * 10.0
+    np.testing.assert_allclose(fast, coulomb + asymmetry, rtol=0, atol=1e-12)
+    slow = -f.torques(np.full(n, -10.0), eps) - viscous * 10.0
+    np.testing.assert_allclose(slow, coulomb - asymmetry, rtol=0, atol=1e-12)
+    assert np.all(f.torques(np.zeros(n), eps) == 0.0)
+    near = f.torques(np.full(n, 1e-4), 1e-7) - viscous * 1e-4
+    np.testing.assert_allclose(near, coulomb + stribeck + asymmetry, rtol=1e-5)
+    # friction brakes in both directions: qd tau_f >= 0 (|asymmetry| <= coulomb)
+    v = np.linspace(-3, 3, 2001)[:, None] * np.ones(n)
+    assert np.all(v * f.torques(v, eps) >= 0.0)
+    assert f.terms() == (
+        ("viscous", "coulomb", "asymmetry", "stribeck"),
+        ("coulomb", "asymmetry"),
+        ("viscous", "coulomb", "stribeck"),
+    )
+
+
+def test_friction_model_defaults_and_immutability():
+    f = FrictionModel([0.1, 0.2], [1.0, 0.0])
+    assert f.n == 2 and np.all(f.asymmetry == 0) and np.all(f.stribeck == 0)
+    assert np.all(f.stribeck_velocity == DEFAULT_STRIBECK_VELOCITY)
+    with pytest.raises(ValueError):
+        f.viscous[0] = 3.0
+    g = f.replace(asymmetry=[0.5, 0.0])
+    assert g.asymmetry[0] == 0.5 and f.asymmetry[0] == 0.0
+    assert np.all(FrictionModel.zeros(4).torques(np.ones(4)) == 0.0)
+
+
+@pytest.mark.parametrize(
+    "changes, match",
+    [
+        ({"viscous": [-0.1, 0.0]}, "viscous of joint 'a' must be finite, >= 0"),
+        ({"coulomb": [0.0, np.nan]}, "coulomb of joint 'b'"),
+        ({"stribeck": [0.0, -1.0]}, "stribeck of joint 'b'"),
+        ({"stribeck_velocity": [0.0, 0.1]}, "stribeck_velocity of joint 'a' must be finite, > 0"),
+        ({"viscous": [2e6, 0.0]}, "<= 1e\\+06"),
+        ({"asymmetry": [0.0, 1.5]}, "asymmetry of joint 'b' \\(1.5\\) exceeds its Coulomb"),
+        ({"coulomb": [1.0, 1.0, 1.0]}, "coulomb must have 2 values .*'a', 'b'"),
+        ({"viscous": "x"}, "viscous must be numbers"),
+    ],
+)
+def test_friction_model_refuses_bad_coefficients(changes, match):
+    good = dict(viscous=[0.1, 0.1], coulomb=[1.0, 1.0], joint_names=("a", "b"))
+    with pytest.raises(InvalidInputError, match=match):
+        FrictionModel(**{**good, **changes})
+    with pytest.raises(InvalidInputError, match="qd must have shape"):
+        FrictionModel(**good).torques(np.zeros(3))
+    with pytest.raises(InvalidInputError, match="unknown friction term"):
+        friction_basis("sticky", np.zeros(2), 0.01)
 
 
 def test_observer_subtracts_friction_at_its_threshold(rng):
     """friction=True with v_eps is the observer fed ``tau - friction_torques(qd, v_eps)`` on an
     arm that really has that friction."""
     m = load_model("mixed")
-    m = m.with_friction(damping=np.full(m.n, 0.1), friction=np.full(m.n, 2.0))
+    m = m.with_friction(
+        FrictionModel(np.full(m.n, 0.1), np.full(m.n, 2.0), asymmetry=np.full(m.n, 0.5))
+    )
     eps = 0.05
     with_f = MomentumObserver(m, gain=100.0, friction=True, friction_velocity_threshold=eps)
     plain = MomentumObserver(m, gain=100.0)

@@ -194,7 +194,7 @@ def test_apply_parameters_round_trip():
     theta = layout.nominal(model)
     again = apply_parameters(model, layout, theta)
     assert_close(again.tree.inertia, model.tree.inertia, 1e-14)
-    assert_close(again.damping, model.damping, 0)
+    assert_close(again.friction.viscous, model.friction.viscous, 0)
 
 
 def test_fourier_trajectory_derivatives_and_limits(rng):

@@ -11,6 +11,7 @@ from robot_dynamics import RobotModel
 import oracles
 from oracles import DP_GRAVITY, assert_close
 from test_core_closed_form import closed_C, closed_D, closed_g, closed_J
+from robot_dynamics.core.friction import FrictionModel
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +159,7 @@ def test_external_wrench_in_simulation(dp):
 
 
 def test_friction_in_simulation(dp):
-    m = dp.with_friction(damping=np.array([0.8, 0.3]), friction=np.zeros(2))
+    m = dp.with_friction(FrictionModel(np.array([0.8, 0.3]), np.zeros(2)))
     q0, qd0 = np.zeros(2), np.zeros(2)
     res = m.simulate(q0, qd0, 1.0, friction=True, rtol=1e-10, atol=1e-12, sample_dt=0.05)
     q_ref, _ = _reference(closed_rhs(damping=np.array([0.8, 0.3])), q0, qd0, res.t)

@@ -14,6 +14,7 @@ from robot_dynamics import RobotModel
 import oracles
 from core_helpers import load_model, random_state
 from oracles import DP_GRAVITY, assert_close
+from robot_dynamics.core.friction import FrictionModel
 
 DP_XML = oracles.urdf_xml("double_pendulum")
 
@@ -289,14 +290,14 @@ def test_friction_from_urdf_dynamics(rng):
     friction = {"j1": 0.2, "j3": 0.1}
     d = np.array([damping.get(n, 0.0) for n in names])
     f = np.array([friction.get(n, 0.0) for n in names])
-    assert_close(m.damping, d, 0, "damping")
-    assert_close(m.friction, f, 0, "friction")
+    assert_close(m.friction.viscous, d, 0, "damping")
+    assert_close(m.friction.coulomb, f, 0, "friction")
     qd = rng.normal(size=(3, m.n))
     smooth = d * qd + f * np.tanh(qd / 0.01)  # the default smooth sign, v_eps = 0.01
     assert_close(m.friction_torques(qd), smooth, 1e-14, "friction torques")
     exact = d * qd + f * np.sign(qd)
     assert_close(m.friction_torques(qd, velocity_threshold=0.0), exact, 1e-14, "sign")
-    m2 = m.with_friction(damping=np.ones(m.n), friction=np.zeros(m.n))
+    m2 = m.with_friction(FrictionModel(np.ones(m.n), np.zeros(m.n)))
     assert_close(m2.friction_torques(qd), qd, 1e-14, "with_friction override")
     assert_close(m.friction_torques(qd), smooth, 1e-14, "original unchanged")
 

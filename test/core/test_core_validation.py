@@ -15,6 +15,7 @@ import pytest
 
 import oracles
 from robot_dynamics import RobotModel
+from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.core.errors import (
     InvalidInputError,
     InvalidURDFValueError,
@@ -440,8 +441,12 @@ def test_armature_and_friction_bounds(dp):
         dp.with_armature([1e300, 0])
     assert "armature" in str(ei.value) and "'joint1'" in str(ei.value)
     with pytest.raises(InvalidInputError) as ei:
-        dp.with_friction(damping=[0, 1e308])
-    assert "damping" in str(ei.value)
+        dp.with_friction(FrictionModel([0, 1e308], [0, 0], joint_names=dp.joint_names))
+    assert "viscous of joint 'joint2'" in str(ei.value)
+    with pytest.raises(InvalidInputError, match="needs a FrictionModel"):
+        dp.with_friction([0.1, 0.2])
+    with pytest.raises(InvalidInputError, match="has 3 joints"):
+        dp.with_friction(FrictionModel.zeros(3))
 
 
 @pytest.mark.parametrize("frame", [["tip"], {"tip": 1}, 3, ("tip",)])

@@ -19,6 +19,7 @@ from robot_dynamics import RobotModel
 from robot_dynamics.core import InvalidInputError, StateTerms
 from robot_dynamics.core.actuation import end_stop_gains
 from robot_dynamics.core.spatial import wrench_in_frame
+from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.estimation import (
     ContactConfig,
     EstimationPipeline,
@@ -341,7 +342,7 @@ def test_reference_refused_naming_field_and_joint(panda):
 
 
 def test_friction_compensation_smooth_sign(panda):
-    model = panda.with_friction(damping=np.full(7, 0.5), friction=np.full(7, 1.5))
+    model = panda.with_friction(FrictionModel(np.full(7, 0.5), np.full(7, 1.5)))
     qd = np.linspace(-0.02, 0.02, 7)
     p = pipe(model, friction_compensation=True, friction_velocity_threshold=0.05)
     out = p.update(T0, Q, qd, None)
