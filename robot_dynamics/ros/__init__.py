@@ -4,7 +4,8 @@ and :mod:`robot_dynamics.core`.
 - :mod:`robot_dynamics.ros.dynamics_node`: gravity / feed-forward torques, external wrench
   estimation, contact detection, effort command (the pipeline does the work);
   :mod:`robot_dynamics.ros.services` its mass-matrix, inverse-dynamics and simulation services,
-  :mod:`robot_dynamics.ros.dynamics_parameters` its parameters,
+  :mod:`robot_dynamics.ros.dynamics_parameters` what it builds from its parameters (declared in
+  :mod:`robot_dynamics.schema`),
   :mod:`robot_dynamics.ros.diagnostics` its /diagnostics status.
 - :mod:`robot_dynamics.ros.arm_simulator`: a simulated torque-controlled arm.
 - :mod:`robot_dynamics.ros.relay_node`: a bare JointState -> Float64MultiArray relay, the

@@ -107,175 +107,15 @@ from robot_dynamics.simulation.arm import (
     CommandError,
     SimulatedArm,
 )
+from robot_dynamics.schema import ARM_SIMULATOR, MODEL_PARAMS
 
 from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
-from .description import (
-    MODEL_PARAMS,
-    UNCHANGED,
-    RobotDescription,
-    model_from_parameters,
-    model_param_specs,
-)
+from .description import UNCHANGED, RobotDescription, model_from_parameters
 
 
 def _stamp(ns: int) -> TimeMsg:
     return TimeMsg(sec=int(ns // NANO), nanosec=int(ns % NANO))
-
-
-def _param_specs():
-    """The simulator's parameters (declared and validated by :mod:`.parameters`)."""
-    D, DA, S, SA, B = P.DOUBLE, P.DOUBLE_ARRAY, P.STRING, P.STRING_ARRAY, P.BOOL
-    Param = P.Param
-    return [
-        *model_param_specs("External wrenches without frame_id act here."),
-        Param(
-            "joints",
-            [],
-            "Order of the ~/commands vector (the effort controller's joints); "
-            "empty: all joints in model order. Joints not listed get zero torque.",
-            SA,
-            check=P.unique_strings,
-        ),
-        Param(
-            "initial_positions",
-            [],
-            "Initial joint positions [rad or m], model order; empty: zeros.",
-            DA,
-            range=(-1.0e3, 1.0e3),
-        ),
-        Param(
-            "initial_velocities",
-            [],
-            "Initial joint velocities [rad/s or m/s], model order; empty: zeros.",
-            DA,
-            range=(-1.0e3, 1.0e3),
-        ),
-        Param(
-            "integration_rate",
-            1000.0,
-            "Fixed integration rate [Hz] (step = 1/rate, "
-            "rounded to whole nanoseconds), semi-implicit Euler of the core.",
-            D,
-            range=(1.0, 100000.0),
-        ),
-        Param(
-            "publish_rate",
-            500.0,
-            "joint_states publication rate [Hz]; rounded to a whole number of integration steps.",
-            D,
-            range=(0.1, 100000.0),
-        ),
-        Param(
-            "real_time_factor",
-            1.0,
-            "Simulated seconds per wall-clock second; 0 = as fast as "
-            "possible (only with publish_clock).",
-            D,
-            range=(0.0, 1000.0),
-        ),
-        Param(
-            "publish_clock",
-            False,
-            "Publish /clock and stamp messages with simulated time "
-            "from 0 (others use_sim_time); read at start-up.",
-            B,
-            read_only=True,
-        ),
-        Param(
-            "max_lag",
-            0.25,
-            "Falling this far behind the wall clock [s] stops catching up and counts an overrun.",
-            D,
-            range=(0.0, 60.0),
-        ),
-        Param("friction", True, "Apply the URDF joint damping and friction.", B),
-        Param("effort_limit_saturation", True, "Clip commands at the URDF effort limits.", B),
-        Param(
-            "effort_noise",
-            0.0,
-            "Standard deviation of Gaussian noise added to each published effort "
-            "[Nm or N] (a joint-torque sensor's noise); 0 = none.",
-            D,
-            range=(0.0, 1.0e3),
-        ),
-        Param("position_limits", False, "URDF position limits act as stiff end stops.", B),
-        Param(
-            "limit_frequency",
-            100.0,
-            "End stops: natural frequency of each joint against its "
-            "stop [Hz]; keep 2 pi f / integration_rate < 1.",
-            D,
-            range=(0.0, 1.0e4),
-        ),
-        Param(
-            "limit_damping_ratio",
-            1.0,
-            "End stops: damping ratio (1 = critical).",
-            D,
-            range=(0.0, 100.0),
-        ),
-        Param(
-            "joint_impedance.stiffness",
-            [],
-            "Drive-level joint stiffness [Nm/rad], one value or one per joint; empty: off.",
-            DA,
-            range=(0.0, 1.0e7),
-        ),
-        Param(
-            "joint_impedance.damping",
-            [],
-            "Drive-level joint damping [Nm s/rad], one value or one per joint; empty: off.",
-            DA,
-            range=(0.0, 1.0e5),
-        ),
-        Param(
-            "joint_impedance.setpoint",
-            [],
-            "Joint-impedance setpoint [rad], model order; empty: the initial positions.",
-            DA,
-            range=(-1.0e3, 1.0e3),
-        ),
-        Param(
-            "hold_until_first_command",
-            False,
-            "Keep the joints braked (frozen at rest, "
-            "effort 0) until the first ~/commands message (also after ~/reset).",
-            B,
-        ),
-        Param(
-            "command_timeout",
-            0.0,
-            "Zero the command when none arrived for this long [s of "
-            "simulated time]; 0 holds the last command forever.",
-            D,
-            range=(0.0, 3600.0),
-        ),
-        Param(
-            "external_wrench_duration",
-            0.0,
-            "Apply each ~/external_wrench message for this "
-            "long [s of simulated time]; 0: while messages keep coming.",
-            D,
-            range=(0.0, 3600.0),
-        ),
-        Param(
-            "external_wrench_timeout",
-            0.2,
-            "With external_wrench_duration 0: remove the "
-            "wrench when no message came for this long [s of simulated time].",
-            D,
-            range=(0.0, 3600.0),
-        ),
-        Param(
-            "external_wrench_axes",
-            "base",
-            "Axes of incoming wrenches: base or link (the "
-            "axes of header.frame_id); the moment is always about that link's origin.",
-            S,
-            choices=("base", "link"),
-        ),
-    ]
 
 
 class ArmSimulator(Node):
@@ -301,7 +141,7 @@ class ArmSimulator(Node):
         self._counters = ArmCounters()  # of the arms replaced by a new model
         self._rng = np.random.default_rng()  # effort_noise
 
-        self._specs = {p.name: p for p in _param_specs()}
+        self._specs = {p.name: p for p in ARM_SIMULATOR.params}
         self._values = P.declare(self, list(self._specs.values()))
         self.add_on_set_parameters_callback(self._on_set_parameters)
 

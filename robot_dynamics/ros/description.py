@@ -24,7 +24,6 @@ from std_msgs.msg import String
 
 from robot_dynamics.core.errors import RobotDynamicsError
 
-from . import parameters as P
 from .qos import robot_description_qos
 
 MAX_DESCRIPTION_CHARS = 20_000_000
@@ -68,60 +67,10 @@ def urdf_text(value, source):
     return text
 
 
-MODEL_PARAMS = frozenset(
-    ("robot_description", "base_link", "tip_link", "gravity", "balance_inertia")
-)
-"""The parameters a node's model is built from (a change rebuilds it, the URDF parsed again)."""
-
-
-def model_param_specs(tip_link_use):
-    """The declarations of :data:`MODEL_PARAMS`, the same in both nodes.
-
-    Args:
-        tip_link_use: what the node uses the tip link for (ends its description).
-
-    Returns:
-        list: :class:`~robot_dynamics.ros.parameters.Param` entries.
-    """
-    return [
-        P.Param(
-            "robot_description",
-            "",
-            "URDF of the robot (XML text only, never a path). Empty: "
-            "the robot_description topic (std_msgs/String, transient local). A new value "
-            "rebuilds the model aside; an invalid one is refused and the old model kept.",
-            P.STRING,
-        ),
-        P.Param("base_link", "", "Root link of the model; empty = the URDF root.", P.STRING),
-        P.Param(
-            "tip_link",
-            "",
-            f"Tip link; empty = the single leaf of a chain. {tip_link_use}",
-            P.STRING,
-        ),
-        P.Param(
-            "gravity",
-            [0.0, 0.0, -9.81],
-            "Gravity in the base frame [m/s^2].",
-            P.DOUBLE_ARRAY,
-            range=(-100.0, 100.0),
-            length=3,
-        ),
-        P.Param(
-            "balance_inertia",
-            False,
-            "Load link inertias that are not positive semi-definite or violate the triangle "
-            "inequality (CAD placeholders) balanced, each change logged, instead of refusing "
-            "the URDF.",
-            P.BOOL,
-        ),
-    ]
-
-
 def model_from_parameters(text, values):
     """The :class:`~robot_dynamics.RobotModel` of URDF text with the model parameters both nodes
-    declare (:func:`model_param_specs`: ``base_link``, ``tip_link``, ``gravity``,
-    ``balance_inertia``).
+    declare (:func:`robot_dynamics.schema.model.model_section`: ``base_link``, ``tip_link``,
+    ``gravity``, ``balance_inertia``).
 
     Args:
         text: URDF XML text.

@@ -6,7 +6,8 @@ and publish what it returns. The pipeline owns every estimation policy (estimato
 restarts, friction, reference expiry, effort ages and scales, tare, contact detection, the last
 guard against non-finite outputs). Services live in :mod:`robot_dynamics.ros.services`, the
 robot description in :mod:`robot_dynamics.ros.description`, the parameters in
-:mod:`robot_dynamics.ros.dynamics_parameters`, the executors in
+:mod:`robot_dynamics.schema.dynamics_node` (declared) and
+:mod:`robot_dynamics.ros.dynamics_parameters` (applied), the executors in
 :mod:`robot_dynamics.ros.executors`. The README section "The dynamics node" documents the
 interface. Run it with ``ros2 run robot_dynamics dynamics_node`` (or ``dynamics_node`` in the
 wheel environment) with the URDF in a parameters file or on the ``robot_description`` topic.
@@ -34,12 +35,14 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from robot_dynamics.estimation import EstimationPipeline
+from robot_dynamics.estimation.config import pipeline_config
+from robot_dynamics.schema import MODEL_PARAMS
 from robot_dynamics_interfaces.msg import ContactState
 
 from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
-from .description import MODEL_PARAMS, UNCHANGED, RobotDescription
+from .description import UNCHANGED, RobotDescription
 from .diagnostics import diagnostics_array
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .payload_service import PayloadService
@@ -150,7 +153,7 @@ class DynamicsNode(Node):
     # ------------------------------------------------------------------ model and parameters
     def _build(self, text, values):
         parsed, model = DP.build_model(text, values)
-        return _Active(parsed, model, EstimationPipeline(model, DP.pipeline_config(values)))
+        return _Active(parsed, model, EstimationPipeline(model, pipeline_config(values)))
 
     def _install(self, active, source):
         values = self._values
@@ -188,7 +191,7 @@ class DynamicsNode(Node):
             return result
         active, prepared, derived = self._active, None, None
         try:
-            config = DP.pipeline_config(new)
+            config = pipeline_config(new)
             if changed & MODEL_PARAMS:
                 text = new["robot_description"] if "robot_description" in changed else UNCHANGED
                 prepared = self._description.prepare(new, text)

@@ -37,7 +37,7 @@ from rclpy.executors import (
     SingleThreadedExecutor,
 )
 
-EXECUTOR_KINDS = ("split", "split_events", "multi_threaded", "events")
+from robot_dynamics.schema import EXECUTOR_KINDS
 
 
 def io_node(node, suffix="_io"):

@@ -11,11 +11,9 @@ WITHOUT its payload.* parameters (so the answer is the whole load on the frame, 
 ``apply`` sets payload.mass/com/inertia/frame through the node's own parameter mechanism
 (the node rebuilds its model as for any parameter change).
 
-Parameters (declared here, beside the node's own):
-
-- ``payload_identification.window`` [s], default 10: the window when a request gives 0.
-- ``payload_identification.buffer_samples``, default 20000 (read-only): samples kept (20 s of a
-  1 kHz stream).
+Parameters (declared in :data:`robot_dynamics.schema.dynamics_node.PAYLOAD_IDENTIFICATION`,
+beside the node's own): ``payload_identification.window``, the window when a request gives 0,
+and ``payload_identification.buffer_samples`` (read-only), the samples kept.
 """
 
 import math
@@ -30,6 +28,7 @@ from robot_dynamics.core.urdf import URDFError, check_inertia_tensor
 from robot_dynamics.estimation import validate_config
 from robot_dynamics.estimation.sample_buffer import JointSampleBuffer
 from robot_dynamics.core.joint_data import DataError, JointSamples, prepare
+from robot_dynamics.schema.dynamics_node import DYNAMICS_NODE, PAYLOAD_IDENTIFICATION
 from robot_dynamics_interfaces.srv import IdentifyPayload
 
 from . import dynamics_parameters as DP
@@ -37,39 +36,13 @@ from . import parameters as P
 
 WINDOW = "payload_identification.window"
 BUFFER_SAMPLES = "payload_identification.buffer_samples"
-MAX_WINDOW = 3600.0
+MAX_WINDOW = DYNAMICS_NODE[WINDOW].range[1]
+"""Longest window a request may give [s] (the window parameter's bound)."""
 MAX_FIT_SAMPLES = 3000
 """Resampled samples the fit uses at most (evenly thinned beyond: the data are filtered)."""
 
 #: regressor order [Ixx Ixy Iyy Ixz Iyz Izz] -> payload.inertia order [ixx ixy ixz iyy iyz izz]
 _INERTIA_ORDER = [0, 1, 3, 2, 4, 5]
-
-
-def specs():
-    """The service's parameters.
-
-    Returns:
-        list: :class:`~robot_dynamics.ros.parameters.Param` entries.
-    """
-    return [
-        P.Param(
-            WINDOW,
-            10.0,
-            "~/identify_payload: seconds of the latest joint states used when the request's "
-            "window is 0.",
-            P.DOUBLE,
-            range=(0.0, MAX_WINDOW),
-            low_open=True,
-        ),
-        P.Param(
-            BUFFER_SAMPLES,
-            20000,
-            "~/identify_payload: joint-state samples kept (a ring buffer; 20000 = 20 s at 1 kHz).",
-            P.INTEGER,
-            range=(100, 2_000_000),
-            read_only=True,
-        ),
-    ]
 
 
 class PayloadService:
@@ -89,7 +62,7 @@ class PayloadService:
         self._active = active
         self._node_values = values
         self._locked = locked
-        self._specs = {p.name: p for p in specs()}
+        self._specs = {p.name: p for p in PAYLOAD_IDENTIFICATION.params}
         self._values = P.declare(node, list(self._specs.values()))
         self._buffer = None
         self._names = None
@@ -270,4 +243,4 @@ def _inertia_entries(inertia):
     return [_finite(v) for v in (m[0, 0], m[0, 1], m[0, 2], m[1, 1], m[1, 2], m[2, 2])]
 
 
-__all__ = ["BUFFER_SAMPLES", "PayloadService", "WINDOW", "specs"]
+__all__ = ["BUFFER_SAMPLES", "PayloadService", "WINDOW"]

@@ -30,11 +30,12 @@ from robot_dynamics.core.actuation import (
     saturate,
 )
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.schema import ARM_SIMULATOR
 
 NANO = 1_000_000_000
 
 #: Axes an incoming external wrench may be given in.
-WRENCH_AXES = ("base", "link")
+WRENCH_AXES = ARM_SIMULATOR["external_wrench_axes"].choices
 
 
 class CommandError(ValueError):

@@ -19,7 +19,7 @@ with ``--ros-args --params-file FILE``:
   type. An empty sequence leaves the parameter unset: the node then takes its declared empty
   default, or refuses to start when the default is not empty.
 - Values are checked against the node's declarations
-  (:func:`robot_dynamics.ros.dynamics_parameters.specs`): the declared type exactly (the node
+  (:data:`robot_dynamics.schema.DYNAMICS_NODE`): the declared type exactly (the node
   refuses ``observer_gain: 50``, an integer, for a double parameter: write ``50.0``), ranges,
   lengths, choices. A name the node does not declare is refused too (the node would ignore it
   silently; here it is almost always a typo).
@@ -28,12 +28,12 @@ Every refusal is a :class:`~robot_dynamics.core.errors.ParametersFileError` nami
 parameter and, where known, the line. The values are those the node would have: its declared
 defaults with the file's values over them. The estimation pipeline's configuration and the model
 come from them through the node's own functions
-(:func:`~robot_dynamics.ros.dynamics_parameters.pipeline_config`,
+(:func:`~robot_dynamics.estimation.config.pipeline_config`,
 :func:`~robot_dynamics.ros.dynamics_parameters.build_model`).
 
 Writing (:func:`parameters_yaml`) nests dotted names, writes doubles with a decimal point or an
-exponent (so that ``rcl`` types them as doubles), strings quoted, and checks every value against
-the same declarations first.
+exponent (so that ``rcl`` types them as doubles), strings quoted, ``# [units]`` after each value
+that has units, and checks every value against the same declarations first.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ import re
 from dataclasses import dataclass, field
 
 from robot_dynamics.core.errors import ParametersFileError
+from robot_dynamics.schema import DYNAMICS_NODE, Type
+from robot_dynamics.schema.param import ARRAY_OF
 
 NODE_NAME = "dynamics_node"
 """The dynamics node's default name: the section a parameters file is read for."""
@@ -69,9 +71,9 @@ _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT64 = (-(2**63), 2**63 - 1)
 _SMALLEST_NORMAL = 2.2250738585072014e-308
 
-# the ROS parameter types of scalars read from a file (rcl_interfaces ParameterType values)
-BOOL, INTEGER, DOUBLE, STRING = 1, 2, 3, 4
-_ARRAY_OF = {BOOL: 6, INTEGER: 7, DOUBLE: 8, STRING: 9}
+# the ROS parameter types of scalars read from a file
+BOOL, INTEGER, DOUBLE, STRING = Type.BOOL, Type.INTEGER, Type.DOUBLE, Type.STRING
+_ARRAY_OF = ARRAY_OF
 _TYPE_NAMES = {
     1: "bool",
     2: "integer",
@@ -292,9 +294,7 @@ def _loader(yaml):
 
 
 def _specs():
-    from robot_dynamics.ros import dynamics_parameters as DP
-
-    return {p.name: p for p in DP.specs()}
+    return {p.name: p for p in DYNAMICS_NODE.params}
 
 
 def _declared_default_is_empty(spec):
@@ -417,9 +417,9 @@ class NodeParameters:
         Returns:
             PipelineConfig: the config.
         """
-        from robot_dynamics.ros import dynamics_parameters as DP
+        from robot_dynamics.estimation.config import pipeline_config
 
-        return DP.pipeline_config(self.values)
+        return pipeline_config(self.values)
 
     def build_model(self, urdf_text):
         """The node's models of a URDF with these values (base and tip link, gravity, inertia
@@ -583,16 +583,20 @@ def parameters_yaml(values, node="/**", comments=(), check=True):
         check: check the names and values against the node's declarations.
 
     Returns:
-        str: the YAML text; :func:`read_parameters_file` reads ``values`` back.
+        str: the YAML text, the parameters in declaration order (undeclared ones last), a
+        ``# [units]`` comment after each value that has units; :func:`read_parameters_file`
+        reads ``values`` back.
 
     Raises:
         ParametersFileError: an unknown name or a value the node refuses (with ``check``), a
             value that is not a parameter value.
     """
-    plain = {name: _plain(value) for name, value in values.items()}
+    specs = _specs()
+    order = {name: k for k, name in enumerate(specs)}
+    names = sorted(values, key=lambda name: order.get(name, len(order)))
+    plain = {name: _plain(values[name]) for name in names}
     if check:
         NodeParameters({}).with_values(plain, source="the values to write")
-        specs = _specs()
         plain = {
             name: (_as_doubles(v) if specs[name].type in (DOUBLE, _ARRAY_OF[DOUBLE]) else v)
             for name, v in plain.items()
@@ -617,7 +621,9 @@ def parameters_yaml(values, node="/**", comments=(), check=True):
                 lines.append(f"{' ' * indent}{key}:")
                 emit(value, indent + 2, prefix + key + ".")
             else:
-                lines.append(f"{' ' * indent}{key}: {_format(value, prefix + key)}")
+                line = f"{' ' * indent}{key}: {_format(value, prefix + key)}"
+                spec = specs.get(prefix + key)
+                lines.append(f"{line}  # [{spec.units}]" if spec and spec.units else line)
 
     emit(tree, 4, "")
     return "\n".join(lines) + "\n"

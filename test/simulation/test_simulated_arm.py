@@ -15,32 +15,13 @@ import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
+from robot_dynamics.schema import ARM_SIMULATOR
 from robot_dynamics.simulation import ArmSettings, CommandError, SimulatedArm
 from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
 
 NANO = 1_000_000_000
 
-DEFAULTS = {
-    "joints": [],
-    "initial_positions": [],
-    "initial_velocities": [],
-    "integration_rate": 1000.0,
-    "publish_rate": 500.0,
-    "friction": True,
-    "effort_limit_saturation": True,
-    "effort_noise": 0.0,
-    "position_limits": False,
-    "limit_frequency": 100.0,
-    "limit_damping_ratio": 1.0,
-    "joint_impedance.stiffness": [],
-    "joint_impedance.damping": [],
-    "joint_impedance.setpoint": [],
-    "hold_until_first_command": False,
-    "command_timeout": 0.0,
-    "external_wrench_duration": 0.0,
-    "external_wrench_timeout": 0.2,
-    "external_wrench_axes": "base",
-}
+DEFAULTS = {p.name: p.default for p in ARM_SIMULATOR.params}
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ import math
 import pytest
 
 from robot_dynamics.core.errors import ParametersFileError
-from robot_dynamics.ros import dynamics_parameters as DP
+from robot_dynamics.estimation.config import pipeline_config
+from robot_dynamics.schema import DYNAMICS_NODE
 from robot_dynamics.tools.params_file import (
     NodeParameters,
     default_parameters,
@@ -264,7 +265,7 @@ def test_values_that_do_not_fit_the_model_name_the_file(tmp_path):
     with pytest.raises(ParametersFileError, match=r"params.yaml: .*effort_scale has 2 values"):
         params.pipeline(model)
     pipeline = params.with_values({"effort_scale": []}).pipeline(model)
-    assert pipeline.config == DP.pipeline_config(params.with_values({"effort_scale": []}).values)
+    assert pipeline.config == pipeline_config(params.with_values({"effort_scale": []}).values)
 
 
 def test_overrides_are_checked_like_file_values():
@@ -341,7 +342,7 @@ def test_the_dynamics_node_reads_what_the_reader_reads(tmp_path):
         context.init(args=["x", "--ros-args", "--params-file", path])
         try:
             node = DynamicsNode(context=context)
-            values = {p.name: node.get_parameter(p.name).value for p in DP.specs()}
+            values = {p.name: node.get_parameter(p.name).value for p in DYNAMICS_NODE.params}
             node.destroy_node()
             return values
         finally:
@@ -361,6 +362,6 @@ def test_the_dynamics_node_reads_what_the_reader_reads(tmp_path):
 def test_default_parameters_are_the_declared_defaults():
     params = default_parameters()
     assert isinstance(params, NodeParameters) and params.given == frozenset()
-    assert params.values == {p.name: p.default for p in DP.specs()}
-    assert params.pipeline_config() == DP.pipeline_config(params.values)
+    assert params.values == {p.name: p.default for p in DYNAMICS_NODE.params}
+    assert params.pipeline_config() == pipeline_config(params.values)
     assert params.source() == "the default parameters"

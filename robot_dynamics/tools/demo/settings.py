@@ -11,9 +11,10 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from robot_dynamics.core.actuation import end_stop_gains
+from robot_dynamics.schema import DYNAMICS_NODE
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE, EXIT_STARTUP = 0, 1, 2, 3
-NODE_OBSERVER_MAX_DT = 0.5  # the dynamics node's default observer_max_dt [s]
+NODE_OBSERVER_MAX_DT = DYNAMICS_NODE["observer_max_dt"].default  # the node's default [s]
 
 
 class DemoError(Exception):

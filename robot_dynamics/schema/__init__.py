@@ -1,0 +1,35 @@
+"""Every node parameter of the package, declared once and ROS-free.
+
+Each parameter is a :class:`Param` (name, type, default, range or choices, units, description,
+read-only, the configuration field it sets) in a :class:`Section` of its node's
+:class:`NodeSchema`: :data:`DYNAMICS_NODE` and :data:`ARM_SIMULATOR`. From these declarations come
+the nodes' ``ParameterDescriptor`` and set-request validation
+(:mod:`robot_dynamics.ros.parameters`), the estimation pipeline's
+:class:`~robot_dynamics.estimation.PipelineConfig` (fields, defaults, docstring, validation and
+the mapping from node parameters: :mod:`robot_dynamics.schema.derive`), parameters files read,
+written and checked (:mod:`robot_dynamics.tools.params_file`, the units comments:
+:mod:`robot_dynamics.schema.files`). A new parameter is one declaration here.
+"""
+
+from .arm_simulator import ARM_SIMULATOR
+from .dynamics_node import DYNAMICS_NODE, EXECUTOR_KINDS
+from .files import comment_problems
+from .model import MODEL_PARAMS
+from .param import NodeSchema, Param, Section, Type, unique_strings
+
+SCHEMAS = (DYNAMICS_NODE, ARM_SIMULATOR)
+"""The schema of every node of the package."""
+
+__all__ = [
+    "ARM_SIMULATOR",
+    "DYNAMICS_NODE",
+    "EXECUTOR_KINDS",
+    "MODEL_PARAMS",
+    "NodeSchema",
+    "Param",
+    "SCHEMAS",
+    "Section",
+    "Type",
+    "comment_problems",
+    "unique_strings",
+]

@@ -1,0 +1,178 @@
+"""The simulated arm's parameters (``arm_simulator``)."""
+
+from .model import model_section
+from .param import NodeSchema, Param, Section, Type, unique_strings
+
+D, DA, S, SA, B = Type.DOUBLE, Type.DOUBLE_ARRAY, Type.STRING, Type.STRING_ARRAY, Type.BOOL
+
+SIMULATION = Section(
+    "simulation",
+    "Simulation",
+    (
+        Param(
+            "joints",
+            [],
+            "Order of the ~/commands vector (the effort controller's joints); empty: all joints "
+            "in model order. Joints not listed get zero torque.",
+            SA,
+            check=unique_strings,
+        ),
+        Param(
+            "initial_positions",
+            [],
+            "Initial joint positions, model order; empty: zeros.",
+            DA,
+            units="rad or m",
+            range=(-1.0e3, 1.0e3),
+        ),
+        Param(
+            "initial_velocities",
+            [],
+            "Initial joint velocities, model order; empty: zeros.",
+            DA,
+            units="rad/s or m/s",
+            range=(-1.0e3, 1.0e3),
+        ),
+        Param(
+            "integration_rate",
+            1000.0,
+            "Fixed integration rate (step = 1/rate, rounded to whole nanoseconds), "
+            "semi-implicit Euler of the core.",
+            D,
+            units="Hz",
+            range=(1.0, 100000.0),
+        ),
+        Param(
+            "publish_rate",
+            500.0,
+            "joint_states publication rate; rounded to a whole number of integration steps.",
+            D,
+            units="Hz",
+            range=(0.1, 100000.0),
+        ),
+        Param(
+            "real_time_factor",
+            1.0,
+            "Simulated seconds per wall-clock second; 0 = as fast as possible (only with "
+            "publish_clock).",
+            D,
+            range=(0.0, 1000.0),
+        ),
+        Param(
+            "publish_clock",
+            False,
+            "Publish /clock and stamp messages with simulated time from 0 (others "
+            "use_sim_time); read at start-up.",
+            B,
+            read_only=True,
+        ),
+        Param(
+            "max_lag",
+            0.25,
+            "Falling this far behind the wall clock stops catching up and counts an overrun.",
+            D,
+            units="s",
+            range=(0.0, 60.0),
+        ),
+        Param("friction", True, "Apply the URDF joint damping and friction.", B),
+        Param("effort_limit_saturation", True, "Clip commands at the URDF effort limits.", B),
+        Param(
+            "effort_noise",
+            0.0,
+            "Standard deviation of Gaussian noise added to each published effort (a "
+            "joint-torque sensor's noise); 0 = none.",
+            D,
+            units="Nm or N",
+            range=(0.0, 1.0e3),
+        ),
+        Param("position_limits", False, "URDF position limits act as stiff end stops.", B),
+        Param(
+            "limit_frequency",
+            100.0,
+            "End stops: natural frequency of each joint against its stop; keep "
+            "2 pi f / integration_rate < 1.",
+            D,
+            units="Hz",
+            range=(0.0, 1.0e4),
+        ),
+        Param(
+            "limit_damping_ratio",
+            1.0,
+            "End stops: damping ratio (1 = critical).",
+            D,
+            range=(0.0, 100.0),
+        ),
+        Param(
+            "joint_impedance.stiffness",
+            [],
+            "Drive-level joint stiffness, one value or one per joint; empty: off.",
+            DA,
+            units="Nm/rad",
+            range=(0.0, 1.0e7),
+        ),
+        Param(
+            "joint_impedance.damping",
+            [],
+            "Drive-level joint damping, one value or one per joint; empty: off.",
+            DA,
+            units="Nm s/rad",
+            range=(0.0, 1.0e5),
+        ),
+        Param(
+            "joint_impedance.setpoint",
+            [],
+            "Joint-impedance setpoint, model order; empty: the initial positions.",
+            DA,
+            units="rad",
+            range=(-1.0e3, 1.0e3),
+        ),
+        Param(
+            "hold_until_first_command",
+            False,
+            "Keep the joints braked (frozen at rest, effort 0) until the first ~/commands "
+            "message (also after ~/reset).",
+            B,
+        ),
+        Param(
+            "command_timeout",
+            0.0,
+            "Zero the command when none arrived for this long (simulated time); 0 holds the "
+            "last command forever.",
+            D,
+            units="s",
+            range=(0.0, 3600.0),
+        ),
+        Param(
+            "external_wrench_duration",
+            0.0,
+            "Apply each ~/external_wrench message for this long (simulated time); 0: while "
+            "messages keep coming.",
+            D,
+            units="s",
+            range=(0.0, 3600.0),
+        ),
+        Param(
+            "external_wrench_timeout",
+            0.2,
+            "With external_wrench_duration 0: remove the wrench when no message came for this "
+            "long (simulated time).",
+            D,
+            units="s",
+            range=(0.0, 3600.0),
+        ),
+        Param(
+            "external_wrench_axes",
+            "base",
+            "Axes of incoming wrenches: base or link (the axes of header.frame_id); the moment "
+            "is always about that link's origin.",
+            S,
+            choices=("base", "link"),
+        ),
+    ),
+)
+
+ARM_SIMULATOR = NodeSchema(
+    "arm_simulator",
+    (model_section("External wrenches without frame_id act here."), SIMULATION),
+)
+"""Every parameter of the simulated arm."""

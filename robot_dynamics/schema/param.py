@@ -1,0 +1,288 @@
+"""One parameter declaration (:class:`Param`), its type (:class:`Type`) and its checks, ROS-free.
+
+A :class:`Param` says everything about a node parameter once: name, type, default, range or
+choices, units, description, whether it is read at start-up only, and the field of a
+configuration dataclass it feeds (``config``). :mod:`robot_dynamics.ros.parameters` turns it into
+a ``ParameterDescriptor`` and validates set requests with :meth:`Param.reason`;
+:mod:`robot_dynamics.schema.derive` builds configuration dataclasses from it;
+:mod:`robot_dynamics.schema.files` writes and reads parameter files through it.
+"""
+
+import enum
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+class Type(enum.IntEnum):
+    """Parameter types; the values are ``rcl_interfaces/msg/ParameterType``'s."""
+
+    BOOL = 1
+    INTEGER = 2
+    DOUBLE = 3
+    STRING = 4
+    BOOL_ARRAY = 6
+    INTEGER_ARRAY = 7
+    DOUBLE_ARRAY = 8
+    STRING_ARRAY = 9
+
+
+NUMBER_TYPES = (Type.DOUBLE, Type.INTEGER)
+ARRAY_OF = {
+    Type.BOOL: Type.BOOL_ARRAY,
+    Type.INTEGER: Type.INTEGER_ARRAY,
+    Type.DOUBLE: Type.DOUBLE_ARRAY,
+    Type.STRING: Type.STRING_ARRAY,
+}
+"""The array type of each scalar type."""
+ENTRY_TYPE = {array: scalar for scalar, array in ARRAY_OF.items()}
+"""The entry type of each array type."""
+ARRAY_TYPES = tuple(ENTRY_TYPE)
+PYTHON_TYPES = {
+    Type.BOOL: bool,
+    Type.INTEGER: int,
+    Type.DOUBLE: float,
+    Type.STRING: str,
+    **dict.fromkeys(ARRAY_TYPES, tuple),
+}
+"""The Python type of each parameter type in a configuration dataclass (arrays: tuples)."""
+_NUMERIC = (Type.DOUBLE, Type.INTEGER, Type.DOUBLE_ARRAY, Type.INTEGER_ARRAY)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One node parameter.
+
+    Attributes:
+        name: as declared (dots nest it in a parameters file: ``payload.mass``).
+        default: the value without an override.
+        description: what it does, one or a few sentences (without the units).
+        type: a :class:`Type`.
+        units: of the value or of every entry, e.g. ``"s"``, ``"Nm or N"``; "" = none.
+        range: (low, high), inclusive, for a number or for every entry of a double array;
+            required for numbers.
+        low_open: True makes the lower bound of ``range`` exclusive.
+        length: number of entries a double array must have (None: any).
+        choices: the values a string may take (None: any string).
+        check: optional extra ``check(value) -> None or reason``.
+        read_only: the value is read at start-up only.
+        config: dotted path of the configuration dataclass field this parameter sets (e.g.
+            ``"contact.torque_on"`` of the estimation pipeline's config); None: none.
+
+    Raises:
+        ValueError: a number without a range; a default its own declaration refuses.
+    """
+
+    name: str
+    default: object
+    description: str
+    type: Type
+    units: str = ""
+    range: Optional[tuple] = None
+    low_open: bool = False
+    length: Optional[int] = None
+    choices: Optional[tuple] = None
+    check: Optional[Callable] = None
+    read_only: bool = False
+    config: Optional[str] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "type", Type(self.type))
+        if self.type in _NUMERIC and self.range is None:
+            raise ValueError(f"parameter {self.name}: a number needs a range")
+        reason = self.type_reason(self.default) or self.reason(self.default)
+        if reason:
+            raise ValueError(f"parameter {self.name}: default {self.default!r}: {reason}")
+
+    def constraints(self):
+        """The range / length / choices as text (a descriptor's additional_constraints).
+
+        Returns:
+            str: the constraints, "; "-separated ("" without any).
+        """
+        parts = []
+        if self.range is not None:
+            low, high = self.range
+            bracket = "(" if self.low_open else "["
+            what = "each entry" if self.type in ARRAY_TYPES else "value"
+            parts.append(f"{what} in {bracket}{low}, {high}]")
+        if self.length is not None:
+            parts.append(f"{self.length} entries")
+        if self.choices is not None:
+            parts.append("one of " + ", ".join(repr(c) for c in self.choices))
+        return "; ".join(parts)
+
+    def type_reason(self, value):
+        """Why a value does not have this parameter's type, as a ROS parameter must have it
+        (a double is a float, not an int; an array a list or tuple of those).
+
+        Args:
+            value: the candidate value (as read from a parameters file, or given in Python).
+
+        Returns:
+            str or None: None when the type is right, else why not (without the name).
+        """
+        if self.type in ARRAY_TYPES:
+            if not isinstance(value, (list, tuple)):
+                return f"must be a list, got {value!r}"
+            entry = PYTHON_TYPES[ENTRY_TYPE[self.type]]
+            for i, v in enumerate(value):
+                if not _is(v, entry):
+                    return f"entry {i} must be a {entry.__name__}, got {v!r}"
+            return None
+        expected = PYTHON_TYPES[self.type]
+        if not _is(value, expected):
+            return f"must be a {expected.__name__}, got {value!r}"
+        return None
+
+    def reason(self, value, labels=None):
+        """Why a value of the right type is not acceptable (range, length, choices, check).
+
+        Args:
+            value: the candidate value.
+            labels: optional names of the entries of an array, for the message (e.g.
+                ``"joint 'j1'"``); default ``"entry i"``.
+
+        Returns:
+            str or None: None when ``value`` is acceptable, else why not (without the name).
+        """
+        if self.type in NUMBER_TYPES:
+            reason = self._number_reason(value)
+            if reason:
+                return reason
+        elif self.type in _NUMERIC:
+            value = list(value)
+            if self.length is not None and len(value) != self.length:
+                return f"needs {self.length} values, got {len(value)}"
+            for i, v in enumerate(value):
+                reason = self._number_reason(v)
+                if reason:
+                    label = labels[i] if labels is not None and i < len(labels) else f"entry {i}"
+                    return f"{label}: {reason}"
+        elif self.choices is not None and value not in self.choices:
+            return f"must be one of {list(self.choices)}, got {value!r}"
+        if self.check is not None:
+            return self.check(value)
+        return None
+
+    def config_value(self, value):
+        """``value`` as a configuration dataclass holds it (arrays as tuples).
+
+        Args:
+            value: a parameter value.
+
+        Returns:
+            the value (a tuple for arrays).
+        """
+        return tuple(value) if self.type in ARRAY_TYPES else value
+
+    def _number_reason(self, v):
+        if not isinstance(v, numbers.Real) or isinstance(v, bool):
+            return f"must be a number, got {v!r}"
+        low, high = self.range
+        if not math.isfinite(v):
+            return f"must be finite, got {v}"
+        if self.low_open and not v > low:
+            return f"must be > {low}, got {v}"
+        if not self.low_open and not v >= low:
+            return f"must be >= {low}, got {v}"
+        if not v <= high:
+            return f"must be <= {high}, got {v}"
+        return None
+
+
+def _is(value, expected):
+    if expected is float:
+        return isinstance(value, float)
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, expected)
+
+
+@dataclass(frozen=True)
+class Section:
+    """Parameters that belong together (a table of the documentation).
+
+    Attributes:
+        key: short name, e.g. ``"model"``.
+        title: heading of its documentation table.
+        params: its :class:`Param` entries, in declaration order.
+    """
+
+    key: str
+    title: str
+    params: tuple
+
+    @property
+    def names(self):
+        """frozenset: the names of its parameters."""
+        return frozenset(p.name for p in self.params)
+
+
+@dataclass(frozen=True)
+class NodeSchema:
+    """Every parameter of one node, in sections.
+
+    Attributes:
+        node: the node's default name.
+        sections: its :class:`Section` entries.
+
+    Raises:
+        ValueError: a name declared twice.
+    """
+
+    node: str
+    sections: tuple
+
+    def __post_init__(self):
+        seen = set()
+        for p in self.params:
+            if p.name in seen:
+                raise ValueError(f"{self.node}: parameter {p.name} declared twice")
+            seen.add(p.name)
+
+    @property
+    def params(self):
+        """tuple: every :class:`Param`, in declaration order."""
+        return tuple(p for s in self.sections for p in s.params)
+
+    def __getitem__(self, name):
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.node} has no parameter {name!r}")
+
+    def section(self, key):
+        """The section called ``key``.
+
+        Args:
+            key: a :attr:`Section.key`.
+
+        Returns:
+            Section: that section.
+
+        Raises:
+            KeyError: no such section.
+        """
+        for s in self.sections:
+            if s.key == key:
+                return s
+        raise KeyError(f"{self.node} has no parameter section {key!r}")
+
+
+def unique_strings(value):
+    """Check for a string array: no entry twice.
+
+    Args:
+        value: the strings.
+
+    Returns:
+        str or None: the reason (the repeated entry), or None.
+    """
+    seen = set()
+    for v in value:
+        if v in seen:
+            return f"{v!r} appears twice"
+        seen.add(v)
+    return None
