@@ -16,6 +16,7 @@ import pytest
 
 from robot_dynamics import RobotModel
 from robot_dynamics.tools import cli
+from robot_dynamics.tools.cli import simulate
 from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
 from robot_dynamics.tools.plotting import is_png, png_size
 from tools_helpers import erd_urdf_path
@@ -644,7 +645,7 @@ def test_energy_balance_separates_work_friction_and_drift(capsys):
     assert data["energy_max_abs_drift"] < 1e-3 < abs(change)
     model = pendulum().with_gravity((0.0, 0.0, -9.81))
     t, q, qd = (np.array(data[k]) for k in ("t", "q", "qd"))
-    balance = cli.energy_balance(model, t, q, qd, np.tile([20.0, 5.0], (len(t), 1)), True)
+    balance = simulate.energy_balance(model, t, q, qd, np.tile([20.0, 5.0], (len(t), 1)), True)
     np.testing.assert_allclose(balance["work"], data["work_by_torques_series"], atol=1e-12)
 
 

@@ -31,10 +31,11 @@ from robot_dynamics.core.identification import IdentificationError, identify
 from robot_dynamics.core.regressor import ParameterLayout, parameters_to_inertia, regressor
 from robot_dynamics.core.spatial import inertia_parameters
 
+from .arguments import Invocation
+from .errors import EXIT_USAGE, CLIError
+
 
 def _cli_error(message):
-    from robot_dynamics.tools.cli import EXIT_USAGE, CLIError
-
     return CLIError(message, EXIT_USAGE)
 
 
@@ -157,17 +158,13 @@ def add_identify_parser(sub, common):
     )
 
 
-def cmd_identify(args, model, path, xml, bundled, out):
+def cmd_identify(run: Invocation):
     """Identify inertial parameters and friction from a recording (``args.data``) and write
     the identified URDF (``--out``); optional plot of the held-out torques.
 
     Args:
-        args: the parsed command line (``argparse.Namespace``).
-        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
-        path: label of the robot description (file path, bundled name or ``-``).
-        xml: the URDF XML text.
-        bundled: the bundled robot, or None.
-        out: dict filled with the command's results for ``--json``.
+        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
+            model, description, ``out`` filled for ``--json``).
 
     Returns:
         list: the lines printed without ``--json``.
@@ -175,6 +172,7 @@ def cmd_identify(args, model, path, xml, bundled, out):
     Raises:
         CLIError: a bad ``--holdout``; data that cannot be read or identified.
     """
+    args, model, path, xml, bundled, out = run
     from robot_dynamics.tools.identification_data import load_joint_data
 
     if not 0.0 <= args.holdout < 0.9:
@@ -385,17 +383,13 @@ def trajectory_yaml(joint_names, t, q, qd, qdd):
     return "\n".join(lines) + "\n"
 
 
-def cmd_excite(args, model, path, xml, bundled, out):
+def cmd_excite(run: Invocation):
     """Optimised excitation trajectory (Fourier series) written as JointTrajectory YAML, CSV
     and PNG (``--out PREFIX``).
 
     Args:
-        args: the parsed command line (``argparse.Namespace``).
-        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
-        path: label of the robot description (file path, bundled name or ``-``).
-        xml: the URDF XML text.
-        bundled: the bundled robot, or None.
-        out: dict filled with the command's results for ``--json``.
+        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
+            model, description, ``out`` filled for ``--json``).
 
     Returns:
         list: the lines printed without ``--json``.
@@ -404,6 +398,7 @@ def cmd_excite(args, model, path, xml, bundled, out):
         CLIError: a non-positive duration, period or rate, a negative ``--start-time``, or an
             input the optimiser refuses.
     """
+    args, model, path, xml, bundled, out = run
     from robot_dynamics.core.errors import InvalidInputError
     from robot_dynamics.core.excitation import optimize_excitation
 
@@ -526,17 +521,13 @@ def add_payload_parser(sub, common):
     )
 
 
-def cmd_identify_payload(args, model, path, xml, bundled, out):
+def cmd_identify_payload(run: Invocation):
     """Mass, centre of mass (and inertia when excited) of a load on ``--frame`` from a
     recording.
 
     Args:
-        args: the parsed command line (``argparse.Namespace``).
-        model: the :class:`~robot_dynamics.core.model.RobotModel` built by :func:`load_model`.
-        path: label of the robot description (file path, bundled name or ``-``).
-        xml: the URDF XML text.
-        bundled: the bundled robot, or None.
-        out: dict filled with the command's results for ``--json``.
+        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
+            model, description, ``out`` filled for ``--json``).
 
     Returns:
         list: the lines printed without ``--json``.
@@ -544,6 +535,7 @@ def cmd_identify_payload(args, model, path, xml, bundled, out):
     Raises:
         CLIError: data that cannot be read or used.
     """
+    args, model, path, xml, bundled, out = run
     from robot_dynamics.core.payload import identify_payload
     from robot_dynamics.tools.identification_data import load_joint_data
 

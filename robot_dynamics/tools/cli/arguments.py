@@ -1,0 +1,196 @@
+"""Arguments shared by every ``robot-dynamics`` command: the argument parser, the common options,
+joint vectors, and the :class:`Invocation` a command runs with."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Dict, List, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from .errors import EXIT_USAGE, CLIError
+
+
+class Invocation(NamedTuple):
+    """What a command runs with (unpacks as ``args, model, path, xml, bundled, out``).
+
+    Attributes:
+        args: the parsed command line (``argparse.Namespace``).
+        model: the :class:`~robot_dynamics.core.model.RobotModel` built by
+            :func:`~robot_dynamics.tools.cli.loading.load_model`.
+        path: label of the robot description (file path, bundled name or ``-``).
+        xml: the URDF XML text.
+        bundled: the bundled robot, or None.
+        out: dict the command fills with its results for ``--json``.
+    """
+
+    args: argparse.Namespace
+    model: object
+    path: str
+    xml: str
+    bundled: object
+    out: Dict
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises CLIError instead of exiting, so --json can report usage errors too."""
+
+    def error(self, message):  # noqa: D401
+        raise CLIError(f"{message} (see: {self.prog} --help)", EXIT_USAGE)
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """The parent parser with the options every command has (robot, frames, gravity, output).
+
+    Returns:
+        argparse.ArgumentParser: the parent parser (no help of its own).
+    """
+    common = Parser(add_help=False)
+    common.add_argument(
+        "urdf",
+        help="URDF or xacro file (.xacro: expanded with --xacro-arg), - for a URDF on standard "
+        "input, or a bundled robot: panda, double_pendulum",
+    )
+    common.add_argument(
+        "--xacro-arg",
+        action="append",
+        default=None,
+        metavar="NAME:=VALUE",
+        help="argument of a .xacro file (repeat for several)",
+    )
+    common.add_argument("--base-link", default=None, help="base frame (default: the URDF root)")
+    common.add_argument(
+        "--balance-inertia",
+        action="store_true",
+        help="load link inertias that are not positive semi-definite or violate the triangle "
+        "inequality balanced (each change reported on stderr) instead of refusing the URDF",
+    )
+    common.add_argument("--tip-link", default=None, help="tip frame (default: the only leaf)")
+    common.add_argument(
+        "--gravity",
+        nargs=3,
+        metavar=("GX", "GY", "GZ"),
+        default=None,
+        help="gravity in the base frame [m/s^2] (default 0 0 -9.81; the bundled double "
+        "pendulum: 0 -9.81 0)",
+    )
+    common.add_argument("--json", action="store_true", help="print one JSON object (for programs)")
+    common.add_argument(
+        "--precision", type=int, default=4, help="decimals in human output (default 4)"
+    )
+
+    return common
+
+
+def add_joint_vector(p: argparse.ArgumentParser, flag: str, text: str) -> None:
+    """Add a joint-vector option (``--q``, ``--qd``, ...) to a command's parser.
+
+    Args:
+        p: the command's parser.
+        flag: the option, e.g. ``--q``.
+        text: its help text (units included).
+    """
+    p.add_argument(
+        flag,
+        nargs="+",
+        default=None,
+        metavar="V",
+        help=text + " (n numbers in joint order, or name=value pairs; default zeros)",
+    )
+
+
+def split_tokens(values: Sequence[str]) -> List[str]:
+    tokens: List[str] = []
+    for value in values:
+        tokens.extend(tok for tok in value.replace(",", " ").split() if tok)
+    return tokens
+
+
+def parse_joint_vector(
+    values: Optional[Sequence[str]], joint_names: Sequence[str], option: str, default: float = 0.0
+) -> np.ndarray:
+    """Parse ``--q``-style values into a float array in ``joint_names`` order.
+
+    Accepts n numbers (separated by spaces or commas), or ``name=value`` pairs (unnamed joints
+    get ``default``).
+
+    Args:
+        values: the option's strings, or None when the option was not given.
+        joint_names: the model's joint names, in order.
+        option: the option's name, for messages.
+        default: value of joints not named.
+
+    Returns:
+        ndarray: (n,) values.
+
+    Raises:
+        CLIError: wrong count, unknown joint name, not a number, NaN or infinity.
+    """
+    n = len(joint_names)
+    if values is None:
+        return np.full(n, default, dtype=float)
+    tokens = split_tokens(values)
+    if not tokens:
+        raise CLIError(f"{option}: no values given; expected {n} ({', '.join(joint_names)})")
+    out = np.full(n, default, dtype=float)
+    if any("=" in tok for tok in tokens):
+        index = {name: i for i, name in enumerate(joint_names)}
+        for tok in tokens:
+            if "=" not in tok:
+                raise CLIError(
+                    f"{option}: mix of 'name=value' and plain values ({tok!r}); use one form"
+                )
+            name, _, text = tok.partition("=")
+            if name not in index:
+                raise CLIError(
+                    f"{option}: unknown joint {name!r}; the model's joints are: "
+                    f"{', '.join(joint_names)}"
+                )
+            out[index[name]] = _to_float(text, option, name)
+        return out
+    if len(tokens) != n:
+        raise CLIError(
+            f"{option}: got {len(tokens)} value(s), the model has {n} joint(s): "
+            f"{', '.join(joint_names)}"
+        )
+    for i, tok in enumerate(tokens):
+        out[i] = _to_float(tok, option, joint_names[i])
+    return out
+
+
+def _to_float(text: str, option: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise CLIError(f"{option}: {text!r} (for {what}) is not a number") from None
+    if not math.isfinite(value):
+        raise CLIError(f"{option}: {text!r} (for {what}) is not finite")
+    return value
+
+
+def parse_fixed_vector(
+    values: Optional[Sequence[str]], size: int, option: str, labels: Sequence[str]
+):
+    """Parse a fixed-size vector option (gravity: 3, wrench: 6).
+
+    Args:
+        values: the option's strings, or None when the option was not given.
+        size: expected number of values.
+        option: the option's name, for messages.
+        labels: a label per value (e.g. ``gx gy gz``), for messages.
+
+    Returns:
+        ndarray or None: (size,) values, or None without the option.
+
+    Raises:
+        CLIError: wrong count, not a number, NaN or infinity.
+    """
+    if values is None:
+        return None
+    tokens = split_tokens(values)
+    if len(tokens) != size:
+        raise CLIError(
+            f"{option}: got {len(tokens)} value(s), expected {size} ({' '.join(labels)})"
+        )
+    return np.array([_to_float(tok, option, label) for tok, label in zip(tokens, labels)])

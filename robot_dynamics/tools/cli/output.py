@@ -1,0 +1,46 @@
+"""Human and JSON output of the ``robot-dynamics`` commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Dict, List, Sequence
+
+import numpy as np
+
+
+def fmt_vec(values, precision: int) -> str:
+    return "[" + ", ".join(f"{v: .{precision}f}" for v in np.asarray(values, dtype=float)) + "]"
+
+
+def fmt_matrix(mat, row_labels, col_labels, precision: int) -> List[str]:
+    mat = np.asarray(mat, dtype=float)
+    width = max(precision + 7, max((len(c) for c in col_labels), default=0) + 1)
+    label_w = max(len(r) for r in row_labels)
+    lines = [" " * label_w + " " + "".join(f"{c:>{width}}" for c in col_labels)]
+    for label, row in zip(row_labels, mat):
+        lines.append(f"{label:<{label_w}} " + "".join(f"{v:>{width}.{precision}f}" for v in row))
+    return lines
+
+
+def short_names(names: Sequence[str]) -> List[str]:
+    """Joint names shortened for column headers (common prefix dropped)."""
+    names = list(names)
+    if len(names) < 2:
+        return names
+    prefix = os.path.commonprefix(names)
+    if prefix and all(len(n) > len(prefix) for n in names):
+        return [n[len(prefix) :] if len(prefix) > 2 else n for n in names]
+    return names
+
+
+def fail(message: str, code: int, as_json: bool, out: Dict) -> int:
+    print(f"robot-dynamics: error: {message}", file=sys.stderr)
+    if as_json:
+        print(
+            json.dumps(
+                {"ok": False, "command": out.get("command"), "error": message, "exit_code": code}
+            )
+        )
+    return code

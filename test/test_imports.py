@@ -1,0 +1,89 @@
+"""The package's import graph has no circles: every module can be read, tested and changed
+from the ones below it. Modules are nodes, ``import`` / ``from ... import`` statements anywhere
+in a module (deferred imports included) are edges; a package's ``__init__`` re-exports are left
+out (they import their own modules by design)."""
+
+import ast
+import os
+
+PACKAGE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robot_dynamics"
+)
+
+
+def _modules():
+    """module name -> path of every module of the package (``__init__`` under the package)."""
+    root = os.path.dirname(PACKAGE)
+    found = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                module = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+                found[module.removesuffix(".__init__")] = path
+    return found
+
+
+def _imports(module, path, modules):
+    """Modules of the package that ``module`` imports."""
+    is_package = path.endswith("__init__.py")
+    package = module if is_package else module.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = parts[: len(parts) - node.level + 1] + ([node.module] if node.module else [])
+                target = ".".join(base)
+            else:
+                target = node.module or ""
+            candidates = [target] + [f"{target}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        else:
+            continue
+        found.update(c for c in candidates if c in modules and c != module)
+    return found
+
+
+def _cycles(graph):
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, result = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                result.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return result
+
+
+def test_no_import_circles():
+    modules = _modules()
+    plain = {m for m, p in modules.items() if not p.endswith("__init__.py")}
+    graph = {m: _imports(m, modules[m], modules) & plain for m in plain}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
