@@ -42,6 +42,11 @@ MAX_FRICTION_COEFFICIENT = 1e6
 MAX_STRIBECK_VELOCITY = 1e4
 #: The coefficients of :class:`FrictionModel`, in the order of the regressor's columns.
 FRICTION_TERMS = ("viscous", "coulomb", "asymmetry", "stribeck")
+#: Every per-joint field of :class:`FrictionModel`.
+FRICTION_FIELDS = FRICTION_TERMS + ("stribeck_velocity",)
+#: The nodes' parameters of the friction model: ``friction.<field>``, per joint in model order,
+#: ``[]`` = the model's own (the URDF's viscous and Coulomb friction, no asymmetry, no Stribeck).
+FRICTION_PARAMETERS = tuple(f"friction.{field}" for field in FRICTION_FIELDS)
 
 
 def check_velocity_threshold(velocity_threshold, n=None):
@@ -170,7 +175,7 @@ class FrictionModel:
         object.__setattr__(self, "joint_names", names)
         n = np.size(self.viscous) if not names else len(names)
         defaults = {"asymmetry": 0.0, "stribeck": 0.0, "stribeck_velocity": None}
-        for field in FRICTION_TERMS + ("stribeck_velocity",):
+        for field in FRICTION_FIELDS:
             value = getattr(self, field)
             if value is None:
                 default = defaults[field]
@@ -184,7 +189,7 @@ class FrictionModel:
                 ) from None
             if arr.shape != (n,):
                 raise InvalidInputError(
-                    f"friction {field} must have {n} values (one per joint"
+                    f"friction.{field} must have {n} values (one per joint"
                     + (f": {list(names)}" if names else "")
                     + f"), got shape {arr.shape}"
                 )
@@ -202,7 +207,7 @@ class FrictionModel:
                 k = int(np.argmax(bad))
                 what = "> 0" if field == "stribeck_velocity" else f">= {low:g}"
                 raise InvalidInputError(
-                    f"friction {field} of {_joint(names, k)} must be finite, {what} and "
+                    f"friction.{field} of {_joint(names, k)} must be finite, {what} and "
                     f"<= {high:g}, got {arr[k]}"
                 )
             arr.setflags(write=False)
@@ -211,7 +216,7 @@ class FrictionModel:
         if over.any():
             k = int(np.argmax(over))
             raise InvalidInputError(
-                f"friction asymmetry of {_joint(names, k)} ({self.asymmetry[k]}) exceeds its "
+                f"friction.asymmetry of {_joint(names, k)} ({self.asymmetry[k]}) exceeds its "
                 f"Coulomb level ({self.coulomb[k]}): one direction would push, not brake"
             )
 
@@ -246,6 +251,28 @@ class FrictionModel:
             InvalidInputError: see the class.
         """
         return dataclasses.replace(self, **changes)
+
+    def with_parameters(self, values):
+        """This model with the nodes' ``friction.*`` parameters over it.
+
+        Args:
+            values: parameter name -> value; of :data:`FRICTION_PARAMETERS` (others are ignored,
+                missing ones keep this model's values), each ``[]`` (keep this model's values)
+                or n numbers, model order.
+
+        Returns:
+            FrictionModel: the new model.
+
+        Raises:
+            InvalidInputError: a value of the wrong length or out of its range, an asymmetry
+                beyond the Coulomb level (naming the parameter and the joint).
+        """
+        changes = {}
+        for field, name in zip(FRICTION_FIELDS, FRICTION_PARAMETERS):
+            value = values.get(name)
+            if value is not None and len(value):
+                changes[field] = value
+        return self.replace(**changes) if changes else self
 
     def torques(self, qd, velocity_threshold=DEFAULT_VELOCITY_THRESHOLD):
         """Friction torques at joint velocities ``qd``.
@@ -291,6 +318,8 @@ class FrictionModel:
 __all__ = [
     "DEFAULT_STRIBECK_VELOCITY",
     "DEFAULT_VELOCITY_THRESHOLD",
+    "FRICTION_FIELDS",
+    "FRICTION_PARAMETERS",
     "FRICTION_TERMS",
     "FrictionModel",
     "MAX_FRICTION_COEFFICIENT",

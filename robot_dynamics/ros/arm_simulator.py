@@ -59,10 +59,16 @@ Time
 Physics options
     ``hold_until_first_command`` (default false): the joints stay braked (frozen at rest, effort
     0) until the first command, as an arm whose brakes open when its controller starts.
-    ``friction`` (default true): URDF ``<dynamics damping friction>`` act on the joints.
+    ``friction`` (default true): the joint friction model acts on the joints: the URDF
+    ``<dynamics damping friction>``, or the ``friction.*`` parameters (viscous, Coulomb,
+    asymmetry, Stribeck; :mod:`robot_dynamics.schema.friction`) over it.
     ``effort_limit_saturation`` (default true): commands are clipped at the URDF effort limits.
     ``effort_noise`` (default 0): standard deviation [Nm] of Gaussian noise added to the
     published ``effort`` (a torque sensor's noise; the physics uses the exact torque).
+    ``effort_scale`` / ``effort_offset`` (per joint; default 1 / 0): the published effort is
+    ``(torque + noise - effort_offset) / effort_scale``, what a driver reports whose efforts the
+    dynamics node converts with its parameters of the same names (a torque sensor's offset, a
+    current with a torque constant).
     ``position_limits`` (default false): joint limits act as stiff spring-damper stops
     whose stiffness and damping are set per joint from the joint's inertia at the initial
     configuration, K_i = w^2 M_ii, D_i = 2 zeta w M_ii with w = 2 pi ``limit_frequency`` (default

@@ -44,7 +44,8 @@ def build_model(text, values):
 
 
 def derive_model(parsed, values):
-    """The parsed model with the armature and payload parameters applied.
+    """The parsed model with the armature, joint friction (``friction.*``) and payload
+    parameters applied.
 
     Args:
         parsed: the model from the URDF.
@@ -54,10 +55,14 @@ def derive_model(parsed, values):
         RobotModel: the derived model.
 
     Raises:
-        ValueError: an armature of the wrong length; a payload without a frame on a model
-            without a tip link.
+        ValueError: an armature or friction coefficients of the wrong length, friction
+            coefficients the friction model refuses (InvalidInputError naming the parameter and
+            the joint); a payload without a frame on a model without a tip link.
     """
     model = parsed
+    friction = parsed.friction.with_parameters(values)
+    if friction is not parsed.friction:
+        model = model.with_friction(friction)
     armature = list(values["armature"])
     if armature:
         if len(armature) != parsed.n:

@@ -1,5 +1,6 @@
 """The simulated arm's parameters (``arm_simulator``)."""
 
+from .friction import friction_params
 from .model import model_section
 from .param import NodeSchema, Param, Section, Type, unique_strings
 
@@ -74,7 +75,13 @@ SIMULATION = Section(
             units="s",
             range=(0.0, 60.0),
         ),
-        Param("friction", True, "Apply the URDF joint damping and friction.", B),
+        Param(
+            "friction",
+            True,
+            "Apply the joint friction model (friction.*; default the URDF damping and friction).",
+            B,
+        ),
+        *friction_params("acting on the joints"),
         Param("effort_limit_saturation", True, "Clip commands at the URDF effort limits.", B),
         Param(
             "effort_noise",
@@ -84,6 +91,23 @@ SIMULATION = Section(
             D,
             units="Nm or N",
             range=(0.0, 1.0e3),
+        ),
+        Param(
+            "effort_scale",
+            [],
+            "Per joint, model order: the published effort is what a driver reports whose "
+            "efforts convert as tau = effort_scale * effort + effort_offset (the dynamics node's "
+            "parameters of the same names undo it); nonzero; empty = all 1.",
+            DA,
+            range=(-1.0e6, 1.0e6),
+        ),
+        Param(
+            "effort_offset",
+            [],
+            "Per joint, model order: the offset above (a torque sensor's offset); empty = all 0.",
+            DA,
+            units="Nm or N",
+            range=(-1.0e6, 1.0e6),
         ),
         Param("position_limits", False, "URDF position limits act as stiff end stops.", B),
         Param(

@@ -8,6 +8,7 @@ Every number has a finite, documented range: nothing non-finite can follow from 
 
 from robot_dynamics.core.estimation import WRENCH_COMPONENTS
 
+from .friction import friction_params
 from .model import model_section
 from .param import NodeSchema, Param, Section, Type, unique_strings
 
@@ -37,7 +38,7 @@ MODEL = model_section(
 
 DERIVED = Section(
     "derived",
-    "Payload and armature (applied to the parsed model)",
+    "Payload, armature and joint friction model (applied to the parsed model)",
     (
         Param(
             "payload.mass",
@@ -76,6 +77,7 @@ DERIVED = Section(
             units="kg m^2 or kg",
             range=(0.0, 1.0e3),
         ),
+        *friction_params("of the joint friction model (friction_compensation)"),
     ),
 )
 
@@ -134,9 +136,9 @@ ESTIMATION = Section(
         Param(
             "friction_compensation",
             False,
-            "Add the URDF joint friction (damping qd + friction tanh(qd / "
-            "friction_velocity_threshold)) to the feed-forward and remove it from the measured "
-            "torques before estimating.",
+            "Add the joint friction model (friction.*; default the URDF damping qd + friction "
+            "tanh(qd / friction_velocity_threshold)) to the feed-forward and remove it from the "
+            "measured torques before estimating.",
             B,
             config="friction_compensation",
         ),

@@ -30,6 +30,7 @@ from robot_dynamics.core.actuation import (
     saturate,
 )
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.schema import ARM_SIMULATOR
 
 NANO = 1_000_000_000
@@ -80,7 +81,9 @@ class ArmSettings:
         damping: (n,) joint-impedance damping [N m s/rad or N s/m].
         setpoint: (n,) joint-impedance setpoint [rad or m].
         brakes: hold the joints at rest until the first command (and after a reset).
-        friction: apply the model's joint friction.
+        friction: apply the joint friction ``friction_model``.
+        friction_model: :class:`~robot_dynamics.core.friction.FrictionModel`: the model's own
+            (URDF) with the ``friction.*`` parameters over it.
         saturation: clip commands at ``effort_limits``.
         position_limits: end stops at ``lower`` / ``upper``.
         limit_stiffness: (n,) end-stop stiffness [N m/rad or N/m].
@@ -93,6 +96,10 @@ class ArmSettings:
         wrench_timeout: with ``wrench_duration`` 0, remove a wrench after this long [s].
         wrench_axes: "base" or "link": the axes of incoming wrenches.
         effort_noise: standard deviation of the noise on reported efforts [N m or N].
+        effort_scale: (n,) nonzero; the reported effort is ``(torque + noise - effort_offset)
+            / effort_scale`` (a driver whose efforts convert as ``tau = scale * effort +
+            offset``).
+        effort_offset: (n,) [N m or N], the offset above.
         dt_ns: the fixed step [ns].
         publish_every: steps between two samples.
     """
@@ -106,6 +113,7 @@ class ArmSettings:
     setpoint: np.ndarray
     brakes: bool
     friction: bool
+    friction_model: FrictionModel
     saturation: bool
     position_limits: bool
     limit_stiffness: np.ndarray
@@ -118,6 +126,8 @@ class ArmSettings:
     wrench_timeout: float
     wrench_axes: str
     effort_noise: float
+    effort_scale: np.ndarray
+    effort_offset: np.ndarray
     dt_ns: int
     publish_every: int
 
@@ -146,7 +156,8 @@ class ArmSettings:
 
         Raises:
             ValueError: naming the parameter: an unknown or repeated joint, a per-joint value of
-                the wrong length, a negative impedance, an unknown wrench axes choice.
+                the wrong length, a negative impedance, an unknown wrench axes choice, friction
+                coefficients the friction model refuses, a zero effort_scale.
         """
         n = model.n
         names = list(model.joint_names)
@@ -173,6 +184,11 @@ class ArmSettings:
         setpoint = (
             q0.copy() if not setpoint else _per_joint(setpoint, n, "joint_impedance.setpoint", 0.0)
         )
+        friction_model = model.friction.with_parameters(values)
+        effort_scale = _per_joint(values["effort_scale"], n, "effort_scale", 1.0)
+        if np.any(effort_scale == 0.0):
+            raise ValueError("effort_scale must not be 0 (the effort would be infinite)")
+        effort_offset = _per_joint(values["effort_offset"], n, "effort_offset", 0.0)
         axes = values["external_wrench_axes"]
         if axes not in WRENCH_AXES:
             raise ValueError(f"external_wrench_axes must be 'base' or 'link', not {axes!r}")
@@ -191,6 +207,7 @@ class ArmSettings:
             setpoint=setpoint,
             brakes=bool(values["hold_until_first_command"]),
             friction=bool(values["friction"]),
+            friction_model=friction_model,
             saturation=bool(values["effort_limit_saturation"]),
             position_limits=bool(values["position_limits"]),
             limit_stiffness=limit_stiffness,
@@ -203,6 +220,8 @@ class ArmSettings:
             wrench_timeout=float(values["external_wrench_timeout"]),
             wrench_axes=axes,
             effort_noise=float(values["effort_noise"]),
+            effort_scale=effort_scale,
+            effort_offset=effort_offset,
             dt_ns=max(1, int(round(NANO / rate))),
             publish_every=max(1, int(round(rate / float(values["publish_rate"])))),
         )
@@ -217,7 +236,8 @@ class ArmSample:
         position: (n,) joint positions [rad or m], model order.
         velocity: (n,) joint velocities [rad/s or m/s].
         effort: (n,) drive torques averaged over the steps since the previous sample, plus the
-            effort noise [N m or N] (not friction, not end stops).
+            effort noise [N m or N] (not friction, not end stops), converted as a driver with
+            ``effort_scale`` and ``effort_offset`` reports them.
         wrench_link: the link the external wrench of the last step acted on (the tip link, or the
             base when the model has no tip, when none acted).
         wrench: (6,) that wrench, force first, base axes, moment about the link's origin
@@ -271,6 +291,7 @@ class SimulatedArm:
     def __init__(self, model, settings: ArmSettings, t_ns: int = 0, rng=None):
         self.model = model
         self.settings = settings
+        self._physics = model.with_friction(settings.friction_model)
         self.counters = ArmCounters()
         self._rng = rng if rng is not None else np.random.default_rng()
         self._t_ns = int(t_ns)
@@ -321,6 +342,8 @@ class SimulatedArm:
         Args:
             settings: settings built for ``self.model``.
         """
+        if settings.friction_model is not self.settings.friction_model:
+            self._physics = self.model.with_friction(settings.friction_model)
         self.settings = settings
 
     # ------------------------------------------------------------------ inputs
@@ -435,7 +458,7 @@ class SimulatedArm:
         self._wrench_in_step = self._wrench
         w, link = (self._wrench.wrench, self._wrench.link) if self._wrench else (None, None)
         try:
-            q, qd = self.model.step(
+            q, qd = self._physics.step(
                 self._q, self._qd, tau, s.dt, f_ext=w, frame=link, friction=s.friction
             )
         except InvalidInputError:  # the state left the model's bounds
@@ -465,9 +488,11 @@ class SimulatedArm:
             ArmSample: the state, the averaged drive torques (with noise) and the wrench of the
             last step.
         """
+        s = self.settings
         effort = self._applied_sum / self._applied_count if self._applied_count else self._applied
-        if self.settings.effort_noise > 0.0:
-            effort = effort + self._rng.normal(0.0, self.settings.effort_noise, effort.shape)
+        if s.effort_noise > 0.0:
+            effort = effort + self._rng.normal(0.0, s.effort_noise, effort.shape)
+        effort = (effort - s.effort_offset) / s.effort_scale
         self._applied_sum = np.zeros(self.model.n)
         self._applied_count = 0
         if self._wrench_in_step is not None:

@@ -107,14 +107,20 @@ def test_friction_model_defaults_and_immutability():
 @pytest.mark.parametrize(
     "changes, match",
     [
-        ({"viscous": [-0.1, 0.0]}, "viscous of joint 'a' must be finite, >= 0"),
-        ({"coulomb": [0.0, np.nan]}, "coulomb of joint 'b'"),
-        ({"stribeck": [0.0, -1.0]}, "stribeck of joint 'b'"),
-        ({"stribeck_velocity": [0.0, 0.1]}, "stribeck_velocity of joint 'a' must be finite, > 0"),
+        ({"viscous": [-0.1, 0.0]}, "friction.viscous of joint 'a' must be finite, >= 0"),
+        ({"coulomb": [0.0, np.nan]}, "friction.coulomb of joint 'b'"),
+        ({"stribeck": [0.0, -1.0]}, "friction.stribeck of joint 'b'"),
+        (
+            {"stribeck_velocity": [0.0, 0.1]},
+            "friction.stribeck_velocity of joint 'a' must be finite, > 0",
+        ),
         ({"viscous": [2e6, 0.0]}, "<= 1e\\+06"),
-        ({"asymmetry": [0.0, 1.5]}, "asymmetry of joint 'b' \\(1.5\\) exceeds its Coulomb"),
-        ({"coulomb": [1.0, 1.0, 1.0]}, "coulomb must have 2 values .*'a', 'b'"),
-        ({"viscous": "x"}, "viscous must be numbers"),
+        (
+            {"asymmetry": [0.0, 1.5]},
+            "friction.asymmetry of joint 'b' \\(1.5\\) exceeds its Coulomb",
+        ),
+        ({"coulomb": [1.0, 1.0, 1.0]}, "friction.coulomb must have 2 values .*'a', 'b'"),
+        ({"viscous": "x"}, "friction.viscous must be numbers"),
     ],
 )
 def test_friction_model_refuses_bad_coefficients(changes, match):
@@ -150,3 +156,26 @@ def test_observer_subtracts_friction_at_its_threshold(rng):
     np.testing.assert_allclose(r, r_plain, rtol=0, atol=1e-12)
     with pytest.raises(InvalidInputError, match="velocity_threshold"):
         MomentumObserver(m, friction=True, friction_velocity_threshold=-1.0)
+
+
+def test_friction_parameters_override_the_urdf():
+    m = load_model("mixed")
+    n = m.n
+    base = m.friction
+    values = {
+        "friction.viscous": [],
+        "friction.coulomb": [1.0] * n,
+        "friction.asymmetry": [0.25] * n,
+        "friction.stribeck": [],
+        "friction.stribeck_velocity": [0.05] * n,
+        "observer_gain": 50.0,  # not a friction parameter: ignored
+    }
+    f = base.with_parameters(values)
+    assert np.all(f.viscous == base.viscous) and np.all(f.coulomb == 1.0)
+    assert np.all(f.asymmetry == 0.25) and np.all(f.stribeck == 0.0)
+    assert np.all(f.stribeck_velocity == 0.05) and f.joint_names == m.joint_names
+    assert base.with_parameters({}) is base
+    with pytest.raises(InvalidInputError, match="friction.coulomb must have 5 values"):
+        base.with_parameters({"friction.coulomb": [1.0]})
+    with pytest.raises(InvalidInputError, match="friction.asymmetry of joint 'j1'"):
+        base.with_parameters({"friction.asymmetry": [0.5] * n})

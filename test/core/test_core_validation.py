@@ -442,7 +442,7 @@ def test_armature_and_friction_bounds(dp):
     assert "armature" in str(ei.value) and "'joint1'" in str(ei.value)
     with pytest.raises(InvalidInputError) as ei:
         dp.with_friction(FrictionModel([0, 1e308], [0, 0], joint_names=dp.joint_names))
-    assert "viscous of joint 'joint2'" in str(ei.value)
+    assert "friction.viscous of joint 'joint2'" in str(ei.value)
     with pytest.raises(InvalidInputError, match="needs a FrictionModel"):
         dp.with_friction([0.1, 0.2])
     with pytest.raises(InvalidInputError, match="has 3 joints"):

@@ -247,6 +247,29 @@ def test_feedforward_reference_and_effort_command(dynamics_node, panda):
         "feedforward_torques",
         lambda m: np.allclose(efforts(m, names), ff_fric, rtol=0, atol=1e-9),
     )
+
+    # The friction model's parameters at run time: asymmetric Stribeck friction.
+    friction = {
+        "friction.coulomb": [1.0] * 7,
+        "friction.asymmetry": [0.3, -0.3, 0.2, -0.2, 0.1, -0.1, 0.0],
+        "friction.stribeck": [0.5] * 7,
+        "friction.stribeck_velocity": [0.25] * 7,
+    }
+    results = node.set_parameters(**{k.replace(".", "__"): v for k, v in friction.items()})
+    assert all(r.successful for r in results), [r.reason for r in results]
+    rich = panda.with_friction(panda.friction.with_parameters(friction))
+    ff_rich = expected_ref + rich.friction_torques(qd_ref)
+    assert np.abs(ff_rich - ff_fric).max() > 0.1
+    node.reference_pub.publish(ref)
+    node.publish_until(
+        make,
+        "feedforward_torques",
+        lambda m: np.allclose(efforts(m, names), ff_rich, rtol=0, atol=1e-9),
+    )
+    bad = node.set_parameters(friction__asymmetry=[2.0] * 7)[0]
+    assert not bad.successful and "friction.asymmetry of joint 'panda_joint1'" in bad.reason
+    bad = node.set_parameters(friction__viscous=[0.1, 0.2])[0]
+    assert not bad.successful and "friction.viscous must have 7 values" in bad.reason
     node.proc.assert_alive()
 
 

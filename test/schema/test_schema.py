@@ -84,6 +84,18 @@ def test_both_nodes_declare_the_same_model_parameters():
     ]
 
 
+def test_both_nodes_declare_the_same_friction_parameters():
+    from robot_dynamics.core.friction import FRICTION_PARAMETERS
+
+    declared = [[p for p in schema.params if p.name.startswith("friction.")] for schema in SCHEMAS]
+    for params in declared:
+        assert tuple(p.name for p in params) == FRICTION_PARAMETERS
+    a, b = declared
+    assert [(p.name, p.default, p.type, p.range, p.low_open, p.units) for p in a] == [
+        (p.name, p.default, p.type, p.range, p.low_open, p.units) for p in b
+    ]
+
+
 def test_reason_names_the_entry_or_the_label():
     p = DYNAMICS_NODE["effort_offset"]
     assert p.reason([0.0, 2.0e6]) == "entry 1: must be <= 1000000.0, got 2000000.0"

@@ -8,7 +8,9 @@
 * an external wrench equals the core's ``step`` with ``f_ext`` (base and link axes) and ends
   after its duration; brakes hold until the first command; the command timeout zeroes it;
 * the clock counts whole nanoseconds: a new rate changes the step, never the time so far;
-* a diverging step resets the arm and is counted.
+* a diverging step resets the arm and is counted;
+* the friction parameters (asymmetric, Stribeck) act as the core's friction model does; the
+  reported effort carries the effort_scale / effort_offset a driver would report with.
 """
 
 import numpy as np
@@ -186,6 +188,10 @@ def test_a_diverging_step_resets_the_arm(panda):
         ({"joints": ["panda_joint1", "panda_joint1"]}, "listed twice"),
         ({"joints": ["elbow"]}, "unknown joint"),
         ({"initial_positions": [0.0, 1.0]}, "initial_positions has 2 values"),
+        ({"effort_scale": [1.0] * 6 + [0.0]}, "effort_scale must not be 0"),
+        ({"effort_offset": [1.0]}, "effort_offset has 1 values"),
+        ({"friction.coulomb": [1.0] * 3}, "friction.coulomb must have 7 values"),
+        ({"friction.asymmetry": [0.5] * 7}, "friction.asymmetry of joint 'panda_joint1'"),
     ],
 )
 def test_bad_settings_are_refused_by_name(panda, changes, named):
@@ -204,3 +210,50 @@ def test_effort_noise_is_on_the_reported_effort_only(panda):
         samples.append(arm.sample().effort)
     np.testing.assert_allclose(arm.q, quiet.q, atol=0)
     assert 0.45 < np.std(samples) < 0.55
+
+
+def test_friction_parameters_act_as_the_core_friction_model(panda):
+    n = panda.n
+    friction = {
+        "friction.viscous": [0.5] * n,
+        "friction.coulomb": [1.0] * n,
+        "friction.asymmetry": [0.4, -0.4, 0.2, 0.0, 0.3, -0.1, 0.05],
+        "friction.stribeck": [0.6] * n,
+        "friction.stribeck_velocity": [0.05] * n,
+    }
+    arm = make_arm(panda, initial_velocities=[0.3, -0.2, 0.1, 0.02, -0.01, 0.0, 0.04], **friction)
+    truth = panda.with_friction(panda.friction.with_parameters(friction))
+    assert truth.friction.asymmetry[0] == 0.4
+    q, qd = arm.q, arm.qd
+    for _ in range(200):
+        arm.step()
+        q, qd = truth.step(q, qd, np.zeros(n), 0.001, friction=True)
+    np.testing.assert_allclose(arm.q, q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(arm.qd, qd, rtol=0, atol=1e-12)
+    # a new friction model at run time: the state stays, the new friction acts
+    values = {**DEFAULTS, **friction, "friction.asymmetry": []}
+    arm.reconfigure(ArmSettings.from_values(panda, values))
+    truth = panda.with_friction(panda.friction.with_parameters(values))
+    q, qd = arm.q, arm.qd
+    for _ in range(50):
+        arm.step()
+        q, qd = truth.step(q, qd, np.zeros(n), 0.001, friction=True)
+    np.testing.assert_allclose(arm.q, q, rtol=0, atol=1e-12)
+
+
+def test_effort_scale_and_offset_of_the_reported_effort(panda):
+    n = panda.n
+    scale = np.array([2.0, -1.0, 0.5, 1.0, 1.0, 4.0, -2.0])
+    offset = np.linspace(-0.3, 0.3, n)
+    arm = make_arm(panda, friction=False, effort_scale=list(scale), effort_offset=list(offset))
+    plain = make_arm(panda, friction=False)
+    tau = np.linspace(1.0, 7.0, n)
+    for a in (arm, plain):
+        a.command(tau)
+        a.step()
+        a.step()
+    effort = arm.sample().effort
+    np.testing.assert_allclose(effort, (tau - offset) / scale, rtol=0, atol=1e-12)
+    # the dynamics node's conversion tau = scale * effort + offset gives the torque back
+    np.testing.assert_allclose(scale * effort + offset, plain.sample().effort, atol=1e-12)
+    np.testing.assert_allclose(arm.q, plain.q, atol=0)
