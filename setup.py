@@ -1,8 +1,8 @@
 """ament_python package robot_dynamics: rigid-body dynamics of URDF arms, with ROS 2 nodes.
 
 Installs, the ament way, into <prefix>/share/robot_dynamics: package.xml, launch/*.launch.py,
-config/*.yaml and urdf/*.urdf (globbed, so files added later are picked up), and the package
-marker into <prefix>/share/ament_index/resource_index/packages/.
+config/*.yaml, urdf/*.urdf and rviz/*.rviz (globbed, so files added later are picked up), and
+the package marker into <prefix>/share/ament_index/resource_index/packages/.
 """
 
 from glob import glob
@@ -31,6 +31,7 @@ setup(
         ("share/" + package_name + "/launch", _files("launch/*.launch.py")),
         ("share/" + package_name + "/config", _files("config/*.yaml")),
         ("share/" + package_name + "/urdf", _files("urdf/*.urdf") + _files("urdf/LICENSE*")),
+        ("share/" + package_name + "/rviz", _files("rviz/*.rviz")),
     ],
     install_requires=["setuptools"],
     zip_safe=True,

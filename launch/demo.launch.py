@@ -16,7 +16,8 @@ dynamics node's ``~/effort_command`` (gravity compensation holds the arm).
 Arguments:
     robot        bundled robot: panda (default) or double_pendulum.
     description_file
-                 your URDF or xacro file instead (default: empty = the bundled robot).
+                 your URDF or xacro file instead, a path or package://pkg/path (default: empty =
+                 the bundled robot).
     xacro_args   xacro arguments of a .xacro description_file, "name:=value other:=value".
     tip_link     frame that is pushed / where the wrench is estimated (default: the robot's).
     duration     scripted seconds (default: 12 for the pushes, 10 for the pendulum).
@@ -64,14 +65,13 @@ def _executable(name):
 
 def _actions(context):
     from robot_dynamics.tools.demo import build_parser, demo_settings
-    from robot_dynamics.tools.description import parse_xacro_args
 
     value = lambda name: LaunchConfiguration(name).perform(context)  # noqa: E731
     argv = ["--robot", value("robot"), "--plot", value("plot")]
     if value("description_file"):
-        argv += ["--urdf", os.path.expanduser(value("description_file"))]
-        for item in parse_xacro_args(value("xacro_args")).items():
-            argv += ["--xacro-arg", ":=".join(item)]
+        argv += ["--urdf", value("description_file")]
+        if value("xacro_args"):
+            argv += ["--xacro-arg", value("xacro_args")]  # "a:=1 b:=2", as the CLI takes it
     if value("tip_link"):
         argv += ["--tip-link", value("tip_link")]
     if value("duration"):

@@ -2,7 +2,7 @@
 # Install robot_dynamics (this repository, ament_python layout) into the venv, editable, so the
 # venv python, the console scripts in <venv>/bin (dynamics_node, arm_simulator, relay_node,
 # robot-dynamics, robot-dynamics-demo) and their subprocesses all run the working tree's code.
-# data_files (package.xml, resource marker, launch/config/urdf) are COPIED to <venv>/share, so the
+# data_files (package.xml, resource marker, launch/config/urdf/rviz) are COPIED to <venv>/share, so the
 # stamp is keyed on the content of every installed data file and of setup.py/setup.cfg: a new or
 # changed urdf/launch/config file triggers a reinstall (a few seconds); otherwise this is a no-op.
 set -euo pipefail
@@ -21,7 +21,7 @@ source "$REPO/scripts/venv_lock.sh"
 [[ -x "$PY" ]] || die "$PY missing: run scripts/setup_env.sh (make venv) first"
 cd "$REPO"
 shopt -s nullglob
-data=(package.xml resource/robot_dynamics launch/*.launch.py config/*.yaml urdf/*.urdf urdf/LICENSE*)
+data=(package.xml resource/robot_dynamics launch/*.launch.py config/*.yaml urdf/*.urdf urdf/LICENSE* rviz/*.rviz)
 shopt -u nullglob
 # The package list matters too (the editable finder maps the top-level packages at install time).
 pkgs="$(find robot_dynamics -name __init__.py -not -path '*/__pycache__/*' 2>/dev/null | sort)"

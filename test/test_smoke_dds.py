@@ -135,12 +135,17 @@ def test_venv_needs_no_sourcing():
 
 
 def test_installed_share_matches_repository():
-    """setup.py's data_files globs put every launch/config/urdf file where ROS looks."""
+    """setup.py's data_files globs put every launch/config/urdf/rviz file where ROS looks."""
     from ament_index_python.packages import get_package_share_directory
 
     share = get_package_share_directory("robot_dynamics")
     assert os.path.isfile(os.path.join(share, "package.xml"))
-    for sub, suffix in (("launch", ".launch.py"), ("config", ".yaml"), ("urdf", ".urdf")):
+    for sub, suffix in (
+        ("launch", ".launch.py"),
+        ("config", ".yaml"),
+        ("urdf", ".urdf"),
+        ("rviz", ".rviz"),
+    ):
         src_dir = os.path.join(REPO, sub)
         # bundled robots travel with their licence notices (urdf/LICENSE.*)
         in_repo = (

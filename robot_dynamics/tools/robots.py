@@ -17,6 +17,7 @@ from robot_dynamics.tools.description import (
     STDIN,
     RobotDescriptionError,
     load_robot_description,
+    resolve_package_path,
 )
 
 __all__ = ["RobotSource", "build_model", "defaults", "resolve_robot"]
@@ -63,9 +64,9 @@ def resolve_robot(
     """Read the robot named by ``spec``.
 
     Args:
-        spec: a file path (URDF, or ``.xacro`` expanded with ``xacro_args``), ``-`` for a URDF on
-            standard input, or a bundled robot's name (``panda``, ``double_pendulum``) when no
-            such file exists.
+        spec: a file path (URDF, or ``.xacro`` expanded with ``xacro_args``; ``package://pkg/path``
+            for a file of a ROS package), ``-`` for a URDF on standard input, or a bundled
+            robot's name (``panda``, ``double_pendulum``) when no such file exists.
         xacro_args: xacro arguments (``name:=value`` items, a string of them, or a mapping).
         stdin: binary stream read for ``-`` (default ``sys.stdin.buffer``).
 
@@ -73,15 +74,15 @@ def resolve_robot(
         the :class:`RobotSource`.
 
     Raises:
-        RobotDescriptionError: no such file and no bundled robot of that name, unreadable file,
-            not UTF-8, or xacro failed.
+        RobotDescriptionError: no such file and no bundled robot of that name, unknown package,
+            unreadable file, not UTF-8, or xacro failed.
         XacroArgumentError: malformed xacro arguments, or arguments for a non-xacro source.
     """
     if spec == STDIN:
         return RobotSource(
             load_robot_description(STDIN, xacro_args, stdin=stdin), "<stdin>", None, None
         )
-    path = os.path.expanduser(spec)
+    path = resolve_package_path(spec)
     if not os.path.exists(path) and spec in BUNDLED:
         path = bundled_urdf_path(spec)
         return RobotSource(load_robot_description(path, xacro_args), spec, path, BUNDLED[spec])

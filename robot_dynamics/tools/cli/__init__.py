@@ -1,8 +1,9 @@
 """``robot-dynamics``: the dynamics of a URDF from the command line, no ROS needed.
 
 Each subcommand takes a robot: a URDF file, a xacro file (``arm.urdf.xacro``, expanded with
-``--xacro-arg name:=value``, repeatable), ``-`` for a URDF on standard input, or the name of a
-bundled robot (``panda``, ``double_pendulum``)::
+``--xacro-arg name:=value``, repeatable, or ``--xacro-arg "a:=1 b:=2"``), ``package://pkg/path``
+for a file of a ROS package, ``-`` for a URDF on standard input, or the name of a bundled robot
+(``panda``, ``double_pendulum``)::
 
     robot-dynamics info ROBOT                       tree, joints, masses, total mass, fixed/mimic
     robot-dynamics gravity ROBOT --q ...            g(q): joint torques that hold the arm [Nm]

@@ -49,15 +49,17 @@ def common_parser() -> argparse.ArgumentParser:
     common = Parser(add_help=False)
     common.add_argument(
         "urdf",
-        help="URDF or xacro file (.xacro: expanded with --xacro-arg), - for a URDF on standard "
-        "input, or a bundled robot: panda, double_pendulum",
+        help="URDF or xacro file (.xacro: expanded with --xacro-arg; package://PKG/PATH for a "
+        "file of a ROS package), - for a URDF on standard input, or a bundled robot: panda, "
+        "double_pendulum",
     )
     common.add_argument(
         "--xacro-arg",
         action="append",
         default=None,
         metavar="NAME:=VALUE",
-        help="argument of a .xacro file (repeat for several)",
+        help="arguments of a .xacro file: repeat, or several in one string "
+        '("a:=1 b:=2", as the launch file\'s xacro_args)',
     )
     common.add_argument("--base-link", default=None, help="base frame (default: the URDF root)")
     common.add_argument(

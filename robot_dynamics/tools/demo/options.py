@@ -24,14 +24,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--urdf",
         default=None,
         help="your own robot instead of a bundled one: a URDF or xacro file (.xacro, expanded "
-        "with --xacro-arg), or - for a URDF on standard input",
+        "with --xacro-arg; package://PKG/PATH for a file of a ROS package), or - for a URDF on "
+        "standard input",
     )
     p.add_argument(
         "--xacro-arg",
         action="append",
         default=None,
         metavar="NAME:=VALUE",
-        help="argument of a --urdf .xacro file (repeat for several)",
+        help="arguments of a --urdf .xacro file: repeat, or several in one string "
+        '("a:=1 b:=2", as the launch file\'s xacro_args)',
     )
     p.add_argument("--base-link", default=None, help="base frame (default: URDF root)")
     p.add_argument(
