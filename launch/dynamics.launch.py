@@ -140,9 +140,9 @@ def _flag(text, name, allow_empty=False):
 def check_command_line(context):
     """Stop the launch on a command-line argument this file does not declare.
 
-    Only when this file is the one ``ros2 launch`` was given (the launch service's top-level
-    include is of this file): included from another launch file, the command line holds that
-    file's arguments.
+    Only when this file is the one ``ros2 launch`` was given (the event being handled is the
+    launch service's top-level include, and it includes this file, its location expanded by
+    then): included from another launch file, the command line holds that file's arguments.
 
     Raises:
         ValueError: naming the unknown arguments, the closest declared ones, and all of them.
@@ -152,7 +152,7 @@ def check_command_line(context):
     here = os.path.realpath(__file__)
     top_level = any(
         isinstance(e, IncludeLaunchDescription)
-        and os.path.realpath(str(e.launch_description_source.location)) == here
+        and os.path.realpath(e.launch_description_source.location) == here
         for e in entities
     )
     if not top_level:

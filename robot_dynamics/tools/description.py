@@ -106,12 +106,12 @@ def parse_xacro_args(args: Union[None, str, Sequence[str], Mapping[str, str]]) -
             name, sep, value = item.partition(":=")
             if not sep or not name.strip():
                 hint = (
-                    " (a value with spaces must be quoted: \"name:='a b'\")"
+                    f" (in {text!r}: a value with spaces is quoted, \"name:='a b'\")"
                     if len(items) > 1
                     else ""
                 )
                 raise XacroArgumentError(
-                    f"xacro argument {item!r} (in {text!r}) is not of the form name:=value{hint}"
+                    f"xacro argument {item!r} is not of the form name:=value{hint}"
                 )
             out[name.strip()] = value
     return out

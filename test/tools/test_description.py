@@ -1,8 +1,13 @@
 """Reading robot descriptions (robot_dynamics.tools.description, robot_dynamics.tools.robots):
-URDF files, xacro files with properties and arguments, standard input, a UTF-8 byte-order mark,
-and a typed error for each way it can go wrong. Plain pytest, no ROS."""
+URDF files, xacro files with properties and arguments (one string or one pair per item),
+standard input, a UTF-8 byte-order mark, ``package://`` paths and a description package's
+``urdf/`` folder (through a throw-away ament prefix), the URDF root link, and a typed error for
+each way it can go wrong. Plain pytest, no DDS."""
 
 import io
+import json
+import os
+import shutil
 
 import numpy as np
 import pytest
@@ -10,12 +15,16 @@ import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import InvalidInputError, URDFError
 from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
+from robot_dynamics.tools import cli
 from robot_dynamics.tools.description import (
     RobotDescriptionError,
     XacroArgumentError,
     is_xacro,
     load_robot_description,
     parse_xacro_args,
+    resolve_description_path,
+    resolve_package_path,
+    urdf_root_link,
 )
 from robot_dynamics.tools.robots import build_model, resolve_robot
 
@@ -146,3 +155,138 @@ def test_resolve_robot_bundled_file_and_unknown(tmp_path):
     xacro_source = resolve_robot(str(write_arm(tmp_path)), ["mass:=1"])
     assert xacro_source.bundled is None
     assert build_model(xacro_source, gravity=(0, 0, -1)).gravity.tolist() == [0, 0, -1]
+
+
+# ------------------------------------------------------- xacro arguments: both forms, one parser
+
+
+def test_xacro_args_one_string_or_one_pair_per_item():
+    expected = {"a": "1", "b": "2", "c": "3"}
+    assert parse_xacro_args("a:=1 b:=2 c:=3") == expected  # the launch file's xacro_args
+    assert parse_xacro_args(["a:=1", "b:=2", "c:=3"]) == expected  # --xacro-arg, repeated
+    assert parse_xacro_args(["a:=1 b:=2 c:=3"]) == expected  # --xacro-arg "a:=1 b:=2 c:=3"
+    assert parse_xacro_args(["a:=1", "b:=2 c:=3"]) == expected  # both at once
+    assert parse_xacro_args(["title:='two words'"]) == {"title": "two words"}
+    assert parse_xacro_args(["a:=1", "a:=2"]) == {"a": "2"}  # the later one wins
+
+
+def test_xacro_args_unquoted_space_and_unbalanced_quote():
+    with pytest.raises(XacroArgumentError, match="a value with spaces is quoted") as info:
+        parse_xacro_args(["title:=two words"])
+    assert "'words'" in str(info.value)
+    with pytest.raises(XacroArgumentError, match="No closing quotation"):
+        parse_xacro_args('title:="two words')
+
+
+def test_cli_xacro_arg_takes_both_forms(tmp_path, capsys):
+    path = write_arm(tmp_path)
+    results = []
+    for argv in (["--xacro-arg", "mass:=3.5 unused:=1"], ["--xacro-arg", "mass:=3.5"] * 2):
+        assert cli.main(["gravity", str(path), *argv, "--q", "0", "--json"]) == 0
+        results.append(json.loads(capsys.readouterr().out)["gravity_torques"])
+    assert results[0] == results[1]
+    assert abs(results[0][0]) == pytest.approx(3.5 * 9.81 * 0.25)
+
+
+# --------------------------------------------------------- package:// and description_package
+
+PACKAGE = "rd_test_description"
+
+
+@pytest.fixture
+def ament_package(tmp_path, monkeypatch):
+    """A ROS package rd_test_description in a throw-away ament prefix, first on
+    AMENT_PREFIX_PATH: urdf/arm.urdf.xacro (+ base.xacro) and robots/pendulum.urdf. Returns its
+    share directory."""
+    prefix = tmp_path / "prefix"
+    index = prefix / "share" / "ament_index" / "resource_index" / "packages"
+    index.mkdir(parents=True)
+    (index / PACKAGE).write_text("")
+    share = prefix / "share" / PACKAGE
+    (share / "urdf").mkdir(parents=True)
+    write_arm(share / "urdf")
+    (share / "robots").mkdir()
+    shutil.copy(bundled_urdf_path("double_pendulum"), share / "robots" / "pendulum.urdf")
+    rest = os.environ.get("AMENT_PREFIX_PATH", "")
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(prefix) + (os.pathsep + rest if rest else ""))
+    return share
+
+
+def test_package_url(ament_package):
+    url = f"package://{PACKAGE}/urdf/arm.urdf.xacro"
+    assert resolve_package_path(url) == str(ament_package / "urdf" / "arm.urdf.xacro")
+    direct = load_robot_description(str(ament_package / "urdf" / "arm.urdf.xacro"), "mass:=3")
+    assert load_robot_description(url, "mass:=3") == direct
+    assert resolve_package_path("~/arm.urdf") == os.path.expanduser("~/arm.urdf")
+    assert resolve_package_path("rel/arm.urdf") == "rel/arm.urdf"
+
+
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        ("package://rd_no_such_package/urdf/a.urdf", "'rd_no_such_package' is not in the ament"),
+        (f"package://{PACKAGE}", "not of the form package://<package>/<path>"),
+        (f"package://{PACKAGE}/", "not of the form package://<package>/<path>"),
+        ("package:///urdf/a.urdf", "not of the form package://<package>/<path>"),
+    ],
+)
+def test_package_url_errors(ament_package, url, message):
+    with pytest.raises(RobotDescriptionError, match=message):
+        load_robot_description(url)
+
+
+def test_description_package_relative_file(ament_package, tmp_path, monkeypatch):
+    in_package = str(ament_package / "urdf" / "arm.urdf.xacro")
+    assert resolve_description_path("arm.urdf.xacro", PACKAGE) == in_package
+    assert load_robot_description(
+        "arm.urdf.xacro", "mass:=3", description_package=PACKAGE
+    ) == load_robot_description(in_package, "mass:=3")
+    # absolute paths and package:// name their file themselves; no package: the working dir
+    pendulum = bundled_urdf_path("double_pendulum")
+    assert resolve_description_path(pendulum, PACKAGE) == pendulum
+    url = f"package://{PACKAGE}/robots/pendulum.urdf"
+    assert resolve_description_path(url, "robot_dynamics") == str(
+        ament_package / "robots" / "pendulum.urdf"
+    )
+    assert resolve_description_path("arm.urdf.xacro", "") == "arm.urdf.xacro"
+    assert resolve_description_path("-", PACKAGE) == "-"
+    with pytest.raises(RobotDescriptionError, match="urdf/ folder of description_package") as info:
+        resolve_description_path("pendulum.urdf", PACKAGE)
+    assert "working directory" not in str(info.value)
+    # a file of the working directory, given as a relative name: say how to give it
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "mine.urdf").write_text(open(pendulum).read())
+    monkeypatch.chdir(workdir)
+    with pytest.raises(RobotDescriptionError, match="give its absolute path") as info:
+        load_robot_description("mine.urdf", description_package=PACKAGE)
+    assert str(workdir / "mine.urdf") in str(info.value)
+    with pytest.raises(RobotDescriptionError, match="'rd_no_such_package' is not in the ament"):
+        resolve_description_path("arm.urdf", "rd_no_such_package")
+
+
+def test_cli_takes_a_package_url(ament_package, capsys):
+    url = f"package://{PACKAGE}/robots/pendulum.urdf"
+    source = resolve_robot(url)
+    assert source.path == str(ament_package / "robots" / "pendulum.urdf")
+    assert source.urdf == open(bundled_urdf_path("double_pendulum")).read()
+    assert cli.main(["info", url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["joint_names"] == ["joint1", "joint2"]
+    xacro_url = f"package://{PACKAGE}/urdf/arm.urdf.xacro"
+    assert cli.main(["gravity", xacro_url, "--xacro-arg", "mass:=4", "--q", "0", "--json"]) == 0
+    assert abs(json.loads(capsys.readouterr().out)["gravity_torques"][0]) == pytest.approx(
+        4 * 9.81 / 4
+    )
+
+
+# -------------------------------------------------------------------------- URDF root link
+
+
+def test_urdf_root_link(tmp_path):
+    assert urdf_root_link(open(bundled_urdf_path("panda")).read()) == "panda_link0"
+    assert urdf_root_link(load_robot_description(str(write_arm(tmp_path)))) == "base"
+    two_roots = "<robot name='r'><link name='a'/><link name='b'/></robot>"
+    with pytest.raises(RobotDescriptionError, match="2 root links \\(a, b\\)"):
+        urdf_root_link(two_roots)
+    with pytest.raises(RobotDescriptionError, match="malformed XML"):
+        urdf_root_link("<robot name='r'><link name='a'>")
