@@ -32,9 +32,12 @@ Arguments (``--show-args`` lists them with their defaults):
     params_file       parameters YAML file(s) of the node, separated by spaces (quoted as in a
                       shell), absolute, relative to the working directory, or ``package://``;
                       applied in order (a later file overrides an earlier one), then the
-                      arguments below. Default: none (base = URDF root, tip = its single leaf).
+                      arguments below. Each is checked first as the node reads it: no section
+                      for the node, a parameter it does not declare (a typo it would ignore) or
+                      a value it refuses stops the launch. Default: none (base = URDF root,
+                      tip = its single leaf).
                       config/panda_arm.yaml and config/double_pendulum.yaml are the bundled
-                      robots'; ``robot-dynamics identify`` writes one for an identified arm.
+                      robots'.
     base_link, tip_link   override the parameter when not empty.
     balance_inertia, strict_inertia
                       ``true``/``false`` override the node parameter; empty (default): the
@@ -168,24 +171,36 @@ def check_command_line(context):
 
 
 def _node_declares(name):
-    from robot_dynamics.ros.dynamics_parameters import specs
+    from robot_dynamics.schema import DYNAMICS_NODE
 
-    return any(spec.name == name for spec in specs())
+    return any(p.name == name for p in DYNAMICS_NODE.params)
 
 
-def params_files(text):
-    """The parameters files of the ``params_file`` argument, in order.
+def params_files(text, node):
+    """The parameters files of the ``params_file`` argument, in order, each checked as the node
+    would read it (:func:`robot_dynamics.tools.params_file.read_parameters_file`).
+
+    Args:
+        text: the argument: paths separated by white space (quoted as in a shell).
+        node: the dynamics node's fully qualified name (``/ns/name``).
+
+    Returns:
+        list of str: the files.
 
     Raises:
         FileNotFoundError: a file that does not exist (named).
         RobotDescriptionError: a ``package://`` path of an unknown package.
+        ParametersFileError: a file with no section for ``node``, a parameter the node does not
+            declare (a typo the node would ignore) or a value it refuses (file, parameter, line).
     """
     from robot_dynamics.tools.description import resolve_package_path
+    from robot_dynamics.tools.params_file import read_parameters_file
 
     files = [resolve_package_path(item) for item in shlex.split(text)]
     for path in files:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"params_file {path!r} does not exist")
+        read_parameters_file(path, node=node)
     return files
 
 
@@ -198,6 +213,8 @@ def node_parameters(context, urdf):
 
     Raises:
         FileNotFoundError: a params file does not exist.
+        ParametersFileError: a params file the node would not read as meant (see
+            :func:`params_files`).
         ValueError: a boolean argument that is not true/false, or strict_inertia given to a
             node that does not declare it.
     """
@@ -215,7 +232,8 @@ def node_parameters(context, urdf):
         if not _node_declares(name):
             raise ValueError(f"{name}:={value(name)}: this dynamics_node has no parameter {name}")
         overrides[name] = flag
-    return [*params_files(value("params_file")), overrides]
+    node = "/".join(filter(None, (*value("namespace").split("/"), value("node_name"))))
+    return [*params_files(value("params_file"), "/" + node), overrides]
 
 
 def _ament_executable(package, executable):

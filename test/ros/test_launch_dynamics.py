@@ -12,10 +12,11 @@ controller's topics, two params files in order, ``balance_inertia``, another nod
 robot_state_publisher and RViz requested (skipped with a warning where they are not installed;
 robot_state_publisher's topic checked where it is).
 
-In-process, no DDS: the parameter list (params files in order, overrides, boolean arguments,
-strict_inertia only for a node that declares it), the refusal of undeclared command-line
-arguments (and ``ros2 launch`` itself, where ros2launch is installed), RViz's arguments and its
-config's topics, the actions with robot_state_publisher / RViz present or missing.
+In-process, no DDS: the parameter list (params files in order and checked as the node reads
+them, overrides, boolean arguments, strict_inertia only for a node that declares it), the
+refusal of undeclared command-line arguments (and ``ros2 launch`` itself, where ros2launch is
+installed), RViz's arguments and its config's topics, the actions with robot_state_publisher /
+RViz present or missing.
 """
 
 import importlib.util
@@ -47,6 +48,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray, String  # noqa: E402
 
 from robot_dynamics import RobotModel  # noqa: E402
+from robot_dynamics.core.errors import ParametersFileError  # noqa: E402
 from robot_dynamics.tools.description import load_robot_description  # noqa: E402
 from robot_dynamics_interfaces.srv import GetMassMatrix  # noqa: E402
 
@@ -417,9 +419,23 @@ def test_node_parameters_files_in_order_then_overrides():
     assert DL.node_parameters(_context(), None) == [{"use_sim_time": False}]
 
 
-def test_node_parameters_errors():
+def test_node_parameters_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="missing.yaml"):
         DL.node_parameters(_context(params_file=os.path.join(TMP, "missing.yaml")), None)
+    # a params file the node would not read as meant stops the launch: a typo it would ignore,
+    # a section for another node name
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("/**:\n  ros__parameters:\n    tip_lnk: tool\n")
+    with pytest.raises(ParametersFileError, match="tip_lnk") as info:
+        DL.node_parameters(_context(params_file=str(typo)), None)
+    assert "tip_link" in str(info.value)  # the close declared name
+    other = tmp_path / "other.yaml"
+    other.write_text("dynamics_node:\n  ros__parameters:\n    tip_link: tool\n")
+    DL.node_parameters(_context(params_file=str(other)), None)  # its section: fine
+    with pytest.raises(ParametersFileError, match="no section for node /arm/arm_dynamics"):
+        DL.node_parameters(
+            _context(params_file=str(other), namespace="/arm", node_name="arm_dynamics"), None
+        )
     with pytest.raises(ValueError, match="balance_inertia:='maybe' is not true or false"):
         DL.node_parameters(_context(balance_inertia="maybe"), None)
     context = _context(strict_inertia="true")
