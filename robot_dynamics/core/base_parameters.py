@@ -100,8 +100,22 @@ def random_states(model, count, rng):
     return q, rng.normal(size=(count, model.n)), rng.normal(size=(count, model.n))
 
 
-def base_parameters(model, layout, *, samples=None, seed=0, tolerance=RANK_TOLERANCE):
+def base_parameters(
+    model,
+    layout,
+    *,
+    samples=None,
+    seed=0,
+    tolerance=RANK_TOLERANCE,
+    effort_mask=None,
+    held=None,
+):
     """Find the base parameters of ``layout`` for ``model`` numerically.
+
+    With ``effort_mask`` or ``held``, the base parameters of what such data can show: only the
+    rows of the joints whose torque is measured, and the held joints at their positions, at
+    rest (a held joint's body then merges into its parent's, a joint without a measured torque
+    shows its own friction nowhere).
 
     Args:
         model: :class:`~robot_dynamics.core.model.RobotModel`.
@@ -109,20 +123,29 @@ def base_parameters(model, layout, *, samples=None, seed=0, tolerance=RANK_TOLER
         samples: number of random states stacked (default: enough for 4 rows per column).
         seed: seed of the random states (the result is the same for any generic states).
         tolerance: threshold on R's diagonal relative to its largest entry.
+        effort_mask: (n,) bool, the joints whose torque is measured (default: all).
+        held: (n,) positions [rad or m] of the joints held still, NaN for the moving ones
+            (default: none held).
 
     Returns:
         :class:`BaseParameters`.
     """
     p = layout.size
+    rows = np.ones(model.n, bool) if effort_mask is None else np.asarray(effort_mask, bool)
     if samples is None:
-        samples = max(50, 4 * p // max(model.n, 1) + 10)
+        samples = max(50, 4 * p // max(int(rows.sum()), 1) + 10)
     rng = np.random.default_rng(seed)
     q, qd, qdd = random_states(model, samples, rng)
     if set(layout.groups) & {"asymmetry", "stribeck"}:
         # these columns differ from the offset and Coulomb ones only near rest: spread the
         # speeds over three decades (0.003-3 rad/s) so that the states see them apart
         qd = qd * 10.0 ** rng.uniform(-2.5, 0.5, qd.shape)
-    W = regressor(model, q, qd, qdd, layout).reshape(-1, p)
+    if held is not None:
+        fixed = np.isfinite(np.asarray(held, dtype=float))
+        q[:, fixed] = np.asarray(held, dtype=float)[fixed]
+        qd[:, fixed] = 0.0
+        qdd[:, fixed] = 0.0
+    W = regressor(model, q, qd, qdd, layout)[:, rows].reshape(-1, p)
     # no column normalisation: a column that only acts through a numerically tiny lever (a
     # first axis tilted by a rounded pi in the URDF) must stay below the tolerance
     _, R, perm = scipy.linalg.qr(W, mode="economic", pivoting=True)

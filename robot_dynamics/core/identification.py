@@ -448,6 +448,8 @@ def identify(
     base=None,
     regularization=1e-2,
     max_condition=MAX_CONDITION,
+    effort_mask=None,
+    held=None,
 ):
     """Identify the dynamic parameters of ``model`` from measured joint torques.
 
@@ -465,9 +467,13 @@ def identify(
             data cannot see (whitened units).
         max_condition: largest accepted condition number of the column-normalised weighted
             base regressor.
+        effort_mask: (n,) bool, the joints whose torque is measured: only their rows are
+            fitted, ``tau`` of the others is not read (may be NaN); default all.
+        held: (n,) positions [rad or m] of joints the data hold still (NaN for the moving
+            ones), for the base parameters such data can show; default none.
 
     Returns:
-        :class:`IdentificationResult`.
+        :class:`IdentificationResult` (``joint_sigma`` NaN for joints outside ``effort_mask``).
 
     Raises:
         IdentificationError: fewer samples than base parameters, or data that do not excite
@@ -476,18 +482,27 @@ def identify(
     """
     layout = ParameterLayout.for_model(model) if layout is None else layout
     layout.check(model)
-    base = base_parameters(model, layout) if base is None else base
-    tau = model._check_vector(tau, "tau")
+    rows = np.ones(model.n, bool) if effort_mask is None else np.asarray(effort_mask, bool)
+    if rows.shape != (model.n,) or not rows.any():
+        raise IdentificationError(
+            f"effort_mask must be {model.n} booleans with at least one measured joint"
+        )
+    if base is None:
+        base = base_parameters(model, layout, effort_mask=rows, held=held)
+    tau = np.asarray(tau, dtype=float)
+    tau = model._check_vector(np.where(rows, tau, 0.0) if tau.ndim == 2 else tau, "tau")
     if tau.ndim != 2:
         raise IdentificationError(f"tau must be (N, n) samples, got shape {tau.shape}")
-    N, n = tau.shape
+    N = tau.shape[0]
+    n = int(rows.sum())
     r = base.count
     if N * n < 2 * r or N < 2:
         raise IdentificationError(
             f"too few samples: {N} samples of {n} joints for {r} base parameters "
             f"(need at least {math.ceil(2 * r / n)})"
         )
-    Yb = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent)
+    Yb = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent)[:, rows]
+    tau = tau[:, rows]
 
     fit = weighted_least_squares(Yb, tau, base, max_condition)
     beta, R_unscaled = fit.beta, fit.R_unscaled
@@ -498,6 +513,8 @@ def identify(
         model, layout, base, beta, R_unscaled, theta_nominal, regularization
     )
     e = R_unscaled @ (base.from_full(theta) - beta)
+    joint_sigma = np.full(model.n, np.nan)
+    joint_sigma[rows] = fit.sigma
     return IdentificationResult(
         layout=layout,
         base=base,
@@ -505,7 +522,7 @@ def identify(
         beta_std=fit.beta_std,
         theta=theta,
         theta_nominal=theta_nominal,
-        joint_sigma=fit.sigma,
+        joint_sigma=joint_sigma,
         condition_number=fit.condition_number,
         samples=N,
         consistency_cost=float(e @ e),

@@ -6,24 +6,34 @@ no ROS installation needed) and CSV files, turned into uniformly sampled ``q, qd
   order (``header.stamp``; the recording time when the stamp is zero): a message may carry a
   subset of the joints in any order, messages with the same stamp form one sample, and a joint
   keeps its last value for at most ``max_age`` seconds.
-- CSV: a header row with ``time`` [s] and per joint ``<joint>.position``, ``<joint>.effort``
-  and optionally ``<joint>.velocity``.
+- CSV: a header row with ``time`` [s] and per joint ``<joint>.position`` and optionally
+  ``<joint>.effort`` and ``<joint>.velocity``.
 
-Samples with a NaN or a missing field (a joint never received, too old, or an empty effort
-array) are dropped and counted. The rest is split at gaps, resampled onto a uniform grid per
-segment, the velocity taken from the messages (or differentiated when they have none) and the
-acceleration differentiated from it with a Savitzky-Golay filter (zero phase, scipy); the
-efforts are smoothed with the same filter so that all signals see the same delay (none):
-:func:`robot_dynamics.core.joint_data.prepare`, shared with the node's ``~/identify_payload``.
+Model joints the recording does not carry (no positions at all: a head, a gripper) are held at a
+position; joints without a real effort are left out of the fit's rows; logger repeats, NaN and
+missing fields are dropped and counted by column; the stamps are put on the robot's cycle when
+they only jitter around it; the rest is split at long gaps, resampled and filtered
+(:mod:`robot_dynamics.core.joint_data`, shared with the node's ``~/identify_payload``), with the
+filter window chosen from the data unless given (:mod:`robot_dynamics.core.filter_window`).
 """
 
 import csv
+import dataclasses
 import math
 import os
 from dataclasses import dataclass
 
 import numpy as np
-from robot_dynamics.core.joint_data import DataError, JointData, JointSamples, prepare
+from robot_dynamics.core.filter_window import choose_filter_window
+from robot_dynamics.core.joint_data import (
+    DataError,
+    JointData,
+    JointSamples,
+    clean,
+    default_hold,
+    prepare,
+    smooth,
+)
 
 
 # ------------------------------------------------------------------ readers
@@ -41,7 +51,7 @@ def read_bag(path, joint_names, topic="/joint_states", max_age=0.05):
 
     Raises:
         DataError: the path does not exist or is not a bag, the topic is missing or of another
-            type, or the model's joints are not in the messages.
+            type, or none of the model's joints is in the messages.
     """
     messages = [
         (m.stamp_ns if m.stamp_ns > 0 else m.log_ns, m.names, m.position, m.velocity, m.effort)
@@ -140,10 +150,10 @@ def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
         source: what the messages come from, for messages.
 
     Returns:
-        JointSamples: the merged samples.
+        JointSamples: the merged samples (NaN columns for the joints the messages never carry).
 
     Raises:
-        DataError: joints of the model are not in the messages.
+        DataError: none of the model's joints is in the messages.
     """
     index = {name: k for k, name in enumerate(joint_names)}
     n = len(joint_names)
@@ -152,12 +162,7 @@ def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
     for _, names, *_ in messages:
         seen.update(names)
     extra = tuple(sorted(seen - set(index)))
-    missing = [name for name in joint_names if name not in seen]
-    if missing:
-        raise DataError(
-            f"joints {missing} of the model are not in {source} (it has "
-            f"{sorted(seen) or 'no joints'}); is it the right robot?"
-        )
+    _check_some_joints(joint_names, seen, source)
     has_velocity = any(len(m[3]) for m in messages)
     last = np.full((3, n), np.nan)
     last_t = np.full(n, -np.inf)
@@ -192,7 +197,16 @@ def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
         velocity=data[:, 1] if has_velocity else None,
         effort=data[:, 2],
         extra_joints=extra,
+        joint_names=tuple(joint_names),
     )
+
+
+def _check_some_joints(joint_names, seen, source):
+    if not any(name in seen for name in joint_names):
+        raise DataError(
+            f"joints {list(joint_names)} of the model are not in {source} (it has "
+            f"{sorted(seen) or 'no joints'}); is it the right robot?"
+        )
 
 
 def read_csv(path, joint_names):
@@ -206,7 +220,8 @@ def read_csv(path, joint_names):
         JointSamples: the samples.
 
     Raises:
-        DataError: unreadable, no data rows, no 'time' column, or missing joint columns.
+        DataError: unreadable, no data rows, no 'time' column, or no position column of any of
+            the model's joints.
     """
     rows = read_csv_rows(path, joint_names)
     order = np.argsort(rows.t, kind="stable")
@@ -217,6 +232,7 @@ def read_csv(path, joint_names):
         velocity=rows.velocity[order] if rows.velocity is not None else None,
         effort=rows.effort[order],
         extra_joints=rows.extra_joints,
+        joint_names=rows.joint_names,
     )
 
 
@@ -229,11 +245,12 @@ def read_csv_rows(path, joint_names):
 
     Returns:
         JointSamples: ``t`` (k,) the 'time' column [s] as written, file order; position, effort
-        (k, n), velocity (k, n) or None when a joint has no velocity column; cells that are
-        empty or not numbers are NaN.
+        (k, n), velocity (k, n) or None when no joint has a velocity column; cells that are
+        empty or not numbers, and the columns of a joint the file does not have, are NaN.
 
     Raises:
-        DataError: unreadable, no data rows, no 'time' column, or missing joint columns.
+        DataError: unreadable, no data rows, no 'time' column, or no position column of any of
+            the model's joints.
     """
     try:
         with open(path, newline="") as f:
@@ -246,18 +263,8 @@ def read_csv_rows(path, joint_names):
     col = {h: i for i, h in enumerate(header)}
     if "time" not in col:
         raise DataError(f"CSV {path!r} has no 'time' column (header: {header})")
-    missing = [
-        f"{j}.{field}"
-        for j in joint_names
-        for field in ("position", "effort")
-        if f"{j}.{field}" not in col
-    ]
-    if missing:
-        known = sorted({h.rsplit(".", 1)[0] for h in header if "." in h})
-        raise DataError(
-            f"CSV {path!r} lacks columns {missing[:4]}{' ...' if len(missing) > 4 else ''} "
-            f"(its joints: {known})"
-        )
+    known = {h.rsplit(".", 1)[0] for h in header if h.endswith(".position")}
+    _check_some_joints(joint_names, known, f"CSV {path!r} (no '<joint>.position' columns)")
 
     def number(text):
         try:
@@ -268,42 +275,132 @@ def read_csv_rows(path, joint_names):
     table = np.array(
         [[number(r[i]) if i < len(r) else math.nan for i in range(len(header))] for r in rows[1:]]
     )
-    has_velocity = all(f"{j}.velocity" in col for j in joint_names)
+    has_velocity = any(f"{j}.velocity" in col for j in joint_names)
 
     def block(field):
-        return table[:, [col[f"{j}.{field}"] for j in joint_names]]
+        nan = np.full(len(table), math.nan)
+        return np.column_stack(
+            [table[:, col[f"{j}.{field}"]] if f"{j}.{field}" in col else nan for j in joint_names]
+        )
 
-    known = {h.rsplit(".", 1)[0] for h in header if "." in h}
     return JointSamples(
         t=table[:, col["time"]],
         position=block("position"),
         velocity=block("velocity") if has_velocity else None,
         effort=block("effort"),
         extra_joints=tuple(sorted(known - set(joint_names))),
+        joint_names=tuple(joint_names),
     )
 
 
 # ------------------------------------------------------------------ processing
-def load_joint_data(path, joint_names, topic="/joint_states", filter_window=0.05):
-    """:class:`JointData` of a bag (directory, .mcap, .db3) or a .csv file.
+def read_samples(path, joint_names, topic="/joint_states"):
+    """:class:`JointSamples` of a bag (directory, .mcap, .db3) or a .csv file.
+
+    Args:
+        path: the recording.
+        joint_names: the model's joints, in order.
+        topic: the JointState topic of a bag.
+
+    Returns:
+        JointSamples: the merged samples.
+
+    Raises:
+        DataError: see :func:`read_bag` and :func:`read_csv`.
+    """
+    if str(path).lower().endswith(".csv"):
+        return read_csv(path, joint_names)
+    return read_bag(path, joint_names, topic=topic)
+
+
+def load_joint_data(path, joint_names, topic="/joint_states", filter_window=0.05, **options):
+    """:class:`JointData` of a bag (directory, .mcap, .db3) or a .csv file, with a fixed filter
+    window.
 
     Args:
         path: the recording.
         joint_names: the model's joints, in order.
         topic: the JointState topic of a bag.
         filter_window: Savitzky-Golay window [s].
+        **options: keyword arguments of :func:`robot_dynamics.core.joint_data.clean`.
 
     Returns:
         JointData: the prepared data.
 
     Raises:
-        DataError: see :func:`read_bag`, :func:`read_csv` and :func:`prepare`.
+        DataError: see :func:`read_samples` and :func:`robot_dynamics.core.joint_data.prepare`.
     """
-    if str(path).lower().endswith(".csv"):
-        samples = read_csv(path, joint_names)
-    else:
-        samples = read_bag(path, joint_names, topic=topic)
-    return prepare(samples, filter_window=filter_window)
+    return prepare(read_samples(path, joint_names, topic), filter_window=filter_window, **options)
+
+
+#: smoothed samples kept per filter window (every k-th: the smoothed signals carry nothing
+#: faster, and the fit's cost grows with the samples)
+SAMPLES_PER_WINDOW = 20
+
+
+def load_identification_data(
+    path,
+    model,
+    layout,
+    *,
+    topic="/joint_states",
+    filter_window=None,
+    holdout=0.2,
+    hold=None,
+    **options,
+):
+    """Identification data of a recording: cleaned, the filter window chosen from the data
+    (unless given), smoothed.
+
+    Args:
+        path: the recording (bag or CSV).
+        model: the nominal :class:`~robot_dynamics.core.model.RobotModel`.
+        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` of the fit (the window
+            choice fits it).
+        topic: the JointState topic of a bag.
+        filter_window: Savitzky-Golay window [s], or None to choose it
+            (:func:`~robot_dynamics.core.filter_window.choose_filter_window`).
+        holdout: the last fraction of the data that validates the final fit (kept out of the
+            choice).
+        hold: joint name -> position [rad or m] for joints the recording does not carry
+            (default :func:`~robot_dynamics.core.joint_data.default_hold`).
+        **options: keyword arguments of :func:`robot_dynamics.core.joint_data.clean`
+            (``time_window``, ``effort_scale``, ``effort_offset``, ``ignore_effort``,
+            ``cycle``, ``keep_stamps``).
+
+    Returns:
+        tuple: ``(JointData, hold_sources)``: the data (its ``report.window_choice`` set when
+        the window was chosen) and, per held joint, where its position comes from ("given",
+        "URDF zero", "mid-range").
+
+    Raises:
+        DataError: an unknown joint to hold, and see :func:`read_samples`,
+            :func:`~robot_dynamics.core.joint_data.clean` and
+            :func:`~robot_dynamics.core.joint_data.smooth`.
+    """
+    names = list(model.joint_names)
+    positions, sources = default_hold(model)
+    sources = list(sources)
+    for name, value in (hold or {}).items():
+        if name not in names:
+            raise DataError(f"unknown joint {name!r} to hold; joints: {names}")
+        positions[names.index(name)] = float(value)
+        sources[names.index(name)] = "given"
+    samples = read_samples(path, names, topic)
+    cleaned = clean(samples, effort_mask="auto", hold=positions, **options)
+    choice = None
+    if filter_window is None:
+        choice = choose_filter_window(
+            model, cleaned, layout, holdout=holdout, samples_per_window=SAMPLES_PER_WINDOW
+        )
+        filter_window = choice.window
+    data = smooth(cleaned, filter_window, samples_per_window=SAMPLES_PER_WINDOW)
+    if choice is not None:
+        data = dataclasses.replace(
+            data, report=dataclasses.replace(data.report, window_choice=choice)
+        )
+    held = {name: sources[names.index(name)] for name, _ in data.report.held}
+    return data, held
 
 
 def write_bag(path, messages, topic="/joint_states", storage="mcap"):
@@ -343,6 +440,8 @@ __all__ = [
     "DataError",
     "JointData",
     "JointSamples",
+    "SAMPLES_PER_WINDOW",
+    "load_identification_data",
     "load_joint_data",
     "merge_messages",
     "prepare",
@@ -351,5 +450,6 @@ __all__ = [
     "read_bag",
     "read_csv",
     "read_csv_rows",
+    "read_samples",
     "write_bag",
 ]

@@ -190,6 +190,55 @@ def plot_wrench_demo(
     return _save(fig, path)
 
 
+def plot_identification(
+    path: str,
+    *,
+    t: np.ndarray,
+    measured: np.ndarray,
+    nominal: np.ndarray,
+    identified: np.ndarray,
+    joint_names: Sequence[str],
+    prismatic: Sequence[bool],
+) -> str:
+    """Plot measured torques against the nominal and the identified model's, one panel per
+    joint (two columns beyond three joints, no empty panel), in N m or N (prismatic).
+
+    Args:
+        path: PNG file to write.
+        t: (k,) time [s].
+        measured: (k, n) measured torques [N m or N], NaN for a joint without a measured torque
+            (its panel shows the predictions only and says so).
+        nominal: (k, n) the nominal model's torques.
+        identified: (k, n) the identified model's torques.
+        joint_names: n names.
+        prismatic: n flags, True for a prismatic joint (force, N).
+
+    Returns:
+        str: the path written.
+    """
+    n = len(joint_names)
+    cols = 2 if n > 3 else 1
+    rows = -(-n // cols)
+    fig, axes = _figure(rows, cols, height_per_row=2.2, width=6.0 * cols)
+    for k, name in enumerate(joint_names):
+        ax = axes[k % rows, k // rows]
+        if np.all(np.isnan(measured[:, k])):
+            ax.set_title("no measured torque: not fitted", fontsize=8)
+        else:
+            ax.plot(t, measured[:, k], "k", lw=1, label="measured")
+        ax.plot(t, nominal[:, k], "tab:red", lw=1, label="nominal URDF")
+        ax.plot(t, identified[:, k], "tab:blue", lw=1, label="identified")
+        ax.set_ylabel(f"{name} [{'N' if prismatic[k] else 'N m'}]")
+        ax.grid(True, alpha=0.3)
+    for k in range(n, rows * cols):
+        axes[k % rows, k // rows].remove()
+    axes[0, 0].legend(loc="upper right", fontsize=7)
+    for c in range(cols):
+        last = min(rows, n - c * rows) - 1
+        axes[last, c].set_xlabel("t [s]")
+    return _save(fig, path)
+
+
 def is_png(path: str) -> bool:
     """Whether ``path`` starts with the 8-byte PNG signature and has a non-empty IHDR.
 

@@ -277,3 +277,41 @@ def test_payload_bad_input():
         identify_payload(model, q, q, q, q, frame="panda_link0")
     with pytest.raises(IdentificationError, match="one shape"):
         identify_payload(model, q, q[:3], q, q)
+
+
+def test_identify_with_held_joints_and_unmeasured_torques(rng):
+    # the tree's right branch held still (not recorded), left_j2 without a torque sensor: the
+    # fit uses the measured rows only, the base parameters are those such data show, and a NaN
+    # in the unmeasured column is never read
+    model = load_model("ytree")
+    layout = ParameterLayout.for_model(model)
+    truth = perturbed_truth(model, layout, rng)
+    names = list(model.joint_names)
+    held = np.full(model.n, np.nan)
+    held[names.index("right_j1")], held[names.index("right_j2")] = 0.3, 0.05
+    mask = np.ones(model.n, bool)
+    mask[names.index("left_j2")] = False
+    fixed = np.isfinite(held)
+    q, qd, qdd = sine_trajectory(model, rng)
+    q[:, fixed], qd[:, fixed], qdd[:, fixed] = held[fixed], 0.0, 0.0
+    tau = measured(model, layout, truth, q, qd, qdd)
+    tau[:, ~mask] = np.nan
+    full = base_parameters(model, layout)
+    seen = base_parameters(model, layout, effort_mask=mask, held=held)
+    assert seen.count < full.count
+    assert not any("left_j2.viscous" in name for name in seen.names)
+    assert not any("right_j2" in name for name in seen.names)
+    with pytest.raises(IdentificationError, match="does not excite"):
+        identify(model, q, qd, qdd, np.nan_to_num(tau))  # as if every joint were measured
+    result = identify(model, q, qd, qdd, tau, effort_mask=mask, held=held)
+    assert np.isnan(result.joint_sigma[~mask]).all() and np.all(result.joint_sigma[mask] < 1e-4)
+    q2, qd2, qdd2 = sine_trajectory(model, rng)
+    q2[:, fixed], qd2[:, fixed], qdd2[:, fixed] = held[fixed], 0.0, 0.0
+    expected = measured(model, layout, truth, q2, qd2, qdd2)
+    got = result.torques(model, q2, qd2, qdd2)
+    assert_close(got[:, mask], expected[:, mask], 1e-6, "measured joints")
+    # what no row shows stays nominal: left_j2's friction
+    k = names.index("left_j2")
+    assert result.group("viscous")[k] == pytest.approx(model.damping[k], abs=1e-6)
+    with pytest.raises(IdentificationError, match="at least one measured joint"):
+        identify(model, q, qd, qdd, tau, effort_mask=np.zeros(model.n, bool))

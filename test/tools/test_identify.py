@@ -147,8 +147,10 @@ def test_csv_input(tmp_path, rng):
     (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
     data = load_joint_data(str(tmp_path / "d.csv"), names)
     assert data.dropped == 1 and data.velocity_source == "differentiated"
-    with pytest.raises(DataError, match=r"lacks columns \['z.position'"):
+    with pytest.raises(DataError, match=r"joints \['z'\] are not in the recording"):
         load_joint_data(str(tmp_path / "d.csv"), ["x", "z"])
+    with pytest.raises(DataError, match=r"joints \['z', 'w'\] of the model are not in CSV"):
+        load_joint_data(str(tmp_path / "d.csv"), ["z", "w"])
 
 
 # ------------------------------------------------------------------ command
@@ -230,14 +232,15 @@ def test_identify_errors(tmp_path, capsys, rng, panda_recording):
     assert code == 2 and "no such bag" in err
     model = RobotModel.from_urdf(urdf, gravity=PENDULUM_G)
     names = model.joint_names
+    effort = 1.0 + 0.01 * rng.normal(size=(500, 2))  # a sensor's noise
     # too few samples
     short = tmp_path / "short"
-    write_bag(short, [(i * 0.01, names, [0.1, 0.2], [0, 0], [1, 1]) for i in range(6)])
+    write_bag(short, [(i * 0.01, names, [0.1, 0.2], [0, 0], effort[i]) for i in range(6)])
     code, _, err = run(capsys, "identify", "double_pendulum", short, "--out", out)
     assert code == 2 and "too few samples" in err
     # the arm standing still: nothing excited
     still = tmp_path / "still"
-    write_bag(still, [(i * 0.01, names, [0.1, 0.2], [0, 0], [1, 1]) for i in range(500)])
+    write_bag(still, [(i * 0.01, names, [0.1, 0.2], [0, 0], effort[i]) for i in range(500)])
     code, _, err = run(capsys, "identify", "double_pendulum", still, "--out", out)
     assert code == 2 and "does not excite" in err
     assert not out.exists()

@@ -33,6 +33,14 @@ from robot_dynamics.core.spatial import inertia_parameters
 
 from .arguments import Invocation
 from .errors import EXIT_USAGE, CLIError
+from .identify_data import (
+    add_data_options,
+    data_report,
+    finite_or_none,
+    load_data,
+    nominal_friction_note,
+    prismatic_joints,
+)
 
 
 def _cli_error(message):
@@ -135,12 +143,7 @@ def add_identify_parser(sub, common):
         help="fraction of the data (at its end) kept for validation (default 0.2; 0: none)",
     )
     p.add_argument("--plot", default=None, metavar="PNG", help="plot held-out torques to a PNG")
-    p.add_argument(
-        "--filter-window",
-        type=float,
-        default=0.05,
-        help="Savitzky-Golay window for differentiation and smoothing [s] (default 0.05)",
-    )
+    add_data_options(p)
     p.add_argument(
         "--offset", action="store_true", help="also identify a constant torque offset per joint"
     )
@@ -173,15 +176,11 @@ def cmd_identify(run: Invocation):
         CLIError: a bad ``--holdout``; data that cannot be read or identified.
     """
     args, model, path, xml, bundled, out = run
-    from robot_dynamics.tools.identification_data import load_joint_data
-
     if not 0.0 <= args.holdout < 0.9:
         raise _cli_error(f"--holdout must be in [0, 0.9), got {args.holdout}")
     start = time.perf_counter()
     try:
-        data = load_joint_data(
-            args.data, model.joint_names, topic=args.topic, filter_window=args.filter_window
-        )
+        data, hold_sources = load_data(args, model)
         train, test = data.split(args.holdout) if args.holdout > 0 else (data, data)
         layout = ParameterLayout.for_model(
             model, offset=args.offset, velocity_threshold=args.velocity_threshold
@@ -194,6 +193,8 @@ def cmd_identify(run: Invocation):
             train.tau,
             layout=layout,
             max_condition=args.max_condition,
+            effort_mask=data.effort_mask,
+            held=data.held,
         )
     except IdentificationError as exc:
         raise _cli_error(f"{args.data}: {exc}") from None
@@ -224,9 +225,9 @@ def cmd_identify(run: Invocation):
             "base_parameter_count": int(result.base.count),
             "parameter_count": int(layout.size),
             "condition_number": float(result.condition_number),
-            "rms_nominal": rms_nominal.tolist(),
-            "rms_identified": rms_identified.tolist(),
-            "residual_sigma": result.joint_sigma.tolist(),
+            "rms_nominal": [finite_or_none(x) for x in rms_nominal],
+            "rms_identified": [finite_or_none(x) for x in rms_identified],
+            "residual_sigma": [finite_or_none(x) for x in result.joint_sigma],
             "base_parameters": [
                 {"name": name, "value": float(v), "std": float(s)}
                 for name, v, s in zip(result.base.names, result.beta, result.beta_std)
@@ -246,6 +247,7 @@ def cmd_identify(run: Invocation):
             "wall_time": elapsed,
         }
     )
+    data_lines, out["data_preparation"] = data_report(data, hold_sources)
     p = max(3, args.precision)
     width = max(len(n) for n in model.joint_names)
     rel = np.abs(result.beta_std) / np.maximum(np.abs(result.beta), 1e-12)
@@ -257,13 +259,18 @@ def cmd_identify(run: Invocation):
         f"base parameters: {result.base.count} of {layout.size}; condition number "
         f"{result.condition_number:.4g}",
     ]
+    lines[1:1] = data_lines
     if data.extra_joints:
         lines.append(f"ignored joints not in the model: {', '.join(data.extra_joints)}")
+    lines.append(nominal_friction_note(model))
     lines.append(
         f"{'joint':<{width}}  {'rms nominal':>12}  {'rms identified':>14}  "
         f"{'damping':>10}  {'friction':>10}"
     )
     for k, name in enumerate(model.joint_names):
+        if not data.effort_mask[k]:
+            lines.append(f"{name:<{width}}  {'no measured torque: not fitted':>42}")
+            continue
         lines.append(
             f"{name:<{width}}  {rms_nominal[k]:>12.{p}f}  {rms_identified[k]:>14.{p}f}  "
             f"{result.group('viscous')[k]:>10.{p}f}  {result.group('coulomb')[k]:>10.{p}f}"
@@ -276,34 +283,20 @@ def cmd_identify(run: Invocation):
         lines.append(f"  {result.base.names[i]}: {result.beta[i]:.4g} +- {result.beta_std[i]:.2g}")
     lines.append(f"wrote {args.out}")
     if args.plot:
-        _plot(args.plot, test.t, test.tau, pred_nominal, pred, model.joint_names)
+        from robot_dynamics.tools.plotting import plot_identification
+
+        plot_identification(
+            args.plot,
+            t=test.t,
+            measured=test.tau,
+            nominal=pred_nominal,
+            identified=pred,
+            joint_names=model.joint_names,
+            prismatic=prismatic_joints(model),
+        )
         out["plot"] = args.plot
         lines.append(f"wrote {args.plot}")
     return lines
-
-
-def _plot(png, t, measured, nominal, identified, names):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    n = len(names)
-    cols = 2 if n > 3 else 1
-    rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 2.2 * rows), squeeze=False)
-    for k, name in enumerate(names):
-        ax = axes[k % rows][k // rows]
-        ax.plot(t, measured[:, k], "k", lw=1, label="measured")
-        ax.plot(t, nominal[:, k], "tab:red", lw=1, label="nominal URDF")
-        ax.plot(t, identified[:, k], "tab:blue", lw=1, label="identified")
-        ax.set_ylabel(f"{name} [Nm]")
-    axes[0][0].legend(loc="upper right", fontsize=7)
-    for ax in axes[-1]:
-        ax.set_xlabel("t [s]")
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------ excite

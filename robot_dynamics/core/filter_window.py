@@ -1,0 +1,163 @@
+"""The Savitzky-Golay window chosen from the data: the candidate whose fit predicts held-out
+torques best.
+
+The window trades noise against distortion: too short, and a velocity signal's ripple
+(11-22 Hz on a real arm) reaches the accelerations and the predicted torques; too long, and the
+motion itself is flattened. For each candidate window the data are smoothed with it
+(:func:`~robot_dynamics.core.joint_data.smooth`), the base parameters are fitted by weighted
+least squares on the first part of the training data and the torques of the rest (the last
+``validation`` fraction of the training data; the ``holdout`` part of the recording is not
+looked at) are predicted from that candidate's positions, velocities and accelerations. They are
+compared with the torques as measured (resampled, not smoothed: every candidate is judged
+against the same signal), joint by joint; the score is the geometric mean of the joints' RMS
+errors (independent of each joint's units and scale) and the lowest score wins.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base_parameters import base_parameters
+from .identification import stacked_regressor
+from .joint_data import DataError, smooth
+
+#: candidate windows [s]
+CANDIDATE_WINDOWS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
+
+
+@dataclass(frozen=True)
+class WindowChoice:
+    """The window chosen and what every candidate scored.
+
+    Attributes:
+        window: the chosen window [s] (its samples / the grid rate).
+        candidates: the windows tried [s] (as used: a whole odd number of samples, at least
+            ``polyorder + 2``; candidates that round to the same length are tried once).
+        scores: per candidate, the geometric mean over the measured joints of the validation
+            torque RMS, NaN when it could not be evaluated.
+        rms: per candidate, (n,) validation torque RMS per joint [N m or N] (NaN for the joints
+            without a measured torque).
+        notes: per candidate, why it was not evaluated ("" when it was).
+        validation_samples: samples the chosen window was judged on.
+    """
+
+    window: float
+    candidates: tuple
+    scores: tuple
+    rms: tuple
+    notes: tuple
+    validation_samples: int
+
+
+def _thin(data, max_samples):
+    step = max(1, math.ceil(len(data.t) / max_samples))
+    return data.q[::step], data.qd[::step], data.qdd[::step], data.tau[::step]
+
+
+def _score(model, layout, base, mask, train, raw_train, validation, max_samples):
+    fit, _ = train.split(validation)
+    _, val = raw_train.split(validation)
+    _, val_smoothed = train.split(validation)
+    q, qd, qdd, tau = _thin(fit, max_samples)
+    rows = np.flatnonzero(mask)
+    r = base.count
+    if len(q) * len(rows) < 2 * r or len(val.t) < 2:
+        return None, f"too few samples ({len(q)} to fit, {len(val.t)} to validate)"
+    Y = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent)[:, rows]
+    tau = tau[:, rows]
+    weight = 1.0 / np.maximum(tau.std(axis=0), 1e-9)
+    A = (Y * weight[:, None]).reshape(-1, r)
+    norms = np.maximum(np.linalg.norm(A, axis=0), 1e-300)
+    beta = np.linalg.lstsq(A / norms, (tau * weight).reshape(-1), rcond=None)[0] / norms
+    vq, vqd, vqdd, _ = _thin(val_smoothed, max_samples)
+    step = max(1, math.ceil(len(val.t) / max_samples))
+    measured = val.tau[::step][:, rows]
+    Yv = stacked_regressor(model, vq, vqd, vqdd, layout, columns=base.independent)[:, rows]
+    rms = np.full(model.n, np.nan)
+    rms[rows] = np.sqrt(np.mean((Yv @ beta - measured) ** 2, axis=0))
+    return rms, ""
+
+
+def choose_filter_window(
+    model,
+    data,
+    layout,
+    *,
+    candidates=CANDIDATE_WINDOWS,
+    holdout=0.2,
+    validation=0.25,
+    max_samples=4000,
+    **smooth_options,
+):
+    """Choose the Savitzky-Golay window (see the module docstring).
+
+    Args:
+        model: the nominal :class:`~robot_dynamics.core.model.RobotModel`.
+        data: :class:`~robot_dynamics.core.joint_data.CleanData`.
+        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` of the fit.
+        candidates: windows to try [s].
+        holdout: the last fraction of the recording, kept out of the choice (it validates the
+            final fit).
+        validation: the last fraction of the rest on which the candidates are judged.
+        max_samples: at most this many samples (evenly spaced) fitted and validated per
+            candidate.
+        **smooth_options: keyword arguments of :func:`~robot_dynamics.core.joint_data.smooth`
+            (``polyorder``, ``rate``, ``gap_factor``, ``samples_per_window``).
+
+    Returns:
+        WindowChoice: the choice.
+
+    Raises:
+        DataError: no candidate could be evaluated (each candidate's reason named).
+    """
+    base = base_parameters(model, layout, effort_mask=data.effort_mask, held=data.held)
+    tried, scores, rms_all, notes, sizes, val_samples = [], [], [], [], set(), []
+    for window in sorted(candidates):
+        try:
+            smoothed = smooth(data, window, **smooth_options)
+            raw = smooth(data, window, smooth_effort=False, **smooth_options)
+        except DataError as error:
+            tried.append(float(window))
+            scores.append(math.nan)
+            rms_all.append(np.full(model.n, np.nan))
+            notes.append(str(error))
+            val_samples.append(0)
+            continue
+        samples = smoothed.report.window_samples
+        if samples in sizes:
+            continue
+        sizes.add(samples)
+        train, _ = smoothed.split(holdout)
+        raw_train, _ = raw.split(holdout)
+        rms, note = _score(model, layout, base, data.effort_mask, train, raw_train, validation,
+                           max_samples)  # fmt: skip
+        tried.append(smoothed.report.filter_window)
+        notes.append(note)
+        if rms is None:
+            scores.append(math.nan)
+            rms_all.append(np.full(model.n, np.nan))
+            val_samples.append(0)
+            continue
+        measured = rms[data.effort_mask]
+        scores.append(float(np.exp(np.mean(np.log(np.maximum(measured, 1e-12))))))
+        rms_all.append(rms)
+        val_samples.append(len(raw_train.t) - len(raw_train.split(validation)[0].t))
+    finite = [k for k, s in enumerate(scores) if np.isfinite(s)]
+    if not finite:
+        raise DataError(
+            "no filter window could be evaluated: "
+            + "; ".join(f"{w:g} s: {note}" for w, note in zip(tried, notes))
+        )
+    best = min(finite, key=lambda k: scores[k])
+    return WindowChoice(
+        window=tried[best],
+        candidates=tuple(tried),
+        scores=tuple(scores),
+        rms=tuple(rms_all),
+        notes=tuple(notes),
+        validation_samples=val_samples[best],
+    )
+
+
+__all__ = ["CANDIDATE_WINDOWS", "WindowChoice", "choose_filter_window"]

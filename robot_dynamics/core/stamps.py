@@ -1,0 +1,176 @@
+"""Logger stamps of recorded joint states: repeated samples and the robot's time base.
+
+A robot samples its joints on a fixed cycle (1 ms for most arms); the stamps of a recording are
+often the logging PC's, taken when a message arrived. They jitter around the cycle (intervals of
+0.7-8.8 ms around 1 ms on a real arm, a late message followed by a burst of early ones), some
+samples are the previous one again (the logger read the robot's state before it changed), and
+some cycles never reach the log (gaps). The samples themselves are still one cycle apart.
+
+- :func:`repeated_samples` finds samples identical to the previous one (runs of at most
+  ``max_run`` copies: a longer run is a signal that does not change, not a logger repeat).
+- :func:`time_base` finds the cycle and each sample's cycle number ``k_i`` (consecutive samples
+  one cycle apart, gaps whole cycles, found as steps of the running median of
+  ``stamp_i / cycle - i``), and gives ``t_i = t_0 + cycle k_i`` when the stamps only jitter
+  around that base; stamps that do not (going backwards, or drifting from it) are kept as they
+  are. :class:`StampReport` says what was found.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.ndimage import median_filter
+
+#: samples of the running median that separates jitter (and a late stamp's burst) from gaps
+MEDIAN_SAMPLES = 31
+#: fewer stamps than this are used as they are
+MIN_SAMPLES = 20
+
+
+@dataclass(frozen=True)
+class StampReport:
+    """What the stamps of a recording show.
+
+    Attributes:
+        samples: stamps analysed (after repeated samples were dropped).
+        interval_min: shortest stamp interval [s].
+        interval_median: median stamp interval [s].
+        interval_max: longest stamp interval [s].
+        cycle: the cycle [s] of the time base (fitted, or given).
+        uniform: the samples were put on the time base ``t_0 + cycle k_i``.
+        jitter_rms: RMS of the stamps about the time base [s].
+        jitter_max: largest ``|stamp - time base|`` [s].
+        gaps: places where whole cycles are missing.
+        missing_cycles: cycles missing in them.
+        longest_gap: longest stamp interval across a gap [s] (0 without gaps).
+        note: why the stamps were kept as they are ("" when ``uniform``).
+    """
+
+    samples: int
+    interval_min: float
+    interval_median: float
+    interval_max: float
+    cycle: float
+    uniform: bool
+    jitter_rms: float
+    jitter_max: float
+    gaps: int
+    missing_cycles: int
+    longest_gap: float
+    note: str = ""
+
+
+def repeated_samples(fields, max_run=2):
+    """Samples identical to the previous one in every field (NaN equal to NaN).
+
+    Args:
+        fields: sequence of (N, k) arrays (positions, velocities, efforts); None entries are
+            skipped.
+        max_run: longest run of copies counted as repeats; a longer run of identical samples
+            is kept whole (a signal standing still, not a logger repeat).
+
+    Returns:
+        ndarray: (N,) bool, True for a repeat of the sample before it.
+    """
+    arrays = [np.asarray(f, dtype=float) for f in fields if f is not None]
+    if not arrays or len(arrays[0]) < 2:
+        return np.zeros(len(arrays[0]) if arrays else 0, bool)
+    same = np.ones(len(arrays[0]) - 1, bool)
+    for a in arrays:
+        prev, cur = a[:-1], a[1:]
+        same &= np.all((cur == prev) | (np.isnan(cur) & np.isnan(prev)), axis=1)
+    repeat = np.concatenate([[False], same])
+    # runs of consecutive repeats longer than max_run are kept
+    edges = np.diff(np.concatenate([[0], repeat.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    for s, e in zip(starts, ends):
+        if e - s > max_run:
+            repeat[s:e] = False
+    return repeat
+
+
+def _steps(r, width):
+    """Positions and sizes (whole cycles) of the steps of ``r`` [cycles]; backward steps
+    negative."""
+    width = min(width, len(r) - (1 - len(r) % 2))
+    rm = median_filter(r, size=max(width, 1), mode="nearest")
+    jumps = np.diff(rm)
+    where = np.flatnonzero(np.abs(jumps) > 0.5) + 1
+    return where, np.round(jumps[where - 1]).astype(int)
+
+
+def _place(t, where, sizes, half):
+    """Move each step to the longest stamp interval within ``half`` samples of it (the median
+    places a step up to a few samples off when a late stamp sits beside a gap)."""
+    d = np.diff(t)
+    moved = []
+    for p, s in zip(where, sizes):
+        lo, hi = max(1, p - half), min(len(t) - 1, p + half)
+        moved.append(lo + int(np.argmax(d[lo - 1 : hi])) if s > 0 else p)
+    return np.array(moved, dtype=int)
+
+
+def time_base(t, cycle=None):
+    """The robot's time base of sample stamps (see the module docstring).
+
+    Args:
+        t: (N,) stamps [s], increasing (repeated samples already dropped).
+        cycle: the robot's cycle [s], or None to fit it.
+
+    Returns:
+        tuple: ``(times (N,) [s], StampReport)``; ``times`` is ``t`` itself when the stamps do
+        not only jitter around a time base (the report's ``note`` says why).
+    """
+    t = np.asarray(t, dtype=float)
+    N = len(t)
+    d = np.diff(t) if N > 1 else np.zeros(1)
+    intervals = (float(d.min()), float(np.median(d)), float(d.max())) if N > 1 else (0.0,) * 3
+    c = float(cycle) if cycle else intervals[1]
+
+    def keep(note):
+        return t, StampReport(N, *intervals, c, False, 0.0, 0.0, 0, 0, 0.0, note)
+
+    if N < MIN_SAMPLES:
+        return keep(f"only {N} samples")
+    if not c > 0:
+        return keep("the stamps do not advance")
+    i = np.arange(N)
+    for _ in range(3):  # the cycle from the median interval, then fitted over the whole run
+        where, sizes = _steps((t - t[0]) / c - i, MEDIAN_SAMPLES)
+        if np.any(sizes < 0):
+            return keep("the stamps fall behind a uniform cycle (not a fixed-rate robot)")
+        where = _place(t, where, sizes, MEDIAN_SAMPLES // 2)
+        missing = np.zeros(N, int)
+        np.add.at(missing, where, sizes)
+        k = i + np.cumsum(missing)
+        if cycle is None:
+            kc = k - k.mean()
+            e = t - t.mean() - c * kc
+            inside = np.abs(e - np.median(e)) < 0.5 * c  # late stamps do not tilt the fit
+            kc, tc = k[inside], t[inside]
+            c = float(np.polyfit(kc, tc, 1)[0])
+    e = t - c * k
+    base = float(np.median(e))
+    e = e - base
+    if np.median(np.abs(e)) > 0.25 * c:
+        return keep(
+            f"the stamps scatter {np.median(np.abs(e)) * 1e3:.3g} ms (median) about a "
+            f"{c * 1e3:.4g} ms cycle"
+        )
+    gap_intervals = np.diff(t)[where - 1] if len(where) else np.zeros(0)
+    report = StampReport(
+        samples=N,
+        interval_min=intervals[0],
+        interval_median=intervals[1],
+        interval_max=intervals[2],
+        cycle=c,
+        uniform=True,
+        jitter_rms=float(np.sqrt(np.mean(e**2))),
+        jitter_max=float(np.abs(e).max()),
+        gaps=len(where),
+        missing_cycles=int(sizes.sum()) if len(sizes) else 0,
+        longest_gap=float(gap_intervals.max()) if len(gap_intervals) else 0.0,
+    )
+    return base + c * k, report
+
+
+__all__ = ["MEDIAN_SAMPLES", "StampReport", "repeated_samples", "time_base"]
