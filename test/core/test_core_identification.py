@@ -312,6 +312,6 @@ def test_identify_with_held_joints_and_unmeasured_torques(rng):
     assert_close(got[:, mask], expected[:, mask], 1e-6, "measured joints")
     # what no row shows stays nominal: left_j2's friction
     k = names.index("left_j2")
-    assert result.group("viscous")[k] == pytest.approx(model.damping[k], abs=1e-6)
+    assert result.group("viscous")[k] == pytest.approx(model.friction.viscous[k], abs=1e-6)
     with pytest.raises(IdentificationError, match="at least one measured joint"):
         identify(model, q, qd, qdd, tau, effort_mask=np.zeros(model.n, bool))
