@@ -41,9 +41,10 @@ from .errors import (
 )
 from . import estimation as _estimation
 from .estimation import WrenchEstimate, damped_pinv_solve
+from .inertia import check_inertias
 from .kinematics import Kinematics, body_transforms, fk_schedules, motion_basis, swapped_body_axes
 from .spatial import force_transform, inertia_parameters, skew, spatial_inertia
-from .tree import PRISMATIC, build_tree
+from .tree import PRISMATIC, build_tree, default_tip
 from .urdf import MAX_LINKS, check_inertia_tensor, parse_urdf
 
 #: Bound on the magnitude of every number a method takes (joint positions, velocities,
@@ -70,8 +71,9 @@ class RobotModel:
 
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree` (see :meth:`from_urdf`).
-        tip_link: default frame of Jacobians and wrenches (default: the single leaf of a chain;
-            None for a tree with several leaves).
+        tip_link: default frame of Jacobians and wrenches (default:
+            :func:`~robot_dynamics.core.tree.default_tip`: the single leaf of a chain, else
+            ``tool0``, else the leaf ending the longest chain; None when none can be chosen).
         gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
         armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal, >= 0
             (default: 0).
@@ -93,6 +95,7 @@ class RobotModel:
             tree.damping, tree.friction, joint_names=tree.joint_names
         )
         self.inertia_adjustments = ()
+        self.inertia_warnings = ()
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._precompute()
 
@@ -107,6 +110,7 @@ class RobotModel:
         armature=None,
         max_links=MAX_LINKS,
         balance_inertia=False,
+        strict_inertia=False,
     ):
         """Build a model from URDF XML text or a file path.
 
@@ -116,36 +120,41 @@ class RobotModel:
             urdf: URDF XML text or a file path.
             base_link: fixed base (default: the URDF root); joints above it and in other branches
                 are left out.
-            tip_link: default frame of Jacobians and wrenches (default: the single leaf of a chain;
-                None for a tree with several leaves).
+            tip_link: default frame of Jacobians and wrenches (default:
+                :func:`~robot_dynamics.core.tree.default_tip`).
             gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
             armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal.
             max_links: refuse documents with more links or joints.
-            balance_inertia: load link inertias that are not positive semi-definite or violate
-                the triangle inequality balanced (:func:`~robot_dynamics.core.urdf.
-                balanced_inertia`) instead of refusing them; each change is listed in the
-                model's ``inertia_adjustments``.
+            balance_inertia: replace link inertias that are not positive semi-definite or
+                violate the triangle inequality by balanced ones (:func:`~robot_dynamics.core.
+                inertia.balanced_inertia`); each change is listed in ``inertia_adjustments``.
+            strict_inertia: refuse the link inertias that load with a warning.
 
         Returns:
-            RobotModel: the new model (``inertia_adjustments``: tuple of messages, empty
-            unless ``balance_inertia`` changed something).
+            RobotModel: the new model. ``inertia_adjustments``: tuple of messages, empty
+            unless ``balance_inertia`` changed something; ``inertia_warnings``: tuple of
+            :class:`~robot_dynamics.core.inertia.InertiaWarning`, one per link inertia loaded
+            although it is not physically consistent on its own (policy:
+            :mod:`robot_dynamics.core.inertia`).
 
         Raises:
             ModelTooLargeError: more than ``max_links`` links or joints.
-            InvalidURDFValueError: a number out of bounds; names the link or joint and the field.
+            InvalidURDFValueError: a number out of bounds, a moving body whose inertia is not
+                positive semi-definite, with ``strict_inertia`` any inconsistent link inertia;
+                names the link or joint and the field.
         """
         description = parse_urdf(urdf, max_links=max_links, balance_inertia=balance_inertia)
         tree = build_tree(description, base_link=base_link)
+        warnings = check_inertias(description.inconsistent_inertias, tree, strict=strict_inertia)
         model = cls(tree, tip_link=tip_link, gravity=gravity, armature=armature)
         model.inertia_adjustments = description.adjustments
+        model.inertia_warnings = warnings
         return model
 
     def _resolve_tip(self, tip_link):
         tree = self.tree
         if tip_link is None:
-            if len(tree.tip_candidates) == 1:
-                return tree.tip_candidates[0]
-            return None
+            return default_tip(tree)
         if not isinstance(tip_link, str):
             raise InvalidInputError(f"tip_link must be a link name, got {tip_link!r}")
         if tip_link not in tree.frames:
@@ -325,10 +334,11 @@ class RobotModel:
     def _frame(self, frame):
         if frame is None:
             if self.tip_link is None:
+                candidates = self.tree.tip_candidates or self.tree.leaf_links
                 raise AmbiguousTipError(
-                    f"no frame given and the model has no tip_link: the tree has several "
-                    f"leaves ({', '.join(self.tree.leaf_links)}); pass frame= or build the "
-                    f"model with tip_link="
+                    f"no frame given and the model has no tip_link: none could be chosen among "
+                    f"the leaves ending its chains ({', '.join(candidates)}); pass frame= or "
+                    f"build the model with tip_link="
                 )
             return self.tip_link
         if not isinstance(frame, str):

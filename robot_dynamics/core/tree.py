@@ -17,6 +17,10 @@ from .spatial import force_transform
 
 REVOLUTE, PRISMATIC = 0, 1
 
+#: The tool flange frame of the ROS-Industrial frame convention: the default tip of a tree
+#: whose chains end in several leaves.
+TOOL_FRAME = "tool0"
+
 
 @dataclass(frozen=True, eq=False)
 class FrameInfo:
@@ -271,6 +275,34 @@ def build_tree(robot, base_link=None):
         tip_candidates=tip_candidates,
     )
     return tree
+
+
+def default_tip(tree):
+    """The tip link a model takes when none is given.
+
+    The single leaf at the end of a chain of moving bodies (``tip_candidates``); with several:
+    :data:`TOOL_FRAME` when it is a link of the model (the ROS-Industrial convention, e.g.
+    the official UR description's leaves ``ft_frame``, ``tool0``, ``base``); else the leaf
+    that ends the longest chain of moving bodies (movable joints counted, mimic joints
+    included), when it is the only leaf of the deepest body; else None.
+
+    Args:
+        tree: a :class:`KinematicTree`.
+
+    Returns:
+        str | None: the tip link, or None when no tip can be chosen (see ``tip_candidates``).
+    """
+    candidates = tree.tip_candidates
+    if len(candidates) == 1:
+        return candidates[0]
+    if TOOL_FRAME in tree.frames:
+        return TOOL_FRAME
+    if not candidates:
+        return None
+    depth = tree.ancestors.sum(axis=1)  # moving bodies from the base to each body
+    deepest = max(depth[tree.frames[name].body] for name in candidates)
+    ends = [name for name in candidates if depth[tree.frames[name].body] == deepest]
+    return ends[0] if len(ends) == 1 else None
 
 
 def _unreachable(root, links, children):

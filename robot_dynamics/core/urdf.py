@@ -14,13 +14,12 @@ and the field:
   limits, dynamics, mimic coefficients);
 - lengths (``origin xyz`` of joints and inertials) at most :data:`MAX_LENGTH` m in magnitude;
 - masses in ``[0, MAX_MASS]`` kg; inertia entries at most :data:`MAX_INERTIA` kg m^2 in
-  magnitude, the tensor positive semi-definite and satisfying the triangle inequality
-  ``I_k <= I_i + I_j`` of its principal moments, both up to ``INERTIA_RTOL * trace +
-  INERTIA_ATOL`` (rounding in the file's decimals; real files that break it by more, e.g.
-  placeholder links of some legged robots in example-robot-data, are refused: fix the file, or
-  load it with ``balance_inertia=True``, which replaces each such tensor by a balanced one, as
-  MuJoCo's ``balanceinertia`` does, and lists every change in
-  :attr:`RobotDescription.adjustments`);
+  magnitude. Physical consistency (positive semi-definite, triangle inequality) is judged on
+  what the dynamics uses, by :mod:`robot_dynamics.core.inertia`: a moving body whose composite
+  inertia is not positive semi-definite is refused; a link tensor that is not consistent on
+  its own loads with a warning (``strict_inertia`` refuses it); ``balance_inertia=True``
+  replaces each such tensor by a balanced one, as MuJoCo's ``balanceinertia`` does, and lists
+  every change in :attr:`RobotDescription.adjustments`;
 - joint axes of movable joints of non-zero length (fixed joints may have any finite axis);
 - ``<limit>``: ``effort`` and ``velocity`` required, finite and >= 0; ``lower``/``upper`` finite
   (URDF default 0) and ``lower <= upper`` for revolute and prismatic joints;
@@ -48,6 +47,13 @@ from .errors import (
     UnsupportedJointError,
     URDFError,
 )
+from .inertia import (
+    INERTIA_ATOL,
+    INERTIA_RTOL,
+    balanced_inertia,
+    inertia_inconsistency,
+    link_rule,
+)
 from .spatial import homogeneous, rpy_to_matrix, spatial_inertia
 
 #: Default bound on the number of links (and of joints) of a URDF document.
@@ -62,9 +68,6 @@ MAX_INERTIA = 1e6
 MAX_FRICTION = 1e6
 #: |x| bound of <mimic> multiplier and offset.
 MAX_MIMIC = 1e3
-#: Tolerance of the inertia checks: INERTIA_RTOL * trace + INERTIA_ATOL [kg m^2].
-INERTIA_RTOL = 1e-6
-INERTIA_ATOL = 1e-12
 
 SUPPORTED_JOINTS = ("revolute", "continuous", "prismatic", "fixed")
 
@@ -130,12 +133,18 @@ class RobotDescription:
         joints: tuple of :class:`JointData`.
         adjustments: one message per inertia changed by ``balance_inertia`` (link, before,
             after); empty otherwise.
+        inconsistent_inertias: ``(link name, (3, 3) rotational inertia about its centre of
+            mass)`` of every link tensor, as the file gives it, that is not physically
+            consistent on its own (:func:`~robot_dynamics.core.inertia.link_rule`; judged with
+            the tree by :func:`~robot_dynamics.core.inertia.check_inertias`); empty with
+            ``balance_inertia``.
     """
 
     name: str
     links: tuple
     joints: tuple
     adjustments: tuple = ()
+    inconsistent_inertias: tuple = ()
 
 
 def read_urdf_text(source):
@@ -268,7 +277,8 @@ def _origin(element, owner):
 
 def check_inertia_tensor(I, owner, field="<inertia>", physical=True):
     """Refuse an inertia tensor that is not finite, symmetric-bounded, positive semi-definite or
-    that violates the triangle inequality (tolerances of the module doc).
+    that violates the triangle inequality (the link rule of
+    :func:`~robot_dynamics.core.inertia.inertia_inconsistency`).
 
     Args:
         I: (3, 3) rotational inertia [kg m^2].
@@ -299,48 +309,9 @@ def _inertia_tolerance(I):
     return INERTIA_RTOL * abs(float(np.trace(I))) + INERTIA_ATOL
 
 
-def inertia_inconsistency(I):
-    """Why a finite symmetric inertia is not physically consistent, or None when it is.
-
-    Args:
-        I: (3, 3) symmetric rotational inertia [kg m^2].
-
-    Returns:
-        str | None: the violated rule with the principal moments, None when the tensor is
-        positive semi-definite and satisfies the triangle inequality (module doc tolerances).
-    """
-    tol = _inertia_tolerance(I)
-    moments = np.linalg.eigvalsh(I)  # ascending principal moments
-    if moments[0] < -tol:
-        return f"is not positive semi-definite (principal moments {moments.tolist()} kg m^2)"
-    if moments[2] > moments[0] + moments[1] + tol:
-        return (
-            f"violates the triangle inequality: principal moments {moments.tolist()} kg m^2, "
-            f"the largest exceeds the sum of the other two"
-        )
-    return None
-
-
-def balanced_inertia(I):
-    """The nearest-in-spirit physically consistent tensor to a finite symmetric inertia: the
-    principal moments clipped at 0, then, when the largest exceeds the sum of the other two by
-    d, the two smaller ones raised by d / 2 each (principal axes kept).
-
-    Args:
-        I: (3, 3) symmetric rotational inertia [kg m^2].
-
-    Returns:
-        ndarray: (3, 3) tensor, positive semi-definite and satisfying the triangle inequality.
-    """
-    moments, axes = np.linalg.eigh(np.asarray(I, dtype=float))
-    moments = np.maximum(moments, 0.0)
-    deficit = moments[2] - moments[0] - moments[1]
-    if deficit > 0.0:
-        moments[:2] += 0.5 * deficit
-    return (axes * moments) @ axes.T
-
-
-def _link(element, balance=False, adjustments=None):
+def _link(element, balance, adjustments, inconsistent):
+    """The link's data; an inertia tensor that breaks the link rule is balanced (``balance``,
+    noted in ``adjustments``) or appended to ``inconsistent`` as ``(name, tensor)``."""
     name = element.get("name")
     owner = f"link {name!r}"
     inertial = element.find("inertial")
@@ -361,22 +332,17 @@ def _link(element, balance=False, adjustments=None):
             ]
         )
         check_inertia_tensor(I_in, owner, physical=False)
-        problem = inertia_inconsistency(I_in)
-        if problem is not None and not balance:
-            raise _bad(
-                owner,
-                "<inertia>",
-                f"{problem} (fix the URDF, or load it with balance_inertia: node parameter "
-                f"balance_inertia, CLI --balance-inertia)",
-            )
-        if problem is not None:
-            before = np.linalg.eigvalsh(I_in)
-            I_in = balanced_inertia(I_in)
-            adjustments.append(
-                f"{owner}: inertia balanced, principal moments "
-                f"{np.array2string(before, precision=4)} -> "
-                f"{np.array2string(np.linalg.eigvalsh(I_in), precision=4)} kg m^2"
-            )
+        if link_rule(I_in) is not None:
+            if balance:
+                before = np.linalg.eigvalsh(I_in)
+                I_in = balanced_inertia(I_in)
+                adjustments.append(
+                    f"{owner}: inertia balanced, principal moments "
+                    f"{np.array2string(before, precision=4)} -> "
+                    f"{np.array2string(np.linalg.eigvalsh(I_in), precision=4)} kg m^2"
+                )
+            else:
+                inconsistent.append((name, I_in))
     R = T[:3, :3]
     return LinkData(name, spatial_inertia(mass, T[:3, 3], R @ I_in @ R.T))
 
@@ -471,9 +437,10 @@ def parse_urdf(source, max_links=MAX_LINKS, balance_inertia=False):
     Args:
         source: URDF XML text, bytes, or a path to a file.
         max_links: the largest number of links (and of joints) accepted.
-        balance_inertia: load inertias that are not positive semi-definite or violate the
-            triangle inequality with :func:`balanced_inertia` instead of refusing them (each
-            change listed in ``adjustments``).
+        balance_inertia: replace link inertias that are not positive semi-definite or violate
+            the triangle inequality by :func:`~robot_dynamics.core.inertia.balanced_inertia`
+            (each change listed in ``adjustments``) instead of listing them in
+            ``inconsistent_inertias``.
 
     Returns:
         RobotDescription: links and joints in file order.
@@ -492,10 +459,11 @@ def parse_urdf(source, max_links=MAX_LINKS, balance_inertia=False):
     joints = root.findall("joint")
     _check_names(links, "link")
     _check_names(joints, "joint")
-    adjustments = []
+    adjustments, inconsistent = [], []
     return RobotDescription(
         name=root.get("name", ""),
-        links=tuple(_link(link, balance_inertia, adjustments) for link in links),
+        links=tuple(_link(link, balance_inertia, adjustments, inconsistent) for link in links),
         joints=tuple(_joint(joint) for joint in joints),
         adjustments=tuple(adjustments),
+        inconsistent_inertias=tuple(inconsistent),
     )

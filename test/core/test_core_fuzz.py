@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import oracles
 from robot_dynamics import RobotModel
-from robot_dynamics.core.errors import RobotDynamicsError
+from robot_dynamics.core.errors import InvalidURDFValueError, RobotDynamicsError
 from robot_dynamics.core.simulate import FIXED_STEP_METHODS, IVP_METHODS
 
 SETTINGS = dict(
@@ -90,7 +90,8 @@ def urdf_documents(draw):
 @settings(max_examples=200, **SETTINGS)
 @given(xml=urdf_documents(), data=st.data())
 def test_fuzz_urdf_documents(xml, data):
-    """A typed error, or a model whose gravity and mass matrix are finite at random q."""
+    """A typed error, or a model whose gravity and mass matrix are finite at random q; with
+    strict_inertia, the same model exactly when it loaded without inertia warnings."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow along the way either
         try:
@@ -98,7 +99,13 @@ def test_fuzz_urdf_documents(xml, data):
         except RobotDynamicsError as err:
             event(type(err).__name__)
             return
-        event("model built")
+        event("model built" + (" with inertia warnings" if model.inertia_warnings else ""))
+        try:
+            RobotModel.from_urdf(xml, strict_inertia=True)
+        except InvalidURDFValueError:
+            assert model.inertia_warnings, xml
+        else:
+            assert model.inertia_warnings == (), xml
         q = np.array(data.draw(st.lists(st.floats(-1e3, 1e3), min_size=model.n, max_size=model.n)))
         g = model.gravity_torques(q)
         M = model.mass_matrix(q)

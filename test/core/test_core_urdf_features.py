@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
+from robot_dynamics.core.errors import AmbiguousTipError
 
 import oracles
 from core_helpers import load_model, random_state
 from oracles import DP_GRAVITY, assert_close
 from robot_dynamics.core.friction import FrictionModel
+from small_arms import UR_SHAPE_URDF
 
 DP_XML = oracles.urdf_xml("double_pendulum")
 
@@ -206,16 +208,67 @@ def test_tip_link_default_and_explicit():
     assert_close(m.jacobian(q), m.jacobian(q, frame="link2"), 0, "tip_link as default frame")
 
 
-def test_tree_has_no_default_tip():
+def test_tree_with_chains_of_equal_length_has_no_default_tip():
     t = load_model("ytree")
     assert t.tip_link is None
     assert set(t.leaf_links) == {"left_l3", "right_l2"}
+    assert set(t.tree.tip_candidates) == {"left_l3", "right_l2"}
     t2 = RobotModel.from_urdf(oracles.YTREE_URDF, tip_link="right_l2")
     assert t2.tip_link == "right_l2"
     q = np.zeros(t2.n)
     assert_close(t2.jacobian(q), t.jacobian(q, frame="right_l2"), 0, "explicit tip in a tree")
     # the tree's dynamics cover every actuated joint, whatever the tip
     assert t2.n == t.n == 5
+
+
+def test_tool0_is_the_tip_of_the_official_ur_description_shape(rng):
+    """Leaves ft_frame, tool0 and base: tool0, the ROS-Industrial flange frame, is the tip."""
+    model = RobotModel.from_urdf(UR_SHAPE_URDF)
+    assert set(model.leaf_links) == {"ft_frame", "tool0", "base"}
+    assert model.tip_link == "tool0"
+    q = rng.uniform(-2, 2, model.n)
+    assert_close(model.jacobian(q), model.jacobian(q, frame="tool0"), 0, "tool0 as the tip")
+    pin = pytest.importorskip("pinocchio")
+    reference = oracles.PinOracle(UR_SHAPE_URDF, model.joint_names)
+    assert_close(model.gravity_torques(q), reference.gravity_torques(q), 1e-9, "UR shape g")
+    assert_close(model.jacobian(q), reference.jacobian(q, "tool0"), 1e-9, "UR shape J tool0")
+    assert pin.buildModelFromXML(UR_SHAPE_URDF).nv == 6
+
+
+def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():
+    model = RobotModel.from_urdf(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
+    assert model.tip_link is None
+    assert set(model.tree.tip_candidates) == {"tcp", "ft_frame"}
+    with pytest.raises(AmbiguousTipError) as ei:
+        model.jacobian(np.zeros(model.n))
+    assert "tcp" in str(ei.value) and "ft_frame" in str(ei.value) and "tip_link" in str(ei.value)
+    # the single leaf of the last body, when ft_frame is gone
+    no_ft = UR_SHAPE_URDF.replace('"tool0"', '"tcp"').replace('<link name="ft_frame"/>', "")
+    no_ft = no_ft[: no_ft.index('  <joint name="wrist_3_link-ft_frame"')] + "</robot>"
+    assert RobotModel.from_urdf(no_ft).tip_link == "tcp"
+
+
+def test_leaf_ending_the_longest_chain_is_the_tip():
+    """A tree whose left branch has one more moving body: its leaf is the tip; tool0 anywhere
+    in the model takes precedence."""
+    longer = oracles.YTREE_URDF.replace(
+        "</robot>",
+        '<link name="right_l3"><inertial><mass value="0.5"/>'
+        '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>'
+        '</link><joint name="right_j3" type="revolute"><parent link="right_l2"/>'
+        '<child link="right_l3"/><axis xyz="0 0 1"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>',
+    )
+    assert RobotModel.from_urdf(longer).tip_link == "right_l3"
+    with_tool0 = longer.replace('"left_l3"', '"tool0"')
+    assert RobotModel.from_urdf(with_tool0).tip_link == "tool0"
+
+
+def test_mimic_joints_count_in_the_chain_length():
+    """The Panda's fingers (finger_joint2 mimics finger_joint1) end chains of equal length."""
+    panda = load_model("panda_gripper")
+    assert panda.tip_link is None
+    assert set(panda.tree.tip_candidates) == {"panda_leftfinger", "panda_rightfinger"}
 
 
 def test_with_payload_point_mass_equals_urdf(rng):

@@ -16,6 +16,15 @@ import pytest
 import oracles
 from robot_dynamics import RobotModel
 from robot_dynamics.core.friction import FrictionModel
+from robot_dynamics.core.inertia import (
+    INERTIA_ROUNDING,
+    NEGATIVE,
+    ROUNDING,
+    TRIANGLE,
+    InertiaWarning,
+    balanced_inertia,
+    inertia_inconsistency,
+)
 from robot_dynamics.core.errors import (
     InvalidInputError,
     InvalidURDFValueError,
@@ -96,12 +105,6 @@ BAD_VALUES = [
         dict(l1_inertia=INERTIA.replace('ixx="0.1"', 'ixx="-0.1"')),
         "l1",
         "positive",
-    ),
-    (
-        "inertia triangle",
-        dict(l2_inertia='ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.5"'),
-        "l2",
-        "triangle",
     ),
     ("inertia huge", dict(l2_inertia=INERTIA.replace('ixx="0.1"', 'ixx="1e300"')), "l2", "inertia"),
     ("effort nan", dict(limit=LIM.replace('effort="10"', 'effort="nan"')), "j2", "effort"),
@@ -277,45 +280,140 @@ def test_parse_in_threads_gives_the_same_models():
     assert not errors, errors
 
 
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
-def test_every_example_robot_data_urdf_loads_or_is_refused_with_a_typed_error():
-    """All arms the test suite uses load; any other file either loads or is refused with a
-    RobotDynamicsError (placeholder links of some legged robots and hands break the inertia
-    triangle inequality, e.g. pr2's sensor_mount_link)."""
-    files = sorted(glob.glob(os.path.join(oracles.robots_dir(), "**", "*.urdf"), recursive=True))
-    assert files
-    refused = {}
-    for path in files:
-        try:
-            RobotModel.from_urdf(path, max_links=5000)
-        except RobotDynamicsError as err:
-            refused[os.path.relpath(path, oracles.robots_dir())] = type(err).__name__
-    used = {rel for rel, _ in oracles.ERD_ROBOTS.values()}
-    assert not used & set(refused), refused
-    assert set(refused.values()) <= {
-        "InvalidURDFValueError",
-        "UnsupportedJointError",
-        "KinematicTreeError",
-    }, refused
+# ------------------------------------------------------------------ inertia policy
+def _sensor(inertia, parent="l2", mass="0.01"):
+    """two_link() with a link 'sensor' fixed to ``parent``."""
+    return two_link().replace(
+        "</robot>",
+        f'<link name="sensor"><inertial><mass value="{mass}"/><inertia {inertia}/></inertial>'
+        f'</link><joint name="sensor_joint" type="fixed"><parent link="{parent}"/>'
+        '<child link="sensor"/><origin xyz="0 0 0.05"/></joint></robot>',
+    )
+
+
+def _diag(a, b, c):
+    return f'ixx="{a!r}" ixy="0" ixz="0" iyy="{b!r}" iyz="0" izz="{c!r}"'
+
+
+def _strict_refuses(xml, *names):
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf(xml, strict_inertia=True)
+    msg = str(ei.value)
+    assert "strict_inertia" in msg and "balance_inertia" in msg, msg
+    for name in names:
+        assert name in msg, msg
+    return msg
+
+
+def test_triangle_inequality_loads_with_a_warning_and_strict_refuses_it():
+    """Positive semi-definite but not realisable by any mass distribution: loaded as given."""
+    xml = two_link(l2_inertia=_diag(0.01, 0.01, 0.5))
+    model = RobotModel.from_urdf(xml)
+    (warning,) = model.inertia_warnings
+    assert isinstance(warning, InertiaWarning)
+    assert (warning.link, warning.rule, warning.joint) == ("l2", TRIANGLE, "j2")
+    np.testing.assert_allclose(warning.moments, [0.01, 0.01, 0.5])
+    assert "'l2'" in str(warning) and "triangle inequality" in str(warning)
+    assert "'j2'" in str(warning)
+    # the dynamics uses the file's tensor: the mass matrix has it
+    _, _, I_c = model.link_inertial("j2")
+    np.testing.assert_allclose(np.diag(I_c), [0.01, 0.01, 0.5])
+    _strict_refuses(xml, "'l2'", "triangle inequality")
+    assert RobotModel.from_urdf(two_link()).inertia_warnings == ()
+    assert RobotModel.from_urdf(two_link(), strict_inertia=True).n == 2
+
+
+@pytest.mark.parametrize("scale", [1e-5, 1.0, 1e3])
+def test_negative_moment_at_the_files_rounding_loads_with_a_warning(scale):
+    """A principal moment down to -INERTIA_ROUNDING of the trace loads (at any scale); below,
+    the moving body is refused."""
+    a = 0.1 * scale
+    trace = 2 * a
+    at_rounding = two_link(l2_inertia=_diag(-0.4 * INERTIA_ROUNDING * trace, a, a))
+    (warning,) = RobotModel.from_urdf(at_rounding).inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("l2", ROUNDING, "j2")
+    assert "rounding" in str(warning)
+    _strict_refuses(at_rounding, "'l2'", "rounding")
+    beyond = two_link(l2_inertia=_diag(-2 * INERTIA_ROUNDING * trace, a, a))
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf(beyond)
+    msg = str(ei.value)
+    assert "'l2'" in msg and "'j2'" in msg and "positive semi-definite" in msg, msg
+    assert "balance_inertia" in msg
+    balanced = RobotModel.from_urdf(beyond, balance_inertia=True)
+    assert balanced.inertia_warnings == () and len(balanced.inertia_adjustments) == 1
+
+
+def test_link_fixed_to_the_base_is_never_refused_for_its_inertia():
+    """A link that never moves: any finite tensor loads, with a warning naming it."""
+    xml = two_link().replace(
+        '<link name="base"/>',
+        '<link name="base"><inertial><mass value="1"/>'
+        f"<inertia {_diag(-0.5, 0.1, 0.1)}/></inertial></link>",
+    )
+    model = RobotModel.from_urdf(xml)
+    (warning,) = model.inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("base", NEGATIVE, None)
+    assert "fixed to the base" in str(warning)
+    _strict_refuses(xml, "'base'")
+    # the same beside the model: links above base_link do not move either
+    above = RobotModel.from_urdf(two_link(l1_inertia=_diag(-0.5, 0.1, 0.1)), base_link="l1")
+    assert [(w.link, w.joint) for w in above.inertia_warnings] == [("l1", None)]
+
+
+def test_moving_body_is_judged_as_a_whole():
+    """A small link whose own tensor is indefinite, fixed to a moving link: the body (the
+    link plus every link fixed to it) is positive semi-definite, so it loads with a warning;
+    a sensor heavy enough to make the body indefinite is refused, naming the body's links."""
+    small = _sensor(_diag(-1e-4, 1e-4, 1e-4))
+    model = RobotModel.from_urdf(small)
+    (warning,) = model.inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("sensor", NEGATIVE, "j2")
+    assert "its body is positive semi-definite" in str(warning)
+    _strict_refuses(small, "'sensor'")
+    heavy = _sensor(_diag(-1.0, 1.0, 1.0))
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf(heavy)
+    msg = str(ei.value)
+    assert "'l2'" in msg and "'sensor'" in msg and "'j2'" in msg, msg
+    # the body's composite is what the dynamics uses: the same tensors in one link or split
+    # over two give the same model
+    one = RobotModel.from_urdf(two_link(l2_inertia=_diag(0.1 - 1e-4, 0.1 + 1e-4, 0.1 + 1e-4)))
+    split = RobotModel.from_urdf(
+        _sensor(_diag(-1e-4, 1e-4, 1e-4), mass="0").replace(
+            '<origin xyz="0 0 0.05"/></joint>', "</joint>"
+        )
+    )
+    q = np.array([0.3, -0.4])
+    np.testing.assert_allclose(split.mass_matrix(q), one.mass_matrix(q), rtol=1e-12)
 
 
 @pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
-def test_balance_inertia_loads_cad_placeholder_inertias_and_names_each_change():
-    """pr2's sensor_mount_link (moments 0.001 0.001 0.01) is refused with a hint; with
-    balance_inertia it loads, the change is listed, and every refused-for-inertia file of
-    example-robot-data loads balanced with a positive semi-definite mass matrix."""
+def test_real_placeholder_inertias_load_with_warnings_strict_refuses_balance_balances():
+    """pr2's sensor_mount_link (moments 0.001 0.001 0.01, moves with the head) and TIAGo's
+    antenna (indefinite, fixed to the base) load with warnings; strict_inertia refuses them;
+    balance_inertia balances every inconsistent tensor of example-robot-data, leaving no
+    warning and a positive semi-definite mass matrix."""
     pr2 = os.path.join(oracles.robots_dir(), "pr2_description", "urdf", "pr2.urdf")
+    model = RobotModel.from_urdf(pr2)
+    mount = next(w for w in model.inertia_warnings if w.link == "sensor_mount_link")
+    assert (mount.rule, mount.joint) == (TRIANGLE, "head_tilt_joint")
     with pytest.raises(InvalidURDFValueError, match="sensor_mount_link.*balance_inertia"):
-        RobotModel.from_urdf(pr2)
-    model = RobotModel.from_urdf(pr2, balance_inertia=True)
-    assert any("sensor_mount_link" in note for note in model.inertia_adjustments)
+        RobotModel.from_urdf(pr2, strict_inertia=True)
+    balanced = RobotModel.from_urdf(pr2, balance_inertia=True, strict_inertia=True)
+    assert any("sensor_mount_link" in note for note in balanced.inertia_adjustments)
+    assert balanced.inertia_warnings == ()
+    tiago = os.path.join(oracles.robots_dir(), "tiago_description", "robots", "tiago.urdf")
+    antenna = {w.link: w for w in RobotModel.from_urdf(tiago).inertia_warnings}
+    assert antenna["base_antenna_left_link"].rule == NEGATIVE
+    assert antenna["base_antenna_left_link"].joint is None
     assert RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF).inertia_adjustments == ()
     rng = np.random.default_rng(3)
     files = sorted(glob.glob(os.path.join(oracles.robots_dir(), "**", "*.urdf"), recursive=True))
-    balanced = 0
+    balanced_files = 0
     for path in files:
         try:
-            RobotModel.from_urdf(path, max_links=5000)
+            RobotModel.from_urdf(path, max_links=5000, strict_inertia=True)
             continue
         except RobotDynamicsError as err:
             if not (isinstance(err, InvalidURDFValueError) and "<inertia>" in str(err)):
@@ -324,18 +422,16 @@ def test_balance_inertia_loads_cad_placeholder_inertias_and_names_each_change():
             model = RobotModel.from_urdf(path, max_links=5000, balance_inertia=True)
         except (KinematicTreeError, UnsupportedJointError):
             continue  # balanced, but refused for its joints (e.g. a mimic of a missing joint)
-        assert model.inertia_adjustments
-        balanced += 1
+        assert model.inertia_adjustments and model.inertia_warnings == (), path
+        balanced_files += 1
         if model.n:
             q = np.clip(rng.uniform(-1.0, 1.0, model.n), *model.position_limits)
             eig = np.linalg.eigvalsh(model.mass_matrix(q))  # massless chains may give 0
             assert eig[0] >= -1e-12 * eig[-1], path
-    assert balanced >= 10
+    assert balanced_files >= 10
 
 
 def test_balanced_inertia_is_consistent_and_keeps_consistent_tensors():
-    from robot_dynamics.core.urdf import balanced_inertia, inertia_inconsistency
-
     good = np.diag([0.1, 0.2, 0.25])
     np.testing.assert_allclose(balanced_inertia(good), good, atol=1e-15)
     for bad in (np.diag([0.001, 0.001, 0.01]), np.diag([-1e-3, 0.2, 0.2])):
