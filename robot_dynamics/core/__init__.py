@@ -15,11 +15,13 @@ from .errors import (
     URDFError,
 )
 from .estimation import MomentumObserver, WrenchEstimate
+from .inertia import InertiaWarning
 from .model import RobotModel, StateTerms
 from .simulate import SimulationResult
 
 __all__ = [
     "AmbiguousTipError",
+    "InertiaWarning",
     "InvalidInputError",
     "InvalidURDFValueError",
     "KinematicTreeError",

@@ -5,7 +5,17 @@ Every message names the culprit: the joint, link, frame or argument that is wron
 
 
 class RobotDynamicsError(Exception):
-    """Base class of every error raised by robot_dynamics."""
+    """Base class of every error raised by robot_dynamics.
+
+    Args:
+        *args: the message.
+        argument: the model-building argument at fault when it is not the robot description
+            itself (``"base_link"``, ``"tip_link"``), else None; kept as ``self.argument``.
+    """
+
+    def __init__(self, *args, argument=None):
+        super().__init__(*args)
+        self.argument = argument
 
 
 class URDFError(RobotDynamicsError, ValueError):

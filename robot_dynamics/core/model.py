@@ -156,11 +156,14 @@ class RobotModel:
         if tip_link is None:
             return default_tip(tree)
         if not isinstance(tip_link, str):
-            raise InvalidInputError(f"tip_link must be a link name, got {tip_link!r}")
+            raise InvalidInputError(
+                f"tip_link must be a link name, got {tip_link!r}", argument="tip_link"
+            )
         if tip_link not in tree.frames:
             raise KinematicTreeError(
                 f"tip_link {tip_link!r} is not a link below base link {tree.base_link!r}"
-                f"{self._suggest(tip_link)}"
+                f"{self._suggest(tip_link)}",
+                argument="tip_link",
             )
         return tip_link
 

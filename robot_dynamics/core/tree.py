@@ -149,7 +149,8 @@ def build_tree(robot, base_link=None):
         base_link = roots[0]
     elif not isinstance(base_link, str) or base_link not in links:
         raise KinematicTreeError(
-            f"base_link {base_link!r} is not a link of the URDF (links: {', '.join(links)})"
+            f"base_link {base_link!r} is not a link of the URDF (links: {', '.join(links)})",
+            argument="base_link",
         )
 
     # Walk the subtree below the base depth-first; merge fixed joints into bodies.

@@ -295,15 +295,25 @@ def test_tip_not_below_base():
         RobotModel.from_urdf(DP_XML, base_link="link2", tip_link="link1")
     msg = str(ei.value)
     assert "link1" in msg, msg
+    assert ei.value.argument == "tip_link"
 
 
-def test_unknown_base_and_tip_links():
+def test_unknown_base_and_tip_links_name_the_argument():
+    """The error names the link and, in ``argument``, the argument at fault."""
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(DP_XML, tip_link="hand_of_god")
-    assert "hand_of_god" in str(ei.value)
+        RobotModel.from_urdf(DP_XML, tip_link="lnk2")
+    assert "lnk2" in str(ei.value) and "did you mean 'link2'" in str(ei.value)
+    assert ei.value.argument == "tip_link"
     with pytest.raises(KinematicTreeError) as ei:
         RobotModel.from_urdf(DP_XML, base_link="plinth")
-    assert "plinth" in str(ei.value)
+    assert "plinth" in str(ei.value) and ei.value.argument == "base_link"
+    with pytest.raises(InvalidInputError) as ei:
+        RobotModel.from_urdf(DP_XML, tip_link=3)
+    assert ei.value.argument == "tip_link"
+    # an error of the description itself names no argument
+    with pytest.raises(KinematicTreeError) as ei:
+        RobotModel.from_urdf(DP_XML.replace('link="link1"', 'link="nowhere"', 1))
+    assert ei.value.argument is None
 
 
 def test_mimic_of_unknown_joint():

@@ -19,7 +19,7 @@ from robot_dynamics.tools import cli
 from robot_dynamics.tools.cli import simulate
 from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
 from robot_dynamics.tools.plotting import is_png, png_size
-from tools_helpers import erd_urdf_path
+from tools_helpers import UR_SHAPE_URDF, erd_urdf_path
 
 PANDA_HOME = list(BUNDLED["panda"].home)
 PANDA_Q = [0.3, -0.5, 0.2, -2.0, 0.1, 1.4, -0.6]
@@ -408,27 +408,31 @@ def test_module_entry_point():
     assert "actuated joints (2)" in out.stdout
 
 
-def test_multi_leaf_robot_needs_a_frame(capsys):
+def test_tool0_is_the_tip_of_a_multi_leaf_robot(capsys):
+    """example-robot-data's UR5 (leaves ee_link, tool0, base): tool0 is the tip."""
     ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
     data = run_json(capsys, "info", ur5)
-    assert data["tip_link"] is None and set(data["leaf_links"]) >= {"tool0", "ee_link"}
-    code, err = run_fail(capsys, "jacobian", ur5)
-    assert code == 2 and "--frame is needed" in err and "tool0" in err
-    data = run_json(
-        capsys,
-        "jacobian",
-        ur5,
-        "--frame",
-        "tool0",
-        "--q",
-        "0",
-        "-1.2",
-        "1.2",
-        "-1.57",
-        "-1.57",
-        "0",
-    )
+    assert data["tip_link"] == "tool0" and set(data["leaf_links"]) >= {"tool0", "ee_link"}
+    q = ["0", "-1.2", "1.2", "-1.57", "-1.57", "0"]
+    data = run_json(capsys, "jacobian", ur5, "--q", *q)
     assert data["frame"] == "tool0" and len(data["jacobian"]) == 6 and len(data["jacobian"][0]) == 6
+
+
+def test_robot_without_a_tip_needs_a_frame(tmp_path, capsys):
+    """The UR description's shape without tool0: two leaves end the last body (tcp, ft_frame);
+    the error names both and the options."""
+    urdf = tmp_path / "no_tool0.urdf"
+    urdf.write_text(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
+    data = run_json(capsys, "info", urdf)
+    assert data["tip_link"] is None
+    for command in ("jacobian", "pose", "wrench --tau 0 0 0 0 0 0"):
+        name, *options = command.split()
+        code, err = run_fail(capsys, name, urdf, *options)
+        assert code == 2, err
+        for word in ("tcp", "ft_frame", "--frame", "--tip-link"):
+            assert word in err, err
+    data = run_json(capsys, "jacobian", urdf, "--tip-link", "tcp")
+    assert data["frame"] == "tcp"
 
 
 # ------------------------------------------------------------------ robots: xacro, stdin
@@ -514,7 +518,10 @@ def test_exit_codes_follow_the_error_types(tmp_path, capsys):
     assert code == 3 and "free" in err
 
 
-def test_balance_inertia_flag(tmp_path, capsys):
+def test_inertia_warnings_strict_inertia_and_balance_inertia(tmp_path, capsys):
+    """A moving link breaking the triangle inequality loads with a warning (listed by info,
+    one line on stderr for the other commands); --strict-inertia refuses it on every command,
+    --balance-inertia balances it."""
     placeholder = tmp_path / "placeholder.urdf"
     placeholder.write_text(
         "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
@@ -522,11 +529,48 @@ def test_balance_inertia_flag(tmp_path, capsys):
         "<joint name='j' type='revolute'><parent link='a'/><child link='b'/><axis xyz='0 0 1'/>"
         "<limit lower='-1' upper='1' effort='10' velocity='1'/></joint></robot>"
     )
-    code, err = run_fail(capsys, "info", placeholder)
-    assert code == 3 and "triangle inequality" in err and "--balance-inertia" in err
-    assert cli.main(["info", str(placeholder), "--balance-inertia"]) == 0
+    data = run_json(capsys, "info", placeholder)
+    (warning,) = data["inertia_warnings"]
+    assert (warning["link"], warning["rule"], warning["joint"]) == ("b", "triangle_inequality", "j")
+    assert cli.main(["info", str(placeholder)]) == 0
+    out = capsys.readouterr().out
+    assert "inertia warnings (1;" in out and "link 'b' <inertia> violates the triangle" in out
+    assert cli.main(["gravity", str(placeholder), "--q", "0.1"]) == 0
+    assert "1 link inertia(s) loaded" in capsys.readouterr().err
+    commands = {
+        "info": [],
+        "gravity": [],
+        "simulate": [],
+        "wrench": ["--tau", "0"],
+        "excite": ["--out", tmp_path / "excite.csv"],
+        "identify": [tmp_path / "data.csv", "--out", tmp_path / "out.urdf"],
+    }
+    for command, options in commands.items():
+        code, err = run_fail(capsys, command, placeholder, *options, "--strict-inertia")
+        assert code == 3, (command, err)
+        assert "'b'" in err and "triangle inequality" in err and "--balance-inertia" in err
+    assert cli.main(["info", str(placeholder), "--balance-inertia", "--strict-inertia"]) == 0
     captured = capsys.readouterr()
     assert "balance_inertia: link 'b': inertia balanced" in captured.err
+    assert "inertia warnings" not in captured.out
+
+
+def test_info_lists_fixed_joints_with_a_mimic_element_as_fixed(capsys, tmp_path):
+    """A <mimic> on a fixed joint (as TALOS's gripper has) does nothing: the joint is fixed."""
+    urdf = tmp_path / "fixed_mimic.urdf"
+    urdf.write_text(
+        UR_SHAPE_URDF.replace(
+            '<joint name="wrist_3_link-ft_frame" type="fixed">',
+            '<joint name="wrist_3_link-ft_frame" type="fixed">'
+            '<mimic joint="wrist_3_joint" multiplier="-1"/>',
+        )
+    )
+    data = run_json(capsys, "info", urdf)
+    assert "wrist_3_link-ft_frame" in data["fixed_joints"]
+    assert data["mimic_joints"] == []
+    assert cli.main(["info", str(urdf)]) == 0
+    out = capsys.readouterr().out
+    assert "mimic joints: none" in out and "mimics" not in out
 
 
 # ------------------------------------------------------------------ inverse dynamics, pose

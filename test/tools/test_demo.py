@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from robot_dynamics.tools.plotting import is_png, png_size
-from tools_helpers import erd_urdf_path
+from tools_helpers import UR_SHAPE_URDF, erd_urdf_path
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 pytest.importorskip("rclpy")
@@ -110,23 +110,25 @@ def test_demo_in_simulated_time(tmp_path, unique_name):
 
 
 def test_demo_on_a_user_urdf(tmp_path, unique_name):
-    """--urdf: a UR5 (example-robot-data) with several leaves, so --tip-link is needed."""
-    ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
+    """--urdf: a UR5 (example-robot-data, leaves ee_link, tool0, base) runs on tool0; a tree
+    where no tip can be chosen needs --tip-link, and the message names the candidates."""
+    no_tool0 = tmp_path / "no_tool0.urdf"
+    no_tool0.write_text(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
     out = subprocess.run(
-        [sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", ur5, "--no-live"],
+        [sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", str(no_tool0), "--no-live"],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=str(tmp_path),
     )
-    assert out.returncode == 2 and "choose one with --tip-link" in out.stderr
+    assert out.returncode == 2 and "--tip-link" in out.stderr, out.stderr
+    assert "tcp" in out.stderr and "ft_frame" in out.stderr
+    ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
     out, plot, s = run_demo(
         tmp_path,
         unique_name,
         "--urdf",
         ur5,
-        "--tip-link",
-        "tool0",
         "--q0",
         "0",
         "-1.2",

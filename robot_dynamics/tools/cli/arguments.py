@@ -65,10 +65,21 @@ def common_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--balance-inertia",
         action="store_true",
-        help="load link inertias that are not positive semi-definite or violate the triangle "
-        "inequality balanced (each change reported on stderr) instead of refusing the URDF",
+        help="replace link inertias that are not positive semi-definite or violate the "
+        "triangle inequality by balanced ones (each change reported on stderr)",
     )
-    common.add_argument("--tip-link", default=None, help="tip frame (default: the only leaf)")
+    common.add_argument(
+        "--strict-inertia",
+        action="store_true",
+        help="refuse link inertias that are not physically consistent on their own (by "
+        "default they load with a warning, listed by info)",
+    )
+    common.add_argument(
+        "--tip-link",
+        default=None,
+        help="tip frame (default: the only leaf ending a chain, else tool0, else the leaf "
+        "ending the longest chain)",
+    )
     common.add_argument(
         "--gravity",
         nargs=3,

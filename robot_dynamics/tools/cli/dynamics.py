@@ -11,7 +11,7 @@ from robot_dynamics.core.estimation import WRENCH_COMPONENTS as WRENCH_AXES
 
 from .arguments import Invocation, add_joint_vector, parse_fixed_vector, parse_joint_vector
 from .errors import CLIError
-from .loading import check_limits, frame_option
+from .loading import check_limits, frame_option, no_tip_error
 from .output import fmt_matrix, fmt_vec, short_names
 
 TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
@@ -94,17 +94,14 @@ def cmd_jacobian(run: Invocation) -> List[str]:
         list: the lines printed without ``--json``.
 
     Raises:
-        CLIError: ``--frame`` is needed (the model has several leaves and no ``--tip-link``).
+        CLIError: ``--frame`` is needed (the model has no tip link).
     """
     args, model, path, xml, bundled, out = run
     q = parse_joint_vector(args.q, model.joint_names, "--q")
     check_limits(model, q, out.setdefault("warnings", []))
     frame = frame_option(args, model)
     if frame is None and model.tip_link is None:
-        raise CLIError(
-            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) "
-            "and no --tip-link"
-        )
+        raise no_tip_error(model)
     jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
     pose = np.asarray(model.frame_pose(q, frame=frame), dtype=float)
     sv = np.linalg.svd(jac, compute_uv=False)
@@ -143,8 +140,8 @@ def cmd_wrench(run: Invocation) -> List[str]:
         list: the lines printed without ``--json``.
 
     Raises:
-        CLIError: no ``--tau``; a bad vector; ``--frame`` is needed (the model has several
-            leaves and no ``--tip-link``).
+        CLIError: no ``--tau``; a bad vector; ``--frame`` is needed (the model has no tip
+            link).
     """
     args, model, path, xml, bundled, out = run
     q = parse_joint_vector(args.q, model.joint_names, "--q")
@@ -158,10 +155,7 @@ def cmd_wrench(run: Invocation) -> List[str]:
     qdd = parse_joint_vector(args.qdd, model.joint_names, "--qdd")
     frame = frame_option(args, model)
     if frame is None and model.tip_link is None:
-        raise CLIError(
-            f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) "
-            "and no --tip-link"
-        )
+        raise no_tip_error(model)
     if args.external:
         tau_ext = tau
     else:
@@ -233,10 +227,7 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
     f_ext = parse_fixed_vector(args.f_ext, 6, "--f-ext", WRENCH_AXES)
     frame = frame_option(args, model)
     if f_ext is not None and frame is None and model.tip_link is None:
-        raise CLIError(
-            "--frame is needed with --f-ext: the model has several leaves "
-            f"({', '.join(model.leaf_links)}) and no --tip-link"
-        )
+        raise no_tip_error(model)
     tau = np.asarray(model.inverse_dynamics(q, qd, qdd, f_ext=f_ext, frame=frame), dtype=float)
     g = np.asarray(model.gravity_torques(q), dtype=float)
     h = np.asarray(model.nonlinear_effects(q, qd), dtype=float)
@@ -290,8 +281,7 @@ def cmd_pose(run: Invocation) -> List[str]:
         list: the lines printed without ``--json``.
 
     Raises:
-        CLIError: an unknown frame; ``--frame`` is needed (the model has several leaves and no
-            ``--tip-link``).
+        CLIError: an unknown frame; ``--frame`` is needed (the model has no tip link).
     """
     args, model, path, xml, bundled, out = run
     from scipy.spatial.transform import Rotation
@@ -303,10 +293,7 @@ def cmd_pose(run: Invocation) -> List[str]:
         frames = list(model.link_names)
     if not frames:
         if model.tip_link is None:
-            raise CLIError(
-                f"--frame is needed: the model has several leaves ({', '.join(model.leaf_links)}) "
-                "and no --tip-link"
-            )
+            raise no_tip_error(model)
         frames = [model.tip_link]
     for frame in frames:
         if frame not in model.link_names:

@@ -23,7 +23,7 @@ def exit_code_of(exc: BaseException) -> int:
     """The exit code of an error raised by a command, from its type (core/errors.py).
 
     * bad input to a computation (InvalidInputError: a vector, a method, a gravity; an unknown
-      frame; a tip needed where the model has several leaves; a node parameters file the node
+      frame; a tip needed where the model has none; a node parameters file the node
       would refuse, ParametersFileError) -> 2;
     * a model the URDF cannot make (URDFError and subclasses; a singular inertia matrix) -> 3;
     * anything else -> 1.

@@ -1,4 +1,5 @@
-"""``robot-dynamics info``: the tree, joints, masses, total mass and fixed/mimic joints."""
+"""``robot-dynamics info``: the tree, joints, masses, total mass, fixed/mimic joints and the
+inertia warnings."""
 
 from __future__ import annotations
 
@@ -17,32 +18,23 @@ def urdf_tree(xml: str) -> Dict:
         xml: URDF XML text.
 
     Returns:
-        dict: ``links`` (name -> mass [kg]) and ``joints`` (name, type, parent, child, mimic),
-        in file order.
+        dict: ``links`` (name -> mass [kg]) and ``joints`` (name, type, parent, child), in
+        file order.
     """
     root = ET.fromstring(xml)
     links = {}
     for link in root.findall("link"):
         mass_el = link.find("inertial/mass")
         links[link.get("name")] = float(mass_el.get("value", "0")) if mass_el is not None else 0.0
-    joints = []
-    for joint in root.findall("joint"):
-        mimic = joint.find("mimic")
-        joints.append(
-            {
-                "name": joint.get("name"),
-                "type": joint.get("type"),
-                "parent": joint.find("parent").get("link"),
-                "child": joint.find("child").get("link"),
-                "mimic": None
-                if mimic is None
-                else {
-                    "joint": mimic.get("joint"),
-                    "multiplier": float(mimic.get("multiplier", "1")),
-                    "offset": float(mimic.get("offset", "0")),
-                },
-            }
-        )
+    joints = [
+        {
+            "name": joint.get("name"),
+            "type": joint.get("type"),
+            "parent": joint.find("parent").get("link"),
+            "child": joint.find("child").get("link"),
+        }
+        for joint in root.findall("joint")
+    ]
     return {"robot": root.get("name"), "links": links, "joints": joints}
 
 
@@ -58,7 +50,7 @@ def _subtree_links(tree: Dict, base: str) -> List[str]:
     return out
 
 
-def _tree_lines(tree: Dict, base: str, actuated: Sequence[str]) -> List[str]:
+def _tree_lines(tree: Dict, base: str, actuated: Sequence[str], mimic: Dict) -> List[str]:
     by_parent: Dict[str, List[Dict]] = {}
     for joint in tree["joints"]:
         by_parent.setdefault(joint["parent"], []).append(joint)
@@ -69,8 +61,8 @@ def _tree_lines(tree: Dict, base: str, actuated: Sequence[str]) -> List[str]:
         for k, joint in enumerate(kids):
             last = k == len(kids) - 1
             tag = joint["type"]
-            if joint["mimic"]:
-                tag += f", mimics {joint['mimic']['joint']}"
+            if joint["name"] in mimic:
+                tag += f", mimics {mimic[joint['name']][0]}"
             elif joint["name"] in actuated:
                 tag += f", q[{list(actuated).index(joint['name'])}]"
             child = joint["child"]
@@ -85,7 +77,7 @@ def _tree_lines(tree: Dict, base: str, actuated: Sequence[str]) -> List[str]:
 
 
 def cmd_info(run: Invocation) -> List[str]:
-    """Tree, joints, limits, masses, total mass, fixed and mimic joints of the model.
+    """Tree, joints, limits, masses, total mass, fixed and mimic joints, inertia warnings.
 
     Args:
         run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
@@ -122,7 +114,10 @@ def cmd_info(run: Invocation) -> List[str]:
         j for j in tree["joints"] if j["child"] in below_set and j["child"] != model.base_link
     ]
     fixed = [j["name"] for j in in_tree if j["type"] == "fixed"]
-    mimic = [{"name": j["name"], **j["mimic"]} for j in in_tree if j["mimic"] is not None]
+    mimic = [
+        {"name": name, "joint": driver, "multiplier": multiplier, "offset": offset}
+        for name, (driver, multiplier, offset) in model.mimic_joints.items()
+    ]
     out.update(
         {
             "robot": tree["robot"],
@@ -138,6 +133,16 @@ def cmd_info(run: Invocation) -> List[str]:
             "mimic_joints": mimic,
             "link_masses": {link: tree["links"].get(link, 0.0) for link in below},
             "total_mass": total_mass,
+            "inertia_warnings": [
+                {
+                    "link": w.link,
+                    "rule": w.rule,
+                    "moments": list(w.moments),
+                    "joint": w.joint,
+                    "message": str(w),
+                }
+                for w in model.inertia_warnings
+            ],
         }
     )
     p = args.precision
@@ -171,8 +176,21 @@ def cmd_info(run: Invocation) -> List[str]:
         )
     else:
         lines.append("mimic joints: none")
+    if model.tip_link is None:
+        candidates = model.tree.tip_candidates or model.leaf_links
+        lines.append(
+            f"no tip link: none could be chosen among {', '.join(candidates)} (none is tool0); "
+            "name one with --tip-link"
+        )
+    if model.inertia_warnings:
+        lines += [
+            "",
+            f"inertia warnings ({len(model.inertia_warnings)}; loaded as given, "
+            "--strict-inertia refuses them, --balance-inertia balances them):",
+        ] + [f"  {w}" for w in model.inertia_warnings]
     lines += ["", "tree (joint [type] -> link (mass)):"] + [
-        "  " + line for line in _tree_lines(tree, model.base_link, model.joint_names)
+        "  " + line
+        for line in _tree_lines(tree, model.base_link, model.joint_names, model.mimic_joints)
     ]
     return lines
 

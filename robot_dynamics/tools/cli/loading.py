@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import sys
-import xml.etree.ElementTree as ET
 from typing import List, Optional
 
 import numpy as np
@@ -19,14 +18,16 @@ def load_model(args):
 
     Args:
         args: the parsed command line (``urdf``, ``xacro_arg``, ``base_link``, ``tip_link``,
-            ``gravity``).
+            ``gravity``, ``balance_inertia``, ``strict_inertia``, ``command``).
 
     Returns:
         tuple: ``(model, label, urdf_text, bundled robot or None)``.
 
     Raises:
-        CLIError: exit 3 when the description cannot be read or made into a model; exit 2 when a
-            command-line value is wrong (xacro argument, --gravity, --base-link, --tip-link).
+        CLIError: exit 3 when the description cannot be read or made into a model (with
+            --strict-inertia: also for an inertia that would load with a warning); exit 2 when
+            a command-line value is wrong (xacro argument, --gravity, --base-link,
+            --tip-link).
     """
     from robot_dynamics import RobotModel
     from robot_dynamics.core.errors import InvalidInputError, RobotDynamicsError, URDFError
@@ -41,45 +42,47 @@ def load_model(args):
     gravity = parse_fixed_vector(args.gravity, 3, "--gravity", ("gx", "gy", "gz"))
     base, tip, grav = defaults(source, args.base_link, args.tip_link, gravity)
     label = source.path or source.label
-    # Two stages, so that the exit code follows from which input was wrong: first the URDF below
-    # the base (its errors are the URDF's, unless --base-link names no link of it), then the tip.
     try:
         model = RobotModel.from_urdf(
             source.urdf,
             base_link=base,
+            tip_link=tip,
             gravity=grav,
             balance_inertia=getattr(args, "balance_inertia", False),
+            strict_inertia=getattr(args, "strict_inertia", False),
         )
-    except URDFError as exc:
-        bad_base = args.base_link is not None and args.base_link not in urdf_link_names(source.urdf)
-        raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE if bad_base else EXIT_BAD_URDF) from None
+    except URDFError as exc:  # --base-link or --tip-link (exc.argument) is a usage error
+        code = EXIT_USAGE if exc.argument is not None else EXIT_BAD_URDF
+        raise CLIError(f"URDF {label}: {exc}", code) from None
     except RobotDynamicsError as exc:  # gravity
         raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE) from None
-    if tip is not None:
-        try:
-            adjustments = model.inertia_adjustments
-            model = RobotModel(model.tree, tip_link=tip, gravity=grav)
-            model.inertia_adjustments = adjustments
-        except RobotDynamicsError as exc:
-            raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE) from None
     for note in model.inertia_adjustments:
         print(f"robot-dynamics: balance_inertia: {note}", file=sys.stderr)
+    if model.inertia_warnings and args.command != "info":
+        print(
+            f"robot-dynamics: warning: {len(model.inertia_warnings)} link inertia(s) loaded "
+            "although not physically consistent (listed by `info`; --strict-inertia refuses "
+            "them)",
+            file=sys.stderr,
+        )
     return model, label, source.urdf, source.bundled
 
 
-def urdf_link_names(xml: str) -> List[str]:
-    """Names of the <link> elements of a URDF.
+def no_tip_error(model, option: str = "--frame") -> CLIError:
+    """The error of a command that needs a frame on a model without a tip link.
 
     Args:
-        xml: URDF XML text.
+        model: the :class:`~robot_dynamics.core.model.RobotModel` (its ``tip_link`` is None).
+        option: the option that names the frame.
 
     Returns:
-        list: link names (empty when the XML cannot be parsed).
+        CLIError: exit 2, naming the candidate leaves, ``option`` and ``--tip-link``.
     """
-    try:
-        return [link.get("name") for link in ET.fromstring(xml).findall("link")]
-    except ET.ParseError:
-        return []
+    candidates = model.tree.tip_candidates or model.leaf_links
+    return CLIError(
+        f"{option} is needed: no tip link could be chosen among the leaves ending the "
+        f"model's chains ({', '.join(candidates)}; none is tool0); pass {option} or --tip-link"
+    )
 
 
 def frame_option(args, model) -> Optional[str]:

@@ -72,7 +72,7 @@ def resolve_setup(args) -> RobotSetup:
 
     Raises:
         DemoError: (exit 2) unknown bundled robot, unreadable description, a model that cannot
-            be built, several leaves and no --tip-link, a --q0 of the wrong length.
+            be built, no tip link (none chosen, no --tip-link), a --q0 of the wrong length.
     """
     import os
 
@@ -92,9 +92,10 @@ def resolve_setup(args) -> RobotSetup:
         raise DemoError(f"--urdf {exc}" if args.urdf else str(exc), EXIT_USAGE) from None
     bundled = source.bundled
     if model.tip_link is None:
+        candidates = model.tree.tip_candidates or model.leaf_links
         raise DemoError(
-            f"URDF {source.label}: several leaf links ({', '.join(model.leaf_links)}); "
-            "choose one with --tip-link",
+            f"URDF {source.label}: no tip link could be chosen among {', '.join(candidates)} "
+            "(none is tool0); choose one with --tip-link",
             EXIT_USAGE,
         )
     if args.q0:
