@@ -117,7 +117,7 @@ from robot_dynamics.schema import ARM_SIMULATOR, MODEL_PARAMS
 
 from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
-from .description import UNCHANGED, RobotDescription, model_from_parameters
+from .description import UNCHANGED, RobotDescription, log_model_notes, model_from_parameters
 
 
 def _stamp(ns: int) -> TimeMsg:
@@ -189,8 +189,11 @@ class ArmSimulator(Node):
             f"base {model.base_link}, tip {model.tip_link}; step {settings.dt * 1e3:g} ms, "
             f"joint_states every {settings.publish_every} steps"
         )
-        for note in model.inertia_adjustments:
-            self.get_logger().warn(f"balance_inertia: {note}")
+        log_model_notes(
+            self.get_logger(),
+            model,
+            "External wrenches on ~/external_wrench need a frame_id.",
+        )
 
     def _on_set_parameters(self, params: Sequence[Parameter]) -> SetParametersResult:
         result = P.validate(self._specs, params)

@@ -15,7 +15,11 @@ Both nodes (``dynamics_node``, ``arm_simulator``) take their model this way:
   thread of the callback that asked for it (the parameter service's or the topic's, never the
   joint_states path); the old model keeps serving until ``install`` swaps the new one in (one
   reference). A description that cannot be built is refused with its reason (logged, counted,
-  ``last_error``) and the old model is kept.
+  ``last_error``, naming the parameter at fault: ``robot_description``, or ``tip_link`` /
+  ``base_link`` when the model names them as the culprit) and the old model is kept.
+- A start-up ``robot_description`` that is refused is kept all the same (the parameter holds
+  it): a later change of another model parameter (``balance_inertia``, ``strict_inertia``,
+  ``tip_link``, ...) builds it again.
 """
 
 import threading
@@ -70,7 +74,7 @@ def urdf_text(value, source):
 def model_from_parameters(text, values):
     """The :class:`~robot_dynamics.RobotModel` of URDF text with the model parameters both nodes
     declare (:func:`robot_dynamics.schema.model.model_section`: ``base_link``, ``tip_link``,
-    ``gravity``, ``balance_inertia``).
+    ``gravity``, ``balance_inertia``, ``strict_inertia``).
 
     Args:
         text: URDF XML text.
@@ -90,7 +94,30 @@ def model_from_parameters(text, values):
         tip_link=values["tip_link"] or None,
         gravity=tuple(float(v) for v in values["gravity"]),
         balance_inertia=bool(values["balance_inertia"]),
+        strict_inertia=bool(values["strict_inertia"]),
     )
+
+
+def log_model_notes(logger, model, without_tip):
+    """Log what a node should know about a model built from a URDF: each inertia balanced
+    (``balance_inertia``) and each inertia loaded with a warning, at WARN; with no tip link, a
+    WARN naming the candidate leaves and the parameter to set.
+
+    Args:
+        logger: the node's logger.
+        model: the :class:`~robot_dynamics.RobotModel` just built from a URDF.
+        without_tip: what the node cannot do without a tip link (ends the no-tip warning).
+    """
+    for note in model.inertia_adjustments:
+        logger.warn(f"balance_inertia: {note}")
+    for warning in model.inertia_warnings:
+        logger.warn(f"inertia loaded as given (strict_inertia refuses it): {warning}")
+    if model.tip_link is None:
+        candidates = model.tree.tip_candidates or model.leaf_links
+        logger.warn(
+            f"no tip link: none could be chosen among the leaves ending the model's chains "
+            f"({', '.join(candidates)}; none is tool0); set the parameter tip_link. {without_tip}"
+        )
 
 
 class _Prepared:
@@ -118,9 +145,8 @@ class RobotDescription:
         callback_group: group of the topic subscription (never the hot path's).
 
     Attributes:
-        loads: models installed so far (read by diagnostics).
-        rejections: descriptions refused so far.
-        last_error: the latest refusal.
+        rejections: model builds refused so far (a description, or model parameters).
+        last_error: the latest refusal, naming the parameter at fault.
         source: the source of the installed model.
     """
 
@@ -133,7 +159,6 @@ class RobotDescription:
         self.parameter_text = ""
         self.topic_text = ""
         self.text = ""  # of the installed model
-        self.loads = 0
         self.rejections = 0
         self.last_error = ""
         self.source = ""
@@ -154,8 +179,12 @@ class RobotDescription:
         """
         try:
             prepared = self.prepare(self._values(), parameter_value)
-        except (RobotDynamicsError, ValueError):
-            return  # refused and logged by prepare
+        except (RobotDynamicsError, ValueError):  # refused and logged by prepare
+            try:  # the parameter holds it all the same: a model parameter change rebuilds it
+                self.parameter_text = urdf_text(parameter_value, PARAMETER)
+            except DescriptionError:
+                pass
+            return
         self.commit(prepared)
         if prepared.built is None:
             self._node.get_logger().info(
@@ -197,7 +226,8 @@ class RobotDescription:
         try:
             built = self._build(text, values)
         except Exception as error:  # noqa: BLE001 - untrusted input: any failure refuses it
-            self._refused(source, error)
+            argument = getattr(error, "argument", None)
+            self._refused(f"parameter {argument}" if argument else source, error)
             if isinstance(error, (RobotDynamicsError, ValueError)):
                 raise
             raise DescriptionError(f"{type(error).__name__}: {error}") from error
@@ -217,7 +247,6 @@ class RobotDescription:
                 self._install(prepared.built, source or prepared.source)
                 self.text = prepared.text
                 self.source = prepared.source
-                self.loads += 1
         if cleared:
             self._node.get_logger().info(
                 "robot_description parameter cleared: the topic is used for new descriptions"

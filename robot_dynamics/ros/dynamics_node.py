@@ -42,7 +42,7 @@ from robot_dynamics_interfaces.msg import ContactState
 from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
-from .description import UNCHANGED, RobotDescription
+from .description import UNCHANGED, RobotDescription, log_model_notes
 from .diagnostics import diagnostics_array
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .payload_service import PayloadService
@@ -84,7 +84,9 @@ class DynamicsNode(Node):
         self.io = io_node(self)
         self._lock = threading.Lock()  # the pipeline: hot path, tare/reset, swaps
         self._active = None
-        counters = "received processed refused commands withheld reference_refused contacts"
+        counters = (
+            "received processed refused commands withheld reference_refused contacts model_loads"
+        )
         self._count = dict.fromkeys(counters.split(), 0)
         self._last_refusal = self._command_error = ""
         self._unknown = set()
@@ -169,6 +171,7 @@ class DynamicsNode(Node):
                 active.pipeline = old.pipeline.with_model(active.model, active.pipeline.config)
             self._active = active
             self._unknown = set()
+            self._count["model_loads"] += 1
         pipeline = active.pipeline
         self.get_logger().info(
             f"model loaded from {source}: {len(active.names)} joints {list(active.names)}, base "
@@ -176,8 +179,17 @@ class DynamicsNode(Node):
             f"{float(values['payload.mass'])} kg; wrench_frame {pipeline.wrench_frame!r}, "
             f"components {' '.join(pipeline.wrench_components)}"
         )
-        for note in active.model.inertia_adjustments:
-            self.get_logger().warn(f"balance_inertia: {note}")
+        if old is None or active.parsed is not old.parsed:  # built from a URDF
+            log_model_notes(
+                self.get_logger(),
+                active.parsed,
+                "The payload and the Jacobian services need a frame"
+                + (
+                    "; no external wrench is estimated (nor wrench_frame set)."
+                    if pipeline.wrench_frame is None
+                    else "."
+                ),
+            )
 
     def _on_set_parameters(self, parameters):
         result = P.validate(self._specs, parameters)

@@ -28,7 +28,8 @@ def model_section(tip_link_use):
             Param(
                 "tip_link",
                 "",
-                f"Tip link; empty = the single leaf of a chain. {tip_link_use}",
+                "Tip link; empty = the single leaf ending a chain, else tool0, else the leaf "
+                f"ending the longest chain. {tip_link_use}",
                 Type.STRING,
             ),
             Param(
@@ -43,9 +44,15 @@ def model_section(tip_link_use):
             Param(
                 "balance_inertia",
                 False,
-                "Load link inertias that are not positive semi-definite or violate the triangle "
-                "inequality (CAD placeholders) balanced, each change logged, instead of refusing "
-                "the URDF.",
+                "Replace link inertias that are not positive semi-definite or violate the "
+                "triangle inequality (CAD placeholders) by balanced ones, each change logged.",
+                Type.BOOL,
+            ),
+            Param(
+                "strict_inertia",
+                False,
+                "Refuse a URDF with link inertias that are not physically consistent on their "
+                "own (by default they load with a warning: logged, in the diagnostics).",
                 Type.BOOL,
             ),
         ),
