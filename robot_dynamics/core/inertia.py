@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidURDFValueError
-from .spatial import inertia_parameters
 
 #: Tolerance of the link rule: INERTIA_RTOL * trace + INERTIA_ATOL [kg m^2].
 INERTIA_RTOL = 1e-6
@@ -147,6 +146,22 @@ def balanced_inertia(I):
     return (axes * moments) @ axes.T
 
 
+def body_moments(tree):
+    """Principal moments of each moving body's composite inertia about its centre of mass.
+
+    Args:
+        tree: a :class:`~robot_dynamics.core.tree.KinematicTree`.
+
+    Returns:
+        ndarray: (nb, 3) principal moments [kg m^2], ascending per body.
+    """
+    I6 = tree.inertia  # (nb, 6, 6) about each body origin, body axes
+    mass = I6[:, 0, 0, None, None]
+    C = I6[:, 3:, :3] / np.where(mass > 0.0, mass, 1.0)  # [com]x; 0 for a massless body
+    I_c = I6[:, 3:, 3:] + mass * C @ C  # as spatial.inertia_parameters, for every body
+    return np.linalg.eigvalsh(0.5 * (I_c + np.swapaxes(I_c, -1, -2))).reshape(-1, 3)
+
+
 def check_inertias(inconsistent, tree, strict=False):
     """Apply the policy of the module doc to a model's bodies and inconsistent links.
 
@@ -163,19 +178,17 @@ def check_inertias(inconsistent, tree, strict=False):
         InvalidURDFValueError: a moving body whose composite inertia is not positive
             semi-definite (names the joint and its links); with ``strict``, every warning.
     """
-    for b, joint in enumerate(tree.body_joint_names):
-        _, _, I_c = inertia_parameters(tree.inertia[b])
-        I_c = 0.5 * (I_c + I_c.T)
-        moments = np.linalg.eigvalsh(I_c)
-        if moments[0] < -_tolerance(I_c, INERTIA_ROUNDING):
-            links = [name for name, info in tree.frames.items() if info.body == b]
-            raise InvalidURDFValueError(
-                f"link {', link '.join(map(repr, links))} <inertia>: the body moved by joint "
-                f"{joint!r} is not positive semi-definite: principal moments "
-                f"{np.array2string(moments, precision=4)} kg m^2 about its centre of mass, the "
-                f"smallest below -{INERTIA_ROUNDING:g} of their sum (fix the URDF, or load it "
-                f"with {_BALANCE_HINT})"
-            )
+    moments = body_moments(tree)  # (nb, 3)
+    trace = moments.sum(axis=1)
+    for b in np.flatnonzero(moments[:, 0] < -(INERTIA_ROUNDING * np.abs(trace) + INERTIA_ATOL)):
+        links = [name for name, info in tree.frames.items() if info.body == b]
+        raise InvalidURDFValueError(
+            f"link {', link '.join(map(repr, links))} <inertia>: the body moved by joint "
+            f"{tree.body_joint_names[b]!r} is not positive semi-definite: principal moments "
+            f"{np.array2string(moments[b], precision=4)} kg m^2 about its centre of mass, the "
+            f"smallest below -{INERTIA_ROUNDING:g} of their sum (fix the URDF, or load it "
+            f"with {_BALANCE_HINT})"
+        )
     warnings = []
     for name, I in inconsistent:
         info = tree.frames.get(name)

@@ -23,6 +23,7 @@ from robot_dynamics.core.inertia import (
     TRIANGLE,
     InertiaWarning,
     balanced_inertia,
+    body_moments,
     inertia_inconsistency,
 )
 from robot_dynamics.core.errors import (
@@ -386,6 +387,19 @@ def test_moving_body_is_judged_as_a_whole():
     )
     q = np.array([0.3, -0.4])
     np.testing.assert_allclose(split.mass_matrix(q), one.mass_matrix(q), rtol=1e-12)
+
+
+def test_body_moments_are_the_composite_inertias_about_each_centre_of_mass():
+    from robot_dynamics.core.spatial import inertia_parameters
+
+    model = RobotModel.from_urdf(oracles.urdf_xml("mixed"))
+    moments = body_moments(model.tree)
+    assert moments.shape == (model.tree.nb, 3)
+    for b in range(model.tree.nb):
+        _, _, I_c = inertia_parameters(model.tree.inertia[b])
+        np.testing.assert_allclose(moments[b], np.linalg.eigvalsh(I_c), rtol=0, atol=1e-15)
+    still = RobotModel.from_urdf(_sensor(_diag(0.1, 0.1, 0.1)), base_link="sensor")
+    assert body_moments(still.tree).shape == (0, 3)
 
 
 @pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
