@@ -7,7 +7,8 @@ from .config import ContactConfig, PipelineConfig, validate_config
 from .contact import ContactDetector, ContactState
 from .filters import FilteredDifferentiator
 from .joint_state import MergedJointState
-from .pipeline import EstimationPipeline, PipelineOutput
+from .output import PipelineOutput, Sample
+from .pipeline import EstimationPipeline
 
 __all__ = [
     "ContactConfig",
@@ -18,5 +19,6 @@ __all__ = [
     "MergedJointState",
     "PipelineConfig",
     "PipelineOutput",
+    "Sample",
     "validate_config",
 ]

@@ -21,6 +21,7 @@ class ContactState:
             contact.
         force: ``|f|`` of the estimated wrench [N] (nan without a wrench).
         moment: ``|n|`` [N m] (nan without a wrench).
+        contacts: contacts started so far (since the last estimation reset).
     """
 
     in_contact: bool
@@ -28,6 +29,7 @@ class ContactState:
     link: str
     force: float
     moment: float
+    contacts: int = 0
 
 
 class ContactDetector:
@@ -117,7 +119,7 @@ class ContactDetector:
                 self.link = self._isolate(over)
         else:
             self.link = ""
-        return ContactState(self.in_contact, changed, self.link, force, moment)
+        return ContactState(self.in_contact, changed, self.link, force, moment, self.contacts)
 
     def state(self):
         """The current state without a new estimate.
@@ -125,7 +127,7 @@ class ContactDetector:
         Returns:
             ContactState: with ``changed`` False and the magnitudes nan.
         """
-        return ContactState(self.in_contact, False, self.link, math.nan, math.nan)
+        return ContactState(self.in_contact, False, self.link, math.nan, math.nan, self.contacts)
 
 
 __all__ = ["ContactDetector", "ContactState"]

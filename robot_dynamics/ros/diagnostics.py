@@ -20,109 +20,122 @@ def _text(value):
     return str(value)
 
 
-def dynamics_status(node, active, pipeline, rate):
-    """DiagnosticStatus of a DynamicsNode.
+class DynamicsDiagnostics:
+    """The dynamics node's /diagnostics: what changed since the previous status, and the
+    processing rate."""
 
-    Args:
-        node: the DynamicsNode (its counters, description, values).
-        active: its active model bundle or None.
-        pipeline: the pipeline's status() dict ({} without a model).
-        rate: joint_states processed per second since the previous status [Hz].
+    def __init__(self):
+        self._previous = {}
+        self._rate_from = None  # (monotonic time [s], messages processed)
 
-    Returns:
-        diagnostic_msgs.msg.DiagnosticStatus: level, message and key/values.
-    """
-    count = node._count
-    previous = getattr(node, "_diagnostics_previous", {})
-    seen = {
-        "refused": count["refused"],
-        "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
-        "skipped_messages": int(pipeline.get("skipped_messages", 0)),
-        "callback_errors": node.callback_errors.count,
-        "withheld": count["withheld"],
-    }
-    node._diagnostics_previous = seen
-    grew = {k: v - previous.get(k, 0) for k, v in seen.items()}
-    errors, warnings = [], []
-    if active is None:
-        errors.append("no robot model loaded")
-    else:
-        if node._values["publish_effort_command"] and (grew["withheld"] or node._command_error):
-            errors.append(f"effort command withheld: {node._command_error}")
-        if grew["nonfinite_outputs"]:
-            errors.append(
-                f"{grew['nonfinite_outputs']} non-finite outputs suppressed "
-                f"({pipeline.get('last_nonfinite_output', '')})"
-            )
-        if grew["callback_errors"]:
-            errors.append(f"a callback raised: {node.callback_errors.last}")
-        if grew["refused"]:
-            warnings.append(f"{grew['refused']} joint_states messages refused")
-        if grew["skipped_messages"]:
-            warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
-        if pipeline.get("stale_effort"):
-            warnings.append(f"stale effort for {pipeline.get('stale_effort_joints', '')}")
-        if pipeline.get("near_singular"):
-            warnings.append("near a singularity")
-    status = DiagnosticStatus()
-    status.name = f"{node.get_fully_qualified_name()}: dynamics"
-    status.hardware_id = active.model.base_link if active is not None else ""
-    status.level = (
-        DiagnosticStatus.ERROR
-        if errors
-        else DiagnosticStatus.WARN
-        if warnings
-        else DiagnosticStatus.OK
-    )
-    status.message = "; ".join(errors + warnings) or "ok"
-    description = node._description
-    model = active.model if active is not None else None
-    values = {
-        "model_loaded": active is not None,
-        "model_source": description.source,
-        "joints": " ".join(model.joint_names) if model is not None else "",
-        "base_link": model.base_link if model is not None else "",
-        "tip_link": (model.tip_link or "") if model is not None else "",
-        "model_loads": count["model_loads"],
-        "model_rejections": description.rejections,
-        "last_error": description.last_error,
-        "inertia_warnings": "; ".join(map(str, model.inertia_warnings)) if model else "",
-        "message_rate_hz": f"{rate:.1f}",
-        "messages_received": count["received"],
-        "messages_processed": count["processed"],
-        "rejected_messages": count["refused"],
-        "last_rejection": node._last_refusal,
-        "reference_rejected": count["reference_refused"],
-        "unknown_joints": " ".join(sorted(node._unknown)),
-        "effort_command": "on" if node._values["publish_effort_command"] else "off",
-        "effort_commands_published": count["commands"],
-        "effort_commands_withheld": count["withheld"],
-        "callback_errors": node.callback_errors.count,
-        "last_callback_error": node.callback_errors.last,
-        "payload_mass": float(node._values["payload.mass"]),
-    }
-    for key, value in pipeline.items():
-        values.setdefault(key, value)
-    status.values = [KeyValue(key=k, value=_text(v)) for k, v in values.items()]
-    return status
+    def status(self, node, active, pipeline, rate):
+        """DiagnosticStatus of a DynamicsNode.
+
+        Args:
+            node: the DynamicsNode (its transport counters, description, values).
+            active: its active model bundle or None.
+            pipeline: the pipeline's status() dict ({} without a model).
+            rate: joint_states processed per second since the previous status [Hz].
+
+        Returns:
+            diagnostic_msgs.msg.DiagnosticStatus: level, message and key/values.
+        """
+        count = node._count
+        refused = int(pipeline.get("refused", 0))
+        withheld = int(pipeline.get("commands_withheld", 0))
+        seen = {
+            "refused": refused,
+            "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
+            "skipped_messages": int(pipeline.get("skipped_messages", 0)),
+            "callback_errors": node.callback_errors.count,
+            "withheld": withheld,
+        }
+        grew = {k: v - self._previous.get(k, 0) for k, v in seen.items()}
+        self._previous = seen
+        errors, warnings = [], []
+        if active is None:
+            errors.append("no robot model loaded")
+        else:
+            publishing = node._values["publish_effort_command"]
+            if publishing and (grew["withheld"] or node._command_error):
+                errors.append(f"effort command withheld: {node._command_error}")
+            if grew["nonfinite_outputs"]:
+                errors.append(
+                    f"{grew['nonfinite_outputs']} non-finite outputs suppressed "
+                    f"({pipeline.get('last_nonfinite_output', '')})"
+                )
+            if grew["callback_errors"]:
+                errors.append(f"a callback raised: {node.callback_errors.last}")
+            if grew["refused"]:
+                warnings.append(f"{grew['refused']} joint_states messages refused")
+            if grew["skipped_messages"]:
+                warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
+            if pipeline.get("stale_effort"):
+                warnings.append(f"stale effort for {pipeline.get('stale_effort_joints', '')}")
+            if pipeline.get("near_singular"):
+                warnings.append("near a singularity")
+        status = DiagnosticStatus()
+        status.name = f"{node.get_fully_qualified_name()}: dynamics"
+        status.hardware_id = active.model.base_link if active is not None else ""
+        status.level = (
+            DiagnosticStatus.ERROR
+            if errors
+            else DiagnosticStatus.WARN
+            if warnings
+            else DiagnosticStatus.OK
+        )
+        status.message = "; ".join(errors + warnings) or "ok"
+        description = node._description
+        model = active.model if active is not None else None
+        values = {
+            "model_loaded": active is not None,
+            "model_source": description.source,
+            "joints": " ".join(model.joint_names) if model is not None else "",
+            "base_link": model.base_link if model is not None else "",
+            "tip_link": (model.tip_link or "") if model is not None else "",
+            "model_loads": count["model_loads"],
+            "model_rejections": description.rejections,
+            "last_error": description.last_error,
+            "inertia_warnings": "; ".join(map(str, model.inertia_warnings)) if model else "",
+            "message_rate_hz": f"{rate:.1f}",
+            "messages_received": count["received"],
+            "messages_processed": int(pipeline.get("messages", 0)) - refused,
+            "rejected_messages": refused,
+            "last_rejection": pipeline.get("last_refusal", ""),
+            "reference_rejected": int(pipeline.get("reference_refused", 0)),
+            "unknown_joints": " ".join(sorted(node._unknown)),
+            "effort_command": "on" if node._values["publish_effort_command"] else "off",
+            "effort_commands_published": count["commands"],
+            "effort_commands_withheld": withheld,
+            "callback_errors": node.callback_errors.count,
+            "last_callback_error": node.callback_errors.last,
+            "payload_mass": float(node._values["payload.mass"]),
+        }
+        for key, value in pipeline.items():
+            values.setdefault(key, value)
+        status.values = [KeyValue(key=k, value=_text(v)) for k, v in values.items()]
+        return status
+
+    def array(self, node, active, pipeline):
+        """The DiagnosticArray of one period: the processing rate since the previous one and
+        :meth:`status`.
+
+        Args:
+            node: the DynamicsNode.
+            active: its active model bundle or None.
+            pipeline: the pipeline's status() dict ({} without a model).
+
+        Returns:
+            diagnostic_msgs.msg.DiagnosticArray: stamped with the node clock.
+        """
+        now = time.monotonic()
+        processed = int(pipeline.get("messages", 0)) - int(pipeline.get("refused", 0))
+        start, before = self._rate_from or (now, processed)
+        self._rate_from = (now, processed)
+        rate = max(processed - before, 0) / (now - start) if now > start else 0.0
+        array_msg = DiagnosticArray(status=[self.status(node, active, pipeline, rate)])
+        array_msg.header.stamp = node.get_clock().now().to_msg()
+        return array_msg
 
 
-def diagnostics_array(node, active, pipeline):
-    """The DiagnosticArray of one period: the processing rate since the previous one and
-    :func:`dynamics_status`.
-
-    Args:
-        node: the DynamicsNode.
-        active: its active model bundle or None.
-        pipeline: the pipeline's status() dict ({} without a model).
-
-    Returns:
-        diagnostic_msgs.msg.DiagnosticArray: stamped with the node clock.
-    """
-    now, processed = time.monotonic(), node._count["processed"]
-    start, before = getattr(node, "_diagnostics_rate", (now, processed))
-    node._diagnostics_rate = (now, processed)
-    rate = (processed - before) / (now - start) if now > start else 0.0
-    array_msg = DiagnosticArray(status=[dynamics_status(node, active, pipeline, rate)])
-    array_msg.header.stamp = node.get_clock().now().to_msg()
-    return array_msg
+__all__ = ["DynamicsDiagnostics"]

@@ -43,7 +43,7 @@ from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription, log_model_notes
-from .diagnostics import diagnostics_array
+from .diagnostics import DynamicsDiagnostics
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .payload_service import PayloadService
 from .qos import joint_states_qos
@@ -84,11 +84,10 @@ class DynamicsNode(Node):
         self.io = io_node(self)
         self._lock = threading.Lock()  # the pipeline: hot path, tare/reset, swaps
         self._active = None
-        counters = (
-            "received processed refused commands withheld reference_refused contacts model_loads"
-        )
-        self._count = dict.fromkeys(counters.split(), 0)
-        self._last_refusal = self._command_error = ""
+        # the node's own counts; every event of the estimation is counted by the pipeline
+        self._count = {"received": 0, "commands": 0, "model_loads": 0}
+        self._command_error = ""
+        self._diagnostics_state = DynamicsDiagnostics()
         self._unknown = set()
         self._contact = None  # last ContactState message
         self._cmd_msg = Float64MultiArray()
@@ -234,11 +233,9 @@ class DynamicsNode(Node):
         return result
 
     # ------------------------------------------------------------------ hot path
-    def _refuse(self, reason):
-        self._count["refused"] += 1
-        self._last_refusal = reason
+    def _refused(self, pipeline, reason):
         self.get_logger().warn(
-            f"joint_states message refused: {reason} ({self._count['refused']} so far)",
+            f"joint_states message refused: {reason} ({pipeline.counters['refused']} so far)",
             throttle_duration_sec=5.0,
         )
 
@@ -261,6 +258,11 @@ class DynamicsNode(Node):
         active = self._active
         if active is None:
             return
+        stamp = msg.header.stamp
+        t_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        if t_ns == 0:  # unstamped: the node's clock
+            now = self.get_clock().now()
+            t_ns, stamp = now.nanoseconds, now.to_msg()
         try:
             present, unknown, (position, velocity, effort) = active.joints.fields(
                 msg.name,
@@ -268,38 +270,28 @@ class DynamicsNode(Node):
                 "joint_states",
             )
         except ValueError as error:
-            self._refuse(str(error))
+            with self._lock:
+                if self._active is active:
+                    active.pipeline.refuse(t_ns, str(error))
+            self._refused(active.pipeline, str(error))
             return
         if unknown:
             self._note_unknown(unknown)
-        stamp = msg.header.stamp
-        t_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
-        if t_ns == 0:  # unstamped: the node's clock
-            now = self.get_clock().now()
-            t_ns, stamp = now.nanoseconds, now.to_msg()
-        publish_command = self._values["publish_effort_command"]
         self._last_t_ns = t_ns
         with self._lock:
             if self._active is not active:
                 return  # swapped meanwhile: the next message goes to the new model
-            out = active.pipeline.update(
-                t_ns,
-                position,
-                velocity,
-                effort,
-                present=present,
-                now_ns=time.monotonic_ns(),
-                on_command=self._publish_command if publish_command else None,
-            )
-            if not out.refused:  # kept for ~/identify_payload (three array copies)
+            pipeline = active.pipeline
+            sample = pipeline.ingest(t_ns, position, velocity, effort, present=present)
+            out = sample.out
+            if sample.ready:
+                pipeline.command(sample, now_ns=time.monotonic_ns())
+                self._publish_command(active, out)
+                pipeline.estimate(sample)
                 self._payload.record(active.names, t_ns, position, velocity, effort)
         if out.refused:
-            self._refuse(out.refused)
+            self._refused(pipeline, out.refused)
             return
-        self._count["processed"] += 1
-        if publish_command and out.command is None and out.gravity is not None:
-            self._count["withheld"] += 1
-            self._command_error = out.command_error or "no command"
         if out.missing_positions:
             self.get_logger().warn(
                 f"waiting for positions of joints {list(out.missing_positions)}",
@@ -323,15 +315,20 @@ class DynamicsNode(Node):
         if out.contact is not None:
             self._publish_contact(out, stamp)
 
-    def _publish_command(self, command):
-        active = self._active
-        index = active.command_index if active is not None else None
+    def _publish_command(self, active, out):
+        """Publish the effort command of ``out`` (caller holds the lock), when it is on."""
+        if not self._values["publish_effort_command"]:
+            return
+        if out.command is None:
+            self._command_error = out.command_error or "no command"
+            return
+        index = active.command_index
         if index is None:
             return
-        values = command[index]
+        values = out.command[index]
         if not np.isfinite(values).all():  # the last check before a robot gets it
-            self._count["withheld"] += 1
             self._command_error = "non-finite effort command withheld"
+            active.pipeline.withhold_command(self._command_error)
             return
         self._cmd_msg.data = to_array(values)
         self._pub["command"].publish(self._cmd_msg)
@@ -349,14 +346,12 @@ class DynamicsNode(Node):
 
     def _publish_contact(self, out, stamp):
         state = out.contact
-        if state.changed and state.in_contact:
-            self._count["contacts"] += 1
         msg = ContactState(
             in_contact=bool(state.in_contact),
             link=state.link,
             force=float(state.force) if np.isfinite(state.force) else 0.0,
             moment=float(state.moment) if np.isfinite(state.moment) else 0.0,
-            contacts=self._count["contacts"],
+            contacts=state.contacts,
         )
         msg.header.stamp = stamp
         msg.header.frame_id = out.wrench_frame
@@ -404,9 +399,13 @@ class DynamicsNode(Node):
                 )
                 if fields[0] is None or not present.all():
                     raise ValueError(f"~/reference must give positions of {list(active.names)}")
+            except ValueError as error:  # counted with the pipeline's own reference refusals
+                active.pipeline.counters["reference_refused"] += 1
+                self.get_logger().warn(f"~/reference refused: {error}", throttle_duration_sec=5.0)
+                return
+            try:
                 active.pipeline.set_reference(time.monotonic_ns(), *fields)
-            except ValueError as error:
-                self._count["reference_refused"] += 1
+            except ValueError as error:  # InvalidInputError, counted by the pipeline
                 self.get_logger().warn(f"~/reference refused: {error}", throttle_duration_sec=5.0)
 
     # ------------------------------------------------------------------ services
@@ -429,13 +428,14 @@ class DynamicsNode(Node):
 
     def _reset(self, pipeline):
         pipeline.reset_estimation()
-        self._count["contacts"] = 0
         return "observer restarted, tare bias cleared"
 
     # ------------------------------------------------------------------ diagnostics
     def _diagnostics(self):
         pipeline_status = self._with_pipeline(lambda pipeline: pipeline.status()) or {}
-        self._pub_diagnostics.publish(diagnostics_array(self, self._active, pipeline_status))
+        self._pub_diagnostics.publish(
+            self._diagnostics_state.array(self, self._active, pipeline_status)
+        )
 
 
 def main(args=None):

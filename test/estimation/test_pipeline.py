@@ -365,18 +365,19 @@ def test_friction_compensation_smooth_sign(panda):
     np.testing.assert_allclose(out.external_torques, 0.0, atol=1e-9)
 
 
-def test_command_sources_clamping_and_callback(panda):
+def test_command_sources_clamping_and_the_command_before_the_estimation(panda):
     qd = np.linspace(-0.3, 0.3, 7)
     p = pipe(panda, command_source="feedforward")
     q_ref, qd_ref, qdd_ref = Q + 0.1, np.full(7, 0.2), np.linspace(300.0, -300.0, 7)
     p.set_reference(T0, q_ref, qd_ref, qdd_ref)
-    seen = []
-    out = p.update(T0, Q, qd, None, on_command=seen.append)
+    sample = p.ingest(T0, Q, qd, np.zeros(7))
+    out = p.command(sample)
     raw = panda.inverse_dynamics(q_ref, qd_ref, qdd_ref)
     limits = panda.effort_limits
     assert np.any(np.abs(raw) > limits)  # the clamp acts
     np.testing.assert_allclose(out.command, np.clip(raw, -limits, limits), rtol=0, atol=1e-9)
-    assert len(seen) == 1 and seen[0] is out.command
+    assert out.external_torques is None  # the command is ready before the estimation
+    assert p.estimate(sample) is out and out.external_torques is not None
     np.testing.assert_allclose(out.feedforward, raw, atol=1e-9)  # the feed-forward unclamped
     p = pipe(panda, command_source="feedforward", clamp_effort_command=False)
     p.set_reference(T0, q_ref, qd_ref, qdd_ref)
@@ -386,9 +387,8 @@ def test_command_sources_clamping_and_callback(panda):
     np.testing.assert_allclose(out.command, panda.gravity_torques(Q), atol=1e-12)
     # feed-forward command without velocity or reference: none, with the reason
     p = pipe(panda, command_source="feedforward")
-    seen = []
-    out = p.update(T0, Q, None, None, on_command=seen.append)
-    assert out.command is None and "no recent velocity" in out.command_error and not seen
+    out = p.update(T0, Q, None, None)
+    assert out.command is None and "no recent velocity" in out.command_error
     assert out.gravity is not None and p.status()["commands_withheld"] == 1
 
 
