@@ -11,7 +11,7 @@ from robot_dynamics.core.estimation import WRENCH_COMPONENTS as WRENCH_AXES
 
 from .arguments import Invocation, add_joint_vector, parse_fixed_vector, parse_joint_vector
 from .errors import CLIError
-from .loading import check_limits, frame_option, no_tip_error
+from .loading import configuration, frame_option, no_tip_error
 from .output import fmt_matrix, fmt_vec, short_names
 
 TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
@@ -31,8 +31,7 @@ def cmd_gravity(run: Invocation) -> List[str]:
         CLIError: a bad ``--q``.
     """
     args, model, path, xml, bundled, out = run
-    q = parse_joint_vector(args.q, model.joint_names, "--q")
-    check_limits(model, q, out.setdefault("warnings", []))
+    q = configuration(run)
     g = np.asarray(model.gravity_torques(q), dtype=float)
     out.update(
         {
@@ -64,8 +63,7 @@ def cmd_mass_matrix(run: Invocation) -> List[str]:
         CLIError: a bad ``--q``.
     """
     args, model, path, xml, bundled, out = run
-    q = parse_joint_vector(args.q, model.joint_names, "--q")
-    check_limits(model, q, out.setdefault("warnings", []))
+    q = configuration(run)
     m = np.asarray(model.mass_matrix(q), dtype=float)
     eig = np.linalg.eigvalsh(0.5 * (m + m.T))
     out.update(
@@ -97,8 +95,7 @@ def cmd_jacobian(run: Invocation) -> List[str]:
         CLIError: ``--frame`` is needed (the model has no tip link).
     """
     args, model, path, xml, bundled, out = run
-    q = parse_joint_vector(args.q, model.joint_names, "--q")
-    check_limits(model, q, out.setdefault("warnings", []))
+    q = configuration(run)
     frame = frame_option(args, model)
     if frame is None and model.tip_link is None:
         raise no_tip_error(model)
@@ -144,8 +141,7 @@ def cmd_wrench(run: Invocation) -> List[str]:
             link).
     """
     args, model, path, xml, bundled, out = run
-    q = parse_joint_vector(args.q, model.joint_names, "--q")
-    check_limits(model, q, out.setdefault("warnings", []))
+    q = configuration(run)
     if args.tau is None:
         raise CLIError(
             "--tau is required: the measured joint torques (or, with --external, tau_ext)"
@@ -220,8 +216,7 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
         CLIError: a bad vector; ``--frame`` needed with ``--f-ext`` on a tree without a tip.
     """
     args, model, path, xml, bundled, out = run
-    q = parse_joint_vector(args.q, model.joint_names, "--q")
-    check_limits(model, q, out.setdefault("warnings", []))
+    q = configuration(run)
     qd = parse_joint_vector(args.qd, model.joint_names, "--qd")
     qdd = parse_joint_vector(args.qdd, model.joint_names, "--qdd")
     f_ext = parse_fixed_vector(args.f_ext, 6, "--f-ext", WRENCH_AXES)
@@ -286,8 +281,7 @@ def cmd_pose(run: Invocation) -> List[str]:
     args, model, path, xml, bundled, out = run
     from scipy.spatial.transform import Rotation
 
-    q = parse_joint_vector(args.q, model.joint_names, "--q")
-    check_limits(model, q, out.setdefault("warnings", []))
+    q = configuration(run)
     frames = list(args.frame) if args.frame else []
     if frames == ["all"]:
         frames = list(model.link_names)

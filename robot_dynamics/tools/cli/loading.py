@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from .arguments import parse_fixed_vector
+from .arguments import parse_fixed_vector, parse_joint_vector
 from .errors import EXIT_BAD_URDF, EXIT_USAGE, CLIError
 
 
@@ -103,3 +103,20 @@ def check_limits(model, q: np.ndarray, warnings: List[str]) -> None:
         lo, hi = float(lower[i]), float(upper[i])
         if math.isfinite(lo) and math.isfinite(hi) and not (lo - 1e-12 <= q[i] <= hi + 1e-12):
             warnings.append(f"{name} = {q[i]:g} is outside its limits [{lo:g}, {hi:g}]")
+
+
+def configuration(run) -> np.ndarray:
+    """The joint positions of ``--q``, each outside its limits noted in ``run.out["warnings"]``.
+
+    Args:
+        run: the command's :class:`~robot_dynamics.tools.cli.arguments.Invocation`.
+
+    Returns:
+        ndarray: (n,) joint positions [rad or m], model order.
+
+    Raises:
+        CLIError: a bad ``--q``.
+    """
+    q = parse_joint_vector(run.args.q, run.model.joint_names, "--q")
+    check_limits(run.model, q, run.out.setdefault("warnings", []))
+    return q
