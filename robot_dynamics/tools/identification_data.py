@@ -82,18 +82,19 @@ class JointStateMessage:
 
 
 def joint_state_messages(path, topic="/joint_states"):
-    """The JointState messages of a bag on ``topic``, in recording order.
+    """The JointState messages of a bag on ``topic``, in recording order, read as they are
+    iterated (a long bag is never held in memory).
 
     Args:
         path: bag directory, .mcap or .db3 file.
         topic: the JointState topic.
 
-    Returns:
-        list: :class:`JointStateMessage` entries.
+    Yields:
+        JointStateMessage: the messages.
 
     Raises:
         DataError: the path does not exist or is not a bag, the topic is missing or of another
-            type.
+            type (on the first iteration).
     """
     from rosbags.highlevel import AnyReader, AnyReaderError
     from rosbags.typesys import Stores, get_typestore
@@ -115,22 +116,18 @@ def joint_state_messages(path, topic="/joint_states"):
         bad = [c.msgtype for c in connections if c.msgtype != "sensor_msgs/msg/JointState"]
         if bad:
             raise DataError(f"topic {topic!r} carries {bad[0]}, not sensor_msgs/msg/JointState")
-        messages = []
         for connection, timestamp, raw in reader.messages(connections=connections):
             msg = reader.deserialize(raw, connection.msgtype)
-            messages.append(
-                JointStateMessage(
-                    log_ns=int(timestamp),
-                    stamp_ns=msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec,
-                    names=list(msg.name),
-                    position=np.asarray(msg.position, dtype=float),
-                    velocity=np.asarray(msg.velocity, dtype=float),
-                    effort=np.asarray(msg.effort, dtype=float),
-                )
+            yield JointStateMessage(
+                log_ns=int(timestamp),
+                stamp_ns=msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec,
+                names=list(msg.name),
+                position=np.asarray(msg.position, dtype=float),
+                velocity=np.asarray(msg.velocity, dtype=float),
+                effort=np.asarray(msg.effort, dtype=float),
             )
     finally:
         reader.close()
-    return messages
 
 
 def _path(path):

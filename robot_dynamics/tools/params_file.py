@@ -371,7 +371,7 @@ class NodeParameters:
         given: the names a file or an override set.
         path: the file read ('' without one).
         node: the node's fully qualified name the file was read for.
-        lines: name -> line of the file that set it.
+        lines: name -> line of the file that set it (``file:line`` when read from several).
     """
 
     values: dict
@@ -548,6 +548,30 @@ def read_parameters_file(path, node=NODE_NAME):
     return NodeParameters(values, frozenset(merged), path, "/" + "/".join(target), lines)
 
 
+def read_parameters_files(paths, node=NODE_NAME):
+    """The values of a node started with several ``--params-file`` (a later file wins).
+
+    Args:
+        paths: the YAML files, in command-line order (empty: the defaults).
+        node: the node's name, or fully qualified name.
+
+    Returns:
+        NodeParameters: the values (``path``: the files, comma-separated).
+
+    Raises:
+        ParametersFileError: see :func:`read_parameters_file`.
+    """
+    params = default_parameters()
+    lines = {}
+    for path in paths:
+        read = read_parameters_file(path, node=node)
+        params = params.with_values({name: read.values[name] for name in read.given}, path)
+        lines.update({name: f"{path}:{line}" for name, line in read.lines.items()})
+    return NodeParameters(
+        params.values, params.given, ", ".join(str(p) for p in paths), params.node, lines
+    )
+
+
 # ------------------------------------------------------------------ writing
 def _format_scalar(value, name):
     if isinstance(value, bool):
@@ -652,5 +676,6 @@ __all__ = [
     "default_parameters",
     "parameters_yaml",
     "read_parameters_file",
+    "read_parameters_files",
     "scalar_value",
 ]

@@ -239,6 +239,108 @@ def plot_identification(
     return _save(fig, path)
 
 
+def _spans(ax, t, mask, color, label):
+    """Shade the stretches of t where mask is true."""
+    mask = np.asarray(mask, dtype=bool)
+    if not mask.any():
+        return
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.astype(np.int8), [0]))))
+    for k, (a, b) in enumerate(zip(edges[::2], edges[1::2])):
+        ax.axvspan(t[a], t[b - 1], color=color, alpha=0.15, lw=0, label=label if k == 0 else None)
+
+
+def plot_estimate(
+    path: str,
+    *,
+    t: np.ndarray,
+    external_torques: np.ndarray,
+    wrench: np.ndarray,
+    components: Sequence[str],
+    frame: str,
+    free: np.ndarray,
+    contact: Optional[np.ndarray],
+    suggested_contact: Optional[np.ndarray],
+    levels: dict,
+    joint_names: Sequence[str],
+    title: str = "",
+    max_points: int = 20000,
+) -> str:
+    """Plot an estimate over a recording: external joint torques, force and moment (with the
+    suggested magnitude levels), contact states; free stretches shaded.
+
+    Args:
+        path: PNG file to write.
+        t: (k,) time [s].
+        external_torques: (k, n) [Nm or N], NaN where not estimated.
+        wrench: (k, 6) ``[fx fy fz tx ty tz]`` [N, Nm] in ``frame``'s axes, NaN where none.
+        components: the estimated components (the others are not drawn).
+        frame: the wrench frame ('' without a wrench).
+        free: (k,) bool, where nothing touches the arm.
+        contact: (k,) 1/0 contact state with the node's parameters (-1 / None: detection off).
+        suggested_contact: (k,) 1/0 contact state with the suggested levels, or None.
+        levels: ``contact.force_on`` etc. of the suggestion (drawn when present).
+        joint_names: n names.
+        title: figure title.
+        max_points: longer series are drawn every few samples (the statistics use all).
+
+    Returns:
+        str: the path written.
+    """
+    t = np.asarray(t, dtype=float)
+    step = max(1, int(np.ceil(t.size / max_points)))
+    ts = t[::step]
+    has = {
+        "force": bool(frame) and any(c in components for c in ("fx", "fy", "fz")),
+        "moment": bool(frame) and any(c in components for c in ("tx", "ty", "tz")),
+    }
+    panels = ["tau"] + [k for k in ("force", "moment") if has[k]] + ["contact"]
+    fig, axes = _figure(len(panels), height_per_row=2.4)
+    wrench = np.asarray(wrench, dtype=float)
+    for ax, panel in zip(axes[:, 0], panels):
+        _spans(ax, t, free, "tab:green", "free (statistics, levels)")
+        if panel == "tau":
+            ax.plot(ts, np.asarray(external_torques)[::step], lw=0.8)
+            ax.set_ylabel("external torque [Nm]")
+            handles, _ = ax.get_legend_handles_labels()
+            ax.legend(
+                list(ax.get_lines()) + handles,
+                list(joint_names) + [h.get_label() for h in handles],
+                fontsize=7,
+                ncol=min(len(joint_names) + 1, 8),
+                loc="upper right",
+            )
+        elif panel in ("force", "moment"):
+            cols = (0, 1, 2) if panel == "force" else (3, 4, 5)
+            unit = "N" if panel == "force" else "Nm"
+            for c in cols:
+                if WRENCH_LABELS[c].split()[0] in components:
+                    ax.plot(ts, wrench[::step, c], lw=0.8, label=WRENCH_LABELS[c].split()[0])
+            magnitude = np.linalg.norm(wrench[:, cols], axis=1)
+            ax.plot(
+                ts, magnitude[::step], color="k", lw=1.0, label="|f|" if panel == "force" else "|n|"
+            )
+            for key, style in (("on", "--"), ("off", ":")):
+                level = levels.get(f"contact.{panel}_{key}")
+                if level:
+                    ax.axhline(level, color="tab:red", ls=style, lw=1, label=f"suggested {key}")
+            ax.set_ylabel(f"{panel} [{unit}] ({frame} axes)")
+            ax.legend(fontsize=7, ncol=4, loc="upper right")
+        else:
+            if contact is not None and np.any(np.asarray(contact) >= 0):
+                ax.step(t, np.clip(contact, 0, 1), where="post", label="node parameters")
+            if suggested_contact is not None:
+                ax.step(t, 0.95 * np.clip(suggested_contact, 0, 1), where="post", label="suggested")
+            ax.set_ylim(-0.1, 1.1)
+            ax.set_yticks([0, 1])
+            ax.set_yticklabels(["free", "contact"])
+            ax.legend(fontsize=7, loc="upper right")
+        ax.grid(True, alpha=0.3)
+    axes[-1, 0].set_xlabel("time [s] since the first stamp")
+    if title:
+        fig.suptitle(title)
+    return _save(fig, path)
+
+
 def is_png(path: str) -> bool:
     """Whether ``path`` starts with the 8-byte PNG signature and has a non-empty IHDR.
 

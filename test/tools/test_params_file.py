@@ -268,6 +268,23 @@ def test_values_that_do_not_fit_the_model_name_the_file(tmp_path):
     assert pipeline.config == pipeline_config(params.with_values({"effort_scale": []}).values)
 
 
+def test_several_files_a_later_one_wins(tmp_path):
+    from robot_dynamics.tools.params_file import read_parameters_files
+
+    first = write(tmp_path, parameters_yaml({"observer_gain": 20.0, "tip_link": "tool"}), "a.yaml")
+    second = write(tmp_path, parameters_yaml({"observer_gain": 30.0}), "b.yaml")
+    params = read_parameters_files([first, second])
+    assert params.values["observer_gain"] == 30.0 and params.values["tip_link"] == "tool"
+    assert params.given == {"observer_gain", "tip_link"}
+    assert params.lines["observer_gain"] == f"{second}:3"
+    assert params.source() == f"{first}, {second}"
+    assert read_parameters_files([]).values == default_parameters().values
+    bad = write(tmp_path, "/**:\n  ros__parameters:\n    tip_link: 1\n", "c.yaml")
+    refused(bad, "tip_link")
+    with pytest.raises(ParametersFileError, match="c.yaml"):
+        read_parameters_files([first, bad])
+
+
 def test_overrides_are_checked_like_file_values():
     params = default_parameters().with_values({"observer_gain": 20, "gravity": [0, 0, -9.8]})
     assert params.values["observer_gain"] == 20.0 and params.values["gravity"] == [0, 0, -9.8]

@@ -13,6 +13,7 @@ for a file of a ROS package, ``-`` for a URDF on standard input, or the name of 
     robot-dynamics inverse-dynamics ROBOT --q --qd --qdd [--f-ext ...]   tau and its terms
     robot-dynamics simulate ROBOT --duration 10 [--tau gravity] --plot out.png   simulation
     robot-dynamics wrench ROBOT --q ... --tau ...   external wrench on the tip from joint torques
+    robot-dynamics estimate ROBOT DATA --out P [--params YAML]   the node's estimator on a recording
 
 Joint vectors (``--q``, ``--qd``, ``--qdd``, ``--tau``) are given in the model's joint order
 (``info`` lists it) as numbers separated by spaces or commas, or as ``name=value`` pairs (joints

@@ -9,14 +9,14 @@ import os
 import sys
 from typing import Dict, Optional, Sequence
 
-from . import dynamics, identify, info, simulate
+from . import dynamics, estimate, identify, info, simulate
 from .arguments import Invocation, Parser, common_parser
 from .errors import EXIT_ERROR, EXIT_OK, CLIError, exit_code_of
 from .loading import load_model
 from .output import fail
 
 #: The command families, each with ``add_parsers(sub, common)`` and ``COMMANDS``.
-FAMILIES = (info, dynamics, simulate, identify)
+FAMILIES = (info, dynamics, simulate, identify, estimate)
 COMMANDS = {name: command for family in FAMILIES for name, command in family.COMMANDS.items()}
 
 

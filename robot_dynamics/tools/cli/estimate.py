@@ -1,0 +1,483 @@
+"""``robot-dynamics estimate``: the dynamics node's estimation pipeline over a recording, offline.
+
+    robot-dynamics estimate ROBOT DATA --out PREFIX [--params P ...] [--topic T]
+        [--free START:END ...] [--margin 1.5] [--node-name N] [--json]
+
+DATA is a ROS 2 bag (directory, .mcap, .db3) with ``sensor_msgs/JointState`` or a CSV file in
+identify's convention; it is replayed message by message through the node's own
+:class:`~robot_dynamics.estimation.EstimationPipeline`, configured from the node parameters
+files ``--params`` (repeatable, a later file wins) exactly as the node configures it
+(:mod:`robot_dynamics.tools.params_file`; without one the node's defaults; the common options
+``--base-link``, ``--tip-link``, ``--gravity``, ``--balance-inertia`` override the files', as
+``-p`` would). See
+:mod:`robot_dynamics.tools.replay` for how messages and stamps reach the pipeline and
+:mod:`robot_dynamics.tools.contact_levels` for the statistics and the suggested levels.
+
+Writes ``PREFIX.csv`` (one row per message: time since the first stamp [s], the stamp [ns],
+status, each joint's external torque, the wrench in ``wrench_frame``'s axes, ``|f|``, ``|n|``,
+whether it is free, the contact state and link with the node's parameters and with the suggested
+levels; empty cells where there is no estimate), ``PREFIX.png`` and ``PREFIX.contact.yaml``: the
+suggested ``contact.*`` levels as a node parameters file, loaded after the node's own file
+(``--params-file arm.yaml --params-file PREFIX.contact.yaml``: the later file wins). The
+false-alarm rate printed is that of the levels as written: the recording replayed again through
+the pipeline with them, the contacts that start in the free stretches counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import time
+
+import numpy as np
+
+from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.tools import contact_levels as CL
+from robot_dynamics.tools.params_file import NODE_NAME, parameters_yaml, read_parameters_files
+
+from .arguments import Invocation
+from .errors import EXIT_USAGE, CLIError
+
+_AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
+SIGNIFICANT = 3  # digits of the written levels
+
+
+def add_parsers(sub, common):
+    """Register the ``estimate`` subcommand.
+
+    Args:
+        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
+        common: the parent parser with the common options.
+    """
+    p = sub.add_parser(
+        "estimate",
+        parents=[common],
+        help="the dynamics node's estimation pipeline over a recording (bag or CSV): external "
+        "torques, wrench, contact, phantom statistics, suggested contact levels",
+    )
+    p.add_argument("data", metavar="DATA", help="ROS 2 bag (directory, .mcap, .db3) or .csv file")
+    p.add_argument(
+        "--out", required=True, metavar="PREFIX", help="writes PREFIX.csv/.png/.contact.yaml"
+    )
+    p.add_argument(
+        "--params",
+        action="append",
+        default=None,
+        metavar="YAML",
+        help="the dynamics node's parameters file (as --ros-args --params-file; repeatable, a "
+        "later file wins); default: the node's defaults",
+    )
+    p.add_argument(
+        "--node-name",
+        default=NODE_NAME,
+        help=f"node whose section of --params applies (default {NODE_NAME})",
+    )
+    p.add_argument(
+        "--topic", default="/joint_states", help="JointState topic of a bag (default /joint_states)"
+    )
+    p.add_argument(
+        "--free",
+        action="append",
+        default=None,
+        metavar="START:END",
+        help="time range [s since the first stamp] where nothing touches the arm (repeatable; "
+        "either side may be empty); default: the whole recording",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=1.5,
+        help="suggested levels: this factor over the free residual's (default 1.5)",
+    )
+
+
+def node_parameters(args, model, params):
+    """The node parameters of the command: the files' (or the defaults), the command line's
+    model options over them, and where neither sets the base, tip or gravity, the robot's own
+    defaults (a bundled robot's tip and gravity, the URDF's root).
+
+    Args:
+        args: the parsed command line.
+        model: the model :func:`~robot_dynamics.tools.cli.loading.load_model` built from ROBOT.
+        params: the NodeParameters of the files (:func:`read_parameters_files`).
+
+    Returns:
+        NodeParameters: the values.
+
+    Raises:
+        ParametersFileError: a bad value.
+    """
+    resolved = {
+        "base_link": model.base_link,
+        "tip_link": model.tip_link or "",
+        "gravity": [float(g) for g in model.gravity],
+    }
+    given = {
+        "base_link": args.base_link is not None,
+        "tip_link": args.tip_link is not None,
+        "gravity": args.gravity is not None,
+    }
+    overrides = {
+        name: value for name, value in resolved.items() if given[name] or name not in params.given
+    }
+    if getattr(args, "balance_inertia", False):
+        overrides["balance_inertia"] = True
+    return params.with_values(overrides)
+
+
+def _round_up(x, digits=SIGNIFICANT):
+    if x <= 0 or not math.isfinite(x):
+        return x
+    scale = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return float(f"{math.ceil(x / scale - 1e-9) * scale:.{digits}g}")
+
+
+def rounded_levels(levels):
+    """Levels rounded up to SIGNIFICANT digits, release levels at most the start levels.
+
+    Args:
+        levels: parameter name -> value or list.
+
+    Returns:
+        dict: the rounded levels.
+    """
+    out = {}
+    for name, value in levels.items():
+        out[name] = [_round_up(v) for v in value] if isinstance(value, list) else _round_up(value)
+    out["contact.torque_off"] = [
+        min(a, b) for a, b in zip(out["contact.torque_off"], out["contact.torque_on"])
+    ]
+    for key in ("force", "moment"):
+        if f"contact.{key}_off" in out:
+            out[f"contact.{key}_off"] = min(out[f"contact.{key}_off"], out[f"contact.{key}_on"])
+    return out
+
+
+def cmd_estimate(run: Invocation):
+    """Replay DATA through the node's pipeline; write the CSV, plot and levels; summarise.
+
+    Args:
+        run: the command's :class:`~robot_dynamics.tools.cli.arguments.Invocation`.
+
+    Returns:
+        list: the lines printed without ``--json``.
+
+    Raises:
+        InvalidInputError: bad ``--free`` or ``--margin``, no estimate in the free ranges.
+        ParametersFileError: a bad parameters file.
+        CLIError: an unreadable recording (exit 2).
+    """
+    from robot_dynamics.core.joint_data import DataError
+    from robot_dynamics.tools.replay import STATUS_NAMES, recording_source, replay
+
+    args, model, path, xml, out = run.args, run.model, run.path, run.xml, run.out
+    started = time.perf_counter()
+    files = output_files(args)
+    windows = [CL.parse_window(w) for w in args.free or []]
+    from_files = read_parameters_files(args.params or [], node=args.node_name)
+    params = node_parameters(args, model, from_files)
+    _, node_model = params.build_model(xml)
+    pipeline = params.pipeline(node_model)
+    try:
+        source = recording_source(args.data, node_model.joint_names, args.topic)
+        first = replay(pipeline, source())
+    except DataError as error:
+        raise CLIError(str(error), EXIT_USAGE) from None
+    t = first.time
+    free = CL.free_mask(t, windows)
+    if not (free & first.estimated).any():
+        where = "in the --free ranges" if windows else "in the recording"
+        raise InvalidInputError(
+            f"no message with an estimate {where} ({_pause_text(first)}); nothing to summarise"
+        )
+    duration = CL.free_duration(t, windows)
+    phantom = CL.phantom_statistics(first, free)
+    min_duration = float(params.values["contact.min_duration"])
+    levels, basis = CL.suggest_levels(first, free, min_duration, margin=args.margin)
+    levels = rounded_levels(levels)
+    levels["contact.min_duration"] = min_duration
+    checked = params.with_values(levels, source="the suggested levels")
+    second = replay(checked.pipeline(node_model), source())
+    alarms = CL.false_alarms(second, free, duration)
+
+    write_csv(files[0], first, second, free)
+    from robot_dynamics.tools.plotting import plot_estimate
+
+    plot_estimate(
+        files[1],
+        t=t,
+        external_torques=first.external_torques,
+        wrench=first.wrench,
+        components=first.wrench_components,
+        frame=first.wrench_frame,
+        free=free,
+        contact=first.in_contact,
+        suggested_contact=second.in_contact,
+        levels=levels,
+        joint_names=first.joint_names,
+        title=f"{os.path.basename(str(args.data))}: the dynamics node's estimate ({path})",
+    )
+    with open(files[2], "w") as f:
+        f.write(fragment_text(levels, args, params, alarms, duration, windows))
+
+    counts = first.status_counts
+    out.update(
+        {
+            "robot": path,
+            "data": str(args.data),
+            "parameters": params.source(),
+            "parameters_set": sorted(from_files.given),
+            "joint_names": list(first.joint_names),
+            "wrench_frame": first.wrench_frame,
+            "wrench_components": list(first.wrench_components),
+            "messages": int(first.stamp_ns.size),
+            "duration": float(t[-1]) if t.size else 0.0,
+            "estimated": int(first.estimated.sum()),
+            "status": {name: int((first.status == k).sum()) for k, name in enumerate(STATUS_NAMES)},
+            "pipeline": {
+                key: counts[key]
+                for key in (
+                    "refused",
+                    "estimation_paused",
+                    "observer_restarts",
+                    "stamps_backwards",
+                    "stamps_repeated",
+                    "stamp_gaps",
+                    "skipped_messages",
+                    "singular_warnings",
+                )
+            },
+            "refusals": first.refusals,
+            "pauses": first.pauses,
+            "unknown_joints": list(first.unknown_joints),
+            "contacts": int(first.contact_onsets.sum()) if (first.in_contact >= 0).any() else None,
+            "free": {
+                "windows": [[a, b] for a, b in windows] or None,
+                "duration": duration,
+                "samples": phantom["samples"],
+            },
+            "phantom": phantom,
+            "suggested": {
+                "margin": args.margin,
+                "levels": levels,
+                "basis": basis,
+                "false_alarms": alarms,
+            },
+            "files": files,
+            "seconds": time.perf_counter() - started,
+        }
+    )
+    return summary_lines(out, args)
+
+
+def output_files(args):
+    """The files ``--out PREFIX`` names, none of them an input; their folder is created.
+
+    Args:
+        args: the parsed command line (out, data, params).
+
+    Returns:
+        list: ``[PREFIX.csv, PREFIX.png, PREFIX.contact.yaml]``.
+
+    Raises:
+        CLIError: an output would overwrite an input (exit 2).
+    """
+    prefix = args.out
+    files = [prefix + ".csv", prefix + ".png", prefix + ".contact.yaml"]
+    for name in files:
+        for given in [str(args.data)] + list(args.params or []):
+            if os.path.exists(name) and os.path.exists(given) and os.path.samefile(name, given):
+                raise CLIError(
+                    f"--out {prefix}: {name} is an input; choose another prefix", EXIT_USAGE
+                )
+    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+    return files
+
+
+def _pause_text(replay_):
+    reasons = sorted(replay_.pauses.items(), key=lambda kv: -kv[1])[:2]
+    refusals = sorted(replay_.refusals.items(), key=lambda kv: -kv[1])[:2]
+    parts = [f"paused {n}: {r}" for r, n in reasons] + [f"refused {n}: {r}" for r, n in refusals]
+    return "; ".join(parts) or "no message"
+
+
+def fragment_text(levels, args, params, alarms, duration, windows):
+    """The suggested levels as a node parameters file.
+
+    Args:
+        levels: parameter name -> value.
+        args: the parsed command line (data, margin, out).
+        params: the NodeParameters of the run.
+        alarms: :func:`~robot_dynamics.tools.contact_levels.false_alarms` of the levels.
+        duration: free duration [s].
+        windows: the free ranges.
+
+    Returns:
+        str: the YAML text.
+    """
+    free = ", ".join(_window_text(w) for w in windows) if windows else "the whole recording"
+    comments = [
+        f"Contact levels suggested by robot-dynamics estimate from {args.data}",
+        f"(free: {free}; margin {args.margin} over the free residual; parameters: "
+        f"{params.source()}).",
+        f"On that recording: {alarms['count']} false contact(s) in {duration:.1f} s free "
+        f"({alarms['per_minute']:.2f} per minute), {alarms['elsewhere']} contact(s) outside "
+        "the free time.",
+        "Load after the node's parameters file (the later file wins):",
+        "  --ros-args "
+        + "".join(f"--params-file {p} " for p in args.params or ["PARAMS"])
+        + f"--params-file {args.out}.contact.yaml",
+    ]
+    return parameters_yaml(levels, comments=comments)
+
+
+def _window_text(window):
+    a, b = window
+    return f"{'' if math.isinf(a) else f'{a:g}'}:{'' if math.isinf(b) else f'{b:g}'} s"
+
+
+def _fmt(x):
+    return "" if not math.isfinite(x) else f"{x:.6g}"
+
+
+def write_csv(path, first, second, free):
+    """The per-message CSV (see the module docstring).
+
+    Args:
+        path: the file.
+        first: the replay with the node's parameters.
+        second: the replay with the suggested levels.
+        free: (k,) bool.
+    """
+    from robot_dynamics.tools.replay import STATUS_NAMES
+
+    names = first.joint_names
+    estimated = set(first.wrench_components) if first.wrench_frame else set()
+    axes = [a for a in _AXES if a in estimated]
+    header = (
+        ["time", "stamp_ns", "status"]
+        + [f"{j}.external_torque" for j in names]
+        + [f"wrench.{a}" for a in axes]
+        + (["force"] if any(a in estimated for a in _AXES[:3]) else [])
+        + (["moment"] if any(a in estimated for a in _AXES[3:]) else [])
+        + ["free", "in_contact", "contact_link", "in_contact_suggested", "contact_link_suggested"]
+    )
+    t = first.time
+    cols = [_AXES.index(a) for a in axes]
+    force = np.linalg.norm(first.wrench[:, :3], axis=1)
+    moment = np.linalg.norm(first.wrench[:, 3:], axis=1)
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        for k in range(t.size):
+            row = [f"{t[k]:.9f}", str(int(first.stamp_ns[k])), STATUS_NAMES[first.status[k]]]
+            row += [_fmt(v) for v in first.external_torques[k]]
+            row += [_fmt(first.wrench[k, c]) for c in cols]
+            if "force" in header:
+                row.append(_fmt(force[k]))
+            if "moment" in header:
+                row.append(_fmt(moment[k]))
+            row.append("1" if free[k] else "0")
+            for r in (first, second):
+                state = int(r.in_contact[k])
+                row += ["" if state < 0 else str(state), r.contact_link[k]]
+            writer.writerow(row)
+
+
+def _stats_row(label, s, unit=""):
+    return f"  {label:<16} {s['rms']:>9.4g} {s['p95']:>9.4g} {s['max']:>9.4g} {s['mean']:>9.4g}" + (
+        f"  {unit}" if unit else ""
+    )
+
+
+def summary_lines(out, args):
+    """The human summary of :func:`cmd_estimate`.
+
+    Args:
+        out: the filled JSON dict.
+        args: the parsed command line.
+
+    Returns:
+        list: the lines.
+    """
+    p = out["pipeline"]
+    status = out["status"]
+    frame = out["wrench_frame"]
+    lines = [
+        f"estimate: {out['data']}: {out['messages']} messages over {out['duration']:.3f} s; "
+        f"estimated {status['estimated']}, paused {status['paused']}, refused "
+        f"{status['refused']}",
+        f"  stamps: {p['stamps_repeated']} repeated, {p['stamp_gaps']} gaps "
+        f"({p['skipped_messages']} messages' worth), {p['stamps_backwards']} backwards; "
+        f"observer restarts {p['observer_restarts']}",
+        f"  parameters: {out['parameters']}"
+        + (f" ({len(out['parameters_set'])} set)" if args.params else "")
+        + (
+            f"; wrench at {frame} ({frame} axes), components {' '.join(out['wrench_components'])}"
+            if frame
+            else "; no wrench (no tip link)"
+        ),
+    ]
+    for reason, count in sorted(out["pauses"].items(), key=lambda kv: -kv[1])[:3]:
+        lines.append(f"  paused {count}: {reason}")
+    for reason, count in sorted(out["refusals"].items(), key=lambda kv: -kv[1])[:3]:
+        lines.append(f"  refused {count}: {reason}")
+    if out["contacts"] is not None:
+        lines.append(f"  contacts with the node's levels: {out['contacts']}")
+    free = out["free"]
+    where = (
+        ", ".join(_window_text(w) for w in free["windows"])
+        if free["windows"]
+        else "the whole recording"
+    )
+    phantom = out["phantom"]
+    lines += [
+        "",
+        f"phantom estimate where nothing touches the arm ({where}: {free['samples']} messages, "
+        f"{free['duration']:.2f} s):",
+        f"  {'':<16} {'rms':>9} {'p95':>9} {'max':>9} {'mean':>9}",
+    ]
+    for key, unit in (("force", "N"), ("moment", "Nm")):
+        if key in phantom:
+            lines.append(_stats_row("|f|" if key == "force" else "|n|", phantom[key], unit))
+            for c, s in phantom[key]["components"].items():
+                lines.append(_stats_row(f"  {c}", s))
+    for name, s in phantom["joints"].items():
+        lines.append(_stats_row(name, s, "Nm or N"))
+    suggested = out["suggested"]
+    levels = suggested["levels"]
+    alarms = suggested["false_alarms"]
+    lines += [
+        "",
+        f"suggested contact levels (margin {suggested['margin']} over the free residual; "
+        f"contact.min_duration {levels['contact.min_duration']} s):",
+        f"  {'':<16} {'on':>9} {'off':>9}",
+    ]
+    for j, name in enumerate(out["joint_names"]):
+        lines.append(
+            f"  {name:<16} {levels['contact.torque_on'][j]:>9.4g} "
+            f"{levels['contact.torque_off'][j]:>9.4g}"
+        )
+    for key, unit in (("force", "N"), ("moment", "Nm")):
+        if f"contact.{key}_on" in levels:
+            lines.append(
+                f"  {('|f|' if key == 'force' else '|n|') + ' [' + unit + ']':<16} "
+                f"{levels[f'contact.{key}_on']:>9.4g} "
+                f"{levels[f'contact.{key}_off']:>9.4g}"
+            )
+    lines += [
+        f"  on this recording: {alarms['count']} false contact(s) in {free['duration']:.1f} s "
+        f"free ({alarms['per_minute']:.2f} per minute, in contact "
+        f"{100 * alarms['time_in_contact']:.1f} % of the free time); {alarms['elsewhere']} "
+        "contact(s) outside the free time",
+        "",
+        f"wrote {out['files'][0]} (per message), {out['files'][1]}, {out['files'][2]} "
+        f"(--params-file) in {out['seconds']:.1f} s",
+    ]
+    return lines
+
+
+COMMANDS = {"estimate": cmd_estimate}
+
+__all__ = ["COMMANDS", "add_parsers", "cmd_estimate", "node_parameters", "rounded_levels"]

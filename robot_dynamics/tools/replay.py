@@ -1,0 +1,268 @@
+"""A recording replayed through the dynamics node's estimation pipeline, offline.
+
+Each recorded JointState message goes to :meth:`EstimationPipeline.update
+<robot_dynamics.estimation.EstimationPipeline.update>` as the dynamics node hands it over: in
+recording order (the order the node would have received them, not sorted), names mapped to model
+order by the node's :class:`~robot_dynamics.ros.conversions.JointNameMap` (joints a message
+does not carry are absent, unknown names ignored, a repeated name or a field of the wrong length
+refuses the message, through the pipeline's ``refuse`` as the node does), and the message's
+``header.stamp`` as ``t_ns`` (an unstamped message gets the time it was recorded, as the node
+would take its clock). Jitter, repeated stamps, gaps and stamps going backwards reach the
+pipeline untouched: it restarts, pauses and counts exactly as the node does.
+
+Recordings: a ROS 2 bag (directory, .mcap, .db3; ``sensor_msgs/JointState`` on a topic), read
+with :func:`~robot_dynamics.tools.identification_data.joint_state_messages`, or a CSV file in
+identify's column convention (``time`` [s], ``<joint>.position``, ``<joint>.velocity``,
+``<joint>.effort``), one message per row in file order, read with
+:func:`~robot_dynamics.tools.identification_data.read_csv_rows`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from robot_dynamics.core.joint_data import DataError
+from robot_dynamics.tools.identification_data import (
+    JointStateMessage,
+    joint_state_messages,
+    read_csv_rows,
+)
+
+#: Per-message status of a replay.
+ESTIMATED, PAUSED, REFUSED = 0, 1, 2
+STATUS_NAMES = ("estimated", "paused", "refused")
+
+
+def recording_source(path, joint_names, topic="/joint_states"):
+    """A function giving the messages of a recording, again on every call.
+
+    Args:
+        path: a bag (directory, .mcap, .db3) or a .csv file.
+        joint_names: the model's joints, in order (the CSV's columns).
+        topic: the JointState topic of a bag.
+
+    Returns:
+        callable: ``() -> iterable of JointStateMessage``.
+
+    Raises:
+        DataError: a CSV without velocity columns (the node estimates nothing without
+            velocities), or unreadable (see read_csv_rows); a bag's problems are raised when
+            its messages are first read.
+    """
+    path = str(path)
+    if not path.lower().endswith(".csv"):
+        return lambda: joint_state_messages(path, topic)
+    rows = read_csv_rows(path, joint_names)
+    if rows.velocity is None:
+        raise DataError(
+            f"CSV {path!r} has no velocity column for some joints: the dynamics node "
+            "estimates nothing without measured velocities (columns <joint>.velocity)"
+        )
+    finite = np.isfinite(rows.t)
+    if not finite.all():
+        raise DataError(f"CSV {path!r}: 'time' is empty or not a number in row {_first(finite)}")
+    stamps = np.rint(rows.t * 1e9).astype(np.int64)
+    names = list(joint_names)
+
+    def messages():
+        for k in range(len(stamps)):
+            yield JointStateMessage(
+                log_ns=int(stamps[k]),
+                stamp_ns=int(stamps[k]),
+                names=names,
+                position=rows.position[k],
+                velocity=rows.velocity[k],
+                effort=rows.effort[k],
+            )
+
+    return messages
+
+
+def _first(mask):
+    return int(np.argmin(mask)) + 2  # 1-based, after the header row
+
+
+@dataclass
+class Replay:
+    """Per-message outputs of the pipeline over a recording (k messages), model order.
+
+    Attributes:
+        stamp_ns: (k,) the stamp the pipeline got [ns] (int64).
+        status: (k,) ESTIMATED, PAUSED or REFUSED (int8).
+        external_torques: (k, n) ``tau_ext`` [N m or N], NaN where not estimated.
+        wrench: (k, 6) ``[fx fy fz tx ty tz]`` [N, N m] in the wrench frame's axes, moment about
+            its origin (components not estimated are 0), NaN where none.
+        in_contact: (k,) 1/0 the detector's state after the message, -1 with contact detection
+            off (int8).
+        contact_link: (k,) object array of the isolated link ('' when not in contact).
+        contact_onsets: (k,) bool, a contact started with this message.
+        status_counts: the pipeline's :meth:`status` after the last message.
+        refusals: reason -> count of messages refused (by the name mapping or the pipeline;
+            numbers in the reasons replaced by '#').
+        pauses: reason -> count of messages without an estimate (the same way).
+        unknown_joints: joint names in the recording that the model does not have.
+        wrench_frame: the wrench's link ('' without one).
+        wrench_components: the estimated components.
+        joint_names: the model's joints.
+    """
+
+    stamp_ns: np.ndarray
+    status: np.ndarray
+    external_torques: np.ndarray
+    wrench: np.ndarray
+    in_contact: np.ndarray
+    contact_link: np.ndarray
+    contact_onsets: np.ndarray
+    status_counts: dict
+    refusals: dict
+    pauses: dict
+    unknown_joints: tuple
+    wrench_frame: str
+    wrench_components: tuple
+    joint_names: tuple
+
+    @property
+    def time(self):
+        """(k,) seconds since the first message's stamp."""
+        if not len(self.stamp_ns):
+            return np.zeros(0)
+        return (self.stamp_ns - self.stamp_ns[0]) * 1e-9
+
+    @property
+    def estimated(self):
+        """(k,) bool: the message has external torques."""
+        return self.status == ESTIMATED
+
+
+class _Growing:
+    """Rows appended in blocks (a long recording's outputs without a Python list per row)."""
+
+    def __init__(self, width, dtype, fill):
+        self.width, self.dtype, self.fill = width, dtype, fill
+        self.data = np.full((1024,) + width, fill, dtype=dtype)
+        self.size = 0
+
+    def row(self):
+        if self.size == len(self.data):
+            grown = np.full((2 * len(self.data),) + self.width, self.fill, dtype=self.dtype)
+            grown[: self.size] = self.data
+            self.data = grown
+        self.size += 1
+        return self.size - 1
+
+    def array(self):
+        return self.data[: self.size].copy()
+
+
+def replay(pipeline, messages):
+    """Run a pipeline over a recording's messages as the dynamics node would.
+
+    Args:
+        pipeline: a fresh :class:`~robot_dynamics.estimation.EstimationPipeline`.
+        messages: iterable of :class:`~robot_dynamics.tools.identification_data.JointStateMessage`
+            in recording order.
+
+    Returns:
+        Replay: the per-message outputs.
+
+    Raises:
+        DataError: the recording has no message.
+    """
+    from robot_dynamics.ros.conversions import JointNameMap
+
+    n = pipeline.n
+    joints = JointNameMap(pipeline.joint_names)
+    stamps = _Growing((), np.int64, 0)
+    status = _Growing((), np.int8, REFUSED)
+    tau = _Growing((n,), float, np.nan)
+    wrench = _Growing((6,), float, np.nan)
+    contact = _Growing((), np.int8, -1)
+    onset = _Growing((), bool, False)
+    links = {}
+    refusals, pauses, unknown = {}, {}, set()
+    for message in messages:
+        i = stamps.row()
+        for grown in (status, tau, wrench, contact, onset):
+            grown.row()
+        t_ns = message.stamp_ns if message.stamp_ns > 0 else message.log_ns
+        stamps.data[i] = t_ns
+        try:
+            present, extra, fields = joints.fields(
+                message.names,
+                (
+                    ("position", message.position),
+                    ("velocity", message.velocity),
+                    ("effort", message.effort),
+                ),
+                "joint_states",
+            )
+        except ValueError as error:
+            pipeline.refuse(t_ns, str(error))  # counted with the pipeline's refusals
+            _count(refusals, str(error))
+            continue
+        unknown.update(extra)
+        out = pipeline.update(t_ns, *fields, present=present)
+        if out.refused:
+            _count(refusals, out.refused)
+            continue
+        if out.external_torques is None:
+            status.data[i] = PAUSED
+            _count(pauses, out.estimation_paused)
+        else:
+            status.data[i] = ESTIMATED
+            tau.data[i] = out.external_torques
+            if out.wrench is not None:
+                wrench.data[i] = out.wrench
+        if out.contact is not None:
+            contact.data[i] = 1 if out.contact.in_contact else 0
+            onset.data[i] = out.contact.changed and out.contact.in_contact
+            if out.contact.link:
+                links[i] = out.contact.link
+    if stamps.size == 0:
+        raise DataError("the recording has no JointState message")
+    link = np.full(stamps.size, "", dtype=object)
+    for i, name in links.items():
+        link[i] = name
+    return Replay(
+        stamp_ns=stamps.array(),
+        status=status.array(),
+        external_torques=tau.array(),
+        wrench=wrench.array(),
+        in_contact=contact.array(),
+        contact_link=link,
+        contact_onsets=onset.array(),
+        status_counts=pipeline.status(),
+        refusals=refusals,
+        pauses=pauses,
+        unknown_joints=tuple(sorted(unknown)),
+        wrench_frame=pipeline.wrench_frame or "",
+        wrench_components=tuple(pipeline.wrench_components) if pipeline.wrench_frame else (),
+        joint_names=tuple(pipeline.joint_names),
+    )
+
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+MAX_REASONS = 20
+
+
+def _count(counts, text):
+    """Count a reason, its numbers replaced by '#' (they make every message's differ); at most
+    MAX_REASONS distinct reasons, the rest counted as 'other'."""
+    key = _NUMBER.sub("#", text or "no estimate")
+    if key not in counts and len(counts) >= MAX_REASONS:
+        key = "other"
+    counts[key] = counts.get(key, 0) + 1
+
+
+__all__ = [
+    "ESTIMATED",
+    "PAUSED",
+    "REFUSED",
+    "Replay",
+    "STATUS_NAMES",
+    "recording_source",
+    "replay",
+]

@@ -1,0 +1,418 @@
+"""``robot-dynamics estimate``: the node's pipeline over recordings with known pushes and over free
+motion (estimate_recordings.py: the core's simulation with a known wrench on the tool, measured
+torques with offsets and noise, friction the model knows only in part, logger stamps with
+jitter, repeats and gaps).
+
+Stated tolerances:
+- a push (10-15 N, ramped in over 50 ms) switches the contact on within 0.1 s of its start and
+  off within 0.15 s of its end, with the suggested levels of a different, push-free recording
+  (its fragment loaded after the node's file); nothing else switches it on;
+- the force estimated over a push's steady part (from 0.4 s after its start to 0.1 s before its
+  end) is within 0.75 N of the applied force (same axes, averaged over the same messages); the
+  moment about the tool origin (the push has none) is below 0.5 N m on average;
+- the phantom statistics the tool reports equal numpy's statistics of an estimate computed in
+  the test with the pipeline fed directly (1e-9); the phantom force in free motion is below
+  1.0 N RMS (the model misses the friction's asymmetric and Stribeck parts, the offsets are
+  known to 0.01 N m);
+- the suggested levels, loaded back from the written fragment, give on the recording exactly the
+  false contacts the tool states (0 on the recording they come from).
+"""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from robot_dynamics import RobotModel
+from robot_dynamics.estimation import EstimationPipeline
+from robot_dynamics.estimation.config import pipeline_config
+from robot_dynamics.ros import dynamics_parameters as DP
+from robot_dynamics.tools import cli
+from robot_dynamics.tools.contact_levels import statistics
+from robot_dynamics.tools.identification_data import JointStateMessage, write_bag
+from robot_dynamics.tools.params_file import (
+    default_parameters,
+    parameters_yaml,
+    read_parameters_file,
+)
+from robot_dynamics.tools.replay import replay
+
+import estimate_recordings as ER
+
+pytestmark = pytest.mark.slow
+
+PUSHES = (
+    ER.Push(3.0, 4.5, (0.0, 0.0, -15.0)),  # down on the tool
+    ER.Push(6.5, 8.0, (0.0, 10.0, 0.0)),  # sideways
+)
+PUSH_FREE = ("0.5:2.8", "5:6.3", "8.5:")
+ON_DELAY, OFF_DELAY = 0.1, 0.15  # [s]
+FORCE_TOLERANCE = 0.75  # [N]
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return rows
+
+
+def column(rows, name):
+    return np.array([float(r[name]) if r[name] != "" else np.nan for r in rows])
+
+
+@pytest.fixture(scope="module")
+def arm(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("arm")
+    urdf = folder / "arm.urdf"
+    urdf.write_text(ER.estimator_urdf())
+    params = folder / "arm.yaml"
+    params.write_text(parameters_yaml(ER.node_parameters()))
+    return folder, str(urdf), str(params)
+
+
+@pytest.fixture(scope="module")
+def pushed(arm):
+    folder, _, _ = arm
+    recording = ER.simulate(seed=11, duration=10.0, pushes=PUSHES)
+    bag = folder / "pushed"
+    write_bag(str(bag), recording.messages)
+    return recording, str(bag)
+
+
+@pytest.fixture(scope="module")
+def free_run(arm):
+    folder, _, _ = arm
+    recording = ER.simulate(seed=12, duration=8.0)
+    path = folder / "free.csv"
+    ER.write_csv(str(path), recording, _names())
+    return recording, str(path)
+
+
+def _names():
+    return [f"panda_joint{k}" for k in range(1, 8)]
+
+
+@pytest.fixture(scope="module")
+def free_estimate(arm, free_run, tmp_path_factory):
+    """The estimate of the free run (free: from 0.5 s), its JSON and its outputs."""
+    _, urdf, params = arm
+    _, data = free_run
+    out = str(tmp_path_factory.mktemp("free_out") / "free")
+    summary = _json(urdf, data, "--params", params, "--out", out, "--free", "0.5:")
+    return summary, out
+
+
+def _json(*argv):
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = cli.main(["estimate", *argv, "--json"])
+    summary = json.loads(buffer.getvalue())
+    assert code == 0, summary
+    return summary
+
+
+def _node_model(values):
+    urdf = ER.estimator_urdf()
+    return DP.build_model(urdf, values)[1]
+
+
+def _messages(recording):
+    """The recording's messages as the tool reads them back from its CSV (9 decimals of time)."""
+    for t, names, q, qd, tau in recording.messages:
+        stamp = int(np.rint(float(f"{t:.9f}") * 1e9))
+        yield JointStateMessage(stamp, stamp, list(names), q, qd, tau)
+
+
+def _onsets(r):
+    return r.time[r.contact_onsets]
+
+
+# ------------------------------------------------------------------ pushes
+def test_pushes_are_found_with_their_force(arm, pushed, free_estimate, tmp_path, capsys):
+    _, urdf, params = arm
+    recording, bag = pushed
+    _, free_out = free_estimate
+    # the pushed recording, with the contact levels of the free run (another recording)
+    out = str(tmp_path / "pushed")
+    code, text, err = run(
+        capsys, "estimate", urdf, bag, "--params", params, "--params", free_out + ".contact.yaml",
+        "--out", out, *[a for w in PUSH_FREE for a in ("--free", w)],
+    )  # fmt: skip
+    assert code == 0, err
+    assert "suggested contact levels" in text and "phantom estimate" in text
+    rows = read_csv(out + ".csv")
+    assert len(rows) == len(recording.messages)
+    t = column(rows, "time")
+    contact = column(rows, "in_contact")  # the free run's levels, loaded with the parameters
+    starts = np.flatnonzero(np.diff(np.concatenate(([0], contact))) == 1)
+    ends = np.flatnonzero(np.diff(np.concatenate((contact, [0]))) == -1)
+    assert len(starts) == len(PUSHES), t[starts]
+    for push, a, b in zip(PUSHES, starts, ends):
+        assert push.start <= t[a] <= push.start + ON_DELAY, (push, t[a])
+        assert push.end <= t[b] <= push.end + OFF_DELAY, (push, t[b])
+        steady = (t >= push.start + 0.4) & (t <= push.end - 0.1)
+        estimated = np.column_stack([column(rows, f"wrench.{a}") for a in ("fx", "fy", "fz")])
+        truth = np.array([np.interp(t[steady], recording.t, f) for f in recording.force_tool.T]).T
+        error = np.nanmean(estimated[steady], axis=0) - truth.mean(axis=0)
+        assert np.linalg.norm(error) <= FORCE_TOLERANCE, (push, error)
+        assert np.nanmean(column(rows, "moment")[steady]) < 0.5
+    # the pushes' own free stretches: the tool's suggestion also finds them
+    suggested = column(rows, "in_contact_suggested")
+    assert (np.diff(np.concatenate(([0], suggested))) == 1).sum() == len(PUSHES)
+    with open(out + ".png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_wrench_frame_and_components_follow_the_parameters(arm, pushed, tmp_path):
+    folder, urdf, _ = arm
+    recording, bag = pushed
+    params = tmp_path / "base.yaml"
+    values = dict(
+        ER.node_parameters(), wrench_frame="panda_link0", wrench_components=["fx", "fy", "fz"]
+    )
+    params.write_text(parameters_yaml(values))
+    out = str(tmp_path / "base")
+    summary = _json(urdf, bag, "--params", str(params), "--out", out, "--free", "0.5:2.8")
+    assert summary["wrench_frame"] == "panda_link0"
+    assert summary["wrench_components"] == ["fx", "fy", "fz"]
+    assert (
+        "moment" not in summary["phantom"]
+        and "contact.moment_on" not in summary["suggested"]["levels"]
+    )
+    rows = read_csv(out + ".csv")
+    assert [k for k in rows[0] if k.startswith("wrench.")] == [
+        "wrench.fx",
+        "wrench.fy",
+        "wrench.fz",
+    ]
+    assert "moment" not in rows[0]
+    t = column(rows, "time")
+    for push in PUSHES:
+        steady = (t >= push.start + 0.4) & (t <= push.end - 0.1)
+        estimated = np.nanmean(
+            np.column_stack([column(rows, f"wrench.{a}")[steady] for a in ("fx", "fy", "fz")]),
+            axis=0,
+        )
+        assert np.linalg.norm(estimated - np.array(push.force)) <= FORCE_TOLERANCE, estimated
+
+
+def test_stamps_reach_the_pipeline_as_logged(free_run, free_estimate):
+    recording, _ = free_run
+    summary, _ = free_estimate
+    stamps = np.array([m[0] for m in recording.messages])
+    assert summary["messages"] == stamps.size
+    steps = np.diff(stamps)
+    assert summary["pipeline"]["stamps_repeated"] == int((steps == 0).sum()) > 0
+    assert summary["pipeline"]["stamp_gaps"] >= int((steps > 5e-3).sum()) > 0
+    assert summary["pipeline"]["stamps_backwards"] == 0
+    assert summary["status"]["paused"] == summary["pipeline"]["stamps_repeated"]
+    assert summary["status"]["refused"] == 0
+
+
+# ------------------------------------------------------------------ free motion
+def test_phantom_statistics_equal_numpy_of_an_independent_estimate(free_run, free_estimate):
+    recording, _ = free_run
+    summary, _ = free_estimate
+    values = dict(default_parameters().values, **ER.node_parameters())
+    model = _node_model(values)
+    pipeline = EstimationPipeline(model, pipeline_config(values))
+    stamps, tau, wrench = [], [], []
+    for m in _messages(recording):
+        out = pipeline.update(m.stamp_ns, m.position, m.velocity, m.effort)
+        stamps.append(m.stamp_ns)
+        tau.append(out.external_torques if out.external_torques is not None else np.full(7, np.nan))
+        wrench.append(out.wrench if out.wrench is not None else np.full(6, np.nan))
+    t = (np.array(stamps) - stamps[0]) * 1e-9
+    tau, wrench = np.array(tau), np.array(wrench)
+    sel = (t >= 0.5) & np.isfinite(tau).all(axis=1)
+    phantom = summary["phantom"]
+    assert phantom["samples"] == int(sel.sum())
+    force = np.linalg.norm(wrench[sel, :3], axis=1)
+    expected = {
+        "rms": np.sqrt(np.mean(force**2)),
+        "p95": np.percentile(force, 95),
+        "max": force.max(),
+        "mean": force.mean(),
+    }
+    for key, value in expected.items():
+        assert phantom["force"][key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+    for c, axis in enumerate(("fx", "fy", "fz", "tx", "ty", "tz")):
+        group = "force" if c < 3 else "moment"
+        assert phantom[group]["components"][axis] == pytest.approx(statistics(wrench[sel, c]))
+        assert phantom[group]["components"][axis]["rms"] == pytest.approx(
+            np.sqrt(np.mean(wrench[sel, c] ** 2)), rel=1e-9
+        )
+    for j, name in enumerate(model.joint_names):
+        assert phantom["joints"][name]["max"] == pytest.approx(np.abs(tau[sel, j]).max(), rel=1e-9)
+    assert phantom["force"]["rms"] < 1.0
+
+
+def test_suggested_levels_give_the_stated_false_alarm_rate(arm, free_run, free_estimate):
+    _, _, params = arm
+    recording, _ = free_run
+    summary, out = free_estimate
+    alarms = summary["suggested"]["false_alarms"]
+    assert alarms["count"] == 0 and alarms["per_minute"] == 0.0 and alarms["time_in_contact"] == 0
+    # the fragment, loaded after the node's file, read back through the parameters reader
+    fragment = read_parameters_file(out + ".contact.yaml")
+    assert fragment.given == set(summary["suggested"]["levels"])
+    loaded = read_parameters_file(params).with_values(
+        {name: fragment.values[name] for name in fragment.given}
+    )
+    for name, value in summary["suggested"]["levels"].items():
+        assert loaded.values[name] == value
+    model = _node_model(loaded.values)
+    result = replay(loaded.pipeline(model), _messages(recording))
+    onsets = _onsets(result)
+    assert ((onsets >= 0.5).sum()) == alarms["count"]
+    # a stricter margin cannot have more false contacts; a margin of 1.01 is stated as it is
+    tight = _json(
+        arm[1], free_run[1], "--params", params, "--out", out + "_tight", "--free", "0.5:",
+        "--margin", "1.01",
+    )  # fmt: skip
+    loaded = read_parameters_file(params).with_values(tight["suggested"]["levels"])
+    result = replay(loaded.pipeline(model), _messages(recording))
+    assert (_onsets(result) >= 0.5).sum() == tight["suggested"]["false_alarms"]["count"]
+
+
+@pytest.mark.ros
+def test_the_node_loads_the_fragment_after_its_parameters(arm, free_estimate):
+    """A DynamicsNode in this process, started with the node's file and the fragment."""
+    from rclpy.context import Context
+
+    from robot_dynamics.ros.dynamics_node import DynamicsNode
+
+    _, _, params = arm
+    summary, out = free_estimate
+    context = Context()
+    context.init(
+        args=["x", "--ros-args", "--params-file", params, "--params-file", out + ".contact.yaml"]
+    )
+    try:
+        node = DynamicsNode(context=context)
+        for name, value in summary["suggested"]["levels"].items():
+            got = node.get_parameter(name).value
+            assert (list(got) if isinstance(value, list) else got) == value, name
+        assert node.get_parameter("friction_compensation").value is True
+        node.destroy_node()
+    finally:
+        context.shutdown()
+
+
+# ------------------------------------------------------------------ readers
+def test_bag_and_csv_of_one_recording_give_one_estimate(arm, free_run, free_estimate, tmp_path):
+    _, urdf, params = arm
+    recording, _ = free_run
+    summary, out = free_estimate
+    bag = tmp_path / "free_bag"
+    write_bag(str(bag), [(float(f"{m[0]:.9f}"), *m[1:]) for m in recording.messages])
+    again = _json(
+        urdf, str(bag), "--params", params, "--out", str(tmp_path / "b"), "--free", "0.5:"
+    )
+    assert again["phantom"] == summary["phantom"]
+    assert again["suggested"]["levels"] == summary["suggested"]["levels"]
+    a, b = read_csv(out + ".csv"), read_csv(str(tmp_path / "b.csv"))
+    assert a == b
+
+
+def test_replay_maps_names_and_stamps_as_the_node(tmp_path):
+    """Partial messages merged by name, unstamped ones at their recording time, a repeated joint
+    name refused, unknown joints reported."""
+    model = RobotModel.from_urdf(ER.estimator_urdf(), base_link=ER.BASE, tip_link=ER.TIP)
+    pipeline = EstimationPipeline(model)
+    names = list(model.joint_names)
+    q, zero = ER.HOME, np.zeros(7)
+    tau = model.gravity_torques(q)
+    finger = np.zeros(1)
+    msgs = [
+        JointStateMessage(0, 1_000_000, names[:4], q[:4], zero[:4], tau[:4]),
+        JointStateMessage(
+            0, 1_000_000, names[4:] + ["finger"], np.r_[q[4:], finger], np.zeros(4),
+            np.r_[tau[4:], finger],
+        ),
+        JointStateMessage(2_000_000, 0, names, q, zero, tau),  # unstamped: its recording time
+        JointStateMessage(
+            3_000_000, 3_000_000, names + [names[0]], np.r_[q, finger], np.zeros(8),
+            np.r_[tau, finger],
+        ),
+        JointStateMessage(4_000_000, 4_000_000, names, q, zero, tau[:3]),  # wrong length
+        JointStateMessage(5_000_000, 5_000_000, names[::-1], q[::-1], zero, tau[::-1]),
+    ]  # fmt: skip
+    result = replay(pipeline, msgs)
+    assert list(result.stamp_ns) == [
+        1_000_000,
+        1_000_000,
+        2_000_000,
+        3_000_000,
+        4_000_000,
+        5_000_000,
+    ]
+    assert list(result.status) == [1, 1, 0, 2, 2, 0]  # waiting, same stamp, ok, refused x2, ok
+    assert result.unknown_joints == ("finger",)
+    assert any("appears twice" in reason for reason in result.refusals)
+    assert any("effort has # values" in reason for reason in result.refusals)
+    np.testing.assert_allclose(result.external_torques[[2, 5]], 0.0, atol=1e-9)
+
+
+# ------------------------------------------------------------------ errors
+def test_errors_exit_codes_and_messages(arm, free_run, pushed, tmp_path, capsys):
+    _, urdf, params = arm
+    _, data = free_run
+    out = str(tmp_path / "x")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("/**:\n  ros__parameters:\n    observer_gain: 50\n")
+    code, _, err = run(capsys, "estimate", urdf, data, "--params", str(bad), "--out", out)
+    assert code == 2 and str(bad) in err and "observer_gain" in err and "write 50.0" in err
+    code, text, _ = run(
+        capsys, "estimate", urdf, data, "--params", str(bad), "--out", out, "--json"
+    )
+    answer = json.loads(text)
+    assert code == 2 and answer["ok"] is False and answer["exit_code"] == 2
+    assert "observer_gain" in answer["error"]
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text("/**:\n  ros__parameters:\n    contact:\n      force_onn: 2.0\n")
+    code, _, err = run(capsys, "estimate", urdf, data, "--params", str(unknown), "--out", out)
+    assert code == 2 and "contact.force_onn" in err and "did you mean contact.force_on" in err
+    code, _, err = run(
+        capsys, "estimate", urdf, data, "--params", str(tmp_path / "no.yaml"), "--out", out
+    )
+    assert code == 2 and "cannot read parameters file" in err
+    code, _, err = run(capsys, "estimate", urdf, data, "--params", params, "--out", data[:-4])
+    assert code == 2 and "is an input" in err
+    short = tmp_path / "short.yaml"
+    short.write_text(parameters_yaml({"tip_link": "tool", "effort_offset": [0.1, 0.2]}))
+    code, _, err = run(capsys, "estimate", urdf, data, "--params", str(short), "--out", out)
+    assert code == 2 and "effort_offset has 2 values" in err and str(short) in err
+    novelocity = tmp_path / "novelocity.csv"
+    lines = open(data).read().splitlines()
+    header = lines[0].split(",")
+    keep = [i for i, h in enumerate(header) if not h.endswith(".velocity")]
+    novelocity.write_text("\n".join(",".join(r.split(",")[i] for i in keep) for r in lines[:50]))
+    code, _, err = run(capsys, "estimate", urdf, str(novelocity), "--params", params, "--out", out)
+    assert code == 2 and "velocity" in err
+    for argv, fragment in [
+        (["--free", "3"], "START:END"),
+        (["--free", "5:2"], "START must be before END"),
+        (["--free", "100:200"], "no message with an estimate in the --free ranges"),
+        (["--margin", "1.0"], "--margin must be a finite number > 1"),
+    ]:
+        code, _, err = run(capsys, "estimate", urdf, data, "--params", params, "--out", out, *argv)
+        assert code == 2 and fragment in err, (argv, err)
+    for target, argv, fragment in [
+        (pushed[1], ["--topic", "/other"], "has no topic '/other'; its topics: /joint_states"),
+        (str(tmp_path / "missing"), [], "no such bag"),
+    ]:
+        code, _, err = run(
+            capsys, "estimate", urdf, target, "--params", params, "--out", out, *argv
+        )
+        assert code == 2 and fragment in err, err
