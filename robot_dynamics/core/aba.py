@@ -9,25 +9,23 @@ import numpy as np
 from .spatial import motion_cross
 
 
-def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
-    """Joint accelerations of all body joints for an unconstrained tree (ABA).
+def aba(tree, kin, qd, tau, f_ext=None):
+    """Joint accelerations of all body joints for an unconstrained tree (ABA), with gravity.
 
-    Mimic joints are not handled here (the model's ``forward_dynamics`` solves the reduced system
+    Mimic joints are not handled here (``forward_dynamics`` solves the reduced system
     instead).
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         qd: (..., nb) body joint velocities [rad/s or m/s].
         tau: (..., nb) body joint torques [N m or N].
-        gravity: include the model's gravity.
         f_ext: optional ``(body, F_W)`` spatial force on a body, as in
             :func:`~robot_dynamics.core.rnea.rnea`.
 
     Returns:
         ndarray: (..., nb) joint accelerations [rad/s^2 or m/s^2].
     """
-    tree = model.tree
     I, S = kin.I, kin.S  # I first: S then comes from the force transforms
     Sqd = S * qd[..., None]
     V = tree.ancestors @ Sqd
@@ -40,7 +38,7 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
     U = np.empty_like(S)
     D = np.empty(S.shape[:-1])
     u = np.empty(S.shape[:-1])
-    for bodies, parents in model._levels_up:
+    for bodies, parents in reversed(tree.levels):
         Sb = S[..., bodies, :]
         Ub = (IA[..., bodies, :, :] @ Sb[..., None])[..., 0]
         Db = np.einsum("...i,...i->...", Sb, Ub)
@@ -53,14 +51,13 @@ def aba(model, kin, qd, tau, *, gravity=True, f_ext=None):
                 + (Ia @ c[..., bodies, :, None])[..., 0]
                 + Ub * (ub / Db)[..., None]
             )
-            IA[..., parents, :, :] += Ia  # parents unique within a level (see _precompute)
+            IA[..., parents, :, :] += Ia  # parents unique within a level
             pA[..., parents, :] += pa
     a = np.zeros(S.shape)
     qdd = np.empty(S.shape[:-1])
     a_base = np.zeros(6)
-    if gravity:
-        a_base[:3] = -model.gravity
-    for bodies, parents in model._levels_down:
+    a_base[:3] = -tree.gravity
+    for bodies, parents in tree.levels:
         ab = (a_base if parents is None else a[..., parents, :]) + c[..., bodies, :]
         qb = (u[..., bodies] - np.einsum("...i,...i->...", U[..., bodies, :], ab)) / D[..., bodies]
         qdd[..., bodies] = qb

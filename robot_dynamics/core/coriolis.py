@@ -14,11 +14,11 @@ from .rnea import rnea_pass
 from .spatial import force_bar, motion_cross
 
 
-def coriolis(model, kin, qd, IC=None):
+def coriolis(tree, kin, qd, IC=None):
     """Coriolis matrix of all body joints.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         qd: (..., nb) body joint velocities [rad/s or m/s].
         IC: (..., nb, 6, 6) composite inertias if already computed, else None.
@@ -26,30 +26,29 @@ def coriolis(model, kin, qd, IC=None):
     Returns:
         ndarray: (..., nb, nb) C.
     """
-    tree = model.tree
     anc = tree.ancestors
     I, S = kin.I, kin.S  # I first: S then comes from the force transforms
     if IC is None:
-        IC = composite_inertias(model, kin)
+        IC = composite_inertias(tree, kin)
     V = anc @ (S * qd[..., None])
     crmV = motion_cross(V)
     IV = (I @ V[..., None])[..., 0]
     B = 0.5 * (-crmV.swapaxes(-1, -2) @ I - I @ crmV + force_bar(IV))
-    BC = (model._anc_T @ B.reshape(B.shape[:-2] + (36,))).reshape(B.shape)
+    BC = (tree.descendants @ B.reshape(B.shape[:-2] + (36,))).reshape(B.shape)
     Sdot = (crmV @ S[..., None])[..., 0]
     X1 = (BC @ S[..., None] + IC @ Sdot[..., None])[..., 0]
-    upper = (S @ X1.swapaxes(-1, -2)) * model._anc_T
+    upper = (S @ X1.swapaxes(-1, -2)) * tree.descendants
     Y1 = (BC.swapaxes(-1, -2) @ S[..., None])[..., 0]
     Y2 = (IC @ S[..., None])[..., 0]
-    lower = (Y1 @ S.swapaxes(-1, -2) + Y2 @ Sdot.swapaxes(-1, -2)) * model._anc_strict
+    lower = (Y1 @ S.swapaxes(-1, -2) + Y2 @ Sdot.swapaxes(-1, -2)) * tree.strict_ancestors
     return upper + lower
 
 
-def velocity_terms(model, kin, qd):
+def velocity_terms(tree, kin, qd):
     """RNEA at zero acceleration, keeping what the momentum terms need.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         qd: (..., nb) body joint velocities [rad/s or m/s].
 
@@ -59,17 +58,17 @@ def velocity_terms(model, kin, qd):
         ``crm(V)`` (..., nb, 6, 6) and body momenta ``I V`` (..., nb, 6) (base axes, about the
         base origin).
     """
-    return rnea_pass(model, kin, qd, None)
+    return rnea_pass(tree, kin, qd, None)
 
 
-def momentum_from_velocity_terms(model, kin, crmV, IV):
+def momentum_from_velocity_terms(tree, kin, crmV, IV):
     """``(M qd, C^T qd)`` of all body joints from :func:`velocity_terms`' ``crm(V)`` and ``I V``.
 
     With the subtree momenta ``h_j`` and ``Sdot_j = V_j x S_j``: ``S_j . h_j`` and
     ``Sdot_j . h_j`` (see :func:`momentum_terms`).
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         crmV: (..., nb, 6, 6) body velocities' cross-product matrices.
         IV: (..., nb, 6) body momenta, base axes about the base origin.
@@ -78,12 +77,12 @@ def momentum_from_velocity_terms(model, kin, crmV, IV):
         tuple: ``(M qd, C^T qd)``, (..., nb) each.
     """
     S = kin.S
-    h_sub = model._anc_T @ IV
+    h_sub = tree.descendants @ IV
     Sdot = (crmV @ S[..., None])[..., 0]
     return (S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
 
 
-def momentum_terms(model, kin, qd):
+def momentum_terms(tree, kin, qd):
     """Generalised momentum ``p = M qd`` and ``C^T qd`` of all body joints, without forming M or C.
 
     With the subtree spatial momenta ``h_j = sum_{i in subtree(j)} I_i V_i``: ``p_j = S_j . h_j``
@@ -92,7 +91,7 @@ def momentum_terms(model, kin, qd):
     needs, at the cost of one RNEA-like pass.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         qd: (..., nb) body joint velocities [rad/s or m/s].
 
@@ -100,5 +99,5 @@ def momentum_terms(model, kin, qd):
         tuple: ``(p [kg m^2/s or kg m/s], C^T qd [N m or N])``, (..., nb) each.
     """
     I, S = kin.I, kin.S
-    V = model.tree.ancestors @ (S * qd[..., None])
-    return momentum_from_velocity_terms(model, kin, motion_cross(V), (I @ V[..., None])[..., 0])
+    V = tree.ancestors @ (S * qd[..., None])
+    return momentum_from_velocity_terms(tree, kin, motion_cross(V), (I @ V[..., None])[..., 0])

@@ -5,11 +5,11 @@ Composite inertias are subtree sums (one product with the descendant mask); then
 """
 
 
-def composite_inertias(model, kin):
+def composite_inertias(tree, kin):
     """Composite inertias ``I^C_j = sum_{i in subtree(j)} I_i``, base axes about the origin.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
 
     Returns:
@@ -17,14 +17,14 @@ def composite_inertias(model, kin):
     """
     I = kin.I
     flat = I.reshape(I.shape[:-2] + (36,))
-    return (model._anc_T @ flat).reshape(I.shape)
+    return (tree.descendants @ flat).reshape(I.shape)
 
 
-def crba(model, kin, IC=None):
+def crba(tree, kin, IC=None):
     """Joint-space inertia of all body joints (no armature, no mimic map).
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         IC: (..., nb, 6, 6) composite inertias if already computed, else None.
 
@@ -33,10 +33,10 @@ def crba(model, kin, IC=None):
         composite inertias.
     """
     if IC is None:
-        IC = composite_inertias(model, kin)
+        IC = composite_inertias(tree, kin)
     S = kin.S
     FS = (IC @ S[..., None])[..., 0]
     P = S @ FS.swapaxes(-1, -2)  # P[j, k] = S_j . I^C_k S_k
-    upper = P * model._anc_T  # keep j ancestor-or-self of k
-    M = upper + (P * model._anc_T_strict).swapaxes(-1, -2)
+    upper = P * tree.descendants  # keep j ancestor-or-self of k
+    M = upper + (P * tree.strict_descendants).swapaxes(-1, -2)
     return M, IC

@@ -8,8 +8,11 @@ import math
 import numpy as np
 from scipy.linalg.lapack import dgesdd as _dgesdd
 
+from . import dynamics as _dynamics
 from .errors import InvalidInputError
 from .friction import DEFAULT_VELOCITY_THRESHOLD, check_velocity_threshold
+from .jacobian import frame_pose
+from .validation import check_vector
 
 
 #: Names of the wrench components, in the order of every wrench vector.
@@ -142,6 +145,75 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
     return (U @ coeff[..., None])[..., 0], s
 
 
+def external_wrench(
+    tree, q, tau_ext, frame, sensor_frame, components, damping, singular_threshold, jacobian=None
+):
+    """The external wrench at ``frame`` as a sensor at ``sensor_frame`` reads it (see
+    :meth:`RobotModel.estimate_external_wrench`, which validates the arguments and calls this).
+
+    An unchecked entry point (see :mod:`robot_dynamics.core.dynamics`): the arguments are
+    already validated.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        q: (..., n) joint positions [rad or m].
+        tau_ext: (..., n) external joint torques [N m or N].
+        frame: the link the wrench acts on, at its origin.
+        sensor_frame: the link whose axes and origin the wrench is expressed in.
+        components: resolved component names (:func:`resolve_wrench_components`).
+        damping: largest damping of the damped pseudo-inverse.
+        singular_threshold: singular value below which the damping fades in.
+        jacobian: (..., 6, n) Jacobian of ``frame`` in its own axes at q, or None.
+
+    Returns:
+        :class:`WrenchEstimate`.
+    """
+    shape = q.shape[:-1]
+    if tau_ext.shape[:-1] != shape:
+        shape = np.broadcast_shapes(shape, tau_ext.shape[:-1])
+    kin = None
+    if jacobian is None:
+        kin = _dynamics.kinematics(tree, q)
+        J = _dynamics.frame_jacobian(tree, kin, frame, "local")
+    else:
+        J = jacobian
+    lever = None
+    if sensor_frame != frame:
+        T = (_dynamics.kinematics(tree, q) if kin is None else kin).T
+        T_f = frame_pose(tree, T, frame)
+        T_s = frame_pose(tree, T, sensor_frame)
+        R_sT = np.swapaxes(T_s[..., :3, :3], -1, -2)
+        R_sf = R_sT @ T_f[..., :3, :3]  # frame axes -> sensor axes
+        J = np.concatenate([R_sf @ J[..., :3, :], R_sf @ J[..., 3:, :]], axis=-2)
+        lever = (R_sT @ (T_f[..., :3, 3] - T_s[..., :3, 3])[..., None])[..., 0]
+    if J.shape[:-2] != shape:
+        J = np.broadcast_to(J, shape + J.shape[-2:])
+    if tau_ext.shape[:-1] != shape:
+        tau_ext = np.broadcast_to(tau_ext, shape + tau_ext.shape[-1:])
+    if len(components) == 6:
+        f, s = damped_pinv_solve(J, tau_ext, damping=damping, singular_threshold=singular_threshold)
+    else:
+        rows = component_rows(components)
+        f_s, s = damped_pinv_solve(
+            J[..., rows, :], tau_ext, damping=damping, singular_threshold=singular_threshold
+        )
+        f = np.zeros(shape + (6,))
+        f[..., rows] = f_s
+    if lever is not None:
+        f = np.concatenate([f[..., :3], f[..., 3:] + np.cross(lever, f[..., :3])], axis=-1)
+    s_min = s[..., -1] if s.shape[-1] else np.zeros(s.shape[:-1])
+    near = s_min < singular_threshold
+    if not shape:
+        s_min, near = float(s_min), bool(near)
+    return WrenchEstimate(
+        wrench=f,
+        singular_values=s,
+        min_singular_value=s_min,
+        near_singular=near,
+        components=components,
+    )
+
+
 class MomentumObserver:
     """Generalised momentum observer (De Luca & Mattone 2005): external joint torques without
     joint accelerations.
@@ -246,7 +318,7 @@ class MomentumObserver:
             return self.residual.copy()
         if not (math.isfinite(dt) and dt > 0):
             raise InvalidInputError(f"observer time step dt must be finite and > 0, got {dt!r}")
-        tau = self.model._check_vector(tau, "tau")
+        tau = check_vector(tau, "tau", self.model.joint_names)
         if terms is None:
             p, CTqd, g = self.model.momentum_terms(q, qd)
         else:

@@ -7,11 +7,11 @@ With base-frame first moments ``h_i = m_i c_i`` and subtree sums ``H_j``, ``M_j`
 """
 
 
-def generalized_gravity(model, kin):
-    """Generalised gravity g for all body joints, from a kinematics workspace.
+def generalized_gravity(tree, kin):
+    """Generalised gravity g (the tree's gravity) for all body joints, from a kinematics workspace.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
 
     Returns:
@@ -19,9 +19,10 @@ def generalized_gravity(model, kin):
     """
     T, zh = kin.T, kin.zh  # zh (..., nb, 3, 2): z_j, h_j (base axes)
     z = zh[..., 0]
-    H = model._anc_T @ zh[..., 1]
-    w = H - model._subtree_mass[:, None] * T[..., :3, 3]
-    u = w @ model._neg_gravity_skew  # (w x a) with a = -gravity
-    if model._has_prismatic:
-        u[..., model._prismatic, :] = model._subtree_mass[model._prismatic, None] * (-model.gravity)
+    H = tree.descendants @ zh[..., 1]
+    w = H - tree.subtree_mass[:, None] * T[..., :3, 3]
+    u = w @ tree.neg_gravity_skew  # (w x a) with a = -gravity
+    if tree.has_prismatic:
+        prismatic = tree.prismatic
+        u[..., prismatic, :] = tree.subtree_mass[prismatic, None] * (-tree.gravity)
     return (z * u).sum(axis=-1)

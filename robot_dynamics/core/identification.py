@@ -35,6 +35,7 @@ from .regressor import (
     parameters_to_inertia,
     regressor,
 )
+from .validation import check_vector
 
 
 class IdentificationError(RobotDynamicsError, ValueError):
@@ -308,12 +309,9 @@ def apply_parameters(model, layout, theta):
     Returns:
         RobotModel: the new model.
     """
-    import dataclasses
-
     layout.check(model)
     inertia = parameters_to_inertia(theta[: layout.n_inertial].reshape(-1, PARAMETERS_PER_BODY))
-    tree = dataclasses.replace(model.tree, inertia=inertia)
-    new = model._copy_with(tree=tree)
+    new = model.with_body_inertias(inertia)
     groups = layout.groups
     if set(groups) & set(FRICTION_TERMS):
         new = new.with_friction(layout.friction_model(theta, model.friction))
@@ -490,7 +488,7 @@ def identify(
     if base is None:
         base = base_parameters(model, layout, effort_mask=rows, held=held)
     tau = np.asarray(tau, dtype=float)
-    tau = model._check_vector(np.where(rows, tau, 0.0) if tau.ndim == 2 else tau, "tau")
+    tau = check_vector(np.where(rows, tau, 0.0) if tau.ndim == 2 else tau, "tau", model.joint_names)
     if tau.ndim != 2:
         raise IdentificationError(f"tau must be (N, n) samples, got shape {tau.shape}")
     N = tau.shape[0]

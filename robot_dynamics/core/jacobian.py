@@ -5,46 +5,47 @@ import numpy as np
 from .spatial import motion_cross, skew
 
 
-def frame_pose(model, T, frame):
+def frame_pose(tree, T, frame):
     """Pose of link ``frame`` in the base frame, from body poses.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         T: (..., nb, 4, 4) body poses in the base frame.
-        frame: link name (a key of ``model.tree.frames``).
+        frame: link name (a key of ``tree.frames``).
 
     Returns:
         ndarray: (..., 4, 4) ``B_T_F`` [m].
     """
-    info = model.tree.frames[frame]
+    info = tree.frames[frame]
     if info.body < 0:
         return np.broadcast_to(info.T_body_frame, T.shape[:-3] + (4, 4)).copy()
     return T[..., info.body, :, :] @ info.T_body_frame
 
 
-def frame_jacobian_full(model, kin, frame):
+def frame_jacobian_full(tree, kin, frame):
     """Jacobian over all body joints, rows ``[v; w]`` of the frame origin, base axes.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         frame: link name.
 
     Returns:
         tuple: ``(J_full (..., 6, nb), W_T_F (..., 4, 4))``.
     """
-    info = model.tree.frames[frame]
-    W_T_F = frame_pose(model, kin.T, frame)
-    nb = model.tree.nb
+    info = tree.frames[frame]
+    W_T_F = frame_pose(tree, kin.T, frame)
+    nb = tree.nb
     if info.body < 0:
         return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
     z = kin.zh[..., 0]
     d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]  # frame origin relative to joints
     d_x_z = (skew(d) @ z[..., None])[..., 0]  # revolute: v = z x d = -(d x z)
-    cols = np.concatenate([-d_x_z, z], axis=-1) * model._frame_masks[info.body]
-    prismatic = model._prismatic
-    if model._has_prismatic:
-        cols[..., prismatic, :3] = z[..., prismatic, :] * model._frame_masks[info.body][prismatic]
+    mask = tree.ancestors[info.body, :, None]  # (nb, 1): the joints that move the frame
+    cols = np.concatenate([-d_x_z, z], axis=-1) * mask
+    if tree.has_prismatic:
+        prismatic = tree.prismatic
+        cols[..., prismatic, :3] = z[..., prismatic, :] * mask[prismatic]
         cols[..., prismatic, 3:] = 0.0
     J = cols.swapaxes(-1, -2)
     return J, W_T_F
@@ -68,11 +69,11 @@ def to_local_axes(J, W_T_F):
     return np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
 
 
-def frame_acceleration_bias(model, kin, qd, frame):
+def frame_acceleration_bias(tree, kin, qd, frame):
     """Classical acceleration of the frame at zero joint acceleration, no gravity: ``Jdot qd``.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         qd: (..., nb) body joint velocities [rad/s or m/s].
         frame: link name.
@@ -80,16 +81,16 @@ def frame_acceleration_bias(model, kin, qd, frame):
     Returns:
         tuple: ``(bias (..., 6) [m/s^2; rad/s^2] in base axes, W_T_F (..., 4, 4))``.
     """
-    info = model.tree.frames[frame]
-    W_T_F = frame_pose(model, kin.T, frame)
+    info = tree.frames[frame]
+    W_T_F = frame_pose(tree, kin.T, frame)
     if info.body < 0:
         return np.zeros(kin.T.shape[:-3] + (6,)), W_T_F
     S = kin.S
-    mask = model.tree.ancestors[info.body]
+    mask = tree.ancestors[info.body]
     Sqd = S * (qd * mask)[..., None]
     V = Sqd.sum(axis=-2)
     # spatial accel of the body at qdd = 0: sum_j V_j x S_j qd_j with V_j the velocity of body j
-    Vbodies = model.tree.ancestors @ Sqd
+    Vbodies = tree.ancestors @ Sqd
     A = np.einsum("...jab,...jb->...a", motion_cross(Vbodies), Sqd)
     p = W_T_F[..., :3, 3]
     v, w = V[..., :3], V[..., 3:]

@@ -26,6 +26,7 @@ from .regressor import (
     parameters_to_inertia,
 )
 from .spatial import force_transform, inertia_parameters
+from .validation import check_vector
 
 #: singular values below this fraction of the largest count as not determined
 DETERMINED_TOLERANCE = 1e-6
@@ -115,11 +116,11 @@ def identify_payload(
         IdentificationError: too few samples, or data that determine not even the mass.
         UnknownFrameError, AmbiguousTipError, InvalidInputError: bad frame or arrays.
     """
-    frame = model._frame(frame)
-    tau = model._check_vector(tau, "tau")
-    q = model._check_vector(q, "q")
-    qd = model._check_vector(qd, "qd")
-    qdd = model._check_vector(qdd, "qdd")
+    frame = model.resolve_frame(frame)
+    tau = check_vector(tau, "tau", model.joint_names)
+    q = check_vector(q, "q", model.joint_names)
+    qd = check_vector(qd, "qd", model.joint_names)
+    qdd = check_vector(qdd, "qdd", model.joint_names)
     if tau.ndim != 2 or q.shape != tau.shape or qd.shape != tau.shape or qdd.shape != tau.shape:
         raise IdentificationError(
             f"payload: q, qd, qdd and tau must be (N, n) arrays of one shape, got "

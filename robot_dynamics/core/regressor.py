@@ -34,7 +34,9 @@ from .friction import (
     check_velocity_threshold,
     friction_basis,
 )
+from .dynamics import kinematics
 from .spatial import motion_cross
+from .validation import check_batch, check_vector
 
 #: Parameters per body, in this order.
 BODY_PARAMETER_NAMES = ("m", "mcx", "mcy", "mcz", "ixx", "ixy", "iyy", "ixz", "iyz", "izz")
@@ -390,21 +392,22 @@ def joint_torque_regressor(model, q, qd, qdd):
         (..., n, 10 * nb): column ``10 b + k`` is the torque of inertial parameter ``k`` of body
         ``b`` (see the module docstring for the order and frame).
     """
-    q = model._check_vector(q, "q")
-    qd = model._check_vector(qd, "qd")
-    qdd = model._check_vector(qdd, "qdd")
-    shape = model._check_batch(q=q, qd=qd, qdd=qdd)
-    q, qd, qdd = (np.broadcast_to(x, shape + (model.n,)) for x in (q, qd, qdd))
-    nb = model.tree.nb
-    kin = model._kin(q)
-    qd_full, qdd_full = model._full(qd, False), model._full(qdd, False)
+    tree = model.tree
+    q = check_vector(q, "q", tree.joint_names)
+    qd = check_vector(qd, "qd", tree.joint_names)
+    qdd = check_vector(qdd, "qdd", tree.joint_names)
+    shape = check_batch(q=q, qd=qd, qdd=qdd)
+    q, qd, qdd = (np.broadcast_to(x, shape + (tree.n,)) for x in (q, qd, qdd))
+    nb = tree.nb
+    kin = kinematics(tree, q)
+    qd_full, qdd_full = tree.body_rates(qd), tree.body_rates(qdd)
     S, F = kin.S, kin.F
-    anc = model.tree.ancestors
+    anc = tree.ancestors
     Sqd = S * qd_full[..., None]
     V = anc @ Sqd
     bias = (motion_cross(V) @ Sqd[..., None])[..., 0]
     A = anc @ (S * qdd_full[..., None] + bias)
-    A[..., :3] -= model.gravity
+    A[..., :3] -= tree.gravity
     FT = F.swapaxes(-1, -2)
     v = (FT @ V[..., None])[..., 0]  # body-frame velocity and acceleration
     a = (FT @ A[..., None])[..., 0]
@@ -416,9 +419,7 @@ def joint_torque_regressor(model, q, qd, qdd):
     fW = fW.swapaxes(-3, -2).reshape(shape + (6, nb * 10))
     Y = S @ fW  # (..., nb_joint, nb_body * 10)
     Y = Y * np.repeat(anc.T, 10, axis=1)  # joint j carries the bodies below it
-    if model.tree.has_mimic:
-        Y = model._GT @ Y
-    return Y
+    return tree.GT @ Y if tree.has_mimic else Y
 
 
 def regressor(model, q, qd, qdd, layout):

@@ -15,38 +15,36 @@ import numpy as np
 from .spatial import motion_cross
 
 
-def rnea(model, kin, qd, qdd, *, gravity=True, f_ext=None):
-    """Joint forces of all bodies' joints (RNEA).
+def rnea(tree, kin, qd, qdd, f_ext=None):
+    """Joint forces of all bodies' joints (RNEA), the tree's gravity included.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         qd: (..., nb) body joint velocities [rad/s, m/s].
         qdd: (..., nb) body joint accelerations [rad/s^2, m/s^2], or None: zero.
-        gravity: include the model's gravity.
         f_ext: optional ``(body, F_W)``: a spatial force ``[f; n]`` (..., 6) [N, N m] about the
             base origin, base axes, that the environment applies to body ``body``.
 
     Returns:
         ndarray: tau_full (..., nb) [N m or N].
     """
-    tau, _, _ = rnea_pass(model, kin, qd, qdd, gravity=gravity)
+    tau, _, _ = rnea_pass(tree, kin, qd, qdd)
     if f_ext is not None:
         body, F_W = f_ext
         if body >= 0:
-            tau = tau - model.tree.ancestors[body] * np.einsum("...ji,...i->...j", kin.S, F_W)
+            tau = tau - tree.ancestors[body] * np.einsum("...ji,...i->...j", kin.S, F_W)
     return tau
 
 
-def rnea_pass(model, kin, qd, qdd, *, gravity=True):
-    """RNEA without external force, also returning what the momentum terms reuse.
+def rnea_pass(tree, kin, qd, qdd):
+    """RNEA (gravity included) without external force, also returning what the momentum terms reuse.
 
     Args:
-        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         qd: (..., nb) body joint velocities [rad/s, m/s].
         qdd: (..., nb) body joint accelerations [rad/s^2, m/s^2], or None: zero.
-        gravity: include the model's gravity.
 
     Returns:
         tuple: ``(tau_full (..., nb) [N m or N], crmV, IV)`` with the body velocities' cross
@@ -54,17 +52,16 @@ def rnea_pass(model, kin, qd, qdd, *, gravity=True):
         base axes about the base origin.
     """
     I, S = kin.I, kin.S  # I first: S then comes from the force transforms
-    anc = model.tree.ancestors
+    anc = tree.ancestors
     Sqd = S * qd[..., None]
     V = anc @ Sqd  # sums over ancestors
     crmV = motion_cross(V)
     bias = (crmV @ Sqd[..., None])[..., 0]  # Sdot_j qd_j
     A = anc @ (bias if qdd is None else S * qdd[..., None] + bias)
-    if gravity:
-        A[..., :3] -= model.gravity
+    A[..., :3] -= tree.gravity
     IV = I @ V[..., None]
     f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
-    tau = (S * (model._anc_T @ f)).sum(axis=-1)  # sums over descendants
+    tau = (S * (tree.descendants @ f)).sum(axis=-1)  # sums over descendants
     return tau, crmV, IV[..., 0]
 
 

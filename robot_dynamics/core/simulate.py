@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from . import dynamics as _dynamics
 from .errors import InvalidInputError, SimulationError, SimulationLimitError
+from .validation import check_vector
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 FIXED_STEP_METHODS = ("semi_implicit_euler",)
@@ -52,6 +54,31 @@ class SimulationResult:
     qdd: np.ndarray
     tau: np.ndarray
     energy: np.ndarray
+
+
+def semi_implicit_euler_step(tree, q, qd, tau, dt, f_ext=None, frame=None):
+    """One semi-implicit (symplectic) Euler step: ``qd += dt qdd(q, qd)``, then ``q += dt qd``.
+
+    An unchecked entry point (see :mod:`robot_dynamics.core.dynamics`): the arguments are
+    already validated (:meth:`RobotModel.step` validates and calls this).
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        q: (..., n) joint positions [rad or m].
+        qd: (..., n) joint velocities [rad/s or m/s].
+        tau: (..., n) joint torques [N m or N] (friction already subtracted).
+        dt: step length [s].
+        f_ext: (..., 6) wrench [N, N m] on ``frame``, base-frame axes, or None.
+        frame: the link ``f_ext`` acts on (a link of the tree).
+
+    Returns:
+        tuple: ``(q, qd)`` after the step, (..., n) each.
+    """
+    kin = _dynamics.kinematics(tree, q)
+    external = _dynamics.external_force(tree, kin, f_ext, frame)
+    qdd = _dynamics.forward_dynamics(tree, kin, qd, tau, external)
+    qd_new = qd + dt * qdd
+    return q + dt * qd_new, qd_new
 
 
 def torque_function(model, tau, max_torque=MAX_TORQUE):
@@ -109,7 +136,7 @@ def torque_function(model, tau, max_torque=MAX_TORQUE):
             return values[j] + slopes[j] * (t - times[j])
 
         return sampled
-    constant = model._check_vector(tau, "tau")
+    constant = check_vector(tau, "tau", model.joint_names)
     if constant.ndim != 1:
         raise InvalidInputError(f"constant tau must have shape ({n},), got {constant.shape}")
     _check_torque(constant, max_torque, "tau")
@@ -214,8 +241,8 @@ def simulate(
         raise InvalidInputError(
             "simulate: the model has no movable joint below its base link, nothing to integrate"
         )
-    q0 = model._check_vector(q0, "q0")
-    qd0 = model._check_vector(qd0, "qd0")
+    q0 = check_vector(q0, "q0", model.joint_names)
+    qd0 = check_vector(qd0, "qd0", model.joint_names)
     if q0.ndim != 1 or qd0.ndim != 1:
         raise InvalidInputError("simulate takes one initial state: q0 and qd0 of shape (n,)")
     duration = _positive(duration, "duration", 0.0)
@@ -248,9 +275,12 @@ def simulate(
             )
         # the last sample may round past duration (duration / sample_dt just below an integer)
         t_eval = np.minimum(np.arange(math.floor(ratio + 1e-9) + 1) * sample_dt, duration)
-    fext = None if f_ext is None else model._check_vector(f_ext, "f_ext", size=6)
+    fext = None if f_ext is None else check_vector(f_ext, "f_ext", model.joint_names, size=6)
     if fext is not None and fext.ndim != 1:
         raise InvalidInputError(f"f_ext must be one wrench (6,), got shape {fext.shape}")
+    if fext is not None:
+        frame = model.resolve_frame(frame)
+    tree = model.tree
     deadline = None if max_wall_time is None else time.monotonic() + max_wall_time
 
     def applied(t, q, qd):
@@ -298,7 +328,10 @@ def simulate(
         qs[0], qds[0] = q, qd
         for k in range(steps):
             dt = ts[k + 1] - ts[k]
-            q, qd = model._step(q, qd, applied(ts[k], q, qd), dt, fext, frame, friction)
+            tau_k = applied(ts[k], q, qd)
+            if friction:
+                tau_k = tau_k - model.friction_torques(qd)
+            q, qd = semi_implicit_euler_step(tree, q, qd, tau_k, dt, fext, frame)
             qs[k + 1], qds[k + 1] = q, qd
             check_state(ts[k + 1], q, qd)
         if t_eval is not None:
@@ -322,9 +355,9 @@ def simulate(
             tau_t = applied(t, q, qd)
             if friction:
                 tau_t = tau_t - model.friction_torques(qd)
-            return np.concatenate(
-                [qd, model._forward_dynamics(q, qd, tau_t, f_ext=fext, frame=frame)]
-            )
+            kin = _dynamics.kinematics(tree, q)
+            ext = _dynamics.external_force(tree, kin, fext, frame)
+            return np.concatenate([qd, _dynamics.forward_dynamics(tree, kin, qd, tau_t, ext)])
 
         sol = solve_ivp(
             rhs,

@@ -1,4 +1,6 @@
-"""The model as plain data: parent array, joint placements, axes, inertias (spatial_v2 style).
+"""The model as plain data (spatial_v2 / Pinocchio ``Model`` style): a frozen tree of bodies with
+its parent array, joint placements, axes, inertias, gravity, and the index schedules and masks
+the algorithms read, compiled once when the tree is made.
 
 A *body* is a rigid group of links moved by one movable joint: links attached by fixed joints
 are merged into their parent's body (their frames stay addressable). Bodies are numbered in
@@ -6,20 +8,45 @@ depth-first order, so a parent always comes before its children and every subtre
 contiguous index range. Mimic joints are bodies of their own whose coordinate is slaved to a
 driver: ``q_full = G q + q_offset`` maps the actuated coordinates ``q`` (n,) to all body joint
 coordinates (nb,).
+
+Every array of a :class:`KinematicTree` is read-only and the tree is frozen: a changed model
+(gravity, payload, armature, friction, identified inertias) is a new tree, made with
+``dataclasses.replace``, which compiles the derived arrays again.
 """
 
+import dataclasses
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
 from .errors import InvalidURDFValueError, KinematicTreeError
-from .spatial import force_transform
+from .spatial import force_transform, skew
 
 REVOLUTE, PRISMATIC = 0, 1
 
 #: The tool flange frame of the ROS-Industrial frame convention: the default tip of a tree
 #: whose chains end in several leaves.
 TOOL_FRAME = "tool0"
+#: Default gravity [m/s^2] in the base frame.
+STANDARD_GRAVITY = (0.0, 0.0, -9.81)
+
+
+def frozen_array(values, dtype=float):
+    """A read-only array of ``values`` (copied unless it is already a read-only array).
+
+    Args:
+        values: array-like.
+        dtype: element type.
+
+    Returns:
+        ndarray: with ``flags.writeable`` False.
+    """
+    arr = np.asarray(values, dtype=dtype)
+    if arr.flags.writeable or arr.base is not None and arr.base.flags.writeable:
+        arr = arr.copy()
+        arr.setflags(write=False)
+    return arr
 
 
 @dataclass(frozen=True, eq=False)
@@ -28,32 +55,39 @@ class FrameInfo:
 
     Attributes:
         body: index of the body (-1: the base).
-        T_body_frame: (4, 4) pose of the link frame in the body frame [m].
+        T_body_frame: (4, 4) pose of the link frame in the body frame [m] (read-only).
     """
 
     body: int
     T_body_frame: np.ndarray  # (4, 4)
 
+    def __post_init__(self):
+        object.__setattr__(self, "T_body_frame", frozen_array(self.T_body_frame))
+
 
 @dataclass(frozen=True, eq=False)
 class KinematicTree:
-    """Immutable model data. Shapes: nb bodies (movable joints), n actuated joints.
+    """Frozen model data: nb bodies (movable joints), n actuated joints; all arrays read-only.
+
+    Body quantities are in the body frame (the frame of the joint that moves it, at the joint);
+    units rad, m, kg, s.
 
     Attributes:
         base_link: name of the fixed base link.
         body_joint_names: (nb,) name of the joint that moves each body.
         body_link_names: (nb,) name of each body's link.
-        joint_type: (nb,) REVOLUTE or PRISMATIC.
-        parent: (nb,) parent body index, -1 for the base.
-        T_parent_joint: (nb, 4, 4) joint frame in the parent body frame at q = 0.
-        axis: (nb, 3) unit axis in the joint (= body) frame.
-        inertia: (nb, 6, 6) spatial inertia about the body origin, body axes.
+        joint_type: (nb,) int, REVOLUTE or PRISMATIC.
+        parent: (nb,) int, parent body index, -1 for the base.
+        T_parent_joint: (nb, 4, 4) joint frame in the parent body frame at q = 0 [m].
+        axis: (nb, 3) unit joint axis in the joint (= body) frame.
+        inertia: (nb, 6, 6) spatial inertia about the body origin, body axes
+            (``[[m 1, -m [c]x], [m [c]x, I_c - m [c]x^2]]``) [kg, kg m, kg m^2].
         base_inertia: (6, 6) links fixed to the base (they exert no joint torque).
-        frames: link name -> :class:`FrameInfo`.
-        joint_names: (n,) actuated joints.
+        frames: link name -> :class:`FrameInfo` (a read-only mapping).
+        joint_names: (n,) actuated joints, the order of every joint vector.
         G: (nb, n) mimic map (body joint coordinates = G q + q_offset).
         q_offset: (nb,) mimic offsets [rad or m].
-        has_mimic: whether any body joint is a mimic joint.
+        has_mimic: whether any body joint is a mimic joint (G is not the identity).
         lower: (n,) lower position limits (-inf when absent or continuous) [rad or m].
         upper: (n,) upper position limits (inf when absent or continuous) [rad or m].
         velocity_limit: (n,) [rad/s or m/s], inf when absent.
@@ -63,31 +97,106 @@ class KinematicTree:
         ancestors: (nb, nb) 1.0 where column j is an ancestor-or-self of row i.
         leaf_links: links with no child link, below the base.
         tip_candidates: leaf links at the end of a chain of bodies.
+        gravity: (3,) gravity [m/s^2] in the base frame (default ``STANDARD_GRAVITY``).
+        armature: (n,) reflected rotor inertia [kg m^2 or kg] on M's diagonal (default 0).
+
+    Compiled at construction (not arguments):
+        descendants: (nb, nb) ``ancestors.T``: 1.0 where column i is in the subtree of row j
+            (C-contiguous, the backward passes' subtree sums).
+        strict_ancestors: (nb, nb) ``ancestors`` without the diagonal.
+        strict_descendants: (nb, nb) ``descendants`` without the diagonal.
+        depth: (nb,) int, number of ancestors-or-self (1: hangs from the base).
+        levels: ``(bodies, parents)`` index pairs from the base outwards: bodies grouped by
+            depth, split so that no two bodies of a group share a parent (``parents`` None for
+            the bodies on the base); ABA's passes run over these groups.
+        fk_jumps: pointer-jumping schedule of forward kinematics, ``(bodies, targets)`` pairs:
+            step k composes each listed body with the body 2^k levels up.
+        fk_levels: ``(bodies, parents)`` per depth >= 2, composing level by level.
+        motion_basis: (nb, 3, 16) ``T_parent_body(q) = [1, sin q, cos q] @ motion_basis``
+            (flattened 4x4; revolute joints, and the fixed part of prismatic ones).
+        prismatic_basis: (nb, 16) the part of ``T_parent_body`` linear in a prismatic q.
+        swapped_axes: (nb, 6, 1) joint axes in body axes with halves swapped, ``[w; v]``.
+        prismatic: (nb,) bool, prismatic joints.
+        has_prismatic: whether any joint is prismatic.
+        subtree_mass: (nb,) mass of each body's subtree [kg].
+        axis_first_moment: (nb, 4, 2) columns ``[axis; 0]`` and ``[m c; m]`` in body axes
+            (a body pose times them gives the base-axes joint axis and first moment).
+        GT: (n, nb) ``G.T``, C-contiguous.
+        neg_gravity_skew: (3, 3) ``[-gravity]x``.
+        has_armature: whether any armature is non-zero.
+        armature_matrix: (n, n) ``diag(armature)``.
     """
 
     base_link: str
-    body_joint_names: tuple  # (nb,) name of the joint that moves each body
-    body_link_names: tuple  # (nb,) name of each body's link
-    joint_type: np.ndarray  # (nb,) REVOLUTE or PRISMATIC
-    parent: np.ndarray  # (nb,) parent body index, -1 for the base
-    T_parent_joint: np.ndarray  # (nb, 4, 4) joint frame in the parent body frame at q = 0
-    axis: np.ndarray  # (nb, 3) unit axis in the joint (= body) frame
-    inertia: np.ndarray  # (nb, 6, 6) spatial inertia about the body origin, body axes
-    base_inertia: np.ndarray  # (6, 6) links fixed to the base (they exert no joint torque)
-    frames: dict  # link name -> FrameInfo
-    joint_names: tuple  # (n,) actuated joints
-    G: np.ndarray  # (nb, n) mimic map
-    q_offset: np.ndarray  # (nb,)
+    body_joint_names: tuple
+    body_link_names: tuple
+    joint_type: np.ndarray
+    parent: np.ndarray
+    T_parent_joint: np.ndarray
+    axis: np.ndarray
+    inertia: np.ndarray
+    base_inertia: np.ndarray
+    frames: dict
+    joint_names: tuple
+    G: np.ndarray
+    q_offset: np.ndarray
     has_mimic: bool
-    lower: np.ndarray  # (n,) position limits (-inf/inf when absent or continuous)
+    lower: np.ndarray
     upper: np.ndarray
-    velocity_limit: np.ndarray  # (n,) inf when absent
-    effort_limit: np.ndarray  # (n,) inf when absent
-    damping: np.ndarray  # (n,) viscous friction, N m s/rad or N s/m
-    friction: np.ndarray  # (n,) Coulomb friction, N m or N
-    ancestors: np.ndarray  # (nb, nb) 1.0 where column j is an ancestor-or-self of row i
-    leaf_links: tuple  # links with no child link, below the base
-    tip_candidates: tuple  # leaf links at the end of a chain of bodies
+    velocity_limit: np.ndarray
+    effort_limit: np.ndarray
+    damping: np.ndarray
+    friction: np.ndarray
+    ancestors: np.ndarray
+    leaf_links: tuple
+    tip_candidates: tuple
+    gravity: np.ndarray = STANDARD_GRAVITY
+    armature: np.ndarray = None
+    # compiled in __post_init__
+    descendants: np.ndarray = dataclasses.field(init=False, repr=False)
+    strict_ancestors: np.ndarray = dataclasses.field(init=False, repr=False)
+    strict_descendants: np.ndarray = dataclasses.field(init=False, repr=False)
+    depth: np.ndarray = dataclasses.field(init=False, repr=False)
+    levels: tuple = dataclasses.field(init=False, repr=False)
+    fk_jumps: tuple = dataclasses.field(init=False, repr=False)
+    fk_levels: tuple = dataclasses.field(init=False, repr=False)
+    motion_basis: np.ndarray = dataclasses.field(init=False, repr=False)
+    prismatic_basis: np.ndarray = dataclasses.field(init=False, repr=False)
+    swapped_axes: np.ndarray = dataclasses.field(init=False, repr=False)
+    prismatic: np.ndarray = dataclasses.field(init=False, repr=False)
+    has_prismatic: bool = dataclasses.field(init=False, repr=False)
+    subtree_mass: np.ndarray = dataclasses.field(init=False, repr=False)
+    axis_first_moment: np.ndarray = dataclasses.field(init=False, repr=False)
+    GT: np.ndarray = dataclasses.field(init=False, repr=False)
+    neg_gravity_skew: np.ndarray = dataclasses.field(init=False, repr=False)
+    has_armature: bool = dataclasses.field(init=False, repr=False)
+    armature_matrix: np.ndarray = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self):
+        nb, n = len(self.body_joint_names), len(self.joint_names)
+        arrays = {
+            "joint_type": frozen_array(self.joint_type, int).reshape(nb),
+            "parent": frozen_array(self.parent, int).reshape(nb),
+            "T_parent_joint": frozen_array(self.T_parent_joint).reshape(nb, 4, 4),
+            "axis": frozen_array(self.axis).reshape(nb, 3),
+            "inertia": frozen_array(self.inertia).reshape(nb, 6, 6),
+            "base_inertia": frozen_array(self.base_inertia).reshape(6, 6),
+            "G": frozen_array(self.G).reshape(nb, n),
+            "q_offset": frozen_array(self.q_offset).reshape(nb),
+            "ancestors": frozen_array(self.ancestors).reshape(nb, nb),
+            "gravity": frozen_array(self.gravity).reshape(3),
+            "armature": frozen_array(np.zeros(n) if self.armature is None else self.armature),
+        }
+        for name in ("lower", "upper", "velocity_limit", "effort_limit", "damping", "friction"):
+            arrays[name] = frozen_array(getattr(self, name)).reshape(n)
+        arrays["armature"] = arrays["armature"].reshape(n)
+        arrays["frames"] = MappingProxyType(dict(self.frames))
+        for name, value in arrays.items():
+            object.__setattr__(self, name, value)
+        for name, value in _compile(self).items():
+            if isinstance(value, np.ndarray):
+                value = frozen_array(value, value.dtype)
+            object.__setattr__(self, name, value)
 
     @property
     def nb(self):
@@ -98,6 +207,167 @@ class KinematicTree:
     def n(self):
         """Number of actuated joints."""
         return len(self.joint_names)
+
+    # ------------------------------------------------------------ actuated <-> body coordinates
+    def body_positions(self, q):
+        """Body joint coordinates ``G q + q_offset`` (..., nb) of actuated positions q (..., n)."""
+        return q @ self.GT + self.q_offset if self.has_mimic else q
+
+    def body_rates(self, x):
+        """Body joint rates ``G x`` (..., nb) of actuated velocities or accelerations (..., n)."""
+        return x @ self.GT if self.has_mimic else x
+
+    def reduce(self, x):
+        """Actuated-joint forces ``x G`` (..., n) of body joint forces (..., nb) (last axis; also
+        Jacobian columns (..., 6, nb))."""
+        return x @ self.G if self.has_mimic else x
+
+    def reduce_matrix(self, A):
+        """``G^T A G`` (..., n, n) of a body joint matrix (..., nb, nb)."""
+        return self.GT @ A @ self.G if self.has_mimic else A
+
+
+def _compile(tree):
+    """The derived arrays and schedules of a tree (see :class:`KinematicTree`)."""
+    nb = tree.nb
+    anc = tree.ancestors
+    strict = anc - np.eye(nb)
+    depth = anc.sum(axis=1).astype(int)
+    masses = tree.inertia[:, 0, 0]
+    basis, prismatic_basis = _motion_basis(tree)
+    jumps, fk_levels = _fk_schedules(tree.parent, depth)
+    # columns [axis; 0] and [first moment h_B; m]: T @ column gives z_W and m c_W
+    cols = np.zeros((nb, 4, 2))
+    cols[:, :3, 0] = tree.axis
+    cols[:, 0, 1] = tree.inertia[:, 2, 4] * -1.0  # m c from the block m [c]x
+    cols[:, 1, 1] = tree.inertia[:, 0, 5] * -1.0
+    cols[:, 2, 1] = tree.inertia[:, 1, 3] * -1.0
+    cols[:, 3, 1] = masses
+    prismatic = tree.joint_type == PRISMATIC
+    return {
+        "descendants": np.ascontiguousarray(anc.T),
+        "strict_ancestors": strict,
+        "strict_descendants": np.ascontiguousarray(strict.T),
+        "depth": depth,
+        "levels": _aba_levels(tree.parent, depth),
+        "fk_jumps": jumps,
+        "fk_levels": fk_levels,
+        "motion_basis": basis,
+        "prismatic_basis": prismatic_basis,
+        "swapped_axes": _swapped_axes(tree),
+        "prismatic": prismatic,
+        "has_prismatic": bool(np.any(prismatic)),
+        "subtree_mass": anc.T @ masses,
+        "axis_first_moment": cols,
+        "GT": np.ascontiguousarray(tree.G.T),
+        "neg_gravity_skew": skew(-tree.gravity),
+        "has_armature": bool(np.any(tree.armature)),
+        "armature_matrix": np.diag(tree.armature),
+    }
+
+
+def _motion_basis(tree):
+    """Constant arrays that make every joint transform a single matrix product.
+
+    Revolute about unit axis a with ``K = [a]x``: ``R(q) = I + sin q K + (1 - cos q) K^2``, so
+    ``T_parent_body(q) = [1, sin q, cos q] @ [T0 (I + K^2), T0 K, -T0 K^2]`` and
+    ``[1, sin q, cos q] = sin(q * [0, 1, 1] + [pi/2, 0, pi/2])``. Prismatic: translation
+    ``q a``, added as ``q * T0 P``.
+
+    Returns:
+        tuple: ``(basis (nb, 3, 16), prismatic_basis (nb, 16))``.
+    """
+    nb = tree.nb
+    basis = np.zeros((nb, 3, 4, 4))
+    prismatic = np.zeros((nb, 4, 4))
+    for b in range(nb):
+        T0 = tree.T_parent_joint[b]
+        a = tree.axis[b]
+        if tree.joint_type[b] == REVOLUTE:
+            K = np.zeros((4, 4))
+            K[:3, :3] = skew(a)
+            basis[b, 0] = T0 + T0 @ K @ K
+            basis[b, 1] = T0 @ K
+            basis[b, 2] = -T0 @ K @ K
+        else:
+            basis[b, 0] = T0
+            P = np.zeros((4, 4))
+            P[:3, 3] = a
+            prismatic[b] = T0 @ P
+    return basis.reshape(nb, 3, 16), prismatic.reshape(nb, 16)
+
+
+def _swapped_axes(tree):
+    """Joint axes in body coordinates with halves swapped, ``[w; v]``: revolute ``[a; 0]``,
+    prismatic ``[0; a]`` (what the force transform maps to the swapped world axis); (nb, 6, 1).
+    """
+    S = np.zeros((tree.nb, 6, 1))
+    for b in range(tree.nb):
+        if tree.joint_type[b] == PRISMATIC:
+            S[b, 3:, 0] = tree.axis[b]
+        else:
+            S[b, :3, 0] = tree.axis[b]
+    return S
+
+
+def _fk_schedules(parent, depth):
+    """``(jumps, levels)`` index schedules of forward kinematics.
+
+    ``jumps``: pointer jumping, ``(bodies, targets)`` pairs; step k composes each listed body with
+    the body 2^k levels up, so a chain of depth D takes ceil(log2 D) batched products.
+    ``levels``: ``(bodies, parents)`` per tree depth >= 2, for composing level by level.
+    """
+    jumps = []
+    pointer = parent.copy()
+    while np.any(pointer >= 0):
+        has = np.nonzero(pointer >= 0)[0]
+        jumps.append((has, pointer[has]))
+        pointer = np.where(pointer >= 0, pointer[np.maximum(pointer, 0)], -1)
+        pointer[parent < 0] = -1
+    levels = []
+    for d in range(2, int(depth.max()) + 1 if depth.size else 0):
+        bodies = np.nonzero(depth == d)[0]
+        levels.append((bodies, parent[bodies]))
+    return (
+        tuple((as_index(a), as_index(b)) for a, b in jumps),
+        tuple((as_index(a), as_index(b)) for a, b in levels),
+    )
+
+
+def _aba_levels(parent, depth):
+    """Bodies grouped by depth from the base outwards, split so that no two bodies of a group
+    share a parent; ``(bodies, parents)`` pairs, ``parents`` None at depth 1 (on the base)."""
+    levels = []
+    for d in range(1, int(depth.max()) + 1 if depth.size else 1):
+        bodies = np.nonzero(depth == d)[0]
+        if d == 1:
+            levels.append((_frozen_index(bodies), None))
+            continue
+        parents = parent[bodies]
+        rank = np.array([np.count_nonzero(parents[:i] == p) for i, p in enumerate(parents)])
+        for r in range(rank.max() + 1):
+            levels.append((_frozen_index(bodies[rank == r]), _frozen_index(parents[rank == r])))
+    return tuple(levels)
+
+
+def _frozen_index(indices):
+    return frozen_array(indices, int)
+
+
+def as_index(indices):
+    """Cheapest index for a set of body indices.
+
+    Args:
+        indices: 1-D integer array.
+
+    Returns:
+        slice or ndarray: a slice for a run of consecutive indices (a view, cheaper than fancy
+        indexing), else the (read-only) index array itself.
+    """
+    indices = np.asarray(indices)
+    if indices.size and np.all(np.diff(indices) == 1):
+        return slice(int(indices[0]), int(indices[-1]) + 1)
+    return _frozen_index(indices)
 
 
 def build_tree(robot, base_link=None):

@@ -27,8 +27,8 @@ and the field:
 - ``<mimic>`` multiplier and offset at most :data:`MAX_MIMIC` in magnitude.
 
 These bounds keep every product the algorithms form finite for joint inputs within
-``robot_dynamics.core.model.MAX_INPUT``. The document may have at most ``max_links`` links and
-joints (:data:`MAX_LINKS` by default; :class:`~robot_dynamics.core.errors.ModelTooLargeError`
+``robot_dynamics.core.validation.MAX_INPUT``. The document may have at most ``max_links`` links
+and joints (:data:`MAX_LINKS` by default; :class:`~robot_dynamics.core.errors.ModelTooLargeError`
 beyond), checked right after the XML parse, so reading and refusing take time and memory linear
 in the size of the text.
 """

@@ -1,6 +1,8 @@
 """Bad input: each case raises the named exception of robot_dynamics.core.errors and the message
 names the culprit (argument, joint, link or frame)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from robot_dynamics.core.errors import (
     InvalidInputError,
     KinematicTreeError,
     RobotDynamicsError,
+    SingularInertiaError,
     UnknownFrameError,
     UnsupportedJointError,
     URDFError,
@@ -388,3 +391,30 @@ def test_observer_bad_arguments(dp):
     with pytest.raises(InvalidInputError) as ei:
         obs.update(Z2, Z2, np.zeros(3), 1e-3)
     assert "tau" in str(ei.value)
+
+
+# ------------------------------------------------------------------ singular inertia
+_INERTIA = 'ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"'
+# the prismatic joint moves a body of 5e-324 kg (the smallest subnormal): M is singular to
+# working precision, and solving with it overflows
+NEAR_MASSLESS_SLIDER = (
+    '<robot name="r"><link name="l0"/>'
+    f'<link name="l1"><inertial><mass value="0"/><inertia {_INERTIA}/></inertial></link>'
+    '<joint name="j1" type="revolute"><parent link="l0"/><child link="l1"/>'
+    '<axis xyz="0 0 -1"/><limit lower="0" upper="0" effort="0" velocity="0"/></joint>'
+    f'<link name="l2"><inertial><mass value="5e-324"/><inertia {_INERTIA}/></inertial></link>'
+    '<joint name="j2" type="prismatic"><parent link="l1"/><child link="l2"/>'
+    '<origin rpy="0 0 1"/><axis xyz="0 1 0"/>'
+    '<limit lower="0" upper="0" effort="0" velocity="0"/></joint></robot>'
+)
+
+
+def test_forward_dynamics_with_a_singular_inertia_matrix_names_the_joint_without_warnings():
+    model = RobotModel.from_urdf(NEAR_MASSLESS_SLIDER)
+    q = np.array([0.0, 241.0])
+    for args in ((q, q, q), (np.stack([q, q]), np.stack([q, q]), np.stack([q, q]))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(SingularInertiaError) as ei:
+                model.forward_dynamics(*args)
+        assert "'j2'" in str(ei.value)

@@ -1,0 +1,228 @@
+"""Unchecked entry points: the dynamics of actuated joint vectors over the compiled tree.
+
+**Inputs are already validated**: these functions do not check them again. Joint vectors are
+float arrays (..., n) in ``tree.joint_names`` order, finite and within
+:data:`~robot_dynamics.core.validation.MAX_INPUT`, with batch shapes that broadcast; frames are
+links of the tree (keys of ``tree.frames``); axes are ``"base"`` or ``"local"``; wrenches are
+(..., 6) float arrays. :class:`~robot_dynamics.core.model.RobotModel`'s methods validate their
+arguments once and call these; a caller that has validated its inputs itself (the estimation
+pipeline, an integrator's inner loop) calls them directly.
+
+Most take a :class:`~robot_dynamics.core.kinematics.Kinematics` pass made by :func:`kinematics`,
+so several terms at one configuration share one forward-kinematics pass (as Pinocchio's
+algorithms share ``forwardKinematics``). Units and conventions are those of
+:class:`~robot_dynamics.core.model.RobotModel`.
+"""
+
+import numpy as np
+from scipy.linalg.lapack import dposv as _dposv
+
+from . import jacobian as _jacobian
+from .coriolis import coriolis, momentum_terms as _momentum_terms
+from .crba import crba
+from .errors import SingularInertiaError
+from .gravity import generalized_gravity
+from .kinematics import Kinematics, body_transforms
+from .rnea import rnea, world_wrench
+
+_isfinite = np.isfinite
+
+
+def kinematics(tree, q):
+    """The forward-kinematics pass at q, shared by the terms below.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        q: (..., n) joint positions [rad or m].
+
+    Returns:
+        Kinematics: body poses at q (and, on first use, world axes and inertias).
+    """
+    return Kinematics(tree, tree.body_positions(q))
+
+
+def external_force(tree, kin, f_ext, frame):
+    """A wrench on a link as ``(body, spatial force about the base origin)`` for the RNEA.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        f_ext: (..., 6) wrench ``[f; n]`` [N, N m] the environment applies to ``frame``,
+            base-frame axes, moment about the frame origin; or None.
+        frame: the link it acts on.
+
+    Returns:
+        tuple or None: ``(body index, (..., 6) spatial force)``; None without a wrench.
+    """
+    if f_ext is None:
+        return None
+    W_T_F = _jacobian.frame_pose(tree, kin.T, frame)
+    return tree.frames[frame].body, world_wrench(W_T_F[..., :3, 3], f_ext)
+
+
+def gravity_torques(tree, kin):
+    """Generalised gravity g(q) (..., n) [N m or N]: the torques that hold the robot still."""
+    return tree.reduce(generalized_gravity(tree, kin))
+
+
+def inverse_dynamics(tree, kin, qd, qdd, external=None):
+    """``tau = M qdd + C qd + g - J^T f_ext`` (..., n) [N m or N], armature included.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., n) joint velocities [rad/s or m/s].
+        qdd: (..., n) joint accelerations [rad/s^2 or m/s^2].
+        external: :func:`external_force` of the wrench, or None.
+
+    Returns:
+        ndarray: (..., n) joint torques.
+    """
+    tau = rnea(tree, kin, tree.body_rates(qd), tree.body_rates(qdd), f_ext=external)
+    tau = tree.reduce(tau)
+    return tau + tree.armature * qdd if tree.has_armature else tau
+
+
+def nonlinear_effects(tree, kin, qd, external=None):
+    """``h = C qd + g - J^T f_ext`` (..., n) [N m or N]: the inverse dynamics at qdd = 0.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., n) joint velocities [rad/s or m/s].
+        external: :func:`external_force` of the wrench, or None.
+
+    Returns:
+        ndarray: (..., n) torques.
+    """
+    return tree.reduce(rnea(tree, kin, tree.body_rates(qd), None, f_ext=external))
+
+
+def mass_matrix(tree, kin):
+    """Joint-space inertia M(q) (..., n, n) [kg m^2 or kg] by CRBA, armature included."""
+    M = tree.reduce_matrix(crba(tree, kin)[0])
+    return M + tree.armature_matrix if tree.has_armature else M
+
+
+def forward_dynamics(tree, kin, qd, tau, external=None):
+    """qdd (..., n) [rad/s^2 or m/s^2] solving ``M qdd = tau + J^T f_ext - C qd - g``.
+
+    CRBA matrix, then LAPACK's Cholesky solve for one configuration, numpy's LU solve for a
+    batch.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., n) joint velocities [rad/s or m/s].
+        tau: (..., n) joint torques [N m or N].
+        external: :func:`external_force` of the wrench, or None.
+
+    Returns:
+        ndarray: (..., n) joint accelerations.
+
+    Raises:
+        SingularInertiaError: M is singular (names a joint that moves little or no inertia).
+    """
+    rhs = tau - nonlinear_effects(tree, kin, qd, external)
+    M = mass_matrix(tree, kin)
+    n = tree.n
+    if n == 0:
+        return rhs  # no movable joint: (..., 0)
+    if M.ndim == 2:
+        # one configuration: LAPACK's Cholesky solve directly (numpy's wrapper costs more
+        # than the solve itself for a 7x7 system)
+        _, x, info = _dposv(M, rhs, lower=1)
+        if info == 0 and _isfinite(x).all():
+            return x
+    try:
+        x = np.linalg.solve(M, rhs[..., None])[..., 0]
+        if not _isfinite(x).all():  # (a sum could be inf - inf: an invalid-value warning)
+            raise np.linalg.LinAlgError
+        return x
+    except np.linalg.LinAlgError:
+        diag = np.diagonal(M, axis1=-2, axis2=-1).reshape(-1, n)
+        k = int(np.argmin(diag.min(axis=0)))
+        raise SingularInertiaError(
+            f"forward dynamics: the joint-space inertia matrix is singular; joint "
+            f"{tree.joint_names[k]!r} moves little or no inertia (add armature or link "
+            f"inertia)"
+        ) from None
+
+
+def coriolis_matrix(tree, kin, qd):
+    """Christoffel-symbol Coriolis matrix C(q, qd) (..., n, n) [kg m^2/s or kg/s]."""
+    return tree.reduce_matrix(coriolis(tree, kin, tree.body_rates(qd)))
+
+
+def momentum_terms(tree, kin, qd):
+    """``(M qd, C^T qd, g)``, each (..., n), from one pass over the body velocities.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., n) joint velocities [rad/s or m/s].
+
+    Returns:
+        tuple: generalised momentum [kg m^2/s or kg m/s], ``C^T qd`` and ``g`` [N m or N].
+    """
+    p, CTqd = _momentum_terms(tree, kin, tree.body_rates(qd))
+    g = generalized_gravity(tree, kin)
+    p, CTqd, g = tree.reduce(p), tree.reduce(CTqd), tree.reduce(g)
+    if tree.has_armature:
+        p = p + tree.armature * qd
+    return p, CTqd, g
+
+
+def frame_pose(tree, q, frame):
+    """Pose ``B_T_F`` (..., 4, 4) [m] of link ``frame`` in the base frame at q (..., n)."""
+    T = body_transforms(tree, tree.body_positions(q))
+    return _jacobian.frame_pose(tree, T, frame)
+
+
+def frame_jacobian(tree, kin, frame, axes):
+    """Geometric Jacobian (..., 6, n), rows ``[v; w]`` of the frame origin.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        frame: link name.
+        axes: "base" (base-frame axes) or "local" (the frame's own axes).
+
+    Returns:
+        ndarray: (..., 6, n) J mapping qd to ``[v; w]`` [m/s; rad/s].
+    """
+    J, W_T_F = _jacobian.frame_jacobian_full(tree, kin, frame)
+    J = tree.reduce(J)
+    return _jacobian.to_local_axes(J, W_T_F) if axes == "local" else J
+
+
+def jacobian_dot_qd(tree, kin, qd, frame, axes):
+    """``Jdot qd`` (..., 6) [m/s^2; rad/s^2] of the frame origin, in ``axes``, no gravity."""
+    bias, W_T_F = _jacobian.frame_acceleration_bias(tree, kin, tree.body_rates(qd), frame)
+    return _jacobian.to_local_axes(bias, W_T_F) if axes == "local" else bias
+
+
+def task_space_inertia(tree, kin, frame, rcond):
+    """``Lambda = (J M^-1 J^T)^+`` (..., 6, 6) [kg, kg m, kg m^2] of a frame, base axes.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        frame: link name.
+        rcond: relative singular-value cutoff of the pseudo-inverse.
+
+    Returns:
+        ndarray: (..., 6, 6) Lambda.
+    """
+    J = frame_jacobian(tree, kin, frame, "base")
+    Minv_JT = np.linalg.solve(mass_matrix(tree, kin), J.swapaxes(-1, -2))
+    return np.linalg.pinv(J @ Minv_JT, rcond=rcond, hermitian=True)
+
+
+def potential_energy(tree, q):
+    """Potential energy ``-sum_i m_i gravity . c_i`` (...,) [J], zero at the base origin."""
+    T = body_transforms(tree, tree.body_positions(q))
+    h = (T[..., :3, :] @ tree.axis_first_moment[..., 1:])[..., 0]  # m c (base axes)
+    base = tree.base_inertia
+    base_h = -np.array([base[2, 4], base[0, 5], base[1, 3]])
+    return -(h.sum(axis=-2) + base_h) @ tree.gravity

@@ -1,0 +1,224 @@
+"""The model's data in the open: the compiled tree (``model.tree``) is frozen and read-only and
+its compiled masks, levels and sums agree with their definitions; the model cannot be changed
+after construction (derived models are new models); the unchecked entry points give what the
+checked methods give; no core module reads another object's private attributes."""
+
+import dataclasses
+import glob
+import os
+import re
+
+import numpy as np
+import pytest
+
+import oracles
+from core_helpers import load_model, random_state, robot_params
+from robot_dynamics.core import dynamics
+from robot_dynamics.core.errors import (
+    AmbiguousTipError,
+    InvalidInputError,
+    UnknownFrameError,
+)
+from robot_dynamics.core.friction import FrictionModel
+from robot_dynamics.core.estimation import external_wrench, resolve_wrench_components
+from robot_dynamics.core.simulate import semi_implicit_euler_step
+from robot_dynamics.core.state_terms import StateTerms
+
+ROBOTS = robot_params(["double_pendulum", "mixed", "ytree", "panda_arm", "baxter"])
+CORE = os.path.join(oracles.REPO_ROOT, "robot_dynamics", "core")
+
+
+def _arrays(tree):
+    for field in dataclasses.fields(tree):
+        value = getattr(tree, field.name)
+        if isinstance(value, np.ndarray):
+            yield field.name, value
+        elif isinstance(value, tuple):
+            for k, item in enumerate(value):
+                for part in item if isinstance(item, tuple) else (item,):
+                    if isinstance(part, np.ndarray):
+                        yield f"{field.name}[{k}]", part
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_every_array_of_the_tree_is_read_only(name):
+    tree = load_model(name).tree
+    arrays = dict(_arrays(tree))
+    assert {"parent", "ancestors", "descendants", "axis", "inertia", "gravity"} <= set(arrays)
+    for what, arr in arrays.items():
+        assert not arr.flags.writeable, what
+    with pytest.raises(ValueError):
+        tree.inertia[0, 0, 0] = 1.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tree.gravity = np.zeros(3)
+    with pytest.raises(TypeError):
+        tree.frames["new_link"] = tree.frames[tree.base_link]
+    for info in tree.frames.values():
+        assert not info.T_body_frame.flags.writeable
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_compiled_tree_agrees_with_its_definitions(name):
+    tree = load_model(name).tree
+    nb = tree.nb
+    anc = tree.ancestors
+    for i in range(nb):  # ancestors-or-self by walking the parent array
+        chain, b = set(), i
+        while b >= 0:
+            chain.add(b)
+            b = tree.parent[b]
+        assert set(np.nonzero(anc[i])[0]) == chain
+    np.testing.assert_array_equal(tree.descendants, anc.T)
+    np.testing.assert_array_equal(tree.strict_ancestors, anc - np.eye(nb))
+    np.testing.assert_array_equal(tree.strict_descendants, (anc - np.eye(nb)).T)
+    np.testing.assert_array_equal(tree.depth, anc.sum(axis=1))
+    # levels: every body once, from the base outwards, parents distinct within a group and
+    # placed in an earlier group
+    seen = []
+    for bodies, parents in tree.levels:
+        bodies = np.arange(nb)[bodies]
+        if parents is None:
+            assert np.all(tree.parent[bodies] == -1)
+        else:
+            np.testing.assert_array_equal(tree.parent[bodies], parents)
+            assert len(set(parents.tolist())) == len(parents)
+            assert set(parents.tolist()) <= set(seen)
+        seen.extend(bodies.tolist())
+    assert sorted(seen) == list(range(nb))
+    masses = tree.inertia[:, 0, 0]
+    np.testing.assert_allclose(tree.subtree_mass, [masses[anc[:, j] > 0].sum() for j in range(nb)])
+    np.testing.assert_array_equal(tree.prismatic, tree.joint_type == 1)
+    np.testing.assert_array_equal(tree.GT, tree.G.T)
+    x = np.array([0.3, -1.2, 2.0])
+    np.testing.assert_allclose(tree.neg_gravity_skew @ x, np.cross(-tree.gravity, x))
+
+
+def test_the_model_is_immutable_and_derived_models_are_new(rng):
+    model = load_model("mixed")
+    for name, value in (("tip_link", "tool"), ("tree", None), ("gravity", np.zeros(3))):
+        with pytest.raises(AttributeError):
+            setattr(model, name, value)
+    with pytest.raises(AttributeError):
+        del model.tip_link
+    q, qd, qdd = random_state(model, "mixed", rng)
+    g0, tau0 = model.gravity_torques(q), model.inverse_dynamics(q, qd, qdd)
+    derived = [
+        model.with_gravity([0.0, 9.81, 0.0]),
+        model.with_armature(0.1),
+        model.with_friction(FrictionModel(np.full(model.n, 0.2), np.full(model.n, 0.3))),
+        model.with_payload(1.5, [0.0, 0.0, 0.1], frame="tool"),
+        model.with_body_inertias(2.0 * model.tree.inertia),
+    ]
+    for new in derived:
+        assert new is not model
+        # a frozen tree is shared when it does not change (another friction model)
+        assert (new.tree is model.tree) == (new is derived[2])
+        assert new.tip_link == model.tip_link
+        assert new.inertia_adjustments == model.inertia_adjustments
+    np.testing.assert_array_equal(model.gravity_torques(q), g0)
+    np.testing.assert_array_equal(model.inverse_dynamics(q, qd, qdd), tau0)
+    np.testing.assert_array_equal(derived[2].friction.viscous, 0.2)
+    np.testing.assert_array_equal(derived[2].friction.coulomb, 0.3)
+    assert all(new.friction is model.friction for new in derived if new is not derived[2])
+    # the body inertias scale every inertial term: M and g double
+    doubled = derived[4]
+    np.testing.assert_allclose(doubled.mass_matrix(q), 2.0 * model.mass_matrix(q), rtol=1e-12)
+    np.testing.assert_allclose(doubled.gravity_torques(q), 2.0 * g0, rtol=1e-12, atol=1e-12)
+
+
+def test_with_body_inertias_refuses_a_wrong_shape_or_non_finite_values():
+    model = load_model("double_pendulum")
+    bad = model.tree.inertia.copy()
+    bad[1, 0, 0] = np.nan
+    for inertia in (np.zeros((3, 6, 6)), bad, "heavy"):
+        with pytest.raises(InvalidInputError) as ei:
+            model.with_body_inertias(inertia)
+        assert "body inertias" in str(ei.value)
+
+
+def test_resolve_frame():
+    model = load_model("mixed")
+    assert model.resolve_frame(None) == model.tip_link == "tool"
+    assert model.resolve_frame("mount") == "mount"
+    with pytest.raises(UnknownFrameError) as ei:
+        model.resolve_frame("tol")
+    assert "'tool'" in str(ei.value)  # a suggestion
+    tree_model = load_model("ytree")
+    assert tree_model.tip_link is None
+    with pytest.raises(AmbiguousTipError):
+        tree_model.resolve_frame(None)
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_unchecked_entry_points_give_what_the_checked_methods_give(name, rng):
+    model = load_model(name).with_armature(0.05)
+    tree = model.tree
+    frame = oracles.default_frame(name)
+    q, qd, qdd = random_state(model, name, rng, shape=(3,))
+    tau = rng.normal(size=q.shape)
+    f_ext = rng.normal(size=(3, 6))
+    kin = dynamics.kinematics(tree, q)
+    ext = dynamics.external_force(tree, kin, f_ext, frame)
+
+    def same(a, b):  # a shared kinematics pass may form S another way: rounding differs
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+    same(dynamics.gravity_torques(tree, kin), model.gravity_torques(q))
+    same(
+        dynamics.inverse_dynamics(tree, kin, qd, qdd, ext),
+        model.inverse_dynamics(q, qd, qdd, f_ext=f_ext, frame=frame),
+    )
+    same(dynamics.nonlinear_effects(tree, kin, qd), model.nonlinear_effects(q, qd))
+    same(dynamics.mass_matrix(tree, kin), model.mass_matrix(q))
+    same(dynamics.coriolis_matrix(tree, kin, qd), model.coriolis_matrix(q, qd))
+    same(
+        dynamics.forward_dynamics(tree, kin, qd, tau, ext),
+        model.forward_dynamics(q, qd, tau, f_ext=f_ext, frame=frame),
+    )
+    for a, b in zip(dynamics.momentum_terms(tree, kin, qd), model.momentum_terms(q, qd)):
+        same(a, b)
+    for axes in ("base", "local"):
+        same(dynamics.frame_jacobian(tree, kin, frame, axes), model.jacobian(q, frame, axes))
+        same(
+            dynamics.jacobian_dot_qd(tree, kin, qd, frame, axes),
+            model.jacobian_dot_qd(q, qd, frame, axes),
+        )
+    same(dynamics.frame_pose(tree, q, frame), model.frame_pose(q, frame))
+    same(dynamics.potential_energy(tree, q), model.potential_energy(q))
+    terms = StateTerms(tree, kin, qd, frame, "local")
+    checked = model.state_terms(q, qd, frame=frame, axes="local")
+    for attribute in ("gravity", "nonlinear_effects", "momentum", "coriolis_transpose_qd"):
+        same(getattr(terms, attribute), getattr(checked, attribute))
+    same(terms.jacobian, checked.jacobian)
+    tau_ext = rng.normal(size=q.shape)
+    names = resolve_wrench_components(None, model.n)
+    est = external_wrench(tree, q, tau_ext, frame, model.base_link, names, 0.05, 0.01)
+    ref = model.estimate_external_wrench(q, tau_ext, frame=frame, sensor_frame=model.base_link)
+    same(est.wrench, ref.wrench)
+    same(est.singular_values, ref.singular_values)
+    for a, b in zip(
+        semi_implicit_euler_step(tree, q, qd, tau, 1e-3, f_ext, frame),
+        model.step(q, qd, tau, 1e-3, f_ext=f_ext, frame=frame),
+    ):
+        same(a, b)
+
+
+def test_no_core_module_reads_private_attributes_of_another_object():
+    # an attribute with a leading underscore is read only through ``self`` (or ``cls``)
+    private = re.compile(r"\b(?!self\b|cls\b)([a-z_][a-z0-9_]*)\._[a-z]\w*")
+    offenders = []
+    for path in sorted(glob.glob(os.path.join(CORE, "*.py"))):
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                code = line.split("#")[0]
+                for match in private.finditer(code):
+                    if match.group(1).startswith("_") or match.group(1) in ("np", "scipy"):
+                        continue  # module aliases (``_dynamics.kinematics``), numpy internals
+                    offenders.append(f"{os.path.basename(path)}:{number}: {match.group(0)}")
+    assert not offenders, offenders
+
+
+def test_no_core_module_exceeds_700_lines():
+    for path in glob.glob(os.path.join(CORE, "*.py")):
+        with open(path) as f:
+            assert sum(1 for _ in f) <= 700, path
