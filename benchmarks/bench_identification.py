@@ -35,11 +35,8 @@ sys.path.insert(0, os.path.join(REPO, "test", "core"))
 
 from robot_dynamics import RobotModel  # noqa: E402
 from robot_dynamics.core.excitation import optimize_excitation  # noqa: E402
-from robot_dynamics.core.identification import (  # noqa: E402
-    apply_parameters,
-    identify,
-    is_physically_consistent,
-)
+from robot_dynamics.core.identification import apply_parameters, identify  # noqa: E402
+from robot_dynamics.core.pseudo_inertia import is_physically_consistent  # noqa: E402
 from robot_dynamics.core.regressor import (  # noqa: E402
     ParameterLayout,
     inertia_to_parameters,

@@ -29,9 +29,16 @@ import scipy.optimize
 from .base_parameters import base_parameters
 from .errors import RobotDynamicsError
 from .friction import FRICTION_TERMS
+from .pseudo_inertia import (
+    log_cholesky_jacobian,
+    log_cholesky_to_parameters,
+    parameters_to_log_cholesky,
+)
 from .regressor import (
     PARAMETERS_PER_BODY,
     ParameterLayout,
+    joint_regressor,
+    joint_torque_regressor,
     parameters_to_inertia,
     regressor,
 )
@@ -53,8 +60,8 @@ BOUND_TOLERANCE = 1e-12
 
 
 def single_threaded_blas():
-    """One BLAS thread for loops of small dense problems (the fit's 100 x 100 SVDs): threads only
-    add synchronisation there, and on a busy machine they cost 10-20x. Uses threadpoolctl when
+    """One BLAS thread for the fit's dense problems (QR of tall regressors, 100 x 100 SVDs):
+    threads add synchronisation, and on a busy machine they cost 10-20x. Uses threadpoolctl when
     it is installed (a test and benchmark dependency), else changes nothing.
 
     Returns:
@@ -67,113 +74,6 @@ def single_threaded_blas():
 
         return contextlib.nullcontext()
     return threadpool_limits(limits=1, user_api="blas")
-
-
-# ------------------------------------------------------------------ pseudo-inertia
-def pseudo_inertia(theta):
-    """Pseudo-inertia ``[[Sigma, h], [h^T, m]]``, ``Sigma = tr(I)/2 1 - I``, of body parameters
-    (inertia about the body origin).
-
-    Args:
-        theta: (..., 10) body parameters (:mod:`robot_dynamics.core.regressor` order).
-
-    Returns:
-        ndarray: (..., 4, 4) pseudo-inertia [kg, kg m, kg m^2].
-    """
-    theta = np.asarray(theta, dtype=float)
-    inertia = parameters_to_inertia(theta)[..., 3:, 3:]
-    trace = np.trace(inertia, axis1=-2, axis2=-1)[..., None, None]
-    J = np.zeros(theta.shape[:-1] + (4, 4))
-    J[..., :3, :3] = 0.5 * trace * np.eye(3) - inertia
-    J[..., :3, 3] = theta[..., 1:4]
-    J[..., 3, :3] = theta[..., 1:4]
-    J[..., 3, 3] = theta[..., 0]
-    return J
-
-
-def parameters_from_pseudo_inertia(J):
-    """Inverse of :func:`pseudo_inertia`.
-
-    Args:
-        J: (..., 4, 4) pseudo-inertia.
-
-    Returns:
-        ndarray: (..., 10) body parameters.
-    """
-    J = np.asarray(J, dtype=float)
-    S = J[..., :3, :3]
-    inertia = np.trace(S, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - S
-    out = np.empty(J.shape[:-2] + (10,))
-    out[..., 0] = J[..., 3, 3]
-    out[..., 1:4] = J[..., :3, 3]
-    out[..., 4:] = inertia[..., [0, 0, 1, 0, 1, 2], [0, 1, 1, 2, 2, 2]]
-    return out
-
-
-def is_physically_consistent(theta, tolerance=1e-9):
-    """Mass >= 0 and rotational inertia PSD with the triangle inequality, per body
-    (pseudo-inertia eigenvalues >= -tolerance * its scale).
-
-    Args:
-        theta: (..., 10) body parameters.
-        tolerance: relative tolerance on the pseudo-inertia's eigenvalues.
-
-    Returns:
-        ndarray: (...,) bool.
-    """
-    J = pseudo_inertia(theta)
-    eig = np.linalg.eigvalsh(J)
-    scale = np.maximum(np.abs(eig).max(axis=-1), 1e-12)
-    return eig.min(axis=-1) >= -tolerance * scale
-
-
-def log_cholesky_to_parameters(x):
-    """Body parameters of log-Cholesky coordinates
-    ``[alpha, d1, d2, d3, s12, s23, s13, t1, t2, t3]``:
-    ``U = e^alpha [[e^d1, s12, s13, t1], [0, e^d2, s23, t2], [0, 0, e^d3, t3], [0, 0, 0, 1]]``,
-    ``J = U U^T`` (always a physically consistent body with positive mass).
-
-    Args:
-        x: (..., 10) log-Cholesky coordinates.
-
-    Returns:
-        ndarray: (..., 10) body parameters.
-    """
-    U = _log_cholesky_factor(np.asarray(x, dtype=float))
-    return parameters_from_pseudo_inertia(U @ U.swapaxes(-1, -2))
-
-
-def parameters_to_log_cholesky(theta, floor=1e-9):
-    """Log-Cholesky coordinates of body parameters; a pseudo-inertia that is not positive definite
-    is first lifted by ``floor`` times its scale (plus its most negative eigenvalue).
-
-    Args:
-        theta: (..., 10) body parameters.
-        floor: relative lift of a pseudo-inertia that is not positive definite.
-
-    Returns:
-        ndarray: (..., 10) log-Cholesky coordinates.
-    """
-    J = pseudo_inertia(theta)
-    eig = np.linalg.eigvalsh(J)
-    scale = np.maximum(np.abs(eig).max(axis=-1), 1e-12)
-    lift = np.maximum(floor * scale - eig.min(axis=-1), 0.0)
-    J = J + lift[..., None, None] * np.eye(4)
-    flip = np.eye(4)[::-1]
-    L = np.linalg.cholesky(flip @ J @ flip)  # J = (P L P)(P L P)^T, P L P upper triangular
-    U = flip @ L @ flip
-    a = U[..., 3, 3]
-    U = U / a[..., None, None]
-    x = np.empty(theta.shape[:-1] + (10,))
-    x[..., 0] = np.log(a)
-    x[..., 1] = np.log(U[..., 0, 0])
-    x[..., 2] = np.log(U[..., 1, 1])
-    x[..., 3] = np.log(U[..., 2, 2])
-    x[..., 4] = U[..., 0, 1]
-    x[..., 5] = U[..., 1, 2]
-    x[..., 6] = U[..., 0, 2]
-    x[..., 7:10] = U[..., :3, 3]
-    return x
 
 
 # ------------------------------------------------------------------ result
@@ -321,8 +221,8 @@ def apply_parameters(model, layout, theta):
 
 
 # ------------------------------------------------------------------ identification
-def stacked_regressor(model, q, qd, qdd, layout, columns=None, chunk=CHUNK):
-    """Regressor of many samples, built ``chunk`` at a time.
+def stacked_regressor(model, q, qd, qdd, layout, columns=None, chunk=CHUNK, smooth=None):
+    """Regressor of many samples, the inertial columns built ``chunk`` samples at a time.
 
     Args:
         model: the :class:`~robot_dynamics.core.model.RobotModel`.
@@ -332,18 +232,32 @@ def stacked_regressor(model, q, qd, qdd, layout, columns=None, chunk=CHUNK):
         layout: the :class:`~robot_dynamics.core.regressor.ParameterLayout`.
         columns: indices of the columns to keep, or None for all p.
         chunk: samples per batch.
+        smooth: None, or the filter that smoothed the measured torques, ``(N, ...) -> (N, ...)``
+            along the samples (:meth:`~robot_dynamics.core.joint_data.JointData.smoothed`): it is
+            applied to the per-joint columns (friction, offset, armature), so that a friction
+            column's step at a velocity reversal is as smooth as the torque's.
 
     Returns:
         ndarray: (N, n, p) regressor (or (N, n, len(columns))).
     """
     q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
+    layout.check(model)
+    ni = layout.n_inertial
+    columns = np.arange(layout.size) if columns is None else np.asarray(columns)
+    inertial, joint = columns[columns < ni], columns[columns >= ni] - ni
     parts = []
     for start in range(0, q.shape[0], chunk):
         s = slice(start, start + chunk)
-        Y = regressor(model, q[s], qd[s], qdd[s], layout)
-        parts.append(Y if columns is None else Y[..., columns])
-    width = layout.size if columns is None else len(columns)
-    return np.concatenate(parts) if parts else np.zeros((0, model.n, width))
+        parts.append(joint_torque_regressor(model, q[s], qd[s], qdd[s])[..., inertial])
+    Y = np.concatenate(parts) if parts else np.zeros((0, model.n, len(inertial)))
+    if joint.size:
+        J = joint_regressor(layout, qd, qdd)[..., joint]
+        if smooth is not None:
+            J = smooth(J)
+        Y = np.concatenate([Y, J], axis=-1)
+    is_joint = columns >= ni
+    position = np.where(is_joint, len(inertial) + np.cumsum(is_joint) - 1, np.cumsum(~is_joint) - 1)
+    return Y[..., position]
 
 
 def _parameter_scale(model, layout):
@@ -363,7 +277,8 @@ class LeastSquaresFit:
 
     Attributes:
         beta: (r,) base parameters.
-        beta_std: (r,) their standard errors.
+        beta_std: (r,) their standard errors (the residuals' correlation between samples
+            accounted for: :func:`correlation_time`).
         sigma: (n,) per-joint residual standard deviation of the ordinary least squares (the
             weights are its inverse) [N m or N].
         condition_number: of the column-normalised weighted base regressor.
@@ -376,6 +291,38 @@ class LeastSquaresFit:
     sigma: np.ndarray
     condition_number: float
     R_unscaled: np.ndarray
+
+
+def correlation_time(residuals, max_lag=None):
+    """Integrated autocorrelation time of residuals: how many samples one independent sample is
+    worth (1 for white residuals; filtered signals give tens).
+
+    The least squares' covariance assumes independent residuals; multiplied by this it holds for
+    residuals correlated between neighbouring samples (smoothed and differentiated signals): the
+    Bartlett-weighted sum ``1 + 2 sum_k (1 - k / (L + 1)) rho(k)`` of the autocorrelation up to
+    ``L`` lags, averaged over the joints (Newey and West 1987).
+
+    Args:
+        residuals: (N, n) residuals in time order, one column per joint.
+        max_lag: ``L`` (default ``min(N // 10, 500)``).
+
+    Returns:
+        float: >= 1.
+    """
+    e = np.asarray(residuals, dtype=float)
+    N = e.shape[0]
+    lag = min(N // 10, 500) if max_lag is None else int(max_lag)
+    if lag < 1:
+        return 1.0
+    e = e - e.mean(axis=0)
+    var = (e**2).sum(axis=0)
+    size = 1 << int(np.ceil(np.log2(2 * N)))
+    spectrum = np.fft.rfft(e, size, axis=0)
+    acov = np.fft.irfft(spectrum * np.conj(spectrum), size, axis=0)[: lag + 1]
+    rho = acov[1:] / np.where(var > 0, var, 1.0)
+    weights = 1.0 - np.arange(1, lag + 1) / (lag + 1.0)
+    tau = 1.0 + 2.0 * (weights[:, None] * rho).sum(axis=0)
+    return float(max(1.0, np.mean(tau[var > 0]) if np.any(var > 0) else 1.0))
 
 
 def weighted_least_squares(Yb, tau, base, max_condition=MAX_CONDITION):
@@ -430,6 +377,7 @@ def weighted_least_squares(Yb, tau, base, max_condition=MAX_CONDITION):
     beta = beta_s / wnorms
     res_w = bw - (Aw / wnorms) @ beta_s
     s2 = float(res_w @ res_w) / max(N * n - r, 1)
+    s2 *= correlation_time(res_w.reshape(N, n))
     Rinv = scipy.linalg.solve_triangular(R, np.eye(r))
     beta_std = np.sqrt(s2 * (Rinv**2).sum(axis=1)) / wnorms
     return LeastSquaresFit(beta, beta_std, sigma, condition, R * wnorms)
@@ -448,6 +396,7 @@ def identify(
     max_condition=MAX_CONDITION,
     effort_mask=None,
     held=None,
+    smooth=None,
 ):
     """Identify the dynamic parameters of ``model`` from measured joint torques.
 
@@ -469,6 +418,7 @@ def identify(
             fitted, ``tau`` of the others is not read (may be NaN); default all.
         held: (n,) positions [rad or m] of joints the data hold still (NaN for the moving
             ones), for the base parameters such data can show; default none.
+        smooth: None, or the filter that smoothed ``tau`` (see :func:`stacked_regressor`).
 
     Returns:
         :class:`IdentificationResult` (``joint_sigma`` NaN for joints outside ``effort_mask``).
@@ -478,6 +428,17 @@ def identify(
             some base parameters (named).
         InvalidInputError: wrong shapes or non-finite values.
     """
+    with single_threaded_blas():
+        return _identify(
+            model, q, qd, qdd, tau, layout, base, regularization, max_condition, effort_mask,
+            held, smooth,
+        )  # fmt: skip
+
+
+def _identify(
+    model, q, qd, qdd, tau, layout, base, regularization, max_condition, effort_mask, held,
+    smooth,
+):  # fmt: skip
     layout = ParameterLayout.for_model(model) if layout is None else layout
     layout.check(model)
     rows = np.ones(model.n, bool) if effort_mask is None else np.asarray(effort_mask, bool)
@@ -499,7 +460,9 @@ def identify(
             f"too few samples: {N} samples of {n} joints for {r} base parameters "
             f"(need at least {math.ceil(2 * r / n)})"
         )
-    Yb = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent)[:, rows]
+    Yb = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent, smooth=smooth)[
+        :, rows
+    ]
     tau = tau[:, rows]
 
     fit = weighted_least_squares(Yb, tau, base, max_condition)
@@ -525,40 +488,6 @@ def identify(
         samples=N,
         consistency_cost=float(e @ e),
     )
-
-
-def _log_cholesky_factor(x):
-    """(..., 4, 4) upper-triangular U of log-Cholesky coordinates (..., 10)."""
-    U = np.zeros(x.shape[:-1] + (4, 4))
-    U[..., 0, 0] = np.exp(x[..., 1])
-    U[..., 1, 1] = np.exp(x[..., 2])
-    U[..., 2, 2] = np.exp(x[..., 3])
-    U[..., 0, 1] = x[..., 4]
-    U[..., 1, 2] = x[..., 5]
-    U[..., 0, 2] = x[..., 6]
-    U[..., :3, 3] = x[..., 7:10]
-    U[..., 3, 3] = 1.0
-    return U * np.exp(x[..., 0])[..., None, None]
-
-
-# entries of U moved by the coordinates s12, s23, s13, t1, t2, t3 (x[4:10])
-_OFF_DIAGONAL = ((0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3))
-
-
-def _log_cholesky_jacobian(x):
-    """d theta / d x (..., 10, 10) of :func:`log_cholesky_to_parameters`."""
-    U = _log_cholesky_factor(x)
-    dU = np.zeros(x.shape[:-1] + (10, 4, 4))
-    dU[..., 0, :, :] = U  # alpha scales everything
-    for k in range(3):  # d_k scales the diagonal entry
-        dU[..., 1 + k, k, k] = U[..., k, k]
-    ea = np.exp(x[..., 0])
-    for k, (i, j) in enumerate(_OFF_DIAGONAL):
-        dU[..., 4 + k, i, j] = ea
-    Ut = U[..., None, :, :].swapaxes(-1, -2)
-    dJ = dU @ Ut
-    dJ = dJ + dJ.swapaxes(-1, -2)
-    return parameters_from_pseudo_inertia(dJ).swapaxes(-1, -2)  # (..., theta, x)
 
 
 def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regularization):
@@ -596,7 +525,7 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
         return M @ theta_of(x) - c
 
     def jacobian(x):
-        D = _log_cholesky_jacobian(clipped_bodies(x))
+        D = log_cholesky_jacobian(clipped_bodies(x))
         J = M.copy()
         for b in range(nb):
             s = slice(10 * b, 10 * b + 10)
@@ -604,19 +533,18 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
         J[:, ni:] = M[:, ni:] @ T
         return J
 
-    with single_threaded_blas():
-        sol = scipy.optimize.least_squares(
-            residuals,
-            x0,
-            jac=jacobian,
-            bounds=(lower, np.full(p, np.inf)),
-            method="trf",
-            x_scale="jac",
-            ftol=1e-12,
-            xtol=1e-12,
-            gtol=1e-12,
-            max_nfev=1000,  # the unseen directions converge slowly; the data do not
-        )
+    sol = scipy.optimize.least_squares(
+        residuals,
+        x0,
+        jac=jacobian,
+        bounds=(lower, np.full(p, np.inf)),
+        method="trf",
+        x_scale="jac",
+        ftol=1e-12,
+        xtol=1e-12,
+        gtol=1e-12,
+        max_nfev=1000,  # the unseen directions converge slowly; the data do not
+    )
     # trf keeps its iterates strictly inside the bounds: a coefficient the data push against
     # its bound ends a hair above it (1e-33); it is the bound
     x = sol.x.copy()
@@ -660,12 +588,8 @@ __all__ = [
     "IdentificationResult",
     "LeastSquaresFit",
     "apply_parameters",
+    "correlation_time",
     "identify",
-    "is_physically_consistent",
-    "log_cholesky_to_parameters",
-    "parameters_from_pseudo_inertia",
-    "parameters_to_log_cholesky",
-    "pseudo_inertia",
     "stacked_regressor",
     "weighted_least_squares",
 ]

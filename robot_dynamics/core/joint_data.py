@@ -167,6 +167,10 @@ class JointData:
         effort_mask: (n,) bool, joints whose torque is measured (the fit's rows).
         held: (n,) positions of the joints held still [rad or m], NaN for the moving ones.
         report: :class:`DataReport`.
+        window: the torque's Savitzky-Golay window on this grid [samples] (odd; 1: the torque
+            is not smoothed).
+        polyorder: its polynomial order.
+        segments: start index of each uniformly sampled stretch (the first is 0).
     """
 
     t: np.ndarray
@@ -182,6 +186,30 @@ class JointData:
     effort_mask: np.ndarray = None
     held: np.ndarray = None
     report: DataReport = None
+    window: int = 1
+    polyorder: int = 0
+    segments: tuple = (0,)
+
+    def smoothed(self, x):
+        """``x`` through the filter that smoothed ``tau``, stretch by stretch, so that a quantity
+        computed from the data (a regressor column with a step, as friction's at a velocity
+        reversal) sees the same band as the measured torque.
+
+        Args:
+            x: (N, ...) samples of these data's time grid.
+
+        Returns:
+            ndarray: (N, ...) smoothed (``x`` itself when the window is 1).
+        """
+        x = np.asarray(x, dtype=float)
+        if self.window <= 1:
+            return x
+        out = x.copy()
+        bounds = list(self.segments) + [len(self.t)]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if b - a >= self.window:  # (a piece of a stretch cut by a split may be shorter)
+                out[a:b] = savgol_filter(x[a:b], self.window, self.polyorder, axis=0)
+        return out
 
     def split(self, holdout):
         """Split off the end of the data for validation.
@@ -194,11 +222,13 @@ class JointData:
         """
         n = len(self.t)
         k = int(round(n * (1.0 - holdout)))
-        return self._take(slice(0, k)), self._take(slice(k, n))
+        return self._take(0, k), self._take(k, n)
 
-    def _take(self, s):
+    def _take(self, a, b):
+        s = slice(a, b)
         return replace(
             self,
+            segments=tuple([0] + [k - a for k in self.segments if a < k < b]),
             t=self.t[s],
             q=self.q[s],
             qd=self.qd[s],
@@ -498,6 +528,9 @@ def smooth(
         bridged=bridged,
         stretches=len(out["t"]),
     )
+    torque_window = 1
+    if smooth_effort:  # the torque's filter on the kept grid
+        torque_window = max(polyorder + 2, (window // stride) | 1)
     return JointData(
         t=np.concatenate(out["t"]),
         q=np.concatenate(out["q"]),
@@ -512,6 +545,9 @@ def smooth(
         effort_mask=data.effort_mask,
         held=data.held,
         report=report,
+        window=torque_window,
+        polyorder=polyorder,
+        segments=tuple(np.cumsum([0] + [len(g) for g in out["t"][:-1]]).tolist()),
     )
 
 

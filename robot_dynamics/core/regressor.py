@@ -444,22 +444,42 @@ def regressor(model, q, qd, qdd, layout):
     Y = joint_torque_regressor(model, q, qd, qdd)
     if not layout.groups:
         return Y
-    shape = Y.shape[:-2]
-    qd = np.broadcast_to(np.asarray(qd, dtype=float), shape + (model.n,))
-    qdd = np.broadcast_to(np.asarray(qdd, dtype=float), shape + (model.n,))
+    shape = Y.shape[:-2] + (model.n,)
+    qd = np.broadcast_to(np.asarray(qd, dtype=float), shape)
+    qdd = np.broadcast_to(np.asarray(qdd, dtype=float), shape)
+    return np.concatenate([Y, joint_regressor(layout, qd, qdd)], axis=-1)
+
+
+def joint_regressor(layout, qd, qdd):
+    """The per-joint columns of the regressor (friction, offset, armature: the columns after the
+    inertial ones, see :func:`regressor`).
+
+    Args:
+        layout: :class:`ParameterLayout`.
+        qd: (..., n) joint velocities [rad/s or m/s], checked by the caller.
+        qdd: (..., n) joint accelerations [rad/s^2 or m/s^2], checked by the caller.
+
+    Returns:
+        (..., n, layout.size - layout.n_inertial) [N m or N per parameter unit].
+    """
+    qd = np.asarray(qd, dtype=float)
+    qdd = np.asarray(qdd, dtype=float)
+    n = layout.n
     eps = np.asarray(layout.velocity_threshold)
-    blocks = [Y]
+    blocks = []
     for group, members in zip(JOINT_GROUPS, layout.members):
         if not members:
             continue
         if group == "offset":
-            column = np.ones(shape + (model.n,))
+            column = np.ones(qd.shape)
         elif group == "armature":
             column = qdd
         else:
             column = friction_basis(group, qd, eps, np.asarray(layout.stribeck_velocity))
         joints = list(members)
-        blocks.append(column[..., None, joints] * np.eye(model.n)[:, joints])
+        blocks.append(column[..., None, joints] * np.eye(n)[:, joints])
+    if not blocks:
+        return np.zeros(qd.shape + (0,))
     return np.concatenate(blocks, axis=-1)
 
 
@@ -470,6 +490,7 @@ __all__ = [
     "ParameterLayout",
     "body_parameters",
     "inertia_to_parameters",
+    "joint_regressor",
     "joint_torque_regressor",
     "parameters_to_inertia",
     "regressor",

@@ -12,6 +12,8 @@ from robot_dynamics.core.identification import (
     IdentificationError,
     apply_parameters,
     identify,
+)
+from robot_dynamics.core.pseudo_inertia import (
     is_physically_consistent,
     log_cholesky_to_parameters,
     parameters_to_log_cholesky,

@@ -9,7 +9,7 @@ import pytest
 
 from robot_dynamics import RobotModel
 from robot_dynamics.core.excitation import optimize_excitation
-from robot_dynamics.core.identification import is_physically_consistent
+from robot_dynamics.core.pseudo_inertia import is_physically_consistent
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.demo import identify_analysis as IA
 from robot_dynamics.tools.demo.analysis import Recording

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
-from robot_dynamics.core.identification import apply_parameters, is_physically_consistent
+from robot_dynamics.core.identification import apply_parameters
+from robot_dynamics.core.pseudo_inertia import is_physically_consistent
 from robot_dynamics.core.regressor import ParameterLayout, inertia_to_parameters, regressor
 from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
 from robot_dynamics.tools import cli
