@@ -1,7 +1,13 @@
-"""The package's import graph has no circles: every module can be read, tested and changed
-from the ones below it. Modules are nodes, ``import`` / ``from ... import`` statements anywhere
-in a module (deferred imports included) are edges; a package's ``__init__`` re-exports are left
-out (they import their own modules by design)."""
+"""The package's shape, as the next maintainer needs it:
+
+* the import graph has no circles: every module can be read, tested and changed from the ones
+  below it (modules are nodes, ``import`` / ``from ... import`` statements anywhere in a module,
+  deferred imports included, are edges; a package's ``__init__`` re-exports are left out: they
+  import their own modules by design);
+* no module is longer than 700 lines (split along its seams);
+* outside ``core/model.py`` nothing reads a model's private attributes (``model._x``): the
+  algorithms read the model's public data.
+"""
 
 import ast
 import os
@@ -87,3 +93,50 @@ def test_no_import_circles():
 def test_the_cycle_finder_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+MAX_LINES = 700
+
+
+def test_no_module_over_700_lines():
+    long = {}
+    for module, path in _modules().items():
+        with open(path, encoding="utf-8") as fh:
+            count = sum(1 for _ in fh)
+        if count > MAX_LINES:
+            long[module] = count
+    assert long == {}
+
+
+def _private_model_reads(path):
+    """(line, text) of every ``<...>model._name`` attribute read in a module."""
+    found = []
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and (
+                (isinstance(node.value, ast.Name) and node.value.id == "model")
+                or (
+                    isinstance(node.value, ast.Attribute) and node.value.attr in ("model", "_model")
+                )
+            )
+        ):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_only_the_model_reads_its_private_attributes():
+    reads = {
+        module: _private_model_reads(path)
+        for module, path in _modules().items()
+        if module != "robot_dynamics.core.model"
+    }
+    assert {m: r for m, r in reads.items() if r} == {}
+
+
+def test_the_private_read_finder_finds_one(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("def f(model, self):\n    return model._tree, self._model._kin, model.n\n")
+    assert _private_model_reads(str(path)) == [(2, "model._tree"), (2, "self._model._kin")]
