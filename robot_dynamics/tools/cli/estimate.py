@@ -423,6 +423,8 @@ def summary_lines(out, args):
         lines.append(f"  paused {count}: {reason}")
     for reason, count in sorted(out["refusals"].items(), key=lambda kv: -kv[1])[:3]:
         lines.append(f"  refused {count}: {reason}")
+    if out["unknown_joints"]:
+        lines.append(f"  joints the model does not have (ignored): {out['unknown_joints']}")
     if out["contacts"] is not None:
         lines.append(f"  contacts with the node's levels: {out['contacts']}")
     free = out["free"]
