@@ -2,71 +2,134 @@
 
 An inertia is judged where the dynamics uses it: a *moving body* is the link a movable joint
 moves plus every link fixed to it (merged into one rigid body), and only moving bodies enter
-the joint-space dynamics; links fixed to the base never move.
+the joint-space dynamics; links fixed to the base never move. What makes the numbers
+meaningless is a joint-space inertia matrix M(q) that is not positive semi-definite (forward
+dynamics, the articulated-body pivots, the momentum observer and every solve with M depend on
+it), so that is what is refused; a body whose own tensor is indefinite inside a tree whose M(q)
+stays positive gives meaningful, if physically dubious, numbers (as Pinocchio computes them).
 
-- **Refused** (:class:`~robot_dynamics.core.errors.InvalidURDFValueError`, always): a moving
-  body whose composite rotational inertia about its centre of mass is not positive
-  semi-definite beyond ``INERTIA_ROUNDING * trace + INERTIA_ATOL`` of that composite: such a
-  body can have negative kinetic energy and its numbers mean nothing. (Non-finite numbers and
-  negative masses are refused while parsing, :mod:`robot_dynamics.core.urdf`.)
-- **Loaded with a warning** (:class:`InertiaWarning`, in ``RobotModel.inertia_warnings``): a
-  link whose own tensor is not physically consistent (the link rule below, tolerance
-  ``INERTIA_RTOL * trace + INERTIA_ATOL``): positive semi-definite but breaking the triangle
-  inequality ``I_max <= I_a + I_b`` of its principal moments (no mass distribution has it);
-  a negative principal moment at the file's rounding (down to ``-INERTIA_ROUNDING * trace``);
-  or a larger negative one on a link fixed to the base, or on a link whose moving body is
-  positive semi-definite as a whole.
+- **Loaded with a warning** (:class:`InertiaWarning`, in ``RobotModel.inertia_warnings``):
+
+  - a link whose own tensor is not physically consistent (the link rule, tolerance
+    ``INERTIA_RTOL * trace + INERTIA_ATOL``): positive semi-definite but breaking the triangle
+    inequality ``I_max <= I_a + I_b`` of its principal moments (:data:`TRIANGLE`: no mass
+    distribution has it); a negative principal moment at the file's rounding, down to
+    ``-INERTIA_ROUNDING * trace`` (:data:`ROUNDING`); or a larger negative one on a link fixed
+    to the base, or on a link whose moving body is positive semi-definite as a whole
+    (:data:`NEGATIVE`);
+  - a moving body whose composite rotational inertia about its centre of mass is indefinite
+    beyond ``INERTIA_ROUNDING * trace + INERTIA_ATOL`` of that composite
+    (:data:`INDEFINITE_BODY`, named by its most negative link), when M(q) stays positive:
+    **exact** (``InertiaWarning.exact``) when the body's kinetic energy is non-negative in
+    every motion its joints can give it at any configuration (the body's spatial inertia,
+    lifted by the rounding tolerance, is positive semi-definite on the span of those motions,
+    :func:`motion_spans`; e.g. a hip whose three axes meet in one point moves only by
+    rotations about that point): then the body cannot make M(q) indefinite at any
+    configuration, as with physically consistent inertias; otherwise **sampled**: M(q) has
+    no negative eigenvalue at the :data:`SAMPLED_CONFIGURATIONS` configurations of
+    :func:`sampled_configurations` (neutral, all joints at their lower and at their upper
+    limits, the rest seeded uniformly within the limits), not a guarantee for every q.
+
+- **Refused** (:class:`~robot_dynamics.core.errors.InvalidURDFValueError`, always): such an
+  indefinite body without the exact guarantee when M(q) has a negative eigenvalue (beyond
+  round-off: ``M_SCALED_TOLERANCE`` of M with its diagonal scaled to 1) at one of those
+  configurations (rule :data:`INDEFINITE_MASS_MATRIX`; the message names the body whose kinetic
+  energy is most negative in that motion, its joint and the configuration). The refusal is
+  exact: that configuration is a witness. (Non-finite numbers and negative masses are refused
+  while parsing, :mod:`robot_dynamics.core.urdf`.)
 - ``strict_inertia`` refuses every warning with the same typed error; ``balance_inertia``
   replaces each inconsistent link tensor by :func:`balanced_inertia` before these checks (each
   change listed in the description's ``adjustments``), so nothing is left to warn about.
 
 A negative principal moment ``-INERTIA_ROUNDING * trace`` is what rounding the six entries of
-a tensor to three significant digits can give.
+a tensor to three significant digits can give. Only indefinite bodies cost more than one
+eigen-decomposition per body: the exact check walks their ancestors, the sampled one (only when
+the exact one fails) computes M at the sampled configurations.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from .crba import crba
 from .errors import InvalidURDFValueError
+from .kinematics import Kinematics
+from .spatial import motion_cross
+from .tree import PRISMATIC
 
 #: Tolerance of the link rule: INERTIA_RTOL * trace + INERTIA_ATOL [kg m^2].
 INERTIA_RTOL = 1e-6
 INERTIA_ATOL = 1e-12
 #: A negative principal moment down to INERTIA_ROUNDING * trace is the file's rounding; a
-#: moving body's composite inertia more negative than that is refused.
+#: moving body's composite inertia more negative than that is an indefinite body.
 INERTIA_ROUNDING = 1e-3
+#: Configurations at which M(q) is computed for an indefinite body without the exact guarantee.
+SAMPLED_CONFIGURATIONS = 64
+#: Seed of the sampled configurations (the same model always gets the same verdict).
+SAMPLE_SEED = 0
+#: Range [rad or m] sampled for a joint without limits (continuous, or a prismatic joint
+#: without ``<limit>``): [-pi, pi] rad, [-1, 1] m.
+UNLIMITED_RANGE = {False: np.pi, True: 1.0}
+#: M(q) with its diagonal scaled to 1 is indefinite when an eigenvalue is below -this.
+M_SCALED_TOLERANCE = 1e-9
+#: Relative rank tolerance of the motion spans.
+_RANK_RTOL = 1e-9
 
 #: Rules of :class:`InertiaWarning`.
 TRIANGLE = "triangle_inequality"
 ROUNDING = "negative_at_rounding"
 NEGATIVE = "not_positive_semidefinite"
+INDEFINITE_BODY = "indefinite_body"
+#: Rule of the refusal: an indefinite body makes M(q) indefinite.
+INDEFINITE_MASS_MATRIX = "indefinite_mass_matrix"
 
 _BALANCE_HINT = "balance_inertia: node parameter balance_inertia, CLI --balance-inertia"
 
 
 @dataclass(frozen=True)
 class InertiaWarning:
-    """A link inertia loaded as the file gives it although it is not physically consistent.
+    """An inertia loaded as the file gives it although it is not physically consistent.
 
     Attributes:
-        link: the link's name.
+        link: the link's name (for :data:`INDEFINITE_BODY`: the body's link with the most
+            negative own principal moment).
         rule: :data:`TRIANGLE` (positive semi-definite, breaks the triangle inequality),
-            :data:`ROUNDING` (a negative principal moment at the file's rounding) or
+            :data:`ROUNDING` (a negative principal moment at the file's rounding),
             :data:`NEGATIVE` (more negative; on a link fixed to the base, or in a moving body
-            that is positive semi-definite as a whole).
-        moments: (3,) principal moments [kg m^2] about the link's centre of mass, ascending.
+            that is positive semi-definite as a whole) or :data:`INDEFINITE_BODY` (the moving
+            body is indefinite beyond rounding, M(q) stays positive).
+        moments: (3,) principal moments [kg m^2] about the centre of mass, ascending: of the
+            link, for :data:`INDEFINITE_BODY` of the body (the link plus the links fixed to it).
         joint: the movable joint whose body the link belongs to; None when the link never
             moves (fixed to the base, or not below the model's base link).
+        exact: for :data:`INDEFINITE_BODY`, True when the body's kinetic energy is >= 0 in
+            every motion its joints can give it at every configuration (so it cannot make M(q)
+            indefinite: exact), False when M(q) was found positive semi-definite only at the
+            sampled configurations; else None.
     """
 
     link: str
     rule: str
     moments: tuple
     joint: str = None
+    exact: bool = None
 
     def __str__(self):
         moments = ", ".join(f"{m:.4g}" for m in self.moments)
+        if self.rule == INDEFINITE_BODY:
+            how = (
+                "it cannot make M(q) indefinite: its kinetic energy is >= 0 in every motion "
+                "its joints can give it, at every configuration (exact)"
+                if self.exact
+                else f"M(q) has no negative eigenvalue at the {SAMPLED_CONFIGURATIONS} "
+                "configurations tested (neutral, joint limits, seeded within them; sampled, "
+                "not a guarantee for every configuration)"
+            )
+            return (
+                f"link {self.link!r} <inertia> makes the body moved by joint {self.joint!r} "
+                f"indefinite ({INDEFINITE_BODY}): principal moments [{moments}] kg m^2 about "
+                f"its centre of mass, beyond the file's rounding; loaded as given: {how}"
+            )
         what = {
             TRIANGLE: "violates the triangle inequality (the largest principal moment exceeds "
             "the sum of the other two)",
@@ -162,6 +225,122 @@ def body_moments(tree):
     return np.linalg.eigvalsh(0.5 * (I_c + np.swapaxes(I_c, -1, -2))).reshape(-1, 3)
 
 
+def motion_spans(S, parent, bodies):
+    """Span of every motion the joints can give each body, over all configurations.
+
+    A body's velocity is a combination of its ancestors' (and its own) joint axes, each carried
+    to the body through the joints between them; as those joints turn or slide, the axes sweep
+    out the span of the axes and their Lie brackets: ``W_b = span(S_b) + K(ad(S_b), W_parent)``
+    with ``K(A, W)`` the smallest ``A``-invariant subspace containing ``W`` (the span of
+    ``exp(t A) W`` over all ``t``, any non-empty interval of ``t`` giving the same). Exact:
+    every velocity of the body at every configuration lies in ``W_b``, joint limits and mimic
+    couplings only shrink the set.
+
+    Args:
+        S: (nb, 6) joint axes ``[v; w]`` at one configuration, one frame (e.g. base axes about
+            the base origin); the spans are in the same coordinates.
+        parent: (nb,) parent body index (-1 for the base), parents before children.
+        bodies: the body indices wanted.
+
+    Returns:
+        dict: body index -> (6, d) orthonormal basis of its motion span (d <= 6).
+    """
+    wanted = set()
+    for b in bodies:
+        while b >= 0 and b not in wanted:
+            wanted.add(b)
+            b = parent[b]
+    spans = {}
+    for b in sorted(wanted):  # parents first
+        A = motion_cross(S[b])
+        U = _orthonormal(
+            S[b][:, None] if parent[b] < 0 else np.column_stack([S[b], spans[parent[b]]])
+        )
+        while U.shape[1] < 6:
+            grown = _orthonormal(np.column_stack([U, A @ U]))
+            if grown.shape[1] == U.shape[1]:
+                break
+            U = grown
+        spans[b] = U
+    return {b: spans[b] for b in bodies}
+
+
+def _orthonormal(columns):
+    """Orthonormal basis (6, rank) of the columns' span (rank relative to the largest)."""
+    U, sv, _ = np.linalg.svd(columns, full_matrices=False)
+    rank = int(np.count_nonzero(sv > _RANK_RTOL * sv[0])) if sv.size and sv[0] > 0.0 else 0
+    return U[:, :rank]
+
+
+def sampled_configurations(tree):
+    """The configurations at which M(q) is checked for an indefinite body without the exact
+    guarantee: the neutral one (every joint at 0, clipped into its limits), every joint at its
+    lower limit, every joint at its upper limit, then configurations drawn uniformly within the
+    limits (seed :data:`SAMPLE_SEED`); a joint without limits spans :data:`UNLIMITED_RANGE`.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+
+    Returns:
+        ndarray: (SAMPLED_CONFIGURATIONS, n) joint positions [rad or m], the neutral first.
+    """
+    body = [tree.body_joint_names.index(name) for name in tree.joint_names]
+    prismatic = tree.joint_type[body] == PRISMATIC
+    span = np.where(prismatic, UNLIMITED_RANGE[True], UNLIMITED_RANGE[False])
+    lower = np.where(np.isfinite(tree.lower), tree.lower, -span)
+    upper = np.where(np.isfinite(tree.upper), tree.upper, span)
+    rng = np.random.default_rng(SAMPLE_SEED)
+    drawn = rng.uniform(lower, upper, size=(SAMPLED_CONFIGURATIONS - 3, tree.n))
+    return np.vstack([np.clip(np.zeros(tree.n), lower, upper), lower, upper, drawn])
+
+
+def _exactly_positive(tree, bodies, trace):
+    """Whether each body's kinetic energy is >= 0 in every motion its joints can give it: its
+    spatial inertia, lifted by the rounding tolerance (a pure couple of INERTIA_ROUNDING times
+    the trace of its moments, plus INERTIA_ATOL), positive semi-definite on its motion span."""
+    kin = Kinematics(
+        tree, tree.body_positions(np.zeros(tree.n))
+    )  # the spans do not depend on the configuration
+    spans = motion_spans(kin.S, tree.parent, bodies)
+    verdict = {}
+    for b in bodies:
+        lift = np.zeros((6, 6))
+        lift[3:, 3:] = (INERTIA_ROUNDING * abs(trace[b]) + INERTIA_ATOL) * np.eye(3)
+        U = spans[b]
+        energy = np.linalg.eigvalsh(U.T @ (kin.I[b] + lift) @ U)
+        verdict[b] = bool(energy[0] >= -1e-12 * max(abs(energy[-1]), INERTIA_ATOL))
+    return verdict
+
+
+def _mass_matrix_witness(tree, bodies):
+    """The first sampled configuration where M(q) (no armature, mimic joints reduced) is
+    indefinite beyond round-off, or None: ``(index, q, body of ``bodies`` with the most negative
+    kinetic energy in M's most negative direction)``."""
+    if tree.n == 0:
+        return None
+    Q = sampled_configurations(tree)
+    kin = Kinematics(tree, tree.body_positions(Q))
+    M = tree.reduce_matrix(crba(tree, kin)[0])  # (K, n, n)
+    d = np.diagonal(M, axis1=-2, axis2=-1)
+    floor = M_SCALED_TOLERANCE * np.maximum(d.max(axis=-1, keepdims=True), INERTIA_ATOL)
+    scale = 1.0 / np.sqrt(np.maximum(d, floor))
+    scaled = M * scale[:, :, None] * scale[:, None, :] + M_SCALED_TOLERANCE * np.eye(tree.n)
+    try:
+        np.linalg.cholesky(scaled)
+        return None
+    except np.linalg.LinAlgError:
+        pass
+    for k in range(len(Q)):
+        values, vectors = np.linalg.eigh(scaled[k])
+        if values[0] > 0.0:
+            continue
+        qd = tree.body_rates(scale[k] * vectors[:, 0])
+        V = tree.ancestors @ (kin.S[k] * qd[:, None])  # (nb, 6) body velocities
+        energy = np.einsum("bi,bij,bj->b", V, kin.I[k], V)
+        return k, Q[k], min(bodies, key=lambda b: energy[b])
+    return None
+
+
 def check_inertias(inconsistent, tree, strict=False):
     """Apply the policy of the module doc to a model's bodies and inconsistent links.
 
@@ -172,32 +351,81 @@ def check_inertias(inconsistent, tree, strict=False):
         strict: refuse every warning.
 
     Returns:
-        tuple: :class:`InertiaWarning` per inconsistent link, in file order.
+        tuple: :class:`InertiaWarning` per inconsistent link and per indefinite body, in file
+        order (an indefinite body where its most negative link is, its other links' negative
+        tensors left to the body's warning).
 
     Raises:
-        InvalidURDFValueError: a moving body whose composite inertia is not positive
-            semi-definite (names the joint and its links); with ``strict``, every warning.
+        InvalidURDFValueError: an indefinite body that makes M(q) indefinite at a sampled
+            configuration (names the body's links, its joint, the rule and the configuration);
+            with ``strict``, every warning.
     """
     moments = body_moments(tree)  # (nb, 3)
     trace = moments.sum(axis=1)
-    for b in np.flatnonzero(moments[:, 0] < -(INERTIA_ROUNDING * np.abs(trace) + INERTIA_ATOL)):
+    indefinite = np.flatnonzero(
+        moments[:, 0] < -(INERTIA_ROUNDING * np.abs(trace) + INERTIA_ATOL)
+    ).tolist()
+    exact = _exactly_positive(tree, indefinite, trace) if indefinite else {}
+    sampled = [b for b in indefinite if not exact[b]]
+    witness = _mass_matrix_witness(tree, sampled) if sampled else None
+    if witness is not None:
+        k, q, b = witness
         links = [name for name, info in tree.frames.items() if info.body == b]
+        where = (
+            (
+                "the neutral configuration",
+                "the lower joint limits",
+                "the upper joint limits",
+            )[k]
+            if k < 3
+            else f"sampled configuration {k}"
+        )
         raise InvalidURDFValueError(
             f"link {', link '.join(map(repr, links))} <inertia>: the body moved by joint "
-            f"{tree.body_joint_names[b]!r} is not positive semi-definite: principal moments "
-            f"{np.array2string(moments[b], precision=4)} kg m^2 about its centre of mass, the "
-            f"smallest below -{INERTIA_ROUNDING:g} of their sum (fix the URDF, or load it "
-            f"with {_BALANCE_HINT})"
+            f"{tree.body_joint_names[b]!r} is not positive semi-definite (principal moments "
+            f"{np.array2string(moments[b], precision=4)} kg m^2 about its centre of mass) and "
+            f"makes the joint-space inertia matrix M(q) indefinite ({INDEFINITE_MASS_MATRIX}): "
+            f"at {where}, q = {np.array2string(q, precision=4)} (joints "
+            f"{', '.join(tree.joint_names)}), M has a negative eigenvalue and the body's kinetic "
+            f"energy is negative in that motion (fix the URDF, or load it with {_BALANCE_HINT})"
         )
-    warnings = []
+    by_body = {}  # indefinite body -> its most negative inconsistent link
+    entries = []
     for name, I in inconsistent:
         info = tree.frames.get(name)
-        joint = tree.body_joint_names[info.body] if info is not None and info.body >= 0 else None
-        moments = tuple(float(m) for m in np.linalg.eigvalsh(I))
-        warnings.append(InertiaWarning(name, link_rule(I), moments, joint))
+        body = info.body if info is not None else -1
+        link_moments = np.linalg.eigvalsh(I)
+        entries.append((name, I, body, link_moments))
+        if body in exact and (body not in by_body or link_moments[0] < by_body[body][1]):
+            by_body[body] = (name, link_moments[0])
+    warnings = []
+    for name, I, body, link_moments in entries:
+        joint = tree.body_joint_names[body] if body >= 0 else None
+        rule = link_rule(I)
+        if body in exact:
+            if by_body[body][0] == name:
+                warnings.append(
+                    InertiaWarning(
+                        name, INDEFINITE_BODY, tuple(map(float, moments[body])), joint, exact[body]
+                    )
+                )
+            if rule != TRIANGLE:
+                continue
+        warnings.append(InertiaWarning(name, rule, tuple(map(float, link_moments)), joint))
+    for body in exact:
+        if body not in by_body:  # indefinite from links each consistent within tolerance
+            warnings.append(
+                InertiaWarning(
+                    tree.body_link_names[body],
+                    INDEFINITE_BODY,
+                    tuple(map(float, moments[body])),
+                    tree.body_joint_names[body],
+                    exact[body],
+                )
+            )
     if strict and warnings:
         raise InvalidURDFValueError(
-            f"{len(warnings)} link inertia(s) not physically consistent and strict_inertia is "
+            f"{len(warnings)} inertia(s) not physically consistent and strict_inertia is "
             f"set: {'; '.join(map(str, warnings))} (fix the URDF, load it with "
             f"{_BALANCE_HINT}, or without strict_inertia to load them with a warning)"
         )

@@ -150,20 +150,20 @@ class RobotModel(CheckedAlgorithms):
             balance_inertia: replace link inertias that are not positive semi-definite or
                 violate the triangle inequality by balanced ones (:func:`~robot_dynamics.core.
                 inertia.balanced_inertia`); each change is listed in ``inertia_adjustments``.
-            strict_inertia: refuse the link inertias that load with a warning.
+            strict_inertia: refuse the inertias that load with a warning.
 
         Returns:
             RobotModel: the new model. ``inertia_adjustments``: tuple of messages, empty
             unless ``balance_inertia`` changed something; ``inertia_warnings``: tuple of
-            :class:`~robot_dynamics.core.inertia.InertiaWarning`, one per link inertia loaded
-            although it is not physically consistent on its own (policy:
+            :class:`~robot_dynamics.core.inertia.InertiaWarning`, one per link inertia (or
+            indefinite moving body) loaded although it is not physically consistent (policy:
             :mod:`robot_dynamics.core.inertia`).
 
         Raises:
             ModelTooLargeError: more than ``max_links`` links or joints.
-            InvalidURDFValueError: a number out of bounds, a moving body whose inertia is not
-                positive semi-definite, with ``strict_inertia`` any inconsistent link inertia;
-                names the link or joint and the field.
+            InvalidURDFValueError: a number out of bounds, an indefinite moving body that
+                makes M(q) indefinite, with ``strict_inertia`` every inertia warning; names
+                the link or joint and the field (or rule).
             InvalidInputError: gravity or armature malformed or out of bounds.
         """
         description = parse_urdf(urdf, max_links=max_links, balance_inertia=balance_inertia)

@@ -16,8 +16,9 @@ and the field:
 - masses in ``[0, MAX_MASS]`` kg; inertia entries at most :data:`MAX_INERTIA` kg m^2 in
   magnitude. Physical consistency (positive semi-definite, triangle inequality) is judged on
   what the dynamics uses, by :mod:`robot_dynamics.core.inertia`: a moving body whose composite
-  inertia is not positive semi-definite is refused; a link tensor that is not consistent on
-  its own loads with a warning (``strict_inertia`` refuses it); ``balance_inertia=True``
+  inertia is indefinite and makes M(q) indefinite is refused; a link tensor that is not
+  consistent on its own, or an indefinite body that leaves M(q) positive, loads with a warning
+  (``strict_inertia`` refuses it); ``balance_inertia=True``
   replaces each such tensor by a balanced one, as MuJoCo's ``balanceinertia`` does, and lists
   every change in :attr:`RobotDescription.adjustments`;
 - joint axes of movable joints of non-zero length (fixed joints may have any finite axis);

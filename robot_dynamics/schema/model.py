@@ -51,8 +51,9 @@ def model_section(tip_link_use):
             Param(
                 "strict_inertia",
                 False,
-                "Refuse a URDF with link inertias that are not physically consistent on their "
-                "own (by default they load with a warning: logged, in the diagnostics).",
+                "Refuse a URDF with inertias that are not physically consistent (link tensors, "
+                "an indefinite moving body that leaves M(q) positive); by default they load with "
+                "a warning: logged, in the diagnostics.",
                 Type.BOOL,
             ),
         ),

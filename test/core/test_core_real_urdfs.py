@@ -3,9 +3,10 @@ Pinocchio's (1e-9 of the largest reference value).
 
 The files are found through the installed example-robot-data package (oracles.robots_dir) and
 parametrise the tests, TIAGo, PR2, Romeo, the Allegro hands, ANYmal+Kinova and B1+Z1 among
-them. Two files Pinocchio's default (mimic-less) parser takes are refused, each for a stated
-reason that the test checks (REFUSED). Joints are mapped by name, mimic joints reduced through
-q_full = G q + offset (oracles.PinOracle). Two random configurations per file.
+them. One file Pinocchio's default (mimic-less) parser takes is refused, for a stated reason
+that the test checks (REFUSED), which Pinocchio's mimic parser gives too. Joints are mapped by
+name, mimic joints reduced through q_full = G q + offset (oracles.PinOracle). Two random
+configurations per file.
 """
 
 import glob
@@ -20,6 +21,7 @@ import oracles  # noqa: E402
 from oracles import assert_close  # noqa: E402
 from robot_dynamics import RobotModel  # noqa: E402
 from robot_dynamics.core.errors import InvalidURDFValueError, KinematicTreeError  # noqa: E402
+from robot_dynamics.core.inertia import INDEFINITE_BODY  # noqa: E402
 
 TOL = 1e-9
 N_CONF = 2
@@ -27,13 +29,6 @@ N_CONF = 2
 #: Files Pinocchio's default parser loads that the package refuses: (error, words of the
 #: message, whether balance_inertia loads it).
 REFUSED = {
-    # a moving body (the left hip) whose inertia is indefinite: principal moments
-    # [-0.0027, 0.0395, 0.054] kg m^2, far beyond the file's rounding
-    "romeo_description/urdf/romeo_laas_small.urdf": (
-        InvalidURDFValueError,
-        ("'LHipPitch_link'", "'LHipPitch_joint'", "positive semi-definite"),
-        True,
-    ),
     # finger joints mimic 'index_q1', ... which the file does not have (it has
     # 'Left_index_q1'): Pinocchio's mimic parser refuses it too
     "alex_description/urdf/alex_psyonic_hands.urdf": (
@@ -138,3 +133,24 @@ def test_inertia_warnings_are_what_strict_refuses():
         else:
             RobotModel.from_urdf(_path(rel), strict_inertia=True)
     assert warned >= 10
+
+
+def test_romeo_hips_load_with_exact_indefinite_body_warnings():
+    """romeo_laas_small's thighs are indefinite (principal moments about -0.0027, 0.0395,
+    0.054 kg m^2, 5 % negative) but move only by rotations about the hip point, where their
+    inertia is positive definite: each loads with an exact indefinite_body warning (the
+    comparison with Pinocchio is test_loads_by_default_and_equals_pinocchio); strict_inertia
+    refuses them."""
+    rel = "romeo_description/urdf/romeo_laas_small.urdf"
+    assert rel in FILES and rel not in REFUSED
+    path = _path(rel)
+    model = RobotModel.from_urdf(path)
+    bodies = [w for w in model.inertia_warnings if w.rule == INDEFINITE_BODY]
+    assert [(w.link, w.joint, w.exact) for w in bodies] == [
+        ("LHipPitch_link", "LHipPitch_joint", True),
+        ("RHipPitch_link", "RHipPitch_joint", True),
+    ]
+    assert all(-0.0029 < w.moments[0] < -0.0027 for w in bodies)
+    with pytest.raises(InvalidURDFValueError, match="strict_inertia") as ei:
+        RobotModel.from_urdf(path, strict_inertia=True)
+    assert "'LHipPitch_link'" in str(ei.value) and INDEFINITE_BODY in str(ei.value)

@@ -17,6 +17,7 @@ import oracles
 from robot_dynamics import RobotModel
 from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.core.inertia import (
+    INDEFINITE_BODY,
     INERTIA_ROUNDING,
     NEGATIVE,
     ROUNDING,
@@ -101,9 +102,9 @@ BAD_VALUES = [
     ("mass negative", dict(l2_mass="-1"), "l2", "mass"),
     ("mass huge", dict(l2_mass="1e300"), "l2", "mass"),
     ("inertia nan", dict(l1_inertia=INERTIA.replace('iyy="0.1"', 'iyy="nan"')), "l1", "inertia"),
-    (
+    (  # negative about j1's axis: M(q) is indefinite at every configuration
         "inertia negative",
-        dict(l1_inertia=INERTIA.replace('ixx="0.1"', 'ixx="-0.1"')),
+        dict(l1_inertia=INERTIA.replace('izz="0.1"', 'izz="-0.2"')),
         "l1",
         "positive",
     ),
@@ -327,7 +328,9 @@ def test_triangle_inequality_loads_with_a_warning_and_strict_refuses_it():
 @pytest.mark.parametrize("scale", [1e-5, 1.0, 1e3])
 def test_negative_moment_at_the_files_rounding_loads_with_a_warning(scale):
     """A principal moment down to -INERTIA_ROUNDING of the trace loads (at any scale); below,
-    the moving body is refused."""
+    the moving body is indefinite: it loads with an indefinite_body warning when M(q) stays
+    positive (here at every configuration: M_11 = 0.1 + l2's moment about j1's axis), and
+    strict_inertia refuses it (test_core_inertia_policy.py has the refusals)."""
     a = 0.1 * scale
     trace = 2 * a
     at_rounding = two_link(l2_inertia=_diag(-0.4 * INERTIA_ROUNDING * trace, a, a))
@@ -336,11 +339,9 @@ def test_negative_moment_at_the_files_rounding_loads_with_a_warning(scale):
     assert "rounding" in str(warning)
     _strict_refuses(at_rounding, "'l2'", "rounding")
     beyond = two_link(l2_inertia=_diag(-2 * INERTIA_ROUNDING * trace, a, a))
-    with pytest.raises(InvalidURDFValueError) as ei:
-        RobotModel.from_urdf(beyond)
-    msg = str(ei.value)
-    assert "'l2'" in msg and "'j2'" in msg and "positive semi-definite" in msg, msg
-    assert "balance_inertia" in msg
+    (warning,) = RobotModel.from_urdf(beyond).inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("l2", INDEFINITE_BODY, "j2")
+    _strict_refuses(beyond, "'l2'", "'j2'", INDEFINITE_BODY)
     balanced = RobotModel.from_urdf(beyond, balance_inertia=True)
     assert balanced.inertia_warnings == () and len(balanced.inertia_adjustments) == 1
 
@@ -365,7 +366,8 @@ def test_link_fixed_to_the_base_is_never_refused_for_its_inertia():
 def test_moving_body_is_judged_as_a_whole():
     """A small link whose own tensor is indefinite, fixed to a moving link: the body (the
     link plus every link fixed to it) is positive semi-definite, so it loads with a warning;
-    a sensor heavy enough to make the body indefinite is refused, naming the body's links."""
+    a sensor heavy enough to make the body indefinite, and M(q) with it, is refused, naming the
+    body's links."""
     small = _sensor(_diag(-1e-4, 1e-4, 1e-4))
     model = RobotModel.from_urdf(small)
     (warning,) = model.inertia_warnings

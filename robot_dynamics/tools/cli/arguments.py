@@ -71,8 +71,8 @@ def common_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--strict-inertia",
         action="store_true",
-        help="refuse link inertias that are not physically consistent on their own (by "
-        "default they load with a warning, listed by info)",
+        help="refuse inertias that are not physically consistent: link tensors, indefinite "
+        "moving bodies (by default they load with a warning, listed by info)",
     )
     common.add_argument(
         "--tip-link",

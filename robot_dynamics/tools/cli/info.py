@@ -139,6 +139,7 @@ def cmd_info(run: Invocation) -> List[str]:
                     "rule": w.rule,
                     "moments": list(w.moments),
                     "joint": w.joint,
+                    "exact": w.exact,
                     "message": str(w),
                 }
                 for w in model.inertia_warnings
