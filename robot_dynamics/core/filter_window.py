@@ -5,12 +5,13 @@ The window trades noise against distortion: too short, and a velocity signal's r
 (11-22 Hz on a real arm) reaches the accelerations and the predicted torques; too long, and the
 motion itself is flattened. For each candidate window the data are smoothed with it
 (:func:`~robot_dynamics.core.joint_data.smooth`), the base parameters are fitted by weighted
-least squares on the first part of the training data and the torques of the rest (the last
-``validation`` fraction of the training data; the ``holdout`` part of the recording is not
-looked at) are predicted from that candidate's positions, velocities and accelerations. They are
-compared with the torques as measured (resampled, not smoothed: every candidate is judged
-against the same signal), joint by joint; the score is the geometric mean of the joints' RMS
-errors (independent of each joint's units and scale) and the lowest score wins.
+least squares (the fit's first step) on the first part of the training data, and the torques of
+the rest (the last ``validation`` fraction of the training data; the ``holdout`` part of the
+recording is not looked at) are predicted from that candidate's positions, velocities and
+accelerations. They are compared with the torques as measured (resampled, not smoothed: every
+candidate is judged against the same signal), joint by joint; the score is the geometric mean
+of the joints' RMS errors (independent of each joint's units and scale) and the lowest score
+wins.
 """
 
 import math
@@ -19,7 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base_parameters import base_parameters
-from .identification import stacked_regressor
+from .identification import (
+    IdentificationError,
+    single_threaded_blas,
+    stacked_regressor,
+    weighted_least_squares,
+)
 from .joint_data import DataError, smooth
 
 #: candidate windows [s]
@@ -55,28 +61,26 @@ def _thin(data, max_samples):
     return data.q[::step], data.qd[::step], data.qdd[::step], data.tau[::step]
 
 
-def _score(model, layout, base, mask, train, raw_train, validation, max_samples):
-    fit, _ = train.split(validation)
-    _, val = raw_train.split(validation)
-    _, val_smoothed = train.split(validation)
+def _score(model, layout, base, data, smoothed, holdout, validation, max_samples):
+    train, _ = smoothed.split(holdout)
+    fit, val = train.split(validation)
     q, qd, qdd, tau = _thin(fit, max_samples)
-    rows = np.flatnonzero(mask)
-    r = base.count
-    if len(q) * len(rows) < 2 * r or len(val.t) < 2:
-        return None, f"too few samples ({len(q)} to fit, {len(val.t)} to validate)"
+    rows = np.flatnonzero(data.effort_mask)
+    if len(q) * len(rows) < 2 * base.count or len(val.t) < 2:
+        return None, f"too few samples ({len(q)} to fit, {len(val.t)} to validate)", 0
     Y = stacked_regressor(model, q, qd, qdd, layout, columns=base.independent)[:, rows]
-    tau = tau[:, rows]
-    weight = 1.0 / np.maximum(tau.std(axis=0), 1e-9)
-    A = (Y * weight[:, None]).reshape(-1, r)
-    norms = np.maximum(np.linalg.norm(A, axis=0), 1e-300)
-    beta = np.linalg.lstsq(A / norms, (tau * weight).reshape(-1), rcond=None)[0] / norms
-    vq, vqd, vqdd, _ = _thin(val_smoothed, max_samples)
-    step = max(1, math.ceil(len(val.t) / max_samples))
-    measured = val.tau[::step][:, rows]
+    try:
+        beta = weighted_least_squares(Y, tau[:, rows], base, max_condition=math.inf).beta
+    except IdentificationError as error:
+        return None, str(error), 0
+    vt, vq, vqd, vqdd = (x[:: max(1, math.ceil(len(val.t) / max_samples))]
+                         for x in (val.t, val.q, val.qd, val.qdd))  # fmt: skip
+    # the torques as measured at the validation times (resampled, not smoothed)
+    measured = np.column_stack([np.interp(vt, data.t, data.tau[:, k]) for k in rows])
     Yv = stacked_regressor(model, vq, vqd, vqdd, layout, columns=base.independent)[:, rows]
     rms = np.full(model.n, np.nan)
     rms[rows] = np.sqrt(np.mean((Yv @ beta - measured) ** 2, axis=0))
-    return rms, ""
+    return rms, "", len(vt)
 
 
 def choose_filter_window(
@@ -111,38 +115,32 @@ def choose_filter_window(
     Raises:
         DataError: no candidate could be evaluated (each candidate's reason named).
     """
-    base = base_parameters(model, layout, effort_mask=data.effort_mask, held=data.held)
-    tried, scores, rms_all, notes, sizes, val_samples = [], [], [], [], set(), []
-    for window in sorted(candidates):
-        try:
-            smoothed = smooth(data, window, **smooth_options)
-            raw = smooth(data, window, smooth_effort=False, **smooth_options)
-        except DataError as error:
-            tried.append(float(window))
-            scores.append(math.nan)
-            rms_all.append(np.full(model.n, np.nan))
-            notes.append(str(error))
-            val_samples.append(0)
-            continue
-        samples = smoothed.report.window_samples
-        if samples in sizes:
-            continue
-        sizes.add(samples)
-        train, _ = smoothed.split(holdout)
-        raw_train, _ = raw.split(holdout)
-        rms, note = _score(model, layout, base, data.effort_mask, train, raw_train, validation,
-                           max_samples)  # fmt: skip
-        tried.append(smoothed.report.filter_window)
-        notes.append(note)
-        if rms is None:
-            scores.append(math.nan)
-            rms_all.append(np.full(model.n, np.nan))
-            val_samples.append(0)
-            continue
-        measured = rms[data.effort_mask]
-        scores.append(float(np.exp(np.mean(np.log(np.maximum(measured, 1e-12))))))
-        rms_all.append(rms)
-        val_samples.append(len(raw_train.t) - len(raw_train.split(validation)[0].t))
+    with single_threaded_blas():
+        base = base_parameters(model, layout, effort_mask=data.effort_mask, held=data.held)
+        tried, scores, rms_all, notes, sizes, val_samples = [], [], [], [], set(), []
+        for window in sorted(candidates):
+            try:
+                smoothed = smooth(data, window, **smooth_options)
+            except DataError as error:
+                rms, note, used, window_used = None, str(error), 0, float(window)
+            else:
+                if smoothed.report.window_samples in sizes:
+                    continue
+                sizes.add(smoothed.report.window_samples)
+                window_used = smoothed.report.filter_window
+                rms, note, used = _score(
+                    model, layout, base, data, smoothed, holdout, validation, max_samples
+                )
+            tried.append(window_used)
+            notes.append(note)
+            val_samples.append(used)
+            if rms is None:
+                scores.append(math.nan)
+                rms_all.append(np.full(model.n, np.nan))
+            else:
+                measured = rms[data.effort_mask]
+                scores.append(float(np.exp(np.mean(np.log(np.maximum(measured, 1e-12))))))
+                rms_all.append(rms)
     finite = [k for k, s in enumerate(scores) if np.isfinite(s)]
     if not finite:
         raise DataError(

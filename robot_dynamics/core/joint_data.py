@@ -71,7 +71,8 @@ class DataReport:
     Attributes:
         joint_names: (n,) model joints.
         raw_samples: merged samples before anything was dropped.
-        drops: ``(reason, count)`` pairs in the order applied (a NaN in several columns of one
+        drops: ``(reason, count)`` pairs in the order applied, the reason a text with ``{n}``
+            for the count (``"effort[wrist_1] NaN in {n}"``; a NaN in several columns of one
             sample counts under each column).
         dropped: samples dropped in all.
         stamps: :class:`~robot_dynamics.core.stamps.StampReport`, or None when not analysed.
@@ -121,7 +122,7 @@ class DataReport:
         """
         if not self.dropped:
             return "0 dropped"
-        return f"{self.dropped} dropped: " + ", ".join(f"{r} {c}" for r, c in self.drops if c)
+        return f"{self.dropped} dropped: " + ", ".join(r.format(n=c) for r, c in self.drops if c)
 
 
 @dataclass(frozen=True, eq=False)
@@ -312,13 +313,14 @@ def clean(
     offset = _per_joint(effort_offset, "effort_offset", names)
     drops = []
     keep = np.isfinite(t)
-    drops.append(("time NaN", int(np.count_nonzero(~keep))))
+    drops.append(("{n} with a NaN time", int(np.count_nonzero(~keep))))
     if time_window is not None:
         start, end = (float(x) for x in time_window)
         if not start < end:
             raise DataError(f"the time window must have start < end, got {start:g}, {end:g}")
         inside = keep & (t >= start) & (t <= end)
-        drops.append((f"outside the time window {start:g}-{end:g} s", int(np.sum(keep & ~inside))))
+        reason = f"{{n}} outside the time window {start:g}-{end:g} s"
+        drops.append((reason, int(np.sum(keep & ~inside))))
         keep = inside
     t, position, effort = t[keep], position[keep], effort[keep]
     velocity = None if velocity is None else velocity[keep]
@@ -377,7 +379,7 @@ def clean(
     repeat = repeated_samples(
         [position[:, moving], None if velocity is None else velocity[:, moving], effort[:, mask]]
     )
-    drops.append(("repeated samples", int(np.count_nonzero(repeat))))
+    drops.append(("{n} repeated", int(np.count_nonzero(repeat))))
     ok = ~repeat
     columns = [("position", position, moving), ("effort", effort, mask)]
     if velocity is not None:
@@ -387,7 +389,7 @@ def clean(
         for k in np.flatnonzero(used):
             nan = ok & ~np.isfinite(values[:, k])
             if nan.any():
-                drops.append((f"{field}[{names[k]}] NaN in", int(np.count_nonzero(nan))))
+                drops.append((f"{field}[{names[k]}] NaN in {{n}}", int(np.count_nonzero(nan))))
                 bad |= nan
     ok &= ~bad
     dropped = N - int(np.count_nonzero(ok))
@@ -443,7 +445,6 @@ def smooth(
     rate=None,
     gap_factor=5.0,
     samples_per_window=None,
-    smooth_effort=True,
 ):
     """Uniformly sampled, differentiated and smoothed :class:`JointData` of cleaned samples.
 
@@ -457,8 +458,6 @@ def smooth(
             filter window splits the data; a shorter one is bridged by interpolation.
         samples_per_window: keep every k-th smoothed sample so that about this many remain per
             window (the smoothed signals carry nothing faster), or None to keep all.
-        smooth_effort: smooth the torques (False: only resampled, e.g. to compare predictions
-            with the torques as measured).
 
     Returns:
         JointData: the prepared data.
@@ -483,6 +482,8 @@ def smooth(
     cuts = np.flatnonzero(steps > bridge) + 1
     bridged = int(np.count_nonzero((steps > 1.5 * dt) & (steps <= bridge)))
     q, v, tau = data.position, data.velocity, data.tau
+    measured = np.asarray(data.effort_mask, bool)
+    still = np.isfinite(data.held)
     out = {k: [] for k in ("t", "q", "qd", "qdd", "tau")}
     short = 0
     for seg in np.split(np.arange(len(t)), cuts):
@@ -501,9 +502,9 @@ def smooth(
         else:
             qds = savgol_filter(qs, window, polyorder, deriv=1, delta=dt, axis=0)
         qdds = savgol_filter(qds, window, polyorder, deriv=1, delta=dt, axis=0)
-        taus = resample(tau)
-        if smooth_effort:
-            taus = savgol_filter(taus, window, polyorder, axis=0)
+        qs[:, still], qds[:, still], qdds[:, still] = data.held[still], 0.0, 0.0
+        taus = np.full((len(grid), tau.shape[1]), np.nan)  # NaN where not measured
+        taus[:, measured] = savgol_filter(resample(tau[:, measured]), window, polyorder, axis=0)
         keep = slice(None, None, stride)
         out["t"].append(grid[keep])
         out["q"].append(qs[keep])
@@ -512,7 +513,7 @@ def smooth(
         out["tau"].append(taus[keep])
     report = data.report
     if short:
-        reason = f"in stretches shorter than the filter window ({window} samples)"
+        reason = f"{{n}} in stretches shorter than the filter window ({window} samples)"
         report = replace(report, drops=report.drops + ((reason, short),))
         report = replace(report, dropped=report.dropped + short)
     if not out["t"]:

@@ -9,10 +9,12 @@ some cycles never reach the log (gaps). The samples themselves are still one cyc
 - :func:`repeated_samples` finds samples identical to the previous one (runs of at most
   ``max_run`` copies: a longer run is a signal that does not change, not a logger repeat).
 - :func:`time_base` finds the cycle and each sample's cycle number ``k_i`` (consecutive samples
-  one cycle apart, gaps whole cycles, found as steps of the running median of
-  ``stamp_i / cycle - i``), and gives ``t_i = t_0 + cycle k_i`` when the stamps only jitter
-  around that base; stamps that do not (going backwards, or drifting from it) are kept as they
-  are. :class:`StampReport` says what was found.
+  one cycle apart, gaps whole cycles): the cycle from stamps half the run apart (the median of
+  their slopes), the gaps roughly as steps of the running median of ``stamp_i / cycle - i``,
+  then exactly: a stamp is never earlier than its cycle plus the shortest latency, while a late
+  one (the logger stalled) only lifts its own value. It gives ``t_i = t_0 + cycle k_i`` when
+  the stamps only jitter around that base; stamps that do not (going backwards, or scattered
+  about it) are kept as they are. :class:`StampReport` says what was found.
 """
 
 from dataclasses import dataclass
@@ -98,15 +100,17 @@ def _steps(r, width):
     return where, np.round(jumps[where - 1]).astype(int)
 
 
-def _place(t, where, sizes, half):
-    """Move each step to the longest stamp interval within ``half`` samples of it (the median
-    places a step up to a few samples off when a late stamp sits beside a gap)."""
-    d = np.diff(t)
-    moved = []
-    for p, s in zip(where, sizes):
-        lo, hi = max(1, p - half), min(len(t) - 1, p + half)
-        moved.append(lo + int(np.argmax(d[lo - 1 : hi])) if s > 0 else p)
-    return np.array(moved, dtype=int)
+def _cycles(t, c, k):
+    """Cycle numbers of stamps ``t`` near the guess ``k``: a stamp is never earlier than its
+    cycle plus the shortest latency, so the cycle offsets ``m_i = k_i - i`` are the largest
+    nondecreasing sequence below ``floor((t_i - t_ref) / c) - i`` (a late stamp only lifts its
+    own value), with ``t_ref`` a little below the earliest stamps' phase."""
+    i = np.arange(len(t))
+    e = t - c * k
+    ref = np.quantile(e, 0.01) - 0.1 * c
+    m_raw = np.floor((t - ref) / c).astype(np.int64) - i
+    m = np.minimum.accumulate(m_raw[::-1])[::-1]
+    return i + m - m[0]
 
 
 def time_base(t, cycle=None):
@@ -134,20 +138,24 @@ def time_base(t, cycle=None):
     if not c > 0:
         return keep("the stamps do not advance")
     i = np.arange(N)
-    for _ in range(3):  # the cycle from the median interval, then fitted over the whole run
+    h = N // 2
+    for _ in range(2):  # the cycle from the median interval, then over the whole run
         where, sizes = _steps((t - t[0]) / c - i, MEDIAN_SAMPLES)
         if np.any(sizes < 0):
             return keep("the stamps fall behind a uniform cycle (not a fixed-rate robot)")
-        where = _place(t, where, sizes, MEDIAN_SAMPLES // 2)
         missing = np.zeros(N, int)
         np.add.at(missing, where, sizes)
         k = i + np.cumsum(missing)
+        if cycle is None:  # median slope of pairs half the run apart: late stamps do not count
+            c = float(np.median((t[h:] - t[: N - h]) / (k[h:] - k[: N - h])))
+    for _ in range(2):  # each stamp's cycle, then the cycle by least squares without late ones
+        k = _cycles(t, c, k)
         if cycle is None:
-            kc = k - k.mean()
-            e = t - t.mean() - c * kc
-            inside = np.abs(e - np.median(e)) < 0.5 * c  # late stamps do not tilt the fit
-            kc, tc = k[inside], t[inside]
-            c = float(np.polyfit(kc, tc, 1)[0])
+            e = t - c * k
+            inside = np.abs(e - np.median(e)) < 0.5 * c
+            c = float(np.polyfit(k[inside] - k.mean(), t[inside], 1)[0])
+    where = np.flatnonzero(np.diff(k) > 1) + 1
+    sizes = np.diff(k)[where - 1] - 1
     e = t - c * k
     base = float(np.median(e))
     e = e - base

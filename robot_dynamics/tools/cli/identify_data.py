@@ -160,7 +160,7 @@ def data_report(data, hold_sources):
     lines = [f"recording: {r.raw_samples} samples, {r.drop_text()}"]
     info = {
         "raw_samples": r.raw_samples,
-        "drops": [{"reason": reason, "count": c} for reason, c in r.drops if c],
+        "drops": [{"reason": reason.format(n=c), "count": c} for reason, c in r.drops if c],
         "repeated_samples": r.repeated,
         "time_window": list(r.time_window) if r.time_window else None,
     }
