@@ -46,6 +46,7 @@ class WindowChoice:
             without a measured torque).
         notes: per candidate, why it was not evaluated ("" when it was).
         validation_samples: samples the chosen window was judged on.
+        validation: the fraction of the training data they are (its end).
     """
 
     window: float
@@ -54,6 +55,7 @@ class WindowChoice:
     rms: tuple
     notes: tuple
     validation_samples: int
+    validation: float
 
 
 def _thin(data, max_samples):
@@ -155,6 +157,7 @@ def choose_filter_window(
         rms=tuple(rms_all),
         notes=tuple(notes),
         validation_samples=val_samples[best],
+        validation=float(validation),
     )
 
 

@@ -190,8 +190,7 @@ def plot_wrench_demo(
     return _save(fig, path)
 
 
-def plot_identification(
-    path: str,
+def identification_figure(
     *,
     t: np.ndarray,
     measured: np.ndarray,
@@ -199,12 +198,11 @@ def plot_identification(
     identified: np.ndarray,
     joint_names: Sequence[str],
     prismatic: Sequence[bool],
-) -> str:
-    """Plot measured torques against the nominal and the identified model's, one panel per
-    joint (two columns beyond three joints, no empty panel), in N m or N (prismatic).
+):
+    """Measured torques against the nominal and the identified model's, one panel per joint
+    (two columns beyond three joints, no empty panel), in N m or N (prismatic).
 
     Args:
-        path: PNG file to write.
         t: (k,) time [s].
         measured: (k, n) measured torques [N m or N], NaN for a joint without a measured torque
             (its panel shows the predictions only and says so).
@@ -214,7 +212,7 @@ def plot_identification(
         prismatic: n flags, True for a prismatic joint (force, N).
 
     Returns:
-        str: the path written.
+        matplotlib.figure.Figure: the figure (Agg canvas).
     """
     n = len(joint_names)
     cols = 2 if n > 3 else 1
@@ -234,9 +232,21 @@ def plot_identification(
         axes[k % rows, k // rows].remove()
     axes[0, 0].legend(loc="upper right", fontsize=7)
     for c in range(cols):
-        last = min(rows, n - c * rows) - 1
-        axes[last, c].set_xlabel("t [s]")
-    return _save(fig, path)
+        axes[min(rows, n - c * rows) - 1, c].set_xlabel("t [s]")
+    return fig
+
+
+def plot_identification(path: str, **panels) -> str:
+    """Write :func:`identification_figure` as a PNG.
+
+    Args:
+        path: PNG file to write.
+        **panels: the keyword arguments of :func:`identification_figure`.
+
+    Returns:
+        str: the path written.
+    """
+    return _save(identification_figure(**panels), path)
 
 
 def _spans(ax, t, mask, color, label):

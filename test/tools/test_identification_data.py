@@ -4,6 +4,7 @@ stalls, repeats and gaps; the filter window chosen from the data against the fix
 joints without a real effort left out of the fit's rows, joints not recorded held still,
 efforts given as motor currents, drop messages that name columns and counts."""
 
+import json
 import os
 import sys
 import zlib
@@ -24,11 +25,14 @@ from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.core.stamps import repeated_samples, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.cli import main as cli_main
+from robot_dynamics.tools.identification_data import write_bag
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from real_recordings import (  # noqa: E402
     CYCLE,
+    csv_text,
     logger,
+    mobile_manipulator_urdf,
     record,
     true_torques,
 )
@@ -239,3 +243,150 @@ def test_filter_window_chosen_from_the_data_beats_the_short_one(rng):
     assert np.all(fits[choice.window][:4] < 0.2 * fits[0.05][:4]), fits
     assert fits[0.05][:4].min() > 0.3  # N m: what the ripple puts into a 0.05 s fit
     assert fits[choice.window].max() < 0.1, fits
+
+
+# ------------------------------------------------------------------ the command
+def test_identify_a_logged_arm_csv_window_chosen_and_fixed(tmp_path, capsys, rng):
+    model = RobotModel.from_urdf(bundled_urdf_path("panda"))
+    rec = record(model, rng, 30.0)
+    path = tmp_path / "run.csv"
+    path.write_text(csv_text(model.joint_names, rec))
+    code, text, err = run(
+        capsys, "identify", "panda", path, "--out", tmp_path / "a.urdf", "--offset"
+    )
+    assert code == 0, err
+    lines = text.splitlines()
+    drop_line = f"recording: {len(rec.t)} samples, {rec.log.repeats} dropped: "
+    assert lines[1] == drop_line + f"{rec.log.repeats} repeated"
+    assert lines[2].startswith("stamps: intervals 0.02 ms to ")
+    assert "jitter about a 1 ms cycle" in lines[2] and "samples put on that cycle" in lines[2]
+    missing = sum(length for _, length in rec.log.gaps)
+    assert lines[3].startswith(f"gaps: {len(rec.log.gaps)} ({missing} cycles missing, longest ")
+    assert lines[3].endswith(f"; {len(rec.log.gaps)} bridged, 1 stretch")
+    window = next(line for line in lines if line.startswith("filter window"))
+    assert "chosen by the validation torque RMS" in window and "0.051 s: " in window
+    chosen = float(window.split()[2])
+    assert chosen >= 0.1
+    assert "nominal: the URDF's inertials and its <dynamics damping friction> on" in text
+    # the fixed short window: the held-out torques are predicted far worse
+    code, out, err = run(
+        capsys, "identify", "panda", path, "--out", tmp_path / "b.urdf", "--offset",
+        "--filter-window", "0.05", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    fixed = json.loads(out)
+    prep = fixed["data_preparation"]
+    assert prep["filter_window"] == pytest.approx(0.051) and "window_choice" not in prep
+    assert prep["stamps"]["uniform"] and prep["stamps"]["gaps"] == len(rec.log.gaps)
+    assert prep["repeated_samples"] == rec.log.repeats
+    table = [line.split() for line in lines if line.startswith("panda_joint")]
+    rms_chosen = np.array([float(row[2]) for row in table])
+    rms_fixed = np.array(fixed["rms_identified"])
+    assert np.all(rms_chosen[:4] < 0.5 * rms_fixed[:4]), (rms_chosen, rms_fixed)
+
+
+def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
+    # prismatic torso + 7-joint arm recorded; head and gripper in the URDF only; efforts are
+    # motor currents (reduction x torque constant, with signs); the wrist reports exactly 0
+    # (and sometimes nothing); a few NaN efforts on a measured joint; the first second is the
+    # robot homing (junk efforts), cut with --time-window
+    urdf, arm, head, gripper = mobile_manipulator_urdf()
+    (tmp_path / "mm.urdf").write_text(urdf)
+    model = RobotModel.from_urdf(urdf)
+    names = list(model.joint_names)
+    recorded = ["torso_lift"] + arm
+    idx = [names.index(j) for j in recorded]
+    scale = np.ones(model.n)
+    scale[idx] = [-150.0, 12.0, -10.0, 9.0, -8.0, 3.0, -2.5, 2.0]
+    rec = record(model, rng, 30.0, moving=np.isin(names, recorded), effort_scale=scale)
+    effort = rec.effort.copy()
+    for j in arm[4:]:
+        effort[:, names.index(j)] = 0.0
+    effort[::50, names.index("arm_5")] = np.nan
+    nan_rows = [5000, 9000, 20000]
+    effort[nan_rows, names.index("arm_2")] = np.nan
+    early = rec.t < 1.0
+    effort[early] *= 20.0
+    bag = tmp_path / "bag"
+    write_bag(
+        bag,
+        [
+            (rec.t[i], recorded, rec.position[i, idx], rec.velocity[i, idx], effort[i, idx])
+            for i in range(len(rec.t))
+        ],
+    )
+    head_2 = (model.position_limits[0] + model.position_limits[1])[names.index("head_2")] / 2
+    code, out, err = run(
+        capsys, "identify", tmp_path / "mm.urdf", bag, "--out", tmp_path / "id.urdf",
+        "--offset", "--time-window", "1", "100", "--hold", f"head_2={head_2}",
+        "--effort-scale", *[f"{j}={scale[names.index(j)]}" for j in recorded], "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads(out)
+    prep = report["data_preparation"]
+    assert prep["held"] == [
+        {"joint": "gripper_left", "position": 0.0205, "source": "mid-range"},
+        {"joint": "gripper_right", "position": 0.0205, "source": "mid-range"},
+        {"joint": "head_1", "position": 0.0, "source": "URDF zero"},
+        {"joint": "head_2", "position": pytest.approx(head_2), "source": "given"},
+    ]
+    unmeasured = {u["joint"]: u["reason"] for u in prep["unmeasured"]}
+    assert {j: unmeasured[j] for j in arm[4:]} == dict.fromkeys(
+        arm[4:], "effort exactly 0 in every sample"
+    )
+    assert set(unmeasured) == set(arm[4:] + head + gripper)
+    assert prep["effort_mask"] == [j in recorded[:5] for j in names]
+    drops = {d["reason"] for d in prep["drops"]}
+    assert f"{int(early.sum())} outside the time window 1-100 s" in drops
+    assert "effort[arm_2] NaN in 3" in drops and not any("arm_5" in d for d in drops)
+    assert prep["effort_scale"][names.index("torso_lift")] == -150.0
+    assert prep["stamps"]["uniform"] and prep["stamps"]["cycle"] == pytest.approx(CYCLE)
+    # the measured joints' held-out torques; nothing claimed for the others
+    rms_nominal, rms_identified = report["rms_nominal"], report["rms_identified"]
+    for k, j in enumerate(names):
+        if j in recorded[:5]:
+            assert rms_identified[k] < rms_nominal[k] / 1.5, (j, rms_nominal, rms_identified)
+        else:
+            assert rms_identified[k] is None and report["residual_sigma"][k] is None
+    # the identified URDF predicts what a URDF can hold of the true robot (rigid bodies,
+    # viscous and Coulomb friction) on the measured joints, held joints held
+    identified = RobotModel.from_urdf((tmp_path / "id.urdf").read_text())
+    t = np.linspace(3.0, 13.0, 200)
+    q, qd, qdd = rec.motion(t)
+    q[:, names.index("head_1")] = 0.0
+    q[:, [names.index(j) for j in gripper]] = 0.0205
+    layout, theta = rec.truth
+    urdf_part = theta.copy()
+    urdf_part[layout.group_slice("asymmetry")] = urdf_part[layout.group_slice("offset")] = 0.0
+    true = true_torques(model, layout, urdf_part, q, qd, qdd)
+    measured = [names.index(j) for j in recorded[:5]]
+
+    def error(m):
+        tau = m.inverse_dynamics(q, qd, qdd) + m.friction_torques(qd)
+        return np.sqrt(np.mean((tau - true)[:, measured] ** 2, axis=0))
+
+    assert np.all(error(identified) < 0.25 * error(model)), (error(identified), error(model))
+
+
+@pytest.mark.parametrize("n, prismatic", [(7, ()), (8, (0,)), (3, (2,))])
+def test_identify_plot_panels_and_units(tmp_path, n, prismatic):
+    from robot_dynamics.tools.plotting import identification_figure, is_png, plot_identification
+
+    names = [f"j{k}" for k in range(n)]
+    t = np.linspace(0.0, 1.0, 50)
+    tau = np.sin(t)[:, None] * np.arange(1, n + 1)
+    measured = tau.copy()
+    measured[:, n - 1] = np.nan  # a joint without a measured torque
+    flags = [k in prismatic for k in range(n)]
+    panels = dict(t=t, measured=measured, nominal=tau, identified=tau, joint_names=names,
+                  prismatic=flags)  # fmt: skip
+    fig = identification_figure(**panels)
+    assert len(fig.axes) == n  # no empty panel
+    axes = {ax.get_ylabel(): ax for ax in fig.axes}
+    assert sorted(axes) == sorted(f"j{k} [{'N' if flags[k] else 'N m'}]" for k in range(n))
+    unmeasured = next(ax for label, ax in axes.items() if label.startswith(f"j{n - 1} "))
+    assert unmeasured.get_title() == "no measured torque: not fitted"
+    assert len(unmeasured.lines) == 2
+    assert all(len(ax.lines) == 3 for ax in axes.values() if ax is not unmeasured)
+    assert sum(ax.get_xlabel() == "t [s]" for ax in fig.axes) == (2 if n > 3 else 1)
+    assert is_png(plot_identification(str(tmp_path / "p.png"), **panels))

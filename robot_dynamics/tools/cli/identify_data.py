@@ -143,7 +143,7 @@ def load_data(args, model):
 
 
 def _ms(x):
-    return f"{x * 1e3:.3g} ms"
+    return f"{x * 1e3:.3g} ms" if x >= 1e-7 else "0 ms"
 
 
 def data_report(data, hold_sources):
@@ -165,25 +165,27 @@ def data_report(data, hold_sources):
         "time_window": list(r.time_window) if r.time_window else None,
     }
     st = r.stamps
+    split = f"{r.stretches} stretch" + ("es" if r.stretches != 1 else "")
     if st is not None:
         intervals = (
-            f"intervals {st.interval_min * 1e3:.3g}-{st.interval_max * 1e3:.3g} ms "
-            f"(median {st.interval_median * 1e3:.4g} ms)"
+            f"intervals {_ms(st.interval_min)} to {_ms(st.interval_max)} "
+            f"(median {_ms(st.interval_median)})"
         )
         if st.uniform:
             lines.append(
-                f"stamps: {intervals} jitter about a {st.cycle * 1e3:.6g} ms cycle "
-                f"(RMS {_ms(st.jitter_rms)}, max {_ms(st.jitter_max)}): samples put on that "
-                f"cycle; {st.gaps} gaps ({st.missing_cycles} cycles missing"
+                f"stamps: {intervals}: jitter about a {st.cycle * 1e3:.6g} ms cycle "
+                f"(RMS {_ms(st.jitter_rms)}, max {_ms(st.jitter_max)}); samples put on that cycle"
+            )
+            lines.append(
+                f"gaps: {st.gaps} ({st.missing_cycles} cycles missing"
                 + (f", longest {_ms(st.longest_gap)}" if st.gaps else "")
-                + f"), {r.bridged} bridged, {r.stretches} stretch"
-                + ("es" if r.stretches != 1 else "")
+                + f"); {r.bridged} bridged, {split}"
             )
         else:
-            lines.append(f"stamps: {intervals} used as recorded: {st.note}")
+            lines.append(f"stamps: {intervals}, used as recorded: {st.note}; {split}")
         info["stamps"] = dataclasses.asdict(st)
     else:
-        lines.append(f"stamps: used as recorded (--keep-stamps); {r.stretches} stretches")
+        lines.append(f"stamps: used as recorded (--keep-stamps); {split}")
     info["gaps_bridged"] = r.bridged
     info["stretches"] = r.stretches
     if r.repeated:
@@ -200,7 +202,7 @@ def data_report(data, hold_sources):
         )
         lines.append(
             f"{window}, chosen by the validation torque RMS (geometric mean over joints, on "
-            f"the last 25 % of the training data): {scores}"
+            f"the last {100 * choice.validation:.0f} % of the training data): {scores}"
         )
         info["window_choice"] = {
             "candidates": list(choice.candidates),
@@ -220,12 +222,21 @@ def data_report(data, hold_sources):
         offset = np.zeros(len(names)) if r.effort_offset is None else r.effort_offset
         lines.append(
             "torque = effort_scale * effort + effort_offset: "
-            + ", ".join(f"{n} {a:g} * e + {b:g}" for n, a, b in zip(names, scale, offset))
+            + ", ".join(
+                f"{n} {a:g} e {'-' if b < 0 else '+'} {abs(b):g}"
+                for n, a, b, m in zip(names, scale, offset, r.effort_mask)
+                if m
+            )
         )
         info["effort_scale"] = scale.tolist()
         info["effort_offset"] = offset.tolist()
+    held = {j for j, _ in r.held}
+    by_reason = {}
     for joint, reason in r.unmeasured:
-        lines.append(f"not fitted (no measured torque): {joint}: {reason}")
+        if joint not in held:
+            by_reason.setdefault(reason, []).append(joint)
+    for reason, joints in by_reason.items():
+        lines.append(f"not fitted (no measured torque): {', '.join(joints)}: {reason}")
     info["effort_mask"] = list(r.effort_mask)
     info["unmeasured"] = [{"joint": j, "reason": why} for j, why in r.unmeasured]
     info["held"] = [
@@ -233,7 +244,7 @@ def data_report(data, hold_sources):
     ]
     if r.held:
         lines.append(
-            "held still (not in the recording): "
+            "held still, not fitted (not in the recording): "
             + ", ".join(f"{j} at {pos:g} ({hold_sources.get(j, 'given')})" for j, pos in r.held)
         )
     return lines, info
