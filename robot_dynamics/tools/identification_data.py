@@ -214,13 +214,14 @@ def read_csv(path, joint_names):
         joint_names: the model's joints, in order.
 
     Returns:
-        JointSamples: the samples.
+        JointSamples: the samples; NaN columns for a joint without position or effort columns,
+        velocity None when no joint has a velocity column.
 
     Raises:
         DataError: unreadable, no data rows, no 'time' column, or no position column of any of
             the model's joints.
     """
-    rows = read_csv_rows(path, joint_names)
+    rows = read_csv_rows(path, joint_names, complete=False)
     order = np.argsort(rows.t, kind="stable")
     t = rows.t[order]
     return JointSamples(
@@ -233,21 +234,24 @@ def read_csv(path, joint_names):
     )
 
 
-def read_csv_rows(path, joint_names):
+def read_csv_rows(path, joint_names, complete=True):
     """The rows of a CSV file (see the module docstring) in file order, times as written.
 
     Args:
         path: the CSV file.
         joint_names: the model's joints, in order.
+        complete: every joint must have its position and effort columns; False: a joint
+            without a column gets NaN there (a joint the recording does not carry, or without
+            an effort).
 
     Returns:
         JointSamples: ``t`` (k,) the 'time' column [s] as written, file order; position, effort
-        (k, n), velocity (k, n) or None when no joint has a velocity column; cells that are
-        empty or not numbers, and the columns of a joint the file does not have, are NaN.
+        (k, n); velocity (k, n), or None when a joint (``complete``) or every joint has no
+        velocity column; cells that are empty or not numbers are NaN.
 
     Raises:
-        DataError: unreadable, no data rows, no 'time' column, or no position column of any of
-            the model's joints.
+        DataError: unreadable, no data rows, no 'time' column, or missing joint columns (with
+            ``complete=False``: no position column of any of the model's joints).
     """
     try:
         with open(path, newline="") as f:
@@ -260,8 +264,22 @@ def read_csv_rows(path, joint_names):
     col = {h: i for i, h in enumerate(header)}
     if "time" not in col:
         raise DataError(f"CSV {path!r} has no 'time' column (header: {header})")
-    known = {h.rsplit(".", 1)[0] for h in header if h.endswith(".position")}
-    _check_some_joints(joint_names, known, f"CSV {path!r} (no '<joint>.position' columns)")
+    known = {h.rsplit(".", 1)[0] for h in header if "." in h}
+    if complete:
+        missing = [
+            f"{j}.{field}"
+            for j in joint_names
+            for field in ("position", "effort")
+            if f"{j}.{field}" not in col
+        ]
+        if missing:
+            raise DataError(
+                f"CSV {path!r} lacks columns {missing[:4]}{' ...' if len(missing) > 4 else ''} "
+                f"(its joints: {sorted(known)})"
+            )
+    else:
+        positions = {h.rsplit(".", 1)[0] for h in header if h.endswith(".position")}
+        _check_some_joints(joint_names, positions, f"CSV {path!r} (no '<joint>.position' columns)")
 
     def number(text):
         try:
@@ -272,7 +290,8 @@ def read_csv_rows(path, joint_names):
     table = np.array(
         [[number(r[i]) if i < len(r) else math.nan for i in range(len(header))] for r in rows[1:]]
     )
-    has_velocity = any(f"{j}.velocity" in col for j in joint_names)
+    with_velocity = [f"{j}.velocity" in col for j in joint_names]
+    has_velocity = all(with_velocity) if complete else any(with_velocity)
 
     def block(field):
         nan = np.full(len(table), math.nan)
