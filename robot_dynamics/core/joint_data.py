@@ -529,9 +529,7 @@ def smooth(
         bridged=bridged,
         stretches=len(out["t"]),
     )
-    torque_window = 1
-    if smooth_effort:  # the torque's filter on the kept grid
-        torque_window = max(polyorder + 2, (window // stride) | 1)
+    torque_window = max(polyorder + 2, (window // stride) | 1)  # the torque's filter, kept grid
     return JointData(
         t=np.concatenate(out["t"]),
         q=np.concatenate(out["q"]),
