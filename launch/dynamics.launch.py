@@ -41,8 +41,7 @@ Arguments (``--show-args`` lists them with their defaults):
     base_link, tip_link   override the parameter when not empty.
     balance_inertia, strict_inertia
                       ``true``/``false`` override the node parameter; empty (default): the
-                      params file's value or the node's default. strict_inertia is passed only
-                      to a node that declares it.
+                      params file's value or the node's default.
     joint_states_topic    topic of the joint states (default ``joint_states``, in the namespace);
                       e.g. ``/joint_states`` of a ros2_control joint_state_broadcaster.
     effort_command_topic  where ``~/effort_command`` is published (default: there), e.g.
@@ -170,12 +169,6 @@ def check_command_line(context):
         )
 
 
-def _node_declares(name):
-    from robot_dynamics.schema import DYNAMICS_NODE
-
-    return any(p.name == name for p in DYNAMICS_NODE.params)
-
-
 def params_files(text, node):
     """The parameters files of the ``params_file`` argument, in order, each checked as the node
     would read it (:func:`robot_dynamics.tools.params_file.read_parameters_file`).
@@ -215,8 +208,7 @@ def node_parameters(context, urdf):
         FileNotFoundError: a params file does not exist.
         ParametersFileError: a params file the node would not read as meant (see
             :func:`params_files`).
-        ValueError: a boolean argument that is not true/false, or strict_inertia given to a
-            node that does not declare it.
+        ValueError: a boolean argument that is not true/false.
     """
     value = lambda name: LaunchConfiguration(name).perform(context)  # noqa: E731
     overrides = {"use_sim_time": _flag(value("use_sim_time"), "use_sim_time")}
@@ -227,11 +219,8 @@ def node_parameters(context, urdf):
             overrides[name] = value(name)
     for name in ("balance_inertia", "strict_inertia"):
         flag = _flag(value(name), name, allow_empty=True)
-        if flag is None:
-            continue
-        if not _node_declares(name):
-            raise ValueError(f"{name}:={value(name)}: this dynamics_node has no parameter {name}")
-        overrides[name] = flag
+        if flag is not None:
+            overrides[name] = flag
     node = "/".join(filter(None, (*value("namespace").split("/"), value("node_name"))))
     return [*params_files(value("params_file"), "/" + node), overrides]
 
