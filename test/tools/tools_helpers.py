@@ -11,9 +11,9 @@ import pytest
 # test arms are the core tests' (test/core/small_arms.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "core"))
 from oracles import robots_dir  # noqa: E402
-from small_arms import UR_SHAPE_URDF  # noqa: E402
+from small_arms import ARM3_URDF, UR_SHAPE_URDF  # noqa: E402
 
-__all__ = ["UR_SHAPE_URDF", "erd_urdf_path"]
+__all__ = ["ARM3_URDF", "UR_SHAPE_URDF", "erd_urdf_path"]
 
 
 def erd_urdf_path(*parts):

@@ -2,37 +2,36 @@
 and write an identified URDF.
 
     robot-dynamics identify NOMINAL.urdf DATA --out IDENTIFIED.urdf [--topic T] [--holdout F]
-        [--plot PNG] [--json]
+        [--friction-model auto|viscous-coulomb|asymmetric|stribeck] [--offset auto|on|off]
+        [--armature] [--plot PNG] [--json]
 
 DATA is a ROS 2 bag (directory, .mcap or .db3) with sensor_msgs/JointState (positions and
 efforts; velocities optional) or a CSV file (see :mod:`robot_dynamics.tools.identification_data`).
 The last ``--holdout`` fraction of the data is kept out of the fit and used to compare the nominal
 and the identified model.
 
-The identified URDF is the input with, for every body the fit sees (a link moved by a movable
-joint, with the links fixed to it merged in), the body's identified ``<inertial>`` written on the
-body's own link (mass, centre of mass, full inertia tensor about it, link axes) and the
-``<inertial>`` of the links fixed to it removed (their mass is in the body's), and every
-actuated joint's ``<dynamics damping friction>`` set to the identified viscous and Coulomb
-friction. Links fixed to the base and everything else (visuals, collisions, limits, comments)
-are kept. Torque offsets are reported, not written (URDF has no place for them).
+Per joint it chooses the simplest friction model the held-out data support (viscous + Coulomb,
+asymmetric, Stribeck) and whether a torque offset pays
+(:mod:`robot_dynamics.core.friction_identification`; ``--friction-model`` and ``--offset`` fix
+them), fits it (:func:`robot_dynamics.core.identification.identify`) and writes the identified
+URDF (``--out``) and beside it ``<stem>.yaml``, the dynamics node's parameters of what a URDF
+cannot carry (torque offsets as ``effort_offset``, the friction model, armature when fitted;
+:mod:`robot_dynamics.tools.identified_model`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
-from robot_dynamics.core.identification import IdentificationError, identify
-from robot_dynamics.core.regressor import ParameterLayout, parameters_to_inertia, regressor
-from robot_dynamics.core.spatial import inertia_parameters
+from robot_dynamics.core.identification import IdentificationError, stacked_regressor
+from robot_dynamics.tools.identified_model import parameters_path
 
 from .arguments import Invocation
 from .errors import EXIT_USAGE, CLIError
+from .identify_model import add_model_options, fit_model, model_json, model_lines, write_outputs
 from .identify_data import (
     add_data_options,
     data_report,
@@ -45,75 +44,6 @@ from .identify_data import (
 
 def _cli_error(message):
     return CLIError(message, EXIT_USAGE)
-
-
-# ------------------------------------------------------------------ URDF output
-def _fmt(x):
-    return f"{float(x):.9g}"
-
-
-def identified_urdf(xml, model, layout, theta):
-    """The URDF text ``xml`` with the identified inertials and joint friction of ``theta`` (see the
-    module docstring). Comments and every other element are kept.
-
-    Args:
-        xml: the original URDF XML text.
-        model: the :class:`~robot_dynamics.core.model.RobotModel` built from it.
-        layout: the :class:`~robot_dynamics.core.regressor.ParameterLayout` of ``theta``.
-        theta: (p,) identified parameters.
-
-    Returns:
-        str: the new URDF XML text.
-    """
-    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
-    root = ET.fromstring(xml, parser=parser)
-    links = {link.get("name"): link for link in root.findall("link")}
-    joints = {joint.get("name"): joint for joint in root.findall("joint")}
-    tree = model.tree
-    bodies = theta[: layout.n_inertial].reshape(-1, 10)
-    for b, link_name in enumerate(tree.body_link_names):
-        link = links[link_name]
-        mass, com, inertia = inertia_parameters(parameters_to_inertia(bodies[b]))
-        index = 0
-        for old in link.findall("inertial"):
-            index = list(link).index(old)
-            link.remove(old)
-        inertial = ET.Element("inertial")
-        inertial.text, inertial.tail = "\n      ", "\n    "
-        ET.SubElement(inertial, "origin", xyz=" ".join(_fmt(c) for c in com), rpy="0 0 0")
-        ET.SubElement(inertial, "mass", value=_fmt(mass))
-        ET.SubElement(
-            inertial,
-            "inertia",
-            ixx=_fmt(inertia[0, 0]),
-            ixy=_fmt(inertia[0, 1]),
-            ixz=_fmt(inertia[0, 2]),
-            iyy=_fmt(inertia[1, 1]),
-            iyz=_fmt(inertia[1, 2]),
-            izz=_fmt(inertia[2, 2]),
-        )
-        for child in inertial:
-            child.tail = "\n      "
-        inertial[-1].tail = "\n    "
-        link.insert(index, inertial)
-    for name, info in tree.frames.items():
-        if info.body >= 0 and name != tree.body_link_names[info.body] and name in links:
-            for old in links[name].findall("inertial"):
-                links[name].remove(old)
-    groups = layout.groups
-    for k, name in enumerate(model.joint_names):
-        joint = joints[name]
-        dyn = joint.find("dynamics")
-        if dyn is None:
-            dyn = ET.SubElement(joint, "dynamics")
-        if "viscous" in groups:
-            dyn.set("damping", _fmt(max(theta[layout.group_slice("viscous")][k], 0.0)))
-        if "coulomb" in groups:
-            dyn.set("friction", _fmt(max(theta[layout.group_slice("coulomb")][k], 0.0)))
-    text = ET.tostring(root, encoding="unicode")
-    start = xml.find("<robot")
-    prolog = xml[:start] if start > 0 else '<?xml version="1.0"?>\n'  # declaration, comments
-    return prolog + text + "\n"
 
 
 # ------------------------------------------------------------------ command
@@ -144,26 +74,13 @@ def add_identify_parser(sub, common):
     )
     p.add_argument("--plot", default=None, metavar="PNG", help="plot held-out torques to a PNG")
     add_data_options(p)
-    p.add_argument(
-        "--offset", action="store_true", help="also identify a constant torque offset per joint"
-    )
-    p.add_argument(
-        "--velocity-threshold",
-        type=float,
-        default=DEFAULT_VELOCITY_THRESHOLD,
-        help="v_eps of the Coulomb friction's smooth sign tanh(qd / v_eps) [rad/s]",
-    )
-    p.add_argument(
-        "--max-condition",
-        type=float,
-        default=1e4,
-        help="refuse data whose base regressor is worse conditioned (default 1e4)",
-    )
+    add_model_options(p)
 
 
 def cmd_identify(run: Invocation):
-    """Identify inertial parameters and friction from a recording (``args.data``) and write
-    the identified URDF (``--out``); optional plot of the held-out torques.
+    """Identify inertial parameters, friction and offsets from a recording (``args.data``) and
+    write the identified URDF (``--out``) and the node's parameters file beside it; optional
+    plot of the held-out torques.
 
     Args:
         run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
@@ -181,32 +98,20 @@ def cmd_identify(run: Invocation):
     start = time.perf_counter()
     try:
         data, hold_sources = load_data(args, model)
-        train, test = data.split(args.holdout) if args.holdout > 0 else (data, data)
-        layout = ParameterLayout.for_model(
-            model, offset=args.offset, velocity_threshold=args.velocity_threshold
-        )
-        result = identify(
-            model,
-            train.q,
-            train.qd,
-            train.qdd,
-            train.tau,
-            layout=layout,
-            max_condition=args.max_condition,
-            effort_mask=data.effort_mask,
-            held=data.held,
-        )
+        train, test = data.split(args.holdout) if args.holdout > 0 else (data, None)
+        selection, result = fit_model(args, model, train, test)
     except IdentificationError as exc:
         raise _cli_error(f"{args.data}: {exc}") from None
     elapsed = time.perf_counter() - start
-    Y = regressor(model, test.q, test.qd, test.qdd, layout)
+    test = train if test is None else test
+    layout = result.layout
+    Y = stacked_regressor(model, test.q, test.qd, test.qdd, layout, smooth=test.smoothed)
     pred_nominal = Y @ result.theta_nominal
     pred = Y @ result.theta
     rms_nominal = _rms(test.tau - pred_nominal)
     rms_identified = _rms(test.tau - pred)
-    text = identified_urdf(xml, model, layout, result.theta)
-    with open(args.out, "w") as f:
-        f.write(text)
+    params_path = parameters_path(args.out)
+    params_text = write_outputs(args, model, xml, data, selection, result, params_path)
     nominal_bodies = result.theta_nominal[: layout.n_inertial].reshape(-1, 10)
     bodies = result.body_parameters()
     validation = "held-out" if args.holdout > 0 else "training (no --holdout)"
@@ -214,6 +119,7 @@ def cmd_identify(run: Invocation):
         {
             "data": str(args.data),
             "out": args.out,
+            "parameters_file": params_path,
             "joint_names": list(model.joint_names),
             "samples_used": int(train.t.size),
             "validation_samples": int(test.t.size),
@@ -241,9 +147,8 @@ def cmd_identify(run: Invocation):
                 }
                 for b, link in enumerate(layout.body_links)
             ],
-            "damping": result.group("viscous").tolist(),
-            "friction": result.group("coulomb").tolist(),
-            "offset": result.group("offset").tolist() if args.offset else None,
+            **model_json(model, selection, result),
+            "node_parameters": params_text,
             "wall_time": elapsed,
         }
     )
@@ -263,18 +168,13 @@ def cmd_identify(run: Invocation):
     if data.extra_joints:
         lines.append(f"ignored joints not in the model: {', '.join(data.extra_joints)}")
     lines.append(nominal_friction_note(model))
-    lines.append(
-        f"{'joint':<{width}}  {'rms nominal':>12}  {'rms identified':>14}  "
-        f"{'damping':>10}  {'friction':>10}"
-    )
+    lines.append(f"{'joint':<{width}}  {'rms nominal':>12}  {'rms identified':>14}")
     for k, name in enumerate(model.joint_names):
         if not data.effort_mask[k]:
-            lines.append(f"{name:<{width}}  {'no measured torque: not fitted':>42}")
+            lines.append(f"{name:<{width}}  {'no measured torque: not fitted':>30}")
             continue
-        lines.append(
-            f"{name:<{width}}  {rms_nominal[k]:>12.{p}f}  {rms_identified[k]:>14.{p}f}  "
-            f"{result.group('viscous')[k]:>10.{p}f}  {result.group('coulomb')[k]:>10.{p}f}"
-        )
+        lines.append(f"{name:<{width}}  {rms_nominal[k]:>12.{p}f}  {rms_identified[k]:>14.{p}f}")
+    lines += model_lines(model, selection, result, data.effort_mask, p)
     lines.append("link masses [kg] nominal -> identified:")
     for b, link in enumerate(layout.body_links):
         lines.append(f"  {link}: {nominal_bodies[b, 0]:.{p}f} -> {bodies[b, 0]:.{p}f}")
@@ -282,6 +182,10 @@ def cmd_identify(run: Invocation):
     for i in worst:
         lines.append(f"  {result.base.names[i]}: {result.beta[i]:.4g} +- {result.beta_std[i]:.2g}")
     lines.append(f"wrote {args.out}")
+    lines.append(
+        f"wrote {params_path} (ros2 launch robot_dynamics dynamics.launch.py "
+        f"description_file:={args.out} params_file:={params_path})"
+    )
     if args.plot:
         from robot_dynamics.tools.plotting import plot_identification
 
@@ -606,4 +510,4 @@ COMMANDS = {
     "identify-payload": cmd_identify_payload,
 }
 
-__all__ = ["COMMANDS", "add_parsers", "cmd_identify", "identified_urdf"]
+__all__ = ["COMMANDS", "add_parsers", "cmd_identify"]

@@ -76,7 +76,7 @@ def true_robot(
         TrueRobot: the perturbed robot.
     """
     from robot_dynamics import RobotModel
-    from robot_dynamics.tools.cli.identify import identified_urdf
+    from robot_dynamics.tools.identified_model import identified_urdf
 
     rng = np.random.default_rng(seed)
     layout = ParameterLayout.for_model(model)
@@ -235,7 +235,7 @@ def identify_recording(
         IdentificationError: too few samples, data that do not excite the base parameters.
     """
     from robot_dynamics import RobotModel
-    from robot_dynamics.tools.cli.identify import identified_urdf
+    from robot_dynamics.tools.identified_model import identified_urdf
 
     data = prepare(JointSamples(np.asarray(t, dtype=float), q, qd, effort), rate=rate)
     train, test = data.split(holdout)

@@ -1,0 +1,160 @@
+"""``robot-dynamics identify``'s model: per joint the friction model and the torque offset the
+held-out data support, written as the identified URDF and, beside it, the dynamics node's
+parameters file (offsets as effort_offset, the friction model beyond the URDF's), both read back
+the way the node reads them. A 3-DOF arm recorded with torque offsets, asymmetric and Stribeck
+friction, torque noise and a velocity ripple."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from robot_dynamics import RobotModel
+from robot_dynamics.core.friction import FrictionModel
+from robot_dynamics.core.identification import apply_parameters
+from robot_dynamics.core.regressor import ParameterLayout, inertia_to_parameters
+from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
+from robot_dynamics.tools import cli
+from robot_dynamics.tools.identification_data import write_bag
+from robot_dynamics.tools.params_file import read_parameters_file
+from tools_helpers import ARM3_URDF
+
+# yaw: asymmetric; shoulder: viscous + Coulomb; elbow: asymmetric + Stribeck
+FRICTION = FrictionModel(
+    viscous=[0.3, 0.5, 0.2],
+    coulomb=[0.6, 0.8, 0.4],
+    asymmetry=[0.25, 0.0, -0.15],
+    stribeck=[0.0, 0.0, 0.3],
+    stribeck_velocity=[0.1, 0.1, 0.1],
+)
+OFFSET = np.array([0.15, -0.25, 0.2])  # of the measured torque
+NOISE = 0.03  # [N m]
+
+
+@pytest.fixture(scope="module")
+def arm3_recording(tmp_path_factory):
+    rng = np.random.default_rng(21)
+    path = tmp_path_factory.mktemp("arm3")
+    urdf = path / "arm3.urdf"
+    urdf.write_text(ARM3_URDF)
+    model = RobotModel.from_urdf(ARM3_URDF)
+    layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
+    bodies = []
+    for b in range(model.tree.nb):
+        m, c, inertia = inertia_parameters(model.tree.inertia[b])
+        bodies.append(
+            inertia_to_parameters(
+                spatial_inertia(m * 1.15, c + rng.uniform(-0.02, 0.02, 3), inertia * 1.1)
+            )
+        )
+    truth = apply_parameters(model, layout, np.concatenate(bodies)).with_friction(FRICTION)
+    # 40 s at 500 Hz: 2 s at rest, four sines per joint faded in and out, 2 s at rest
+    t = np.arange(0.0, 40.0, 0.002)
+    env = np.clip((t - 2) / 3, 0, 1) * np.clip((38 - t) / 3, 0, 1)
+    env = env**2 * (3 - 2 * env)
+    q = sum(
+        rng.normal(size=3)
+        * 0.6
+        / h
+        * np.sin(2 * np.pi * 0.1 * h * t[:, None] + rng.uniform(0, 6, 3))
+        for h in range(1, 5)
+    )
+    q = (q - q[0]) * env[:, None]
+    qd = np.gradient(q, 0.002, axis=0)
+    qdd = np.gradient(qd, 0.002, axis=0)
+    tau = truth.inverse_dynamics(q, qd, qdd) + truth.friction_torques(qd) + OFFSET
+    effort = tau + NOISE * rng.normal(size=tau.shape)
+    velocity = qd + 0.005 * np.sin(2 * np.pi * 15 * t)[:, None]
+    names = list(model.joint_names)
+    bag = path / "bag"
+    write_bag(bag, [(t[i], names, q[i], velocity[i], effort[i]) for i in range(t.size)])
+    return model, truth, urdf, bag
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_identify_writes_the_urdf_and_the_node_parameters(tmp_path, capsys, arm3_recording):
+    model, truth, urdf, bag = arm3_recording
+    out = tmp_path / "arm3_identified.urdf"
+    code, stdout, err = run(capsys, "identify", urdf, bag, "--out", out, "--json")
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert report["friction_model"] == ["asymmetric", "viscous_coulomb", "stribeck"]
+    assert report["offset_fitted"] == [True, True, True]
+    np.testing.assert_allclose(report["offset"], OFFSET, atol=0.05)
+    assert all(0 < s < 0.05 for s in report["offset_std"])
+    np.testing.assert_allclose(report["asymmetry"], FRICTION.asymmetry, atol=0.05)
+    np.testing.assert_allclose(report["friction"], FRICTION.coulomb, atol=0.05)
+    assert report["stribeck"][:2] == [0.0, 0.0]  # exactly: no Stribeck column there
+    assert abs(report["stribeck"][2] - 0.3) < 0.1
+    # the evidence: held-out RMS of each friction model per joint, the choice the simplest
+    evidence = report["friction_evidence"]
+    assert evidence["asymmetric"][0] ** 2 < 0.9 * evidence["viscous_coulomb"][0] ** 2
+    assert evidence["stribeck"][2] ** 2 < 0.9 * evidence["asymmetric"][2] ** 2
+    assert np.all(np.array(report["rms_identified"]) < 0.5 * np.array(report["rms_nominal"]))
+    # the parameters file beside the URDF, as the node reads it
+    params_path = tmp_path / "arm3_identified.yaml"
+    assert report["parameters_file"] == str(params_path)
+    params = read_parameters_file(params_path)
+    values = params.values
+    assert values["friction_compensation"] is True
+    assert values["friction_velocity_threshold"] == 0.01
+    np.testing.assert_allclose(values["effort_offset"], -np.array(report["offset"]), atol=1e-9)
+    np.testing.assert_allclose(values["friction.asymmetry"], report["asymmetry"], atol=1e-9)
+    assert params.given >= {"effort_offset", "friction.asymmetry", "friction.stribeck"}
+    text = params_path.read_text()
+    assert text.startswith("# robot-dynamics identify") and "/**:" in text
+    assert "per-joint lists in model order: yaw, shoulder, elbow" in text
+    # the node's model of the written URDF and file: the identified friction model
+    parsed, derived = params.build_model(out.read_text())
+    friction = derived.friction
+    np.testing.assert_allclose(friction.viscous, report["damping"], rtol=1e-8)
+    np.testing.assert_allclose(friction.coulomb, report["friction"], rtol=1e-8)
+    np.testing.assert_allclose(friction.asymmetry, report["asymmetry"], atol=1e-9)
+    np.testing.assert_allclose(friction.stribeck, report["stribeck"], atol=1e-9)
+    # ... whose torques, converted as the node converts the efforts, match the truth's
+    rng = np.random.default_rng(3)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 50, 3))
+    effort = truth.inverse_dynamics(q, qd, qdd) + truth.friction_torques(qd) + OFFSET
+    tau_node = effort + np.array(values["effort_offset"])
+    predicted = derived.inverse_dynamics(q, qd, qdd) + derived.friction_torques(qd)
+    assert np.abs(tau_node - predicted).max() < 0.25
+    # honest numbers: no solver residue (1e-33) written as a value
+    for name in (out, params_path):
+        tiny = re.findall(r"[-+]?\d\.?\d*e-(?:1[5-9]|[2-9]\d|\d{3})", name.read_text())
+        assert not tiny, (name, tiny[:5])
+
+
+def test_identify_with_fixed_choices_and_the_printed_report(tmp_path, capsys, arm3_recording):
+    model, truth, urdf, bag = arm3_recording
+    out = tmp_path / "fixed.urdf"
+    argv = ("identify", urdf, bag, "--out", out, "--friction-model", "viscous-coulomb")
+    code, stdout, err = run(capsys, *argv, "--offset", "off", "--json")
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert report["friction_model"] == ["viscous_coulomb"] * 3
+    assert report["offset_fitted"] == [False] * 3 and report["offset"] == [0.0] * 3
+    values = read_parameters_file(tmp_path / "fixed.yaml").values
+    assert values["effort_offset"] == [0.0] * 3 and values["friction.asymmetry"] == [0.0] * 3
+    # the human report: the table of the evidence and the choice, the files written
+    code, stdout, err = run(capsys, "identify", urdf, bag, "--out", out, "--offset")
+    assert code == 0, err
+    assert "friction model per joint (held-out torque RMS of each [N m]" in stdout
+    assert re.search(r"yaw\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+asymmetric\s+\+0\.1\d+ \+- ", stdout)
+    assert f"wrote {tmp_path / 'fixed.yaml'} (ros2 launch robot_dynamics" in stdout
+    # choosing needs held-out data
+    code, _, err = run(capsys, "identify", urdf, bag, "--out", out, "--holdout", "0")
+    assert code == 2 and "needs held-out data" in err
+    code, stdout, err = run(
+        capsys, "identify", urdf, bag, "--out", out, "--holdout", "0", "--friction-model",
+        "asymmetric", "--offset", "on", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(stdout)["friction_model"] == ["asymmetric"] * 3
+    code, _, err = run(capsys, "identify", urdf, bag, "--out", out, "--stribeck-velocity", "0")
+    assert code == 2 and "--stribeck-velocity must be > 0" in err
