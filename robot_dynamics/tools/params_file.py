@@ -15,14 +15,17 @@ with ``--ros-args --params-file FILE``:
 - Types, as ``rcl`` gives them: a quoted scalar is a string; an unquoted one is a bool
   (``true``/``false``, ``yes``/``no``, ``on``/``off`` and their capitalised forms), else an
   integer (C ``strtol``: ``10``, ``0x1f``, ``017`` octal), else a double (``1.0``, ``1e-3``,
-  ``.inf``), else a string. A sequence takes the type of its entries, which must all have one
+  ``.inf``), else a string (:mod:`robot_dynamics.tools.rcl_scalars`). A sequence takes the type of its entries, which must all have one
   type. An empty sequence leaves the parameter unset: the node then takes its declared empty
   default, or refuses to start when the default is not empty.
 - Values are checked against the node's declarations
   (:data:`robot_dynamics.schema.DYNAMICS_NODE`): the declared type exactly (the node
   refuses ``observer_gain: 50``, an integer, for a double parameter: write ``50.0``), ranges,
-  lengths, choices. A name the node does not declare is refused too (the node would ignore it
-  silently; here it is almost always a typo).
+  lengths, choices. A name the node does not declare is refused in a section that names the
+  node (the node would ignore it silently; there it is almost always a typo); in a wildcard
+  section shared with other nodes only when it is close to a declared name (the others are
+  those nodes' parameters). ``use_sim_time`` and the other parameters rclpy gives every node
+  are accepted.
 
 Every refusal is a :class:`~robot_dynamics.core.errors.ParametersFileError` naming the file, the
 parameter and, where known, the line. The values are those the node would have: its declared
@@ -48,29 +51,14 @@ from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.schema import DYNAMICS_NODE, Type
 from robot_dynamics.schema.param import ARRAY_OF
 
+from .rcl_scalars import scalar_value
+
 NODE_NAME = "dynamics_node"
 """The dynamics node's default name: the section a parameters file is read for."""
 
 PARAMETERS_KEY = "ros__parameters"
 
-_TRUE = frozenset("Y y yes Yes YES true True TRUE on On ON".split())
-_FALSE = frozenset("N n no No NO false False FALSE off Off OFF".split())
-_YAML_FLOAT = {
-    ".nan": math.nan,
-    ".NaN": math.nan,
-    ".NAN": math.nan,
-}
-for _sign, _value in (("", math.inf), ("+", math.inf), ("-", -math.inf)):
-    for _text in (".inf", ".Inf", ".INF"):
-        _YAML_FLOAT[_sign + _text] = _value
-_INT = re.compile(r"\s*[+-]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
-_DECIMAL = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_HEX_FLOAT = re.compile(r"\s*[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?\d+)?")
-_SPECIAL = re.compile(r"\s*[+-]?(inf|infinity|nan)", re.IGNORECASE)
 _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_INT64 = (-(2**63), 2**63 - 1)
-_SMALLEST_NORMAL = 2.2250738585072014e-308
-
 # the ROS parameter types of scalars read from a file
 BOOL, INTEGER, DOUBLE, STRING = Type.BOOL, Type.INTEGER, Type.DOUBLE, Type.STRING
 _ARRAY_OF = ARRAY_OF
@@ -85,73 +73,6 @@ _TYPE_NAMES = {
     9: "string array",
 }
 _UNSET = object()  # an empty sequence: rcl leaves the parameter unset
-
-
-def scalar_value(text, quoted):
-    """A YAML scalar typed as ``rcl`` types it (see the module docstring).
-
-    Args:
-        text: the scalar's text.
-        quoted: it was single- or double-quoted.
-
-    Returns:
-        tuple: ``(ParameterType value, value)``; bool, int, float or str.
-    """
-    if quoted:
-        return STRING, text
-    if text in _TRUE:
-        return BOOL, True
-    if text in _FALSE:
-        return BOOL, False
-    if _INT.fullmatch(text):
-        body = text.strip()
-        sign = -1 if body.startswith("-") else 1
-        digits = body.lstrip("+-")
-        if digits[:2] in ("0x", "0X"):
-            value = int(digits[2:], 16)
-        elif digits.startswith("0") and len(digits) > 1:
-            value = int(digits[1:], 8)
-        else:
-            value = int(digits)
-        value *= sign
-        if _INT64[0] <= value <= _INT64[1]:
-            return INTEGER, value
-        # out of range: strtol fails (ERANGE), strtod is tried
-    if text in _YAML_FLOAT:
-        return DOUBLE, _YAML_FLOAT[text]
-    value = _strtod(text)
-    if value is not None:
-        return DOUBLE, value
-    return STRING, text
-
-
-def _strtod(text):
-    """C strtod of the whole text, None when it fails or sets ERANGE."""
-    body = text.strip()
-    if _SPECIAL.fullmatch(text):
-        return float(body)  # inf, infinity, nan in any case, signed
-    if _HEX_FLOAT.fullmatch(text):
-        sign = -1.0 if body.startswith("-") else 1.0
-        mantissa = body.lstrip("+-")
-        if "p" not in mantissa.lower():
-            mantissa += "p0"
-        try:
-            value = sign * float.fromhex(mantissa)
-        except OverflowError:
-            return None
-        digits = mantissa[2:].lower().split("p")[0]
-    elif _DECIMAL.fullmatch(text):
-        value = float(body)
-        digits = re.split("[eE]", body)[0]
-    else:
-        return None
-    if math.isinf(value):
-        return None  # overflow: ERANGE
-    if value == 0.0 and re.search("[1-9a-fA-F]", digits):
-        return None  # underflow to zero: ERANGE
-    if 0.0 < abs(value) < _SMALLEST_NORMAL:
-        return None  # subnormal: ERANGE
-    return value
 
 
 @dataclass(frozen=True)
@@ -331,8 +252,13 @@ def _check(spec, ptype, value, where):
     return list(value) if isinstance(value, (list, tuple)) else value
 
 
+def _close_names(name, specs):
+    """Declared names close to ``name`` (a typo's candidates)."""
+    return difflib.get_close_matches(name, list(specs), n=3, cutoff=0.6)
+
+
 def _unknown(name, specs, where):
-    close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.6)
+    close = _close_names(name, specs)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     return ParametersFileError(
         f"{where}: {name!r} is not a parameter of the dynamics node{hint}", parameter=name
@@ -509,8 +435,11 @@ def read_parameters_file(path, node=NODE_NAME):
 
     Raises:
         ParametersFileError: the file cannot be read, is not a parameters file, has no section
-            for the node, or sets a parameter the node does not declare or a value it refuses
-            (the message names the file, the parameter and the line).
+            for the node, or sets a parameter the node does not declare (in a section that names
+            the node; in a wildcard section shared with other nodes only a name close to a
+            declared one, a typo: the others are those nodes'; the parameters every rclpy node
+            has are accepted) or a value it refuses (the message names the file, the parameter
+            and the line).
     """
     path = str(path)
     try:
@@ -520,11 +449,12 @@ def read_parameters_file(path, node=NODE_NAME):
         raise ParametersFileError(f"cannot read parameters file {path!r}: {error}", path) from None
     reader = _Reader(path, text)
     target = _qualified(node)
-    merged = {}
+    merged = {}  # name -> (entry, True when set by a section that names this node alone)
     for tokens, entries in reader.sections:
         if _matches(tokens, target):
+            own = not any(token in ("*", "**") for token in tokens)
             for entry in entries:
-                merged[entry.name] = entry
+                merged[entry.name] = (entry, own)
     if not any(_matches(tokens, target) for tokens, _ in reader.sections):
         names = ", ".join("/" + "/".join(tokens) for tokens, _ in reader.sections)
         raise ParametersFileError(
@@ -535,9 +465,14 @@ def read_parameters_file(path, node=NODE_NAME):
     specs = _specs()
     values = {name: _copy(spec.default) for name, spec in specs.items()}
     lines = {}
-    for name, entry in merged.items():
+    for name, (entry, own) in list(merged.items()):
         where = f"{path}, line {entry.line}"
         spec = specs.get(name)
+        if spec is None and (_ros_parameter(name) or not (own or _close_names(name, specs))):
+            # rclpy's own parameters, or another node's in a section shared with it (a name
+            # close to one of ours is taken for a typo and refused)
+            del merged[name]
+            continue
         try:
             if spec is None:
                 raise _unknown(name, specs, where)
@@ -546,6 +481,15 @@ def read_parameters_file(path, node=NODE_NAME):
             raise ParametersFileError(str(error), path, error.parameter) from None
         lines[name] = entry.line
     return NodeParameters(values, frozenset(merged), path, "/" + "/".join(target), lines)
+
+
+#: Parameters every rclpy node declares itself (not the dynamics node's declarations).
+ROS_NODE_PARAMETERS = ("use_sim_time", "start_type_description_service")
+
+
+def _ros_parameter(name):
+    """True for a parameter rclpy declares on every node (``use_sim_time``, QoS overrides)."""
+    return name in ROS_NODE_PARAMETERS or name.startswith("qos_overrides.")
 
 
 def read_parameters_files(paths, node=NODE_NAME):

@@ -17,8 +17,8 @@ from robot_dynamics.tools.params_file import (
     default_parameters,
     parameters_yaml,
     read_parameters_file,
-    scalar_value,
 )
+from robot_dynamics.tools.rcl_scalars import scalar_value
 
 SCALARS = [
     *"true True TRUE yes Yes YES y Y on On ON false no n N off OFF Off tRue YeS".split(),
@@ -212,6 +212,29 @@ def test_bad_values_are_refused_naming_file_parameter_and_line(
     path = write(tmp_path, f"/**:\n  ros__parameters:\n    {body}\n")
     message = refused(path, parameter, *fragments)
     assert f"line {3 + body.count(chr(10))}:" in message
+
+
+def test_shared_sections_leave_other_nodes_parameters_and_rclpys_own_to_them(tmp_path):
+    path = write(
+        tmp_path,
+        "/**:\n  ros__parameters:\n    use_sim_time: true\n    publish_frequency: 50.0\n"
+        "    observer_gain: 20.0\n"
+        "dynamics_node:\n  ros__parameters:\n    use_sim_time: true\n"
+        "    qos_overrides:\n      /joint_states:\n        subscription:\n          depth: 5\n",
+    )
+    params = read_parameters_file(path)
+    assert params.values["observer_gain"] == 20.0
+    assert params.given == {"observer_gain"}
+    # the node's own section: an undeclared name is a typo
+    refused(
+        write(
+            tmp_path,
+            "dynamics_node:\n  ros__parameters:\n    publish_frequency: 50.0\n",
+            "own.yaml",
+        ),
+        "publish_frequency",
+        "not a parameter",
+    )
 
 
 @pytest.mark.parametrize(
