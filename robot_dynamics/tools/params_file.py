@@ -15,9 +15,10 @@ with ``--ros-args --params-file FILE``:
 - Types, as ``rcl`` gives them: a quoted scalar is a string; an unquoted one is a bool
   (``true``/``false``, ``yes``/``no``, ``on``/``off`` and their capitalised forms), else an
   integer (C ``strtol``: ``10``, ``0x1f``, ``017`` octal), else a double (``1.0``, ``1e-3``,
-  ``.inf``), else a string (:mod:`robot_dynamics.tools.rcl_scalars`). A sequence takes the type of its entries, which must all have one
-  type. An empty sequence leaves the parameter unset: the node then takes its declared empty
-  default, or refuses to start when the default is not empty.
+  ``.inf``), else a string (:mod:`robot_dynamics.tools.rcl_scalars`). A sequence takes the
+  type of its entries, which must all have one type. An empty sequence leaves the parameter
+  unset: the node then takes its declared empty default, or refuses to start when the default
+  is not empty.
 - Values are checked against the node's declarations
   (:data:`robot_dynamics.schema.DYNAMICS_NODE`): the declared type exactly (the node
   refuses ``observer_gain: 50``, an integer, for a double parameter: write ``50.0``), ranges,
