@@ -7,7 +7,7 @@ see (its parameters, services, robot_description, diagnostics) and an I/O node
 ~/reference subscriptions and the output publishers, on topic names resolved by the main node
 (so its remappings apply). :func:`make_executors` builds one of three threading models for the
 pair, chosen by the node's read-only ``executor`` parameter (measured with
-``benchmarks/bench_node.py``; the README gives the table):
+``benchmarks/bench_node.py``; ``docs/benchmarks.md`` gives the table):
 
 - ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node in the main thread and a
   ``MultiThreadedExecutor`` for the main node in a second thread. The hot path runs inline (no

@@ -8,12 +8,12 @@ the nodes' ``ParameterDescriptor`` and set-request validation
 :class:`~robot_dynamics.estimation.PipelineConfig` (fields, defaults, docstring, validation and
 the mapping from node parameters: :mod:`robot_dynamics.schema.derive`), parameters files read,
 written and checked (:mod:`robot_dynamics.tools.params_file`, the units comments:
-:mod:`robot_dynamics.schema.files`) and the README's parameter tables
+:mod:`robot_dynamics.schema.files`) and the parameter tables of ``docs/parameters.md``
 (``python -m robot_dynamics.tools.params_doc``, checked current by a test).
 
 A new parameter is one declaration here (in the section whose behaviour it changes: ``model``
 rebuilds the model, ``derived`` re-derives it, a ``config`` path makes it a pipeline config
-field), plus the code that uses it and its test; then regenerate the README tables.
+field), plus the code that uses it and its test; then regenerate ``docs/parameters.md``.
 """
 
 from .arm_simulator import ARM_SIMULATOR

@@ -1,4 +1,4 @@
-"""The README's parameter tables are the ones generated from the declarations
+"""The parameter tables of docs/parameters.md are the ones generated from the declarations
 (robot_dynamics.tools.params_doc), and the generator rewrites a stale table."""
 
 import os
@@ -7,15 +7,15 @@ from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE, SCHEMAS
 from robot_dynamics.tools import params_doc
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-README = os.path.join(REPO, "README.md")
+DOCUMENT = os.path.join(REPO, "docs", "parameters.md")
 
 
-def test_the_readme_tables_are_the_generated_ones():
-    with open(README, encoding="utf-8") as f:
+def test_the_documented_tables_are_the_generated_ones():
+    with open(DOCUMENT, encoding="utf-8") as f:
         text = f.read()
     new, changed = params_doc.update(text)
     assert changed == [], (
-        f"README parameter tables out of date for {changed}: run "
+        f"docs/parameters.md tables out of date for {changed}: run "
         "python -m robot_dynamics.tools.params_doc"
     )
     assert new == text
@@ -52,10 +52,10 @@ def test_a_row_per_parameter_with_default_range_units_and_description():
 
 
 def test_the_tool_checks_and_rewrites_a_stale_table(tmp_path, capsys):
-    with open(README, encoding="utf-8") as f:
+    with open(DOCUMENT, encoding="utf-8") as f:
         text = f.read()
     stale = text.replace("| `observer_gain` | `50.0` |", "| `observer_gain` | `20.0` |")
-    path = tmp_path / "README.md"
+    path = tmp_path / "parameters.md"
     path.write_text(stale, encoding="utf-8")
     assert params_doc.main([str(path), "--check"]) == 1
     assert "out of date: dynamics_node" in capsys.readouterr().err

@@ -194,7 +194,7 @@ def analyse_push(
     max_gap: float,
     recovery: float,
 ) -> Dict:
-    """Summary numbers of a push run (see the README: "Reading the summary").
+    """Summary numbers of a push run (see ``docs/demo.md``: "Reading the summary").
 
     Args:
         rec: the recording.
