@@ -43,16 +43,28 @@ class RobotSource:
 
 
 def _bundled_of(path: str) -> Optional[BundledRobot]:
-    """The bundled robot whose URDF file ``path`` is (so ``urdf/double_pendulum.urdf`` gets the
-    pendulum's gravity), else None."""
+    """The bundled robot whose URDF file ``path`` is, in the source tree or an installed copy
+    (``share/robot_dynamics/urdf``, ``package://robot_dynamics/urdf/...``): the same file name
+    and the same bytes. So ``urdf/double_pendulum.urdf`` gets the pendulum's gravity. Else None."""
     real = os.path.realpath(path)
     for robot in BUNDLED.values():
         try:
-            if os.path.realpath(bundled_urdf_path(robot.name)) == real:
-                return robot
+            bundled = os.path.realpath(bundled_urdf_path(robot.name))
         except FileNotFoundError:
-            pass
+            continue
+        if bundled == real:
+            return robot
+        if os.path.basename(bundled) == os.path.basename(real) and _same_bytes(bundled, real):
+            return robot
     return None
+
+
+def _same_bytes(a: str, b: str) -> bool:
+    try:
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            return fa.read() == fb.read()
+    except OSError:
+        return False
 
 
 def resolve_robot(

@@ -150,6 +150,14 @@ def test_resolve_robot_bundled_file_and_unknown(tmp_path):
     model = build_model(by_path)
     np.testing.assert_allclose(model.gravity, [0.0, -9.81, 0.0])
     assert model.tip_link == "tip"
+    # so does an installed copy (share/robot_dynamics/urdf, package://): same name, same bytes
+    copy = tmp_path / "share" / "double_pendulum.urdf"
+    copy.parent.mkdir()
+    copy.write_bytes(open(bundled_urdf_path("double_pendulum"), "rb").read())
+    assert resolve_robot(str(copy)).bundled is BUNDLED["double_pendulum"]
+    edited = tmp_path / "double_pendulum.urdf"
+    edited.write_text(copy.read_text().replace("</robot>", "<!-- mine --></robot>"))
+    assert resolve_robot(str(edited)).bundled is None
     with pytest.raises(RobotDescriptionError, match="bundled robots: panda, double_pendulum"):
         resolve_robot("nope")
     xacro_source = resolve_robot(str(write_arm(tmp_path)), ["mass:=1"])
