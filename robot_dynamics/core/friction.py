@@ -160,7 +160,8 @@ class FrictionModel:
 
     Raises:
         InvalidInputError: a coefficient of the wrong shape, not finite, out of its range or
-            beyond :data:`MAX_FRICTION_COEFFICIENT` (the message names the field and joint).
+            beyond :data:`MAX_FRICTION_COEFFICIENT` (the message names the field and joint; the
+            error's ``argument`` is the nodes' parameter ``friction.<field>``).
     """
 
     viscous: np.ndarray
@@ -185,13 +186,14 @@ class FrictionModel:
                 arr = np.array(value, dtype=float)
             except (TypeError, ValueError):
                 raise InvalidInputError(
-                    f"friction {field} must be numbers, got {value!r}"
+                    f"friction.{field} must be numbers, got {value!r}", argument=f"friction.{field}"
                 ) from None
             if arr.shape != (n,):
                 raise InvalidInputError(
                     f"friction.{field} must have {n} values (one per joint"
                     + (f": {list(names)}" if names else "")
-                    + f"), got shape {arr.shape}"
+                    + f"), got shape {arr.shape}",
+                    argument=f"friction.{field}",
                 )
             low, high = (
                 (0.0, MAX_STRIBECK_VELOCITY)
@@ -208,7 +210,8 @@ class FrictionModel:
                 what = "> 0" if field == "stribeck_velocity" else f">= {low:g}"
                 raise InvalidInputError(
                     f"friction.{field} of {_joint(names, k)} must be finite, {what} and "
-                    f"<= {high:g}, got {arr[k]}"
+                    f"<= {high:g}, got {arr[k]}",
+                    argument=f"friction.{field}",
                 )
             arr.setflags(write=False)
             object.__setattr__(self, field, arr)
@@ -217,7 +220,8 @@ class FrictionModel:
             k = int(np.argmax(over))
             raise InvalidInputError(
                 f"friction.asymmetry of {_joint(names, k)} ({self.asymmetry[k]}) exceeds its "
-                f"Coulomb level ({self.coulomb[k]}): one direction would push, not brake"
+                f"Coulomb level ({self.coulomb[k]}): one direction would push, not brake",
+                argument="friction.asymmetry",
             )
 
     @classmethod

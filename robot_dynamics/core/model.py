@@ -36,6 +36,7 @@ from .errors import (
     AmbiguousTipError,
     InvalidInputError,
     KinematicTreeError,
+    RobotDynamicsError,
     UnknownFrameError,
     URDFError,
 )
@@ -99,7 +100,7 @@ class RobotModel(CheckedAlgorithms):
     def __init__(
         self, tree, *, tip_link=None, friction=None, inertia_adjustments=(), inertia_warnings=()
     ):
-        check_vector3(tree.gravity, "gravity")
+        check_vector3(tree.gravity, "gravity", argument="gravity")
         check_per_joint(tree.armature, "armature", tree.joint_names, 0.0, nonneg=True)
         if friction is None:
             friction = _friction.FrictionModel(
@@ -169,7 +170,7 @@ class RobotModel(CheckedAlgorithms):
         description = parse_urdf(urdf, max_links=max_links, balance_inertia=balance_inertia)
         tree = build_tree(description, base_link=base_link)
         warnings = check_inertias(description.inconsistent_inertias, tree, strict=strict_inertia)
-        gravity = check_vector3(gravity, "gravity")
+        gravity = check_vector3(gravity, "gravity", argument="gravity")
         if armature is not None or np.any(gravity != tree.gravity):
             armature = check_per_joint(armature, "armature", tree.joint_names, 0.0, nonneg=True)
             tree = dataclasses.replace(tree, gravity=gravity, armature=armature)
@@ -246,7 +247,7 @@ class RobotModel(CheckedAlgorithms):
         Raises:
             InvalidInputError: not 3 finite numbers, or beyond the bound.
         """
-        gravity = check_vector3(gravity, "gravity")
+        gravity = check_vector3(gravity, "gravity", argument="gravity")
         return self._derived(dataclasses.replace(self.tree, gravity=gravity))
 
     def with_armature(self, armature):
@@ -334,29 +335,39 @@ class RobotModel(CheckedAlgorithms):
             InvalidInputError: a malformed or out-of-range field (named in the message).
             UnknownFrameError: ``frame`` is not a link of the model.
             AmbiguousTipError: no frame given and the model has no tip link.
+            Each error's ``argument`` is the argument at fault: mass, com, inertia or frame.
         """
-        frame = self.resolve_frame(frame)
+        try:
+            frame = self.resolve_frame(frame)
+        except RobotDynamicsError as err:
+            raise type(err)(str(err), argument="frame") from None
         try:
             mass = float(mass)
         except (TypeError, ValueError):
-            raise InvalidInputError(f"payload mass must be a number, got {mass!r}") from None
+            raise InvalidInputError(
+                f"payload mass must be a number, got {mass!r}", argument="mass"
+            ) from None
         if not (0.0 <= mass <= MAX_PAYLOAD_MASS):
             raise InvalidInputError(
-                f"payload mass must be finite, >= 0 and <= {MAX_PAYLOAD_MASS:g} kg, got {mass}"
+                f"payload mass must be finite, >= 0 and <= {MAX_PAYLOAD_MASS:g} kg, got {mass}",
+                argument="mass",
             )
-        com = check_vector3(com, "payload com", bound=MAX_PAYLOAD_COM)
+        com = check_vector3(com, "payload com", bound=MAX_PAYLOAD_COM, argument="com")
         try:
             I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float)
         except (TypeError, ValueError):
-            raise InvalidInputError(f"payload inertia must be numeric, got {inertia!r}") from None
+            raise InvalidInputError(
+                f"payload inertia must be numeric, got {inertia!r}", argument="inertia"
+            ) from None
         if I_c.shape != (3, 3) or not np.all(np.isfinite(I_c)):
             raise InvalidInputError(
-                f"payload inertia must be a finite (3, 3) matrix, got shape {I_c.shape}"
+                f"payload inertia must be a finite (3, 3) matrix, got shape {I_c.shape}",
+                argument="inertia",
             )
         try:
             check_inertia_tensor(I_c, "payload", "inertia")
         except URDFError as err:
-            raise InvalidInputError(str(err)) from None
+            raise InvalidInputError(str(err), argument="inertia") from None
         tree = self.tree
         info = tree.frames[frame]
         X = force_transform(info.T_body_frame)

@@ -96,13 +96,14 @@ def check_batch(**arrays):
         raise InvalidInputError(f"batch shapes do not broadcast: {shapes}") from None
 
 
-def check_vector3(x, name, bound=MAX_GRAVITY):
+def check_vector3(x, name, bound=MAX_GRAVITY, argument=None):
     """A (3,) finite float vector with norm <= bound.
 
     Args:
         x: array-like.
         name: the argument's name, for messages.
         bound: bound on the magnitude.
+        argument: the error's ``argument`` (the model-building argument at fault), or None.
 
     Returns:
         ndarray: (3,) floats.
@@ -115,9 +116,11 @@ def check_vector3(x, name, bound=MAX_GRAVITY):
     except (TypeError, ValueError):
         arr = None
     if arr is None or arr.shape != (3,) or not np.all(np.isfinite(arr)):
-        raise InvalidInputError(f"{name} must be 3 finite numbers, got {x!r}")
+        raise InvalidInputError(f"{name} must be 3 finite numbers, got {x!r}", argument=argument)
     if not (np.max(np.abs(arr)) <= bound and np.linalg.norm(arr) <= bound):
-        raise InvalidInputError(f"{name} {arr.tolist()} has a magnitude beyond {bound:g}")
+        raise InvalidInputError(
+            f"{name} {arr.tolist()} has a magnitude beyond {bound:g}", argument=argument
+        )
     return arr
 
 
@@ -126,7 +129,7 @@ def check_per_joint(x, name, joint_names, default, nonneg=False, bound=MAX_JOINT
 
     Args:
         x: None (every joint ``default``), a scalar or (n,) array-like.
-        name: the argument's name, for messages.
+        name: the argument's name, for messages and the error's ``argument``.
         joint_names: (n,) the model's joint names.
         default: value of every joint when ``x`` is None.
         nonneg: refuse negative values.
@@ -145,21 +148,25 @@ def check_per_joint(x, name, joint_names, default, nonneg=False, bound=MAX_JOINT
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise InvalidInputError(f"{name} must be numeric, got {x!r}") from None
+        raise InvalidInputError(f"{name} must be numeric, got {x!r}", argument=name) from None
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,) or not np.all(np.isfinite(arr)):
         raise InvalidInputError(
-            f"{name} must be {n} finite values (joints {list(joint_names)}), got shape {arr.shape}"
+            f"{name} must be {n} finite values (joints {list(joint_names)}), got shape {arr.shape}",
+            argument=name,
         )
     if np.any(np.abs(arr) > bound):
         k = int(np.argmax(np.abs(arr) > bound))
         raise InvalidInputError(
-            f"{name}: joint {joint_names[k]!r} has {arr[k]:g}, beyond the bound {bound:g}"
+            f"{name}: joint {joint_names[k]!r} has {arr[k]:g}, beyond the bound {bound:g}",
+            argument=name,
         )
     if nonneg and np.any(arr < 0):
         k = int(np.argmax(arr < 0))
-        raise InvalidInputError(f"{name} must be >= 0; joint {joint_names[k]!r} has {arr[k]}")
+        raise InvalidInputError(
+            f"{name} must be >= 0; joint {joint_names[k]!r} has {arr[k]}", argument=name
+        )
     return arr
 
 

@@ -5,6 +5,7 @@ order. Their pipeline config is :func:`robot_dynamics.estimation.config.pipeline
 
 import numpy as np
 
+from robot_dynamics.core.errors import InvalidInputError, RobotDynamicsError
 from robot_dynamics.schema.dynamics_node import DERIVED, DYNAMICS_NODE, PAYLOAD_IDENTIFICATION
 
 DERIVE_PARAMS = DERIVED.names
@@ -55,35 +56,43 @@ def derive_model(parsed, values):
         RobotModel: the derived model.
 
     Raises:
-        ValueError: an armature or friction coefficients of the wrong length, friction
-            coefficients the friction model refuses (InvalidInputError naming the parameter and
-            the joint); a payload without a frame on a model without a tip link.
+        RobotDynamicsError: whose ``argument`` is the parameter at fault (``armature``,
+            ``friction.<field>``, ``payload.mass``/``com``/``inertia``/``frame``): an armature
+            or friction coefficients of the wrong length or out of range, friction
+            coefficients the friction model refuses (InvalidInputError naming the joint), a
+            payload the model refuses (a frame that is not a link, or empty on a model without
+            a tip link; an inertia that is not physically consistent).
     """
     model = parsed
-    friction = parsed.friction.with_parameters(values)
+    friction = parsed.friction.with_parameters(values)  # errors name friction.<field>
     if friction is not parsed.friction:
         model = model.with_friction(friction)
     armature = list(values["armature"])
     if armature:
         if len(armature) != parsed.n:
-            raise ValueError(
+            raise InvalidInputError(
                 f"armature has {len(armature)} values, the model has {parsed.n} joints "
-                f"{list(parsed.joint_names)}"
+                f"{list(parsed.joint_names)}",
+                argument="armature",
             )
-        model = model.with_armature(np.array(armature, dtype=float))
+        model = model.with_armature(np.array(armature, dtype=float))  # errors name armature
     mass = float(values["payload.mass"])
     if mass > 0.0:
         frame = values["payload.frame"] or None
         if frame is None and parsed.tip_link is None:
-            raise ValueError(
+            raise InvalidInputError(
                 "payload.frame is empty and the model has no tip_link "
-                f"(leaves: {list(parsed.leaf_links)})"
+                f"(leaves: {list(parsed.leaf_links)})",
+                argument="payload.frame",
             )
         ixx, ixy, ixz, iyy, iyz, izz = values["payload.inertia"]
         inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        model = model.with_payload(
-            mass, np.array(values["payload.com"], dtype=float), inertia=inertia, frame=frame
-        )
+        try:
+            model = model.with_payload(
+                mass, np.array(values["payload.com"], dtype=float), inertia=inertia, frame=frame
+            )
+        except RobotDynamicsError as error:  # argument: mass, com, inertia or frame
+            raise type(error)(str(error), argument=f"payload.{error.argument}") from None
     return model
 
 

@@ -359,17 +359,23 @@ class NodeParameters:
             tuple: ``(parsed model, model with armature and payload)``.
 
         Raises:
-            RobotDynamicsError: the URDF or a value cannot make a model.
-            ParametersFileError: a value that does not fit the model (e.g. the armature's
-                length), naming the file.
+            RobotDynamicsError: the URDF, a model parameter (base_link, tip_link, gravity, ...)
+                or a value cannot make a model.
+            ParametersFileError: a value of the armature, friction or payload parameters that
+                does not fit the model (e.g. the armature's length), naming the file and the
+                parameter.
         """
         from robot_dynamics.core.errors import RobotDynamicsError
         from robot_dynamics.ros import dynamics_parameters as DP
 
         try:
             return DP.build_model(urdf_text, self.values)
-        except RobotDynamicsError:
-            raise
+        except RobotDynamicsError as error:
+            if error.argument not in DP.DERIVE_PARAMS:
+                raise
+            raise ParametersFileError(
+                f"{self.source()}: {error}", self.path, parameter=error.argument
+            ) from None
         except ValueError as error:
             raise ParametersFileError(f"{self.source()}: {error}", self.path) from None
 

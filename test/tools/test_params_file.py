@@ -281,8 +281,9 @@ def test_values_that_do_not_fit_the_model_name_the_file(tmp_path):
         "    armature: [0.1]\n",
     )
     params = read_parameters_file(path)
-    with pytest.raises(ParametersFileError, match="armature has 1 values"):
+    with pytest.raises(ParametersFileError, match="params.yaml: armature has 1 values") as ei:
         params.build_model(urdf)
+    assert ei.value.parameter == "armature"
     params = params.with_values({"armature": []})
     parsed, model = params.build_model(urdf)
     with pytest.raises(ParametersFileError, match=r"params.yaml: .*effort_scale has 2 values"):
