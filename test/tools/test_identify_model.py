@@ -4,6 +4,8 @@ parameters file (offsets as effort_offset, the friction model beyond the URDF's)
 the way the node reads them. A 3-DOF arm recorded with torque offsets, asymmetric and Stribeck
 friction, torque noise and a velocity ripple."""
 
+import contextlib
+import io
 import json
 import re
 
@@ -78,12 +80,21 @@ def run(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_identify_writes_the_urdf_and_the_node_parameters(tmp_path, capsys, arm3_recording):
+@pytest.fixture(scope="module")
+def identified(arm3_recording, tmp_path_factory):
     model, truth, urdf, bag = arm3_recording
-    out = tmp_path / "arm3_identified.urdf"
-    code, stdout, err = run(capsys, "identify", urdf, bag, "--out", out, "--json")
-    assert code == 0, err
-    report = json.loads(stdout)
+    out = tmp_path_factory.mktemp("identified") / "arm3_identified.urdf"
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = cli.main([str(a) for a in ("identify", urdf, bag, "--out", out, "--json")])
+    assert code == 0
+    return out, json.loads(stdout.getvalue())
+
+
+def test_identify_writes_the_urdf_and_the_node_parameters(arm3_recording, identified):
+    model, truth, urdf, bag = arm3_recording
+    out, report = identified
+    tmp_path = out.parent
     assert report["friction_model"] == ["asymmetric", "viscous_coulomb", "stribeck"]
     assert report["offset_fitted"] == [True, True, True]
     np.testing.assert_allclose(report["offset"], OFFSET, atol=0.05)
@@ -158,3 +169,42 @@ def test_identify_with_fixed_choices_and_the_printed_report(tmp_path, capsys, ar
     assert json.loads(stdout)["friction_model"] == ["asymmetric"] * 3
     code, _, err = run(capsys, "identify", urdf, bag, "--out", out, "--stribeck-velocity", "0")
     assert code == 2 and "--stribeck-velocity must be > 0" in err
+
+
+def test_commands_compute_with_the_parameters_file(capsys, arm3_recording, identified):
+    """--params: the node's model (friction model) and conversions (effort offsets, friction
+    compensation) in inverse-dynamics and wrench."""
+    model, truth, urdf, bag = arm3_recording
+    identified, _ = identified
+    params = identified.with_suffix(".yaml")
+    values = read_parameters_file(params).values
+    node = read_parameters_file(params).build_model(identified.read_text())[1]
+    q, qd, qdd = [0.3, -0.5, 0.8], [0.4, -0.3, 0.05], [0.5, 0.2, -0.4]
+    code, stdout, err = run(
+        capsys, "inverse-dynamics", identified, "--q", *q, "--qd", *qd, "--qdd", *qdd,
+        "--params", params, "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    got = json.loads(stdout)
+    friction = node.friction_torques(qd, values["friction_velocity_threshold"])
+    assert np.abs(friction).min() > 0.2  # the identified friction model, asymmetric included
+    np.testing.assert_allclose(got["friction"], friction, atol=1e-12)
+    np.testing.assert_allclose(got["tau"], node.inverse_dynamics(q, qd, qdd) + friction, atol=1e-9)
+    # nothing touches the arm: the measured efforts, converted and friction-compensated as the
+    # node does, leave (almost) no external torque; without the file the offsets and friction
+    # show as a phantom wrench
+    effort = truth.inverse_dynamics(q, qd, qdd) + truth.friction_torques(qd) + OFFSET
+    argv = ("wrench", identified, "--q", *q, "--qd", *qd, "--qdd", *qdd, "--tau", *effort)
+    code, stdout, err = run(capsys, *argv, "--params", params, "--json")
+    assert code == 0, err
+    with_file = json.loads(stdout)
+    code, stdout, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    without = json.loads(stdout)
+    assert np.abs(with_file["tau_ext"]).max() < 0.15, with_file["tau_ext"]
+    assert np.abs(without["tau_ext"]).max() > 0.5, without["tau_ext"]
+    # a file the node would refuse is refused here too
+    bad = params.parent / "bad.yaml"
+    bad.write_text("/**:\n  ros__parameters:\n    friction.asymmetry: [5.0, 0.0, 0.0]\n")
+    code, _, err = run(capsys, "gravity", identified, "--params", bad)
+    assert code == 2 and "friction.asymmetry of joint 'yaw'" in err

@@ -12,6 +12,7 @@ from robot_dynamics.core.estimation import WRENCH_COMPONENTS as WRENCH_AXES
 from .arguments import Invocation, add_joint_vector, parse_fixed_vector, parse_joint_vector
 from .errors import CLIError
 from .loading import configuration, frame_option, no_tip_error
+from .node_params import add_params_option, compensated_friction, effort_torques, node_model
 from .output import fmt_matrix, fmt_vec, short_names
 
 TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
@@ -29,7 +30,9 @@ def cmd_gravity(run: Invocation) -> List[str]:
 
     Raises:
         CLIError: a bad ``--q``.
+        ParametersFileError: a bad ``--params`` file.
     """
+    run, _ = node_model(run)
     args, model, path, xml, bundled, out = run
     q = configuration(run)
     g = np.asarray(model.gravity_torques(q), dtype=float)
@@ -61,7 +64,9 @@ def cmd_mass_matrix(run: Invocation) -> List[str]:
 
     Raises:
         CLIError: a bad ``--q``.
+        ParametersFileError: a bad ``--params`` file.
     """
+    run, _ = node_model(run)
     args, model, path, xml, bundled, out = run
     q = configuration(run)
     m = np.asarray(model.mass_matrix(q), dtype=float)
@@ -139,7 +144,9 @@ def cmd_wrench(run: Invocation) -> List[str]:
     Raises:
         CLIError: no ``--tau``; a bad vector; ``--frame`` is needed (the model has no tip
             link).
+        ParametersFileError: a bad ``--params`` file.
     """
+    run, params = node_model(run)
     args, model, path, xml, bundled, out = run
     q = configuration(run)
     if args.tau is None:
@@ -155,8 +162,10 @@ def cmd_wrench(run: Invocation) -> List[str]:
     if args.external:
         tau_ext = tau
     else:
-        # M qdd + C qd + g = tau + J^T f_ext  =>  J^T f_ext = (M qdd + C qd + g) - tau
-        tau_ext = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float) - tau
+        # M qdd + C qd + g = tau - friction + J^T f_ext: J^T f_ext = M qdd + C qd + g - tau
+        # + friction, tau converted as the node converts efforts (with --params)
+        measured = effort_torques(params, model, tau) - compensated_friction(params, model, qd)
+        tau_ext = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float) - measured
     jac = np.asarray(model.jacobian(q, frame=frame, axes=args.axes), dtype=float)
     # the estimate is what a force-torque sensor at the frame reads (its axes, moment about its
     # origin); --axes base rotates it into the base axes (moment still about the frame origin)
@@ -214,7 +223,9 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
 
     Raises:
         CLIError: a bad vector; ``--frame`` needed with ``--f-ext`` on a tree without a tip.
+        ParametersFileError: a bad ``--params`` file.
     """
+    run, params = node_model(run)
     args, model, path, xml, bundled, out = run
     q = configuration(run)
     qd = parse_joint_vector(args.qd, model.joint_names, "--qd")
@@ -223,12 +234,15 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
     frame = frame_option(args, model)
     if f_ext is not None and frame is None and model.tip_link is None:
         raise no_tip_error(model)
+    friction = compensated_friction(params, model, qd)  # the node's feed-forward adds it
     tau = np.asarray(model.inverse_dynamics(q, qd, qdd, f_ext=f_ext, frame=frame), dtype=float)
+    tau = tau + friction
     g = np.asarray(model.gravity_torques(q), dtype=float)
     h = np.asarray(model.nonlinear_effects(q, qd), dtype=float)
     free = np.asarray(model.inverse_dynamics(q, qd, qdd), dtype=float)  # without f_ext
     inertial = free - h  # M(q) qdd
-    external = tau - free  # -J^T f_ext (0 without --f-ext)
+    external = tau - friction - free  # -J^T f_ext (0 without --f-ext)
+    with_friction = params is not None and params.values["friction_compensation"]
     out.update(
         {
             "joint_names": list(model.joint_names),
@@ -242,6 +256,7 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
             "coriolis_centrifugal": (h - g).tolist(),
             "gravity_torques": g.tolist(),
             "external": external.tolist(),
+            "friction": friction.tolist() if with_friction else None,
         }
     )
     p = args.precision
@@ -253,14 +268,18 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
             if f_ext is not None
             else ""
         )
+        + (" + friction (friction_compensation of --params)" if with_friction else "")
         + " [Nm or N]:",
         f"  {'joint':<{w}}  {'tau':>10}  {'M qdd':>10}  {'C qd':>10}  {'g':>10}"
-        + (f"  {'-J^T f':>10}" if f_ext is not None else ""),
+        + (f"  {'-J^T f':>10}" if f_ext is not None else "")
+        + (f"  {'friction':>10}" if with_friction else ""),
     ]
     for i, name in enumerate(model.joint_names):
         lines.append(
             f"  {name:<{w}}  {tau[i]:>10.{p}f}  {inertial[i]:>10.{p}f}  {h[i] - g[i]:>10.{p}f}"
-            f"  {g[i]:>10.{p}f}" + (f"  {external[i]:>10.{p}f}" if f_ext is not None else "")
+            f"  {g[i]:>10.{p}f}"
+            + (f"  {external[i]:>10.{p}f}" if f_ext is not None else "")
+            + (f"  {friction[i]:>10.{p}f}" if with_friction else "")
         )
     return lines
 
@@ -340,9 +359,11 @@ def add_parsers(sub, common) -> None:
     """
     p = sub.add_parser("gravity", parents=[common], help="gravity torques g(q)")
     add_joint_vector(p, "--q", "joint positions [rad, m]")
+    add_params_option(p)
 
     p = sub.add_parser("mass-matrix", parents=[common], help="joint-space mass matrix M(q)")
     add_joint_vector(p, "--q", "joint positions [rad, m]")
+    add_params_option(p)
 
     p = sub.add_parser(
         "jacobian", parents=[common], help="Jacobian of a frame (rows vx vy vz wx wy wz)"
@@ -373,6 +394,7 @@ def add_parsers(sub, common) -> None:
         "frame origin)",
     )
     p.add_argument("--frame", default=None, help="frame --f-ext acts on (default: the tip link)")
+    add_params_option(p)
 
     p = sub.add_parser(
         "pose", parents=[common], help="forward kinematics: pose of frames in the base frame"
@@ -392,7 +414,10 @@ def add_parsers(sub, common) -> None:
     )
     add_joint_vector(p, "--q", "joint positions [rad, m]")
     add_joint_vector(
-        p, "--tau", "measured joint torques [Nm] (with --external: the external joint torques)"
+        p,
+        "--tau",
+        "measured joint torques [Nm] (with --params: the efforts, converted as the node converts "
+        "them, and its friction compensation; with --external: the external joint torques)",
     )
     add_joint_vector(p, "--qd", "joint velocities (default zeros)")
     add_joint_vector(p, "--qdd", "joint accelerations (default zeros)")
@@ -411,6 +436,7 @@ def add_parsers(sub, common) -> None:
     p.add_argument(
         "--damping", type=float, default=1e-6, help="pseudo-inverse damping (default 1e-6)"
     )
+    add_params_option(p)
 
 
 COMMANDS = {

@@ -34,10 +34,11 @@ import numpy as np
 
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.tools import contact_levels as CL
-from robot_dynamics.tools.params_file import NODE_NAME, parameters_yaml, read_parameters_files
+from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
 
 from .arguments import Invocation
 from .errors import EXIT_USAGE, CLIError
+from .node_params import add_params_option, node_parameters
 
 _AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 SIGNIFICANT = 3  # digits of the written levels
@@ -60,19 +61,7 @@ def add_parsers(sub, common):
     p.add_argument(
         "--out", required=True, metavar="PREFIX", help="writes PREFIX.csv/.png/.contact.yaml"
     )
-    p.add_argument(
-        "--params",
-        action="append",
-        default=None,
-        metavar="YAML",
-        help="the dynamics node's parameters file (as --ros-args --params-file; repeatable, a "
-        "later file wins); default: the node's defaults",
-    )
-    p.add_argument(
-        "--node-name",
-        default=NODE_NAME,
-        help=f"node whose section of --params applies (default {NODE_NAME})",
-    )
+    add_params_option(p)
     p.add_argument(
         "--topic", default="/joint_states", help="JointState topic of a bag (default /joint_states)"
     )
@@ -90,40 +79,6 @@ def add_parsers(sub, common):
         default=1.5,
         help="suggested levels: this factor over the free residual's (default 1.5)",
     )
-
-
-def node_parameters(args, model, params):
-    """The node parameters of the command: the files' (or the defaults), the command line's
-    model options over them, and where neither sets the base, tip or gravity, the robot's own
-    defaults (a bundled robot's tip and gravity, the URDF's root).
-
-    Args:
-        args: the parsed command line.
-        model: the model :func:`~robot_dynamics.tools.cli.loading.load_model` built from ROBOT.
-        params: the NodeParameters of the files (:func:`read_parameters_files`).
-
-    Returns:
-        NodeParameters: the values.
-
-    Raises:
-        ParametersFileError: a bad value.
-    """
-    resolved = {
-        "base_link": model.base_link,
-        "tip_link": model.tip_link or "",
-        "gravity": [float(g) for g in model.gravity],
-    }
-    given = {
-        "base_link": args.base_link is not None,
-        "tip_link": args.tip_link is not None,
-        "gravity": args.gravity is not None,
-    }
-    overrides = {
-        name: value for name, value in resolved.items() if given[name] or name not in params.given
-    }
-    if getattr(args, "balance_inertia", False):
-        overrides["balance_inertia"] = True
-    return params.with_values(overrides)
 
 
 def _round_up(x, digits=SIGNIFICANT):
@@ -482,4 +437,4 @@ def summary_lines(out, args):
 
 COMMANDS = {"estimate": cmd_estimate}
 
-__all__ = ["COMMANDS", "add_parsers", "cmd_estimate", "node_parameters", "rounded_levels"]
+__all__ = ["COMMANDS", "add_parsers", "cmd_estimate", "rounded_levels"]

@@ -12,6 +12,7 @@ import numpy as np
 
 from .arguments import Invocation, add_joint_vector, parse_joint_vector, split_tokens
 from .errors import CLIError
+from .node_params import add_params_option, node_model
 from .output import fmt_vec
 
 
@@ -102,7 +103,9 @@ def cmd_simulate(run: Invocation) -> List[str]:
 
     Raises:
         CLIError: a bad ``--duration`` (not > 0, beyond ``--max-duration``) or ``--sample-dt``.
+        ParametersFileError: a bad ``--params`` file.
     """
+    run, _ = node_model(run)
     args, model, path, xml, bundled, out = run
     if bundled is not None and args.q is None:
         q0 = np.array(bundled.home, dtype=float)
@@ -273,7 +276,12 @@ def add_parsers(sub, common) -> None:
         default=1e-3,
         help="step of semi_implicit_euler [s] (default 1e-3)",
     )
-    p.add_argument("--friction", action="store_true", help="include URDF damping and friction")
+    p.add_argument(
+        "--friction",
+        action="store_true",
+        help="include the joint friction (the URDF's damping and friction, or --params' model)",
+    )
+    add_params_option(p)
     p.add_argument(
         "--plot", default=None, metavar="PNG", help="write a plot of q, qd and energy to this PNG"
     )
