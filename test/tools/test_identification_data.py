@@ -246,14 +246,15 @@ def test_filter_window_chosen_from_the_data_beats_the_short_one(rng):
 
 
 # ------------------------------------------------------------------ the command
+FIT = ("--friction-model", "asymmetric", "--offset", "on")  # the true robot's (no search)
+
+
 def test_identify_a_logged_arm_csv_window_chosen_and_fixed(tmp_path, capsys, rng):
     model = RobotModel.from_urdf(bundled_urdf_path("panda"))
     rec = record(model, rng, 30.0)
     path = tmp_path / "run.csv"
     path.write_text(csv_text(model.joint_names, rec))
-    code, text, err = run(
-        capsys, "identify", "panda", path, "--out", tmp_path / "a.urdf", "--offset"
-    )
+    code, text, err = run(capsys, "identify", "panda", path, "--out", tmp_path / "a.urdf", *FIT)
     assert code == 0, err
     lines = text.splitlines()
     drop_line = f"recording: {len(rec.t)} samples, {rec.log.repeats} dropped: "
@@ -270,7 +271,7 @@ def test_identify_a_logged_arm_csv_window_chosen_and_fixed(tmp_path, capsys, rng
     assert "nominal: the URDF's inertials and its <dynamics damping friction> on" in text
     # the fixed short window: the held-out torques are predicted far worse
     code, out, err = run(
-        capsys, "identify", "panda", path, "--out", tmp_path / "b.urdf", "--offset",
+        capsys, "identify", "panda", path, "--out", tmp_path / "b.urdf", *FIT,
         "--filter-window", "0.05", "--json",
     )  # fmt: skip
     assert code == 0, err
@@ -279,8 +280,8 @@ def test_identify_a_logged_arm_csv_window_chosen_and_fixed(tmp_path, capsys, rng
     assert prep["filter_window"] == pytest.approx(0.051) and "window_choice" not in prep
     assert prep["stamps"]["uniform"] and prep["stamps"]["gaps"] == len(rec.log.gaps)
     assert prep["repeated_samples"] == rec.log.repeats
-    table = [line.split() for line in lines if line.startswith("panda_joint")]
-    rms_chosen = np.array([float(row[2]) for row in table])
+    header = lines.index(next(line for line in lines if "rms identified" in line))
+    rms_chosen = np.array([float(line.split()[2]) for line in lines[header + 1 : header + 8]])
     rms_fixed = np.array(fixed["rms_identified"])
     assert np.all(rms_chosen[:4] < 0.5 * rms_fixed[:4]), (rms_chosen, rms_fixed)
 
@@ -318,7 +319,7 @@ def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
     head_2 = (model.position_limits[0] + model.position_limits[1])[names.index("head_2")] / 2
     code, out, err = run(
         capsys, "identify", tmp_path / "mm.urdf", bag, "--out", tmp_path / "id.urdf",
-        "--offset", "--time-window", "1", "100", "--hold", f"head_2={head_2}",
+        *FIT, "--time-window", "1", "100", "--hold", f"head_2={head_2}",
         "--effort-scale", *[f"{j}={scale[names.index(j)]}" for j in recorded], "--json",
     )  # fmt: skip
     assert code == 0, err
