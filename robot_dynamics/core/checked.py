@@ -7,7 +7,6 @@ Conventions and units: see :mod:`robot_dynamics.core.model`.
 
 import numpy as np
 
-from . import aba as _aba
 from . import dynamics as _dynamics
 from . import estimation as _estimation
 from . import friction as _friction
@@ -27,13 +26,23 @@ class CheckedAlgorithms:
 
     __slots__ = ()
 
-    def _external(self, kin, f_ext, frame):
-        """(body, spatial force about the base origin) of a checked wrench on a frame, or None."""
+    def _wrench(self, f_ext, frame, shape):
+        """``(f_ext, frame, batch shape)`` of a wrench argument: the checked (..., 6) wrench and
+        its resolved frame, the batch shape broadcast with the wrench's; ``(None, None, shape)``
+        without a wrench."""
         if f_ext is None:
-            return None
+            return None, None, shape
         frame = self.resolve_frame(frame)
-        f = check_vector(f_ext, "f_ext", self.tree.joint_names, size=6)
-        return _dynamics.external_force(self.tree, kin, f, frame)
+        f_ext = check_vector(f_ext, "f_ext", self.tree.joint_names, size=6)
+        if f_ext.shape[:-1] != shape:
+            try:
+                shape = np.broadcast_shapes(shape, f_ext.shape[:-1])
+            except ValueError:
+                raise InvalidInputError(
+                    f"f_ext has batch shape {f_ext.shape[:-1]}, which does not broadcast with "
+                    f"the joint vectors' {shape}"
+                ) from None
+        return f_ext, frame, shape
 
     # ---------------------------------------------------------------- dynamics
     def gravity_torques(self, q):
@@ -73,10 +82,11 @@ class CheckedAlgorithms:
         q = check_vector(q, "q", names)
         qd = check_vector(qd, "qd", names)
         qdd = check_vector(qdd, "qdd", names)
-        check_batch(q=q, qd=qd, qdd=qdd)
-        kin = _dynamics.kinematics(self.tree, q)
-        ext = self._external(kin, f_ext, frame)
-        return _dynamics.inverse_dynamics(self.tree, kin, qd, qdd, ext)
+        shape = check_batch(q=q, qd=qd, qdd=qdd)
+        f_ext, frame, shape = self._wrench(f_ext, frame, shape)
+        return _dynamics.in_chunks(
+            self.tree, shape, _dynamics.inverse_dynamics, q, qd, qdd, f_ext, frame=frame
+        )
 
     def nonlinear_effects(self, q, qd):
         """Nonlinear effects h(q, qd) = C(q, qd) qd + g(q).
@@ -94,8 +104,8 @@ class CheckedAlgorithms:
         names = self.tree.joint_names
         q = check_vector(q, "q", names)
         qd = check_vector(qd, "qd", names)
-        check_batch(q=q, qd=qd)
-        return _dynamics.nonlinear_effects(self.tree, _dynamics.kinematics(self.tree, q), qd)
+        shape = check_batch(q=q, qd=qd)
+        return _dynamics.in_chunks(self.tree, shape, _dynamics.nonlinear_effects, q, qd)
 
     def mass_matrix(self, q):
         """Joint-space inertia matrix M(q) by CRBA, armature included.
@@ -110,7 +120,7 @@ class CheckedAlgorithms:
             InvalidInputError: wrong shape or non-finite values.
         """
         q = check_vector(q, "q", self.tree.joint_names)
-        return _dynamics.mass_matrix(self.tree, _dynamics.kinematics(self.tree, q))
+        return _dynamics.in_chunks(self.tree, q.shape[:-1], _dynamics.mass_matrix, q)
 
     def coriolis_matrix(self, q, qd):
         """Coriolis matrix C(q, qd): C qd are the Coriolis/centrifugal torques and Mdot - 2C is
@@ -129,8 +139,8 @@ class CheckedAlgorithms:
         names = self.tree.joint_names
         q = check_vector(q, "q", names)
         qd = check_vector(qd, "qd", names)
-        check_batch(q=q, qd=qd)
-        return _dynamics.coriolis_matrix(self.tree, _dynamics.kinematics(self.tree, q), qd)
+        shape = check_batch(q=q, qd=qd)
+        return _dynamics.in_chunks(self.tree, shape, _dynamics.coriolis_matrix, q, qd)
 
     def momentum_terms(self, q, qd):
         """Generalised momentum, C^T qd and gravity from one kinematics pass, without forming M or C
@@ -150,8 +160,8 @@ class CheckedAlgorithms:
         names = self.tree.joint_names
         q = check_vector(q, "q", names)
         qd = check_vector(qd, "qd", names)
-        check_batch(q=q, qd=qd)
-        return _dynamics.momentum_terms(self.tree, _dynamics.kinematics(self.tree, q), qd)
+        shape = check_batch(q=q, qd=qd)
+        return _dynamics.in_chunks(self.tree, shape, _dynamics.momentum_terms, q, qd)
 
     def state_terms(self, q, qd, frame=None, axes="base", jacobian=True):
         """Everything a controller or estimator needs at one joint state, from one kinematics pass
@@ -216,10 +226,11 @@ class CheckedAlgorithms:
         q = check_vector(q, "q", names)
         qd = check_vector(qd, "qd", names)
         tau = check_vector(tau, "tau", names)
-        check_batch(q=q, qd=qd, tau=tau)
-        kin = _dynamics.kinematics(self.tree, q)
-        ext = self._external(kin, f_ext, frame)
-        return _dynamics.forward_dynamics(self.tree, kin, qd, tau, ext)
+        shape = check_batch(q=q, qd=qd, tau=tau)
+        f_ext, frame, shape = self._wrench(f_ext, frame, shape)
+        return _dynamics.in_chunks(
+            self.tree, shape, _dynamics.forward_dynamics, q, qd, tau, f_ext, frame=frame
+        )
 
     def aba(self, q, qd, tau, f_ext=None, frame=None):
         """Forward dynamics by the articulated-body algorithm (O(n)).
@@ -248,12 +259,9 @@ class CheckedAlgorithms:
         q = check_vector(q, "q", tree.joint_names)
         qd = check_vector(qd, "qd", tree.joint_names)
         tau = check_vector(tau, "tau", tree.joint_names)
-        shape = check_batch(q=q, qd=qd, tau=tau) + (tree.nb,)
-        kin = _dynamics.kinematics(tree, q)
-        ext = self._external(kin, f_ext, frame)
-        return _aba.aba(
-            tree, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape), f_ext=ext
-        )
+        shape = check_batch(q=q, qd=qd, tau=tau)
+        f_ext, frame, shape = self._wrench(f_ext, frame, shape)
+        return _dynamics.in_chunks(tree, shape, _dynamics.aba, q, qd, tau, f_ext, frame=frame)
 
     def friction_torques(self, qd, velocity_threshold=_friction.DEFAULT_VELOCITY_THRESHOLD):
         """Joint friction torques of the model's :class:`~robot_dynamics.core.friction.
@@ -306,7 +314,7 @@ class CheckedAlgorithms:
             InvalidInputError: wrong shape or non-finite values.
         """
         q = check_vector(q, "q", self.tree.joint_names)
-        return _dynamics.potential_energy(self.tree, q)
+        return _dynamics.potential_energy(self.tree, _dynamics.kinematics(self.tree, q))
 
     def total_energy(self, q, qd):
         """Kinetic plus potential energy.
@@ -340,7 +348,7 @@ class CheckedAlgorithms:
         """
         frame = self.resolve_frame(frame)
         q = check_vector(q, "q", self.tree.joint_names)
-        return _dynamics.frame_pose(self.tree, q, frame)
+        return _dynamics.frame_pose(self.tree, _dynamics.kinematics(self.tree, q), frame)
 
     def jacobian(self, q, frame=None, axes="base"):
         """Geometric Jacobian of a frame: rows ``[vx vy vz wx wy wz]`` of the frame origin.
@@ -386,8 +394,10 @@ class CheckedAlgorithms:
         check_axes(axes)
         q = check_vector(q, "q", self.tree.joint_names)
         qd = check_vector(qd, "qd", self.tree.joint_names)
-        kin = _dynamics.kinematics(self.tree, q)
-        return _dynamics.jacobian_dot_qd(self.tree, kin, qd, frame, axes)
+        shape = check_batch(q=q, qd=qd)
+        return _dynamics.in_chunks(
+            self.tree, shape, _dynamics.jacobian_dot_qd, q, qd, frame=frame, axes=axes
+        )
 
     def task_space_inertia(self, q, frame=None, rcond=1e-10):
         """Task-space inertia ``Lambda = (J M^-1 J^T)^-1`` of a frame, base axes; a pseudo-inverse
@@ -406,8 +416,10 @@ class CheckedAlgorithms:
             UnknownFrameError: ``frame`` is not a link of the model.
         """
         frame = self.resolve_frame(frame)
-        kin = _dynamics.kinematics(self.tree, check_vector(q, "q", self.tree.joint_names))
-        return _dynamics.task_space_inertia(self.tree, kin, frame, rcond)
+        q = check_vector(q, "q", self.tree.joint_names)
+        return _dynamics.in_chunks(
+            self.tree, q.shape[:-1], _dynamics.task_space_inertia, q, frame=frame, rcond=rcond
+        )
 
     # ---------------------------------------------------------------- estimation
     def estimate_external_wrench(
@@ -497,12 +509,10 @@ class CheckedAlgorithms:
         q = check_vector(q, "q", names)
         qd = check_vector(qd, "qd", names)
         tau = check_vector(tau, "tau", names)
-        check_batch(q=q, qd=qd, tau=tau)
+        shape = check_batch(q=q, qd=qd, tau=tau)
         if friction:
             tau = tau - self.friction_torques(qd)
-        if f_ext is not None:
-            frame = self.resolve_frame(frame)
-            f_ext = check_vector(f_ext, "f_ext", names, size=6)
+        f_ext, frame, _ = self._wrench(f_ext, frame, shape)
         return _simulate.semi_implicit_euler_step(self.tree, q, qd, tau, dt, f_ext, frame)
 
     def simulate(

@@ -74,9 +74,7 @@ def semi_implicit_euler_step(tree, q, qd, tau, dt, f_ext=None, frame=None):
     Returns:
         tuple: ``(q, qd)`` after the step, (..., n) each.
     """
-    kin = _dynamics.kinematics(tree, q)
-    external = _dynamics.external_force(tree, kin, f_ext, frame)
-    qdd = _dynamics.forward_dynamics(tree, kin, qd, tau, external)
+    qdd = _dynamics.forward_dynamics(tree, _dynamics.kinematics(tree, q), qd, tau, f_ext, frame)
     qd_new = qd + dt * qdd
     return q + dt * qd_new, qd_new
 
@@ -356,8 +354,8 @@ def simulate(
             if friction:
                 tau_t = tau_t - model.friction_torques(qd)
             kin = _dynamics.kinematics(tree, q)
-            ext = _dynamics.external_force(tree, kin, fext, frame)
-            return np.concatenate([qd, _dynamics.forward_dynamics(tree, kin, qd, tau_t, ext)])
+            qdd = _dynamics.forward_dynamics(tree, kin, qd, tau_t, fext, frame)
+            return np.concatenate([qd, qdd])
 
         sol = solve_ivp(
             rhs,

@@ -158,21 +158,20 @@ def test_unchecked_entry_points_give_what_the_checked_methods_give(name, rng):
     tau = rng.normal(size=q.shape)
     f_ext = rng.normal(size=(3, 6))
     kin = dynamics.kinematics(tree, q)
-    ext = dynamics.external_force(tree, kin, f_ext, frame)
 
     def same(a, b):  # a shared kinematics pass may form S another way: rounding differs
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
     same(dynamics.gravity_torques(tree, kin), model.gravity_torques(q))
     same(
-        dynamics.inverse_dynamics(tree, kin, qd, qdd, ext),
+        dynamics.inverse_dynamics(tree, kin, qd, qdd, f_ext, frame),
         model.inverse_dynamics(q, qd, qdd, f_ext=f_ext, frame=frame),
     )
     same(dynamics.nonlinear_effects(tree, kin, qd), model.nonlinear_effects(q, qd))
     same(dynamics.mass_matrix(tree, kin), model.mass_matrix(q))
     same(dynamics.coriolis_matrix(tree, kin, qd), model.coriolis_matrix(q, qd))
     same(
-        dynamics.forward_dynamics(tree, kin, qd, tau, ext),
+        dynamics.forward_dynamics(tree, kin, qd, tau, f_ext, frame),
         model.forward_dynamics(q, qd, tau, f_ext=f_ext, frame=frame),
     )
     for a, b in zip(dynamics.momentum_terms(tree, kin, qd), model.momentum_terms(q, qd)):
@@ -183,8 +182,8 @@ def test_unchecked_entry_points_give_what_the_checked_methods_give(name, rng):
             dynamics.jacobian_dot_qd(tree, kin, qd, frame, axes),
             model.jacobian_dot_qd(q, qd, frame, axes),
         )
-    same(dynamics.frame_pose(tree, q, frame), model.frame_pose(q, frame))
-    same(dynamics.potential_energy(tree, q), model.potential_energy(q))
+    same(dynamics.frame_pose(tree, kin, frame), model.frame_pose(q, frame))
+    same(dynamics.potential_energy(tree, kin), model.potential_energy(q))
     terms = StateTerms(tree, kin, qd, frame, "local")
     checked = model.state_terms(q, qd, frame=frame, axes="local")
     for attribute in ("gravity", "nonlinear_effects", "momentum", "coriolis_transpose_qd"):
@@ -201,6 +200,36 @@ def test_unchecked_entry_points_give_what_the_checked_methods_give(name, rng):
         model.step(q, qd, tau, 1e-3, f_ext=f_ext, frame=frame),
     ):
         same(a, b)
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_a_batch_in_chunks_gives_what_one_pass_gives(name, rng):
+    model = load_model(name).with_armature(0.05)
+    tree = model.tree
+    shape = (3, 2 * dynamics.CHUNK_BODY_CONFIGURATIONS // tree.nb + 5)  # several chunks
+    q, qd, qdd = random_state(model, name, rng, shape=shape)
+    qd = qd[0, 0]  # one velocity for the whole batch: broadcast
+    f_ext = rng.normal(size=shape + (6,))
+    frame = oracles.default_frame(name)
+    kin = dynamics.kinematics(tree, q)
+    chunked = dynamics.in_chunks(
+        tree, shape, dynamics.inverse_dynamics, q, qd, qdd, f_ext, frame=frame
+    )
+    assert chunked.shape == shape + (model.n,)
+    np.testing.assert_allclose(
+        chunked, dynamics.inverse_dynamics(tree, kin, qd, qdd, f_ext, frame), rtol=1e-12, atol=1e-12
+    )
+    for a, b in zip(
+        dynamics.in_chunks(tree, shape, dynamics.momentum_terms, q, qd),
+        dynamics.momentum_terms(tree, kin, qd),
+    ):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        model.jacobian(q, frame, "local")[2, 7],
+        model.jacobian(q[2, 7], frame, "local"),
+        rtol=1e-12,
+        atol=1e-12,
+    )
 
 
 def test_no_core_module_reads_private_attributes_of_another_object():
