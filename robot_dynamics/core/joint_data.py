@@ -33,7 +33,7 @@ import numpy as np
 from scipy.signal import savgol_filter
 
 from .identification import IdentificationError
-from .stamps import repeated_samples, time_base
+from .stamps import robot_time
 
 
 class DataError(IdentificationError):
@@ -374,31 +374,39 @@ def clean(
         )
     effort[:, ~mask] = np.nan
 
-    # logger repeats, then NaN in the columns used
+    # logger repeats, then NaN in the columns used; the rest on the robot's time base
     moving = carried
-    repeat = repeated_samples(
-        [position[:, moving], None if velocity is None else velocity[:, moving], effort[:, mask]]
-    )
-    drops.append(("{n} repeated", int(np.count_nonzero(repeat))))
-    ok = ~repeat
     columns = [("position", position, moving), ("effort", effort, mask)]
     if velocity is not None:
         columns.insert(1, ("velocity", velocity, moving))
-    bad = np.zeros(len(t), bool)
+    nans = []
+    usable = np.ones(len(t), bool)
     for field, values, used in columns:
         for k in np.flatnonzero(used):
-            nan = ok & ~np.isfinite(values[:, k])
+            nan = ~np.isfinite(values[:, k])
             if nan.any():
-                drops.append((f"{field}[{names[k]}] NaN in {{n}}", int(np.count_nonzero(nan))))
-                bad |= nan
-    ok &= ~bad
-    dropped = N - int(np.count_nonzero(ok))
+                nans.append((f"{field}[{names[k]}] NaN in {{n}}", nan))
+                usable &= ~nan
+    timed = robot_time(
+        t,
+        [position[:, moving], None if velocity is None else velocity[:, moving], effort[:, mask]],
+        usable=usable,
+        cycle=cycle,
+        keep_stamps=keep_stamps,
+    )
+    repeat = timed.repeat
+    drops.append(("{n} repeated", int(np.count_nonzero(repeat))))
+    for reason, nan in nans:
+        count = int(np.count_nonzero(nan & ~repeat))
+        if count:
+            drops.append((reason, count))
+    dropped = N - len(timed.index)
     report = DataReport(
         joint_names=names,
         raw_samples=N,
         drops=tuple(drops),
         dropped=dropped,
-        stamps=None,
+        stamps=timed.report,
         repeated=int(np.count_nonzero(repeat)),
         effort_mask=tuple(bool(m) for m in mask),
         unmeasured=tuple((names[k], reasons[k]) for k in sorted(reasons)),
@@ -408,19 +416,13 @@ def clean(
         time_window=None if time_window is None else tuple(float(x) for x in time_window),
         velocity_source="message" if velocity is not None else "differentiated",
     )
-    t, position, effort = t[ok], position[ok], effort[ok]
-    velocity = None if velocity is None else velocity[ok]
+    idx = timed.index
+    t, position, effort = timed.t, position[idx], effort[idx]
+    velocity = None if velocity is None else velocity[idx]
     if len(t) < 2:
         raise DataError(f"too few samples: {len(t)} usable ({report.drop_text()})")
-    if not np.all(np.diff(t) > 0):
-        order = np.argsort(t, kind="stable")
-        t, position, effort = t[order], position[order], effort[order]
-        velocity = None if velocity is None else velocity[order]
     if not np.ptp(t) > 0:
         raise DataError("the samples have no time spread (all stamps equal)")
-    if not keep_stamps:
-        t, stamps = time_base(t, cycle)
-        report = replace(report, stamps=stamps)
     tau = effort
     if scale is not None:
         tau = tau * scale

@@ -15,6 +15,10 @@ some cycles never reach the log (gaps). The samples themselves are still one cyc
   one (the logger stalled) only lifts its own value. It gives ``t_i = t_0 + cycle k_i`` when
   the stamps only jitter around that base; stamps that do not (going backwards, or scattered
   about it) are kept as they are. :class:`StampReport` says what was found.
+- :func:`robot_time` does both for a recording: repeats dropped (in recording order), the
+  samples left out for other reasons dropped, the rest in stamp order on the time base. Used by
+  identify's data preparation (:func:`robot_dynamics.core.joint_data.clean`) and by the
+  estimate replay (:mod:`robot_dynamics.tools.replay`).
 """
 
 from dataclasses import dataclass
@@ -45,6 +49,9 @@ class StampReport:
         missing_cycles: cycles missing in them.
         longest_gap: longest stamp interval across a gap [s] (0 without gaps).
         note: why the stamps were kept as they are ("" when ``uniform``).
+        stalls: runs of stamps more than half a cycle late (the logger stalled, then stamped
+            what arrived meanwhile in a burst).
+        late_samples: samples in them.
     """
 
     samples: int
@@ -59,6 +66,25 @@ class StampReport:
     missing_cycles: int
     longest_gap: float
     note: str = ""
+    stalls: int = 0
+    late_samples: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Retiming:
+    """Samples of a recording on the robot's time base (:func:`robot_time`).
+
+    Attributes:
+        repeat: (N,) bool, the logger repeats (dropped).
+        index: (M,) int, the samples kept, in stamp order (indices into the recording).
+        t: (M,) their times [s]: the robot's time base when ``report.uniform``, else the stamps.
+        report: :class:`StampReport`, or None when the stamps were kept without analysis.
+    """
+
+    repeat: np.ndarray
+    index: np.ndarray
+    t: np.ndarray
+    report: object
 
 
 def repeated_samples(fields, max_run=2):
@@ -165,6 +191,8 @@ def time_base(t, cycle=None):
             f"{c * 1e3:.4g} ms cycle"
         )
     gap_intervals = np.diff(t)[where - 1] if len(where) else np.zeros(0)
+    late = np.concatenate([[False], e > 0.5 * c, [False]])
+    stalls = int(np.count_nonzero(np.diff(late.astype(np.int8)) == 1))
     report = StampReport(
         samples=N,
         interval_min=intervals[0],
@@ -177,8 +205,46 @@ def time_base(t, cycle=None):
         gaps=len(where),
         missing_cycles=int(sizes.sum()) if len(sizes) else 0,
         longest_gap=float(gap_intervals.max()) if len(gap_intervals) else 0.0,
+        stalls=stalls,
+        late_samples=int(np.count_nonzero(late)),
     )
     return base + c * k, report
 
 
-__all__ = ["MEDIAN_SAMPLES", "StampReport", "repeated_samples", "time_base"]
+def robot_time(t, fields, *, usable=None, cycle=None, keep_stamps=False):
+    """A recording's samples on the robot's time base: the logger repeats
+    (:func:`repeated_samples` of ``fields``, in recording order) and the samples not ``usable``
+    dropped, the rest in stamp order (stable) through :func:`time_base`.
+
+    Args:
+        t: (N,) stamps [s], recording order.
+        fields: sequence of (N, k) arrays compared for repeats (None entries skipped).
+        usable: (N,) bool, False for samples left out for another reason, or None.
+        cycle: the robot's cycle [s], or None to fit it.
+        keep_stamps: keep the stamps as they are (no time base, no report).
+
+    Returns:
+        Retiming: the kept samples and their times.
+    """
+    t = np.asarray(t, dtype=float)
+    repeat = repeated_samples(fields)
+    keep = ~repeat if usable is None else ~repeat & np.asarray(usable, bool)
+    index = np.flatnonzero(keep)
+    times = t[index]
+    if len(times) > 1 and not np.all(np.diff(times) > 0):
+        order = np.argsort(times, kind="stable")
+        index, times = index[order], times[order]
+    if keep_stamps:
+        return Retiming(repeat, index, times, None)
+    times, report = time_base(times, cycle)
+    return Retiming(repeat, index, times, report)
+
+
+__all__ = [
+    "MEDIAN_SAMPLES",
+    "Retiming",
+    "StampReport",
+    "repeated_samples",
+    "robot_time",
+    "time_base",
+]

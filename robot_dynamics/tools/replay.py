@@ -10,6 +10,12 @@ refuses the message, through the pipeline's ``refuse`` as the node does), and th
 would take its clock). Jitter, repeated stamps, gaps and stamps going backwards reach the
 pipeline untouched: it restarts, pauses and counts exactly as the node does.
 
+A logging PC's stamps (jitter about the robot's cycle, repeated samples, a stalled logger
+stamping a burst of samples microseconds apart) are not the robot's: :func:`stamp_handling`
+finds them as identify does (:func:`robot_dynamics.core.stamps.robot_time`) and, when they
+only jitter about a cycle, gives the messages the robot's time base: repeats dropped, gaps kept
+as gaps (the pipeline counts them and restarts its observer after long ones, as the node does).
+
 Recordings: a ROS 2 bag (directory, .mcap, .db3; ``sensor_msgs/JointState`` on a topic), read
 with :func:`~robot_dynamics.tools.identification_data.joint_state_messages`, or a CSV file in
 identify's column convention (``time`` [s], ``<joint>.position``, ``<joint>.velocity``,
@@ -20,16 +26,24 @@ identify's column convention (``time`` [s], ``<joint>.position``, ``<joint>.velo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from dataclasses import replace as _replace
 
 import numpy as np
 
 from robot_dynamics.core.joint_data import DataError
+from robot_dynamics.core.stamps import robot_time
 from robot_dynamics.tools.identification_data import (
     JointStateMessage,
     joint_state_messages,
     read_csv_rows,
 )
+
+#: ``--stamps`` choices: the robot's cycle when the stamps only jitter about one, the stamps as
+#: recorded, the robot's cycle or an error.
+STAMP_MODES = ("auto", "recorded", "cycle")
+#: stamps are integer nanoseconds: a time base within this of every stamp changes nothing [s]
+STAMP_RESOLUTION = 1e-9
 
 #: Per-message status of a replay.
 ESTIMATED, PAUSED, REFUSED = 0, 1, 2
@@ -79,6 +93,132 @@ def recording_source(path, joint_names, topic="/joint_states"):
             )
 
     return messages
+
+
+@dataclass(frozen=True, eq=False)
+class StampHandling:
+    """What a recording's stamps show and how the replay uses them.
+
+    Attributes:
+        mode: the ``--stamps`` choice (one of STAMP_MODES).
+        on_cycle: the messages are replayed on the robot's time base.
+        messages: messages in the recording.
+        repeated: repeats of the previous message found (dropped when ``on_cycle``).
+        report: :class:`~robot_dynamics.core.stamps.StampReport` of the stamps.
+        note: why the stamps are used as recorded ("" when ``on_cycle``).
+        index: (M,) the messages replayed (recording order), or None for all.
+        stamp_ns: (M,) their stamps [ns], or None for the recorded ones.
+    """
+
+    mode: str
+    on_cycle: bool
+    messages: int
+    repeated: int
+    report: object
+    note: str = ""
+    index: object = None
+    stamp_ns: object = None
+
+    def apply(self, messages):
+        """The messages as replayed: repeats left out and stamps on the cycle when
+        ``on_cycle``, else all of them as recorded.
+
+        Args:
+            messages: iterable of JointStateMessage, the same recording in the same order.
+
+        Yields:
+            JointStateMessage: the messages to replay.
+        """
+        if self.index is None:
+            yield from messages
+            return
+        j = 0
+        for i, message in enumerate(messages):
+            if j < len(self.index) and i == self.index[j]:
+                yield _replace(message, stamp_ns=int(self.stamp_ns[j]))
+                j += 1
+
+    def as_dict(self):
+        """JSON-ready: mode, on_cycle, note, messages, repeated, dropped and the report."""
+        return {
+            "mode": self.mode,
+            "on_cycle": self.on_cycle,
+            "note": self.note,
+            "messages": self.messages,
+            "repeated": self.repeated,
+            "repeats_dropped": self.repeated if self.on_cycle else 0,
+            "report": asdict(self.report),
+        }
+
+
+def stamp_handling(messages, joint_names, mode="auto"):
+    """Find the robot's cycle in a recording's stamps and decide how to replay them.
+
+    The stamps are the ones the pipeline gets (``header.stamp``, else the recording time).
+    Repeats are messages whose model-order position, velocity and effort equal the previous
+    one's (:func:`~robot_dynamics.core.stamps.repeated_samples`; a message the node would refuse
+    never counts as one). ``auto`` puts the rest on the robot's cycle when the stamps only
+    jitter about it (as identify does) and keeps them otherwise; ``cycle`` requires that.
+
+    Args:
+        messages: iterable of JointStateMessage in recording order.
+        joint_names: the model's joints.
+        mode: one of STAMP_MODES.
+
+    Returns:
+        StampHandling: the decision, with the report.
+
+    Raises:
+        DataError: an unknown mode, no message, or ``cycle`` with stamps that do not jitter
+            about a cycle (naming what they do).
+    """
+    from robot_dynamics.ros.conversions import JointNameMap
+
+    if mode not in STAMP_MODES:
+        raise DataError(f"stamps must be one of {STAMP_MODES}, got {mode!r}")
+    joints = JointNameMap(list(joint_names))
+    n = joints.n
+    stamps, rows = [], []
+    for i, message in enumerate(messages):
+        stamps.append(message.stamp_ns if message.stamp_ns > 0 else message.log_ns)
+        row = np.full(3 * n + 1, np.nan)
+        try:
+            _, _, fields = joints.fields(
+                message.names,
+                (
+                    ("position", message.position),
+                    ("velocity", message.velocity),
+                    ("effort", message.effort),
+                ),
+                "joint_states",
+            )
+        except ValueError:
+            row[-1] = i  # refused: never a repeat
+        else:
+            row[-1] = -1.0
+            for f, values in enumerate(fields):
+                if values is not None:
+                    row[f * n : (f + 1) * n] = values
+        rows.append(row)
+    if not stamps:
+        raise DataError("the recording has no JointState message")
+    t_ns = np.asarray(stamps, dtype=np.int64)
+    timed = robot_time((t_ns - t_ns[0]) * 1e-9, [np.array(rows)])
+    report = timed.report
+    repeated = int(np.count_nonzero(timed.repeat))
+    note = "" if report.uniform else report.note
+    if not note and np.any(np.diff(timed.index) < 0):
+        note = "the stamps go backwards in recording order"
+    if mode == "cycle" and note:
+        raise DataError(f"--stamps cycle: no robot cycle in the stamps: {note}")
+    if mode == "recorded" or note:
+        return StampHandling(mode, False, len(t_ns), repeated, report, note or "as asked")
+    new_ns = t_ns[0] + np.rint(timed.t * 1e9).astype(np.int64)
+    if report.jitter_max < STAMP_RESOLUTION:
+        new_ns = t_ns[timed.index]  # already on the cycle
+    if not repeated and np.array_equal(new_ns, t_ns):
+        return StampHandling(mode, True, len(t_ns), 0, report)
+    return StampHandling(mode, True, len(t_ns), repeated, report, "", timed.index, new_ns)
 
 
 def _first(mask):
@@ -262,7 +402,10 @@ __all__ = [
     "PAUSED",
     "REFUSED",
     "Replay",
+    "STAMP_MODES",
     "STATUS_NAMES",
+    "StampHandling",
     "recording_source",
     "replay",
+    "stamp_handling",
 ]

@@ -18,7 +18,7 @@ samples are missing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -115,7 +115,7 @@ def node_parameters(offsets_error=0.01, seed=0):
     }
 
 
-def simulate(seed, duration, pushes=(), rate=1000.0):
+def simulate(seed, duration, pushes=(), rate=1000.0, logged=True):
     """Simulate and log a run (see the module docstring).
 
     Args:
@@ -123,6 +123,8 @@ def simulate(seed, duration, pushes=(), rate=1000.0):
         duration: [s].
         pushes: :class:`Push` entries.
         rate: simulation and control rate [Hz].
+        logged: the logger's stamps, repeats and gaps (False: every sample, stamped exactly on
+            the cycle).
 
     Returns:
         Recording: the logged run and its truth.
@@ -170,6 +172,11 @@ def simulate(seed, duration, pushes=(), rate=1000.0):
     effort = TAU + OFFSETS + EFFORT_NOISE * rng.normal(size=TAU.shape)
     # the logger
     names = list(plant.joint_names)
+    if not logged:
+        messages = [
+            (t_all[k] + 1.0, names, position[k], velocity[k], effort[k]) for k in range(steps)
+        ]
+        return Recording(messages, t_all, force, force_tool, Q, tuple(pushes))
     keep = np.ones(steps, dtype=bool)
     k = int(rng.integers(500, 2500))
     while k < steps - 10:
@@ -187,6 +194,20 @@ def simulate(seed, duration, pushes=(), rate=1000.0):
             messages.append((stamp, names, *values))  # logged twice
         previous = values
     return Recording(messages, t_all, force, force_tool, Q, tuple(pushes))
+
+
+def logging_pc(recording, rng):
+    """The exactly stamped recording (``simulate(..., logged=False)``) as a logging PC gives it
+    (real_recordings.logger: jitter, stalls stamping a burst 20 us apart, repeats, gaps).
+
+    Returns:
+        tuple: ``(Recording, Log)``.
+    """
+    from real_recordings import logger
+
+    log = logger(len(recording.messages), rng)
+    messages = [(1.0 + s, *recording.messages[k][1:]) for s, k in zip(log.stamps, log.source)]
+    return replace(recording, messages=messages), log
 
 
 def write_csv(path, recording, names):

@@ -1,7 +1,8 @@
 """``robot-dynamics estimate``: the dynamics node's estimation pipeline over a recording, offline.
 
     robot-dynamics estimate ROBOT DATA --out PREFIX [--params P ...] [--topic T]
-        [--free START:END ...] [--margin 1.5] [--node-name N] [--json]
+        [--free START:END ...] [--margin 1.5] [--stamps auto|recorded|cycle] [--node-name N]
+        [--json]
 
 DATA is a ROS 2 bag (directory, .mcap, .db3) with ``sensor_msgs/JointState`` or a CSV file in
 identify's convention; it is replayed message by message through the node's own
@@ -9,7 +10,9 @@ identify's convention; it is replayed message by message through the node's own
 files ``--params`` (repeatable, a later file wins) exactly as the node configures it
 (:mod:`robot_dynamics.tools.params_file`; without one the node's defaults; the common options
 ``--base-link``, ``--tip-link``, ``--gravity``, ``--balance-inertia`` override the files', as
-``-p`` would). See
+``-p`` would). The stamps are put on the robot's cycle when they only jitter about one
+(``--stamps auto``, as identify does: repeats dropped, gaps kept), used as recorded
+(``recorded``) or must be (``cycle``). See
 :mod:`robot_dynamics.tools.replay` for how messages and stamps reach the pipeline and
 :mod:`robot_dynamics.tools.contact_levels` for the statistics and the suggested levels.
 
@@ -74,6 +77,14 @@ def add_parsers(sub, common):
         "either side may be empty); default: the whole recording",
     )
     p.add_argument(
+        "--stamps",
+        choices=("auto", "recorded", "cycle"),
+        default="auto",
+        help="auto (default): when the stamps only jitter about the robot's cycle (a logging "
+        "PC's), replay on that cycle, repeated samples dropped, gaps kept; recorded: the stamps "
+        "as they are; cycle: on the cycle, or an error when the stamps have none",
+    )
+    p.add_argument(
         "--margin",
         type=float,
         default=1.5,
@@ -124,7 +135,12 @@ def cmd_estimate(run: Invocation):
         CLIError: an unreadable recording (exit 2).
     """
     from robot_dynamics.core.joint_data import DataError
-    from robot_dynamics.tools.replay import STATUS_NAMES, recording_source, replay
+    from robot_dynamics.tools.replay import (
+        STATUS_NAMES,
+        recording_source,
+        replay,
+        stamp_handling,
+    )
 
     args, model, path, xml, out = run.args, run.model, run.path, run.xml, run.out
     started = time.perf_counter()
@@ -135,7 +151,12 @@ def cmd_estimate(run: Invocation):
     _, node_model = params.build_model(xml)
     pipeline = params.pipeline(node_model)
     try:
-        source = recording_source(args.data, node_model.joint_names, args.topic)
+        recorded = recording_source(args.data, node_model.joint_names, args.topic)
+        stamps = stamp_handling(recorded(), node_model.joint_names, args.stamps)
+
+        def source():
+            return stamps.apply(recorded())
+
         first = replay(pipeline, source())
     except DataError as error:
         raise CLIError(str(error), EXIT_USAGE) from None
@@ -188,6 +209,7 @@ def cmd_estimate(run: Invocation):
             "wrench_components": list(first.wrench_components),
             "messages": int(first.stamp_ns.size),
             "duration": float(t[-1]) if t.size else 0.0,
+            "stamps": stamps.as_dict(),
             "estimated": int(first.estimated.sum()),
             "status": {name: int((first.status == k).sum()) for k, name in enumerate(STATUS_NAMES)},
             "pipeline": {
@@ -346,6 +368,31 @@ def _stats_row(label, s, unit=""):
     )
 
 
+def _ms(x):
+    return f"{x * 1e3:.3g} ms" if x >= 1e-7 else "0 ms"
+
+
+def _stamp_lines(stamps):
+    r = stamps["report"]
+    intervals = (
+        f"intervals {_ms(r['interval_min'])} to {_ms(r['interval_max'])} "
+        f"(median {_ms(r['interval_median'])})"
+    )
+    if not r["uniform"]:
+        return [f"  stamps: {intervals}; replayed as recorded: {stamps['note']}"]
+    found = (
+        f"  stamps: {intervals}: jitter about a {r['cycle'] * 1e3:.6g} ms cycle (RMS "
+        f"{_ms(r['jitter_rms'])}, max {_ms(r['jitter_max'])}); {r['stalls']} logger stalls "
+        f"({r['late_samples']} samples late), {r['gaps']} gaps ({r['missing_cycles']} cycles "
+        f"missing), {stamps['repeated']} repeated samples"
+    )
+    if stamps["on_cycle"]:
+        done = f"  replayed on that cycle, {stamps['repeats_dropped']} repeats dropped, gaps kept"
+    else:
+        done = f"  replayed as recorded (--stamps {stamps['mode']})"
+    return [found, done]
+
+
 def summary_lines(out, args):
     """The human summary of :func:`cmd_estimate`.
 
@@ -363,7 +410,8 @@ def summary_lines(out, args):
         f"estimate: {out['data']}: {out['messages']} messages over {out['duration']:.3f} s; "
         f"estimated {status['estimated']}, paused {status['paused']}, refused "
         f"{status['refused']}",
-        f"  stamps: {p['stamps_repeated']} repeated, {p['stamp_gaps']} gaps "
+        *_stamp_lines(out["stamps"]),
+        f"  pipeline: stamps {p['stamps_repeated']} repeated, {p['stamp_gaps']} gaps "
         f"({p['skipped_messages']} messages' worth), {p['stamps_backwards']} backwards; "
         f"observer restarts {p['observer_restarts']}",
         f"  parameters: {out['parameters']}"
