@@ -157,7 +157,11 @@ def test_pushes_are_found_with_their_force(arm, pushed, free_estimate, tmp_path,
     assert code == 0, err
     assert "suggested contact levels" in text and "phantom estimate" in text
     rows = read_csv(out + ".csv")
-    assert len(rows) == len(recording.messages)
+    values = np.array([np.concatenate(m[2:]) for m in recording.messages])
+    same = "".join("1" if s else "0" for s in np.all(values[1:] == values[:-1], axis=1))
+    # on the cycle, repeats dropped: copies of the previous message in runs of at most 2
+    repeats = sum(len(run) for run in same.split("0") if len(run) <= 2)
+    assert len(rows) == len(recording.messages) - repeats
     t = column(rows, "time")
     contact = column(rows, "in_contact")  # the free run's levels, loaded with the parameters
     starts = np.flatnonzero(np.diff(np.concatenate(([0], contact))) == 1)
