@@ -133,10 +133,14 @@ def identified_parameters(
     friction = result.friction_model(model)
     scale = np.ones(n) if effort_scale is None else np.asarray(effort_scale, dtype=float)
     offset = np.zeros(n) if effort_offset is None else np.asarray(effort_offset, dtype=float)
+    # the Coulomb levels as the URDF writes them: an asymmetry at its bound (|asymmetry| =
+    # coulomb) must stay within the rounded level
+    coulomb = np.array([float(_fmt(c)) for c in friction.coulomb])
+    asymmetry = np.clip(friction.asymmetry, -coulomb, coulomb)
     values = {
         "friction_compensation": True,
         "friction_velocity_threshold": float(velocity_threshold),
-        "friction.asymmetry": [float(x) + 0.0 for x in friction.asymmetry],
+        "friction.asymmetry": [float(x) + 0.0 for x in asymmetry],
         "friction.stribeck": [float(x) + 0.0 for x in friction.stribeck],
         "friction.stribeck_velocity": [float(x) for x in friction.stribeck_velocity],
         "effort_offset": [float(x) + 0.0 for x in offset - result.group("offset")],

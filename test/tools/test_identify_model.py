@@ -208,3 +208,28 @@ def test_commands_compute_with_the_parameters_file(capsys, arm3_recording, ident
     bad.write_text("/**:\n  ros__parameters:\n    friction.asymmetry: [5.0, 0.0, 0.0]\n")
     code, _, err = run(capsys, "gravity", identified, "--params", bad)
     assert code == 2 and "friction.asymmetry of joint 'yaw'" in err
+
+
+def test_an_asymmetry_at_its_bound_stays_within_the_written_coulomb_level():
+    """|asymmetry| = coulomb (a direction without Coulomb friction) survives the URDF's rounding
+    of the Coulomb level: the parameters file and the URDF load together."""
+    from types import SimpleNamespace
+
+    from robot_dynamics.tools.identified_model import identified_parameters, identified_urdf
+
+    model = RobotModel.from_urdf(ARM3_URDF)
+    coulomb = np.array([0.17525792020545372, 0.3, 1.0 / 3.0])
+    friction = FrictionModel([0.1] * 3, coulomb, asymmetry=-coulomb)
+    layout = ParameterLayout.for_model(model, asymmetry=True)
+    theta = layout.nominal(model.with_friction(friction))
+    result = SimpleNamespace(
+        friction_model=lambda m: layout.friction_model(theta, m.friction),
+        group=lambda name: layout.joint_values(theta, name),
+        layout=layout,
+        theta=theta,
+    )
+    values = identified_parameters(result, model, 0.01)
+    urdf = RobotModel.from_urdf(identified_urdf(ARM3_URDF, model, layout, theta))
+    both = urdf.with_friction(urdf.friction.with_parameters(values))
+    np.testing.assert_allclose(both.friction.asymmetry, -coulomb, rtol=1e-8)
+    assert np.all(np.abs(both.friction.asymmetry) <= both.friction.coulomb)
