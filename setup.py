@@ -45,9 +45,9 @@ setup(
     extras_require={"test": ["pytest"]},
     entry_points={
         "console_scripts": [
-            "dynamics_node = robot_dynamics.ros.dynamics_node:main",
-            "arm_simulator = robot_dynamics.ros.arm_simulator:main",
-            "relay_node = robot_dynamics.ros.relay_node:main",
+            "dynamics_node = robot_dynamics.ros.process:dynamics_node",
+            "arm_simulator = robot_dynamics.ros.process:arm_simulator",
+            "relay_node = robot_dynamics.ros.process:relay_node",
             "robot-dynamics = robot_dynamics.tools.cli:main",
             "robot-dynamics-demo = robot_dynamics.tools.demo:main",
         ],

@@ -87,6 +87,7 @@ line is parsed as YAML by rcl and breaks on most URDFs.)
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from typing import Dict, Optional, Sequence
@@ -379,11 +380,14 @@ class ArmSimulator(Node):
         return super().destroy_node()
 
 
-def main(args=None) -> None:
-    """Console script ``arm_simulator``.
+def main(args=None) -> int:
+    """Run the node until SIGINT or SIGTERM (console script ``arm_simulator``).
 
     Args:
         args: command-line arguments for ``rclpy.init`` (default: ``sys.argv``).
+
+    Returns:
+        int: the exit code, 0.
     """
     from .executors import make_executors, spin_node
 
@@ -391,8 +395,8 @@ def main(args=None) -> None:
     # are short and share one mutually exclusive group. A single-threaded executor leaves the
     # GIL to the physics thread (rclpy's multi-threaded executor polls its futures busily and
     # slowed the 1 kHz loop several times over).
-    spin_node(ArmSimulator, lambda node: make_executors("split", node), args=args)
+    return spin_node(ArmSimulator, lambda node: make_executors("split", node), args=args)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

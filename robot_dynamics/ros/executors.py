@@ -1,5 +1,5 @@
-"""How the nodes spin: rclpy executors through their public API only, and a spin loop that
-survives an exception from any callback.
+"""How the nodes spin and stop: rclpy executors through their public API only, a spin loop that
+survives an exception from any callback, and one order to stop in.
 
 rclpy lets a node belong to one executor. The dynamics node therefore has two: the node users
 see (its parameters, services, robot_description, diagnostics) and an I/O node
@@ -7,10 +7,11 @@ see (its parameters, services, robot_description, diagnostics) and an I/O node
 ~/reference subscriptions and the output publishers, on topic names resolved by the main node
 (so its remappings apply). :func:`make_executors` builds one of three threading models for the
 pair, chosen by the node's read-only ``executor`` parameter (measured with
-``benchmarks/bench_node.py``; ``docs/benchmarks.md`` gives the table):
+``benchmarks/bench_node.py``; ``docs/benchmarks.md`` gives the table). Each executor spins in a
+thread of its own; the main thread waits for the stop request (:mod:`robot_dynamics.ros.process`).
 
-- ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node in the main thread and a
-  ``MultiThreadedExecutor`` for the main node in a second thread. The hot path runs inline (no
+- ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node and a
+  :class:`PoolExecutor` (three threads) for the main node. The hot path runs inline (no
   thread-pool hand-off) and never waits for a service, a parameter change or a model build.
   Overloaded (messages arriving faster than the node serves them), it takes what the
   subscription's queue holds and the rest is dropped there: memory stays flat.
@@ -21,23 +22,41 @@ pair, chosen by the node's read-only ``executor`` parameter (measured with
   sustains; ``benchmarks/bench_soak.py --rate``): only for a machine with headroom. It also
   stops serving a subscription whose callback raised, so the I/O node's callbacks catch
   everything themselves (the dynamics node's do); the main node, whose parameter service can
-  raise inside rclpy, stays on the ``MultiThreadedExecutor`` and its surviving spin loop.
-- ``"multi_threaded"``: one ``MultiThreadedExecutor`` for both nodes.
+  raise inside rclpy, stays on the :class:`PoolExecutor` and its surviving spin loop.
+- ``"multi_threaded"``: one :class:`PoolExecutor` (four threads) for both nodes.
 - ``"events"``: one ``rclpy.experimental.EventsExecutor`` for both nodes, in one thread: every
   callback, a long ``~/simulate`` or a model build included, runs in turn with the hot path.
+
+:func:`spin_node` stops every kind in the same order: the spin loops are told to stop and
+their threads joined; the executors shut down (a :class:`PoolExecutor` once the callbacks still
+running in its pool have returned, its threads joined); the nodes are destroyed (a node's own
+threads, such as the arm simulator's physics, stopped and joined by its ``destroy_node``
+first); then the context is shut down.
 """
 
+import concurrent.futures
+import os
+import sys
 import threading
+import time
 
 import rclpy
 from rclpy.executors import (
+    ConditionReachedException,
+    Executor,
     ExternalShutdownException,
-    MultiThreadedExecutor,
     ShutdownException,
     SingleThreadedExecutor,
+    TimeoutException,
 )
+from rclpy.signals import SignalHandlerOptions
 
 from robot_dynamics.schema import EXECUTOR_KINDS
+
+SPIN_TIMEOUT_S = 0.1
+"""Longest wait of one spin of a spin loop: a loop told to stop ends within this time."""
+STOP_TIMEOUT_S = 4.0
+"""Longest wait, when stopping, for the spin threads and for callbacks still running."""
 
 
 def io_node(node, suffix="_io"):
@@ -83,8 +102,88 @@ class CallbackErrors:
             self.last = f"{type(error).__name__}: {error}"
 
 
-def spin_forever(executor, context, logger, errors=None):
-    """Spin ``executor`` until ``context`` shuts down.
+def _never():
+    return False
+
+
+class PoolExecutor(Executor):
+    """A multi-threaded executor whose callbacks run in a pool it owns (rclpy's
+    ``MultiThreadedExecutor``, with a :meth:`shutdown` that waits for them): ``spin_once``
+    hands each ready callback to one of ``num_threads`` threads; :meth:`shutdown` returns True
+    once every callback handed over has returned, and then joins the threads. (rclpy 7.1's
+    ``MultiThreadedExecutor.shutdown`` returns while callbacks still run in its pool and leaves
+    its threads to the interpreter's exit.)
+
+    Args:
+        num_threads: threads of the pool.
+        context: the rclpy context.
+    """
+
+    def __init__(self, num_threads, *, context=None):
+        super().__init__(context=context)
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            num_threads, thread_name_prefix="callbacks"
+        )
+        self._lock = threading.Lock()
+        self._handed = []  # (pool future, rclpy task) of the callbacks handed to the pool
+
+    def _spin_once(self, timeout_sec, condition=_never):
+        try:
+            handler, _, _ = self.wait_for_ready_callbacks(timeout_sec, None, condition)
+        except (
+            ExternalShutdownException,
+            ShutdownException,
+            TimeoutException,
+            ConditionReachedException,
+        ):
+            return
+        with self._lock:
+            self._handed.append((self._pool.submit(handler), handler))
+            finished = [task for future, task in self._handed if future.done()]
+            self._handed = [(future, task) for future, task in self._handed if not future.done()]
+        for task in finished:
+            task.result()  # raises what the callback raised
+
+    def spin_once(self, timeout_sec=None):
+        """Wait up to ``timeout_sec`` for a ready callback and hand it to the pool.
+
+        Args:
+            timeout_sec: longest wait [s] (None: forever).
+        """
+        self._spin_once(timeout_sec)
+
+    def spin_once_until_future_complete(self, future, timeout_sec=None):
+        """As :meth:`spin_once`, returning early when ``future`` completes.
+
+        Args:
+            future: an rclpy future.
+            timeout_sec: longest wait [s] (None: forever).
+        """
+        future.add_done_callback(lambda _: self.wake())
+        self._spin_once(timeout_sec, future.done)
+
+    def shutdown(self, timeout_sec=None):
+        """Stop handing out callbacks, wait for those still running, then join the threads.
+        Call it again after a False to wait on.
+
+        Args:
+            timeout_sec: longest wait [s] (None: forever).
+
+        Returns:
+            bool: True once every callback handed to the pool has returned.
+        """
+        stopped = super().shutdown(timeout_sec=timeout_sec)
+        with self._lock:
+            futures = [future for future, _ in self._handed]
+        _, running = concurrent.futures.wait(futures, timeout=timeout_sec)
+        if running:
+            return False
+        self._pool.shutdown(wait=True)
+        return stopped
+
+
+def spin_forever(executor, context, logger, errors=None, halt=None):
+    """Spin ``executor`` until ``halt`` is set or ``context`` shuts down.
 
     An exception escaping a callback (a malformed ``SetParameters`` request raises inside
     rclpy's parameter service, for one) is logged, counted in ``errors`` and the loop goes on:
@@ -95,14 +194,20 @@ def spin_forever(executor, context, logger, errors=None):
         context: the rclpy context.
         logger: where errors are logged.
         errors: optional :class:`CallbackErrors`.
+        halt: optional ``threading.Event`` that ends the loop (within :data:`SPIN_TIMEOUT_S`,
+            at once for an ``EventsExecutor`` woken with ``wake()``).
     """
-    while rclpy.ok(context=context):
+
+    def going():
+        return not (halt is not None and halt.is_set()) and context.ok()
+
+    while going():
         try:
-            executor.spin_once(timeout_sec=0.5)
+            executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
         except (ExternalShutdownException, ShutdownException):
             return
         except Exception as error:  # noqa: BLE001 - the node must outlive any callback
-            if not rclpy.ok(context=context):
+            if not going():
                 return
             if errors is not None:
                 errors.record(error)
@@ -122,8 +227,7 @@ def make_executors(kind, main_node, hot_node=None, context=None):
         context: the rclpy context.
 
     Returns:
-        tuple: ``(main, background)``: ``main`` is spun in the main thread, ``background`` (or
-        None) in a thread of its own.
+        tuple: the executors, one or two, each to be spun in a thread of its own.
 
     Raises:
         ValueError: an unknown ``kind``.
@@ -137,13 +241,13 @@ def make_executors(kind, main_node, hot_node=None, context=None):
 
             main = EventsExecutor(context=context)
         main.add_node(hot_node)
-        background = MultiThreadedExecutor(num_threads=3, context=context)
+        background = PoolExecutor(3, context=context)
         background.add_node(main_node)
         return main, background
     if kind in ("split", "split_events"):
         executor = SingleThreadedExecutor(context=context)
     elif kind == "multi_threaded":
-        executor = MultiThreadedExecutor(num_threads=4, context=context)
+        executor = PoolExecutor(4, context=context)
     elif kind == "events":
         from rclpy.experimental import EventsExecutor
 
@@ -152,51 +256,94 @@ def make_executors(kind, main_node, hot_node=None, context=None):
         raise ValueError(f"executor must be one of {list(EXECUTOR_KINDS)}, got {kind!r}")
     for node in nodes:
         executor.add_node(node)
-    return executor, None
+    return (executor,)
 
 
 def spin_node(make_node, make_node_executors, args=None, before_spin=None):
-    """Console-script main loop shared by the nodes: init rclpy, build the node and its
-    executors, spin until Ctrl-C or an external shutdown, then clean up.
+    """Main loop of a node process: init rclpy (without its signal handlers), build the node
+    and its executors, spin each executor in a thread of its own until SIGINT or SIGTERM
+    (:func:`robot_dynamics.ros.process.stop_request`), then stop in one order: spin threads
+    stopped and joined, executors shut down with their callbacks finished, the node destroyed,
+    the context shut down. A signal during the start-up stops the process as soon as the step
+    it interrupts is done (a second one interrupts the start-up at once).
+
+    Should a spin thread or a callback still run :data:`STOP_TIMEOUT_S` after the stop began, the
+    process ends at once with exit code 1, without destroying the nodes under it.
 
     Args:
         make_node: () -> Node.
-        make_node_executors: (node) -> (main executor, background executor or None), with
-            the node(s) added.
+        make_node_executors: (node) -> tuple of executors with the node(s) added.
         args: command-line arguments for ``rclpy.init``.
         before_spin: optional (node) -> None, called once everything is built.
 
     Returns:
         int: 0.
     """
-    rclpy.init(args=args)
-    node = None
-    background = background_thread = None
+    from .process import stop_request
+
+    stop = stop_request()
+    node, executors, threads, halt = None, (), [], threading.Event()
     try:
-        node = make_node()
-        context = node.context
-        errors = getattr(node, "callback_errors", None)
-        main, background = make_node_executors(node)
-        if background is not None:
-            background_thread = threading.Thread(
-                target=spin_forever,
-                args=(background, context, node.get_logger(), errors),
-                name="executor",
-                daemon=True,
-            )
-            background_thread.start()
-        if before_spin is not None:
-            before_spin(node)
-        spin_forever(main, context, node.get_logger(), errors)
-    except (KeyboardInterrupt, ExternalShutdownException):
+        if not stop.requested:  # (else a signal came during the imports: nothing to start)
+            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        if not stop.requested:
+            node = make_node()
+        if not stop.requested:
+            executors = tuple(make_node_executors(node))
+            if before_spin is not None:
+                before_spin(node)
+            errors = getattr(node, "callback_errors", None)
+            threads = [
+                threading.Thread(
+                    target=spin_forever,
+                    args=(executor, node.context, node.get_logger(), errors, halt),
+                    name=f"spin-{i}",
+                    daemon=True,
+                )
+                for i, executor in enumerate(executors)
+            ]
+            stop.running()  # from here on a second signal interrupts nothing
+            for thread in threads:
+                thread.start()
+            while not stop.wait(0.5):
+                if not node.context.ok() or not all(t.is_alive() for t in threads):
+                    break
+    except KeyboardInterrupt:  # a second signal while starting
         pass
     finally:
-        if background is not None:
-            background.shutdown(timeout_sec=5.0)
-        if background_thread is not None:
-            background_thread.join(timeout=5.0)
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
+        stop.running()
+        _stop(node, executors, threads, halt)
+        stop.stopped()
     return 0
+
+
+def _stop(node, executors, threads, halt):
+    """Stop the spin threads, shut the executors down, destroy the node, shut rclpy down."""
+    halt.set()
+    for executor in executors:
+        executor.wake()
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+
+    def wait(done):
+        while not done():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    stopped = wait(lambda: not any(thread.is_alive() for thread in threads)) and all(
+        wait(lambda executor=executor: executor.shutdown(timeout_sec=0.05))
+        for executor in executors
+    )
+    if not stopped:
+        if node is not None:
+            node.get_logger().error(
+                f"threads or callbacks still running {STOP_TIMEOUT_S} s after the stop request: "
+                "exiting without destroying the node"
+            )
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
+    if node is not None:
+        node.destroy_node()
+    rclpy.try_shutdown()

@@ -1,6 +1,8 @@
 """robot_dynamics.ros.executors in one process over real DDS: the spin loop survives an
 exception from a callback; the I/O node takes its topic names resolved (and remapped) by the
-main node; every executor kind serves both nodes. (The surviving is checked for "split" and
+main node; every executor kind serves both nodes and stops in spin_node's order (spin threads
+joined, executors shut down, nodes destroyed); the pool executor's shutdown waits for the
+callbacks still running in its pool and joins its threads. (The surviving is checked for "split" and
 "multi_threaded" only: rclpy's EventsExecutor stops serving a subscription whose callback
 raised, so on "split_events" the dynamics node's hot-path callbacks catch everything
 themselves.)"""
@@ -17,6 +19,7 @@ from std_msgs.msg import Int32  # noqa: E402
 from robot_dynamics.ros.executors import (  # noqa: E402
     EXECUTOR_KINDS,
     CallbackErrors,
+    PoolExecutor,
     io_node,
     make_executors,
     spin_forever,
@@ -64,13 +67,13 @@ def _serve(context, unique_name, kind, bad):
     hot.create_subscription(Int32, topic, callback, 100)
     timer_ticks = []
     main.create_timer(0.05, lambda: timer_ticks.append(1))
-    first, background = make_executors(kind, main, hot, context=context)
+    executors = make_executors(kind, main, hot, context=context)
+    halt = threading.Event()
     threads = [
         threading.Thread(
-            target=spin_forever, args=(e, context, main.get_logger(), errors), daemon=True
+            target=spin_forever, args=(e, context, main.get_logger(), errors, halt), daemon=True
         )
-        for e in (first, background)
-        if e is not None
+        for e in executors
     ]
     for thread in threads:
         thread.start()
@@ -81,10 +84,11 @@ def _serve(context, unique_name, kind, bad):
     assert _wait(lambda: len(received) == 8 - len(bad)), received
     assert all(thread.is_alive() for thread in threads)
     assert _wait(lambda: len(timer_ticks) >= 2)  # the main node is served too
-    rclpy.shutdown(context=context)
+    halt.set()  # the order of spin_node: threads joined, executors shut down, nodes destroyed
     for thread in threads:
         thread.join(timeout=10.0)
         assert not thread.is_alive()
+    assert all(e.shutdown(timeout_sec=10.0) for e in executors)
     hot.destroy_node()
     main.destroy_node()
     return received, errors
@@ -108,3 +112,34 @@ def test_an_unknown_kind_is_refused(context, unique_name):
     with pytest.raises(ValueError, match="executor must be one of"):
         make_executors("magic", main)
     main.destroy_node()
+
+
+def test_the_pool_executor_shuts_down_once_its_callbacks_returned(context, unique_name):
+    node = rclpy.create_node("pool_" + unique_name, context=context)
+    entered, release, returned = threading.Event(), threading.Event(), threading.Event()
+
+    def callback():  # the first call blocks until released
+        if not entered.is_set():
+            entered.set()
+            release.wait(timeout=60.0)
+            returned.set()
+
+    node.create_timer(0.01, callback)
+    executor = PoolExecutor(2, context=context)
+    executor.add_node(node)
+    halt = threading.Event()
+    thread = threading.Thread(
+        target=spin_forever, args=(executor, context, node.get_logger(), None, halt)
+    )
+    thread.start()
+    assert entered.wait(timeout=20.0)
+    halt.set()
+    thread.join(timeout=10.0)
+    assert not thread.is_alive()
+    assert not executor.shutdown(timeout_sec=0.1)  # the callback still runs in the pool
+    assert not returned.is_set()
+    release.set()
+    assert executor.shutdown(timeout_sec=20.0)
+    assert returned.is_set()
+    assert not [t for t in threading.enumerate() if t.name.startswith("callbacks")]
+    node.destroy_node()

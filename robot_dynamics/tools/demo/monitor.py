@@ -33,6 +33,8 @@ class Monitor:
         import rclpy
         from geometry_msgs.msg import WrenchStamped
         from rclpy.executors import SingleThreadedExecutor
+
+        from robot_dynamics.ros.executors import spin_forever
         from sensor_msgs.msg import JointState
         from std_msgs.msg import Float64MultiArray
 
@@ -67,15 +69,13 @@ class Monitor:
             )
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._halt = threading.Event()
+        self._thread = threading.Thread(
+            target=spin_forever,
+            args=(self.executor, self.context, self.node.get_logger(), None, self._halt),
+            daemon=True,
+        )
         self._thread.start()
-
-    def _spin(self) -> None:
-        try:
-            while self.context.ok():
-                self.executor.spin_once(timeout_sec=0.05)
-        except Exception:  # noqa: BLE001 - shutting down
-            pass
 
     def _on_js(self, msg) -> None:
         if self._index is None:
@@ -216,11 +216,14 @@ class Monitor:
         return None
 
     def close(self) -> None:
-        """Stop spinning, destroy the node, shut the private context down."""
+        """Stop the spin thread and join it, shut the executor down, destroy the node, shut the
+        private context down (the nodes' order, :func:`robot_dynamics.ros.executors.spin_node`).
+        """
+        self._halt.set()
+        self._thread.join(timeout=5.0)
         try:
-            self.executor.shutdown(timeout_sec=1.0)
-            self.node.destroy_node()
+            if not self._thread.is_alive():  # never destroy the node under its spin thread
+                self.executor.shutdown(timeout_sec=1.0)
+                self.node.destroy_node()
         finally:
-            if self.context.ok():
-                self.context.shutdown()
-        self._thread.join(timeout=2.0)
+            self.context.try_shutdown()

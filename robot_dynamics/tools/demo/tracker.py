@@ -8,7 +8,8 @@ model's inverse dynamics at the reference, plus what makes the drives' joint imp
 the held pose act around the reference instead) and published on the simulator's
 ``~/commands`` (the topic given). Time is the joint-state stamps from the first message on
 (printed as ``tracker t0_ns=<stamp>``). After the reference it holds its last point until
-stopped (SIGINT). A process of its own so that its loop never waits behind the demo's recording.
+stopped (SIGINT or SIGTERM). A process of its own so that its loop never waits behind the demo's
+recording.
 
 Run by the demo: ``python -m robot_dynamics.tools.demo.tracker SETUP.npz NAMESPACE TOPIC`` (TOPIC:
 where the simulator reads its commands; the demo remaps its ``~/commands`` onto the dynamics
@@ -84,7 +85,8 @@ def save_reference(
 
 
 def main(argv=None) -> int:
-    """Run the tracker until SIGINT.
+    """Run the tracker until SIGINT or SIGTERM (it stops as the nodes do:
+    :func:`robot_dynamics.ros.executors.spin_node`).
 
     Args:
         argv: ``[SETUP.npz, NAMESPACE, TOPIC]`` (default: ``sys.argv[1:]``).
@@ -92,45 +94,44 @@ def main(argv=None) -> int:
     Returns:
         int: the exit code, 0.
     """
+    from robot_dynamics.ros.process import stop_request
+
+    stop_request()  # a signal from here on asks the tracker to stop
     import rclpy
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
+    from robot_dynamics.ros.executors import make_executors, spin_node
     from robot_dynamics.tools.demo.identify_analysis import impedance_feedforward
 
     argv = sys.argv[1:] if argv is None else argv
     path, ns, topic = argv[0], argv[1].rstrip("/"), argv[2]
     model, reference, stiffness, damping = load_reference(path)
-    rclpy.init()
-    node = rclpy.create_node("identify_tracker")
-    pub = node.create_publisher(Float64MultiArray, topic, 10)
-    state = {"t0": None}
-    msg_out = Float64MultiArray()
 
-    def on_joint_states(msg):
-        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-        if state["t0"] is None:
-            state["t0"] = stamp
-            print(f"tracker t0_ns={stamp}", flush=True)
-        t = min((stamp - state["t0"]) * 1e-9, reference.duration)
-        tau = impedance_feedforward(model, reference(t), stiffness, damping, reference.q0)
-        if np.all(np.isfinite(tau)):
-            msg_out.data = tau.tolist()
-            pub.publish(msg_out)
+    def make_node():
+        node = rclpy.create_node("identify_tracker")
+        pub = node.create_publisher(Float64MultiArray, topic, 10)
+        state = {"t0": None}
+        msg_out = Float64MultiArray()
 
-    qos = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST)
-    qos.reliability = ReliabilityPolicy.BEST_EFFORT
-    node.create_subscription(JointState, f"{ns}/joint_states", on_joint_states, qos)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+        def on_joint_states(msg):
+            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+            if state["t0"] is None:
+                state["t0"] = stamp
+                print(f"tracker t0_ns={stamp}", flush=True)
+            t = min((stamp - state["t0"]) * 1e-9, reference.duration)
+            tau = impedance_feedforward(model, reference(t), stiffness, damping, reference.q0)
+            if np.all(np.isfinite(tau)):
+                msg_out.data = tau.tolist()
+                pub.publish(msg_out)
+
+        qos = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST)
+        qos.reliability = ReliabilityPolicy.BEST_EFFORT
+        node.create_subscription(JointState, f"{ns}/joint_states", on_joint_states, qos)
+        return node
+
+    return spin_node(make_node, lambda node: make_executors("split", node))
 
 
 if __name__ == "__main__":
