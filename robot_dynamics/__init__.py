@@ -11,13 +11,11 @@ import importlib
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("core", "estimation", "ros", "tools")
-
 
 def __getattr__(name):
-    if name in _SUBPACKAGES:
-        return importlib.import_module(f"{__name__}.{name}")
     core = importlib.import_module(f"{__name__}.core")
+    if name == "core":
+        return core
     if name == "__all__":
         return list(core.__all__)
     if name in core.__all__:
@@ -26,4 +24,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__getattr__("__all__")) | set(_SUBPACKAGES))
+    return sorted(set(globals()) | set(__getattr__("__all__")) | {"core"})
