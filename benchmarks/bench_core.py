@@ -292,7 +292,7 @@ def verdict(ratio, target):
 
 def bench_robot(label, name, frame, args, rng, kdl_ok):
     xml = oracles.urdf_xml(name)
-    model = RobotModel.from_urdf(xml, tip_link=frame)
+    model = RobotModel.from_urdf_string(xml, tip_link=frame)
     n = model.n
     info = oracles.parse_urdf(xml)
     q = oracles.random_q(info, model.joint_names, rng)
@@ -406,7 +406,7 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
 
 
 def bench_simulation(args):
-    model = RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    model = RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
     pm = pin.buildModelFromUrdf(oracles.DOUBLE_PENDULUM_URDF)
     pm.gravity.linear = np.array(oracles.DP_GRAVITY)
     pd = pm.createData()

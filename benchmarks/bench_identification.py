@@ -54,16 +54,19 @@ Q_NOISE = 1e-5
 
 def robots():
     out = [
-        ("Panda (bundled)", RobotModel.from_urdf(os.path.join(REPO, "urdf", "panda_arm.urdf"))),
+        (
+            "Panda (bundled)",
+            RobotModel.from_urdf_file(os.path.join(REPO, "urdf", "panda_arm.urdf")),
+        ),
         (
             "double pendulum",
-            RobotModel.from_urdf(
+            RobotModel.from_urdf_file(
                 os.path.join(REPO, "urdf", "double_pendulum.urdf"), gravity=(0, -9.81, 0)
             ),
         ),
     ]
     if oracles.has_erd():
-        out.insert(1, ("UR5", RobotModel.from_urdf(oracles.urdf_xml("ur5"))))
+        out.insert(1, ("UR5", RobotModel.from_urdf_string(oracles.urdf_xml("ur5"))))
     return out
 
 

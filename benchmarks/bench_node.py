@@ -68,7 +68,7 @@ def run_publisher(args):
 
     from robot_dynamics import RobotModel
 
-    model = RobotModel.from_urdf(URDF)
+    model = RobotModel.from_urdf_file(URDF)
     n = model.n
     period = 1.0 / args.rate
     total = int(round((WARMUP_S + args.duration) * args.rate))

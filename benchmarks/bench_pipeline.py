@@ -129,7 +129,7 @@ def main(argv=None):
         )
         return 0
     xml = oracles.urdf_xml("panda_arm")
-    model = RobotModel.from_urdf(xml, tip_link=TIP)
+    model = RobotModel.from_urdf_string(xml, tip_link=TIP)
     count = 4 * args.number
     Q, QD, TAU = trajectory(model, count)
     stamps = np.arange(count, dtype=np.int64) * 1_000_000

@@ -126,7 +126,7 @@ def _run(args, proc):
 
     from robot_dynamics import RobotModel
 
-    model = RobotModel.from_urdf(URDF)
+    model = RobotModel.from_urdf_file(URDF)
     q, qd, qdd, tau = _stream(model, args.rate)
     rows = [(array("d", q[i]), array("d", qd[i]), array("d", tau[i])) for i in range(len(q))]
     rclpy.init()

@@ -44,7 +44,7 @@ from .inertia import check_inertias
 from .spatial import force_transform, inertia_parameters, spatial_inertia
 from .state_terms import StateTerms
 from .tree import STANDARD_GRAVITY, build_tree, default_tip
-from .urdf import MAX_LINKS, check_inertia_tensor, parse_urdf
+from .urdf import MAX_LINKS, check_inertia_tensor, parse_urdf, read_urdf_file
 from .validation import (
     MAX_PAYLOAD_COM,
     MAX_PAYLOAD_MASS,
@@ -61,7 +61,7 @@ class RobotModel(CheckedAlgorithms):
     are link names below ``base_link``.
 
     Args:
-        tree: the :class:`~robot_dynamics.core.tree.KinematicTree` (see :meth:`from_urdf`),
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree` (see :meth:`from_urdf_string`),
             with its gravity and armature.
         tip_link: default frame of Jacobians and wrenches (default:
             :func:`~robot_dynamics.core.tree.default_tip`: the single leaf of a chain, else
@@ -124,9 +124,9 @@ class RobotModel(CheckedAlgorithms):
 
     # ---------------------------------------------------------------- construction
     @classmethod
-    def from_urdf(
+    def from_urdf_string(
         cls,
-        urdf,
+        text,
         base_link=None,
         tip_link=None,
         gravity=STANDARD_GRAVITY,
@@ -135,12 +135,13 @@ class RobotModel(CheckedAlgorithms):
         balance_inertia=False,
         strict_inertia=False,
     ):
-        """Build a model from URDF XML text or a file path.
+        """Build a model from URDF XML text (a ``robot_description``; :meth:`from_urdf_file`
+        reads a file).
 
         Every number of the URDF is validated (bounds in :mod:`robot_dynamics.core.urdf`).
 
         Args:
-            urdf: URDF XML text or a file path.
+            text: URDF XML text (str, or UTF-8 bytes).
             base_link: fixed base (default: the URDF root); joints above it and in other branches
                 are left out.
             tip_link: default frame of Jacobians and wrenches (default:
@@ -161,13 +162,14 @@ class RobotModel(CheckedAlgorithms):
             :mod:`robot_dynamics.core.inertia`).
 
         Raises:
+            URDFError: not XML text (a file path, say), malformed XML, not a ``<robot>``.
             ModelTooLargeError: more than ``max_links`` links or joints.
             InvalidURDFValueError: a number out of bounds, an indefinite moving body that
                 makes M(q) indefinite, with ``strict_inertia`` every inertia warning; names
                 the link or joint and the field (or rule).
             InvalidInputError: gravity or armature malformed or out of bounds.
         """
-        description = parse_urdf(urdf, max_links=max_links, balance_inertia=balance_inertia)
+        description = parse_urdf(text, max_links=max_links, balance_inertia=balance_inertia)
         tree = build_tree(description, base_link=base_link)
         warnings = check_inertias(description.inconsistent_inertias, tree, strict=strict_inertia)
         gravity = check_vector3(gravity, "gravity", argument="gravity")
@@ -179,6 +181,48 @@ class RobotModel(CheckedAlgorithms):
             tip_link=tip_link,
             inertia_adjustments=description.adjustments,
             inertia_warnings=warnings,
+        )
+
+    @classmethod
+    def from_urdf_file(
+        cls,
+        path,
+        base_link=None,
+        tip_link=None,
+        gravity=STANDARD_GRAVITY,
+        armature=None,
+        max_links=MAX_LINKS,
+        balance_inertia=False,
+        strict_inertia=False,
+    ):
+        """Build a model from a URDF file: :meth:`from_urdf_string` of the file's text.
+
+        Args:
+            path: the URDF file (str or ``os.PathLike``; UTF-8).
+            base_link: as :meth:`from_urdf_string`.
+            tip_link: as :meth:`from_urdf_string`.
+            gravity: as :meth:`from_urdf_string`.
+            armature: as :meth:`from_urdf_string`.
+            max_links: as :meth:`from_urdf_string`.
+            balance_inertia: as :meth:`from_urdf_string`.
+            strict_inertia: as :meth:`from_urdf_string`.
+
+        Returns:
+            RobotModel: the new model.
+
+        Raises:
+            URDFError: no such file, unreadable, not UTF-8 (names the path); and everything
+                :meth:`from_urdf_string` raises.
+        """
+        return cls.from_urdf_string(
+            read_urdf_file(path),
+            base_link=base_link,
+            tip_link=tip_link,
+            gravity=gravity,
+            armature=armature,
+            max_links=max_links,
+            balance_inertia=balance_inertia,
+            strict_inertia=strict_inertia,
         )
 
     def _resolve_tip(self, tip_link):

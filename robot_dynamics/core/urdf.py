@@ -148,41 +148,60 @@ class RobotDescription:
     inconsistent_inertias: tuple = ()
 
 
-def read_urdf_text(source):
-    """Return URDF XML text from an XML string, a path to a file, or a ``pathlib.Path``.
+def read_urdf_file(path):
+    """The text of a URDF file.
 
     Args:
-        source: URDF XML text (str or bytes), or a file path (str or ``pathlib.Path``).
+        path: the file (str or ``os.PathLike``).
 
     Returns:
-        str: the URDF XML text.
+        str: the file's text (UTF-8).
 
     Raises:
-        URDFError: another type, empty, neither XML nor an existing file, unreadable, not UTF-8.
+        URDFError: not a path, no such file, unreadable, not UTF-8 (names the path).
     """
-    if isinstance(source, bytes):
-        try:
-            source = source.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise URDFError(f"robot description is not UTF-8 text: {err}") from None
-    if isinstance(source, os.PathLike):
-        source = os.fspath(source)
-    if not isinstance(source, str):
-        raise URDFError(
-            f"robot description must be URDF XML text or a file path, got {type(source).__name__}"
-        )
-    text = source.strip()
-    if text.startswith("<"):
-        return text
-    if not text:
-        raise URDFError("robot description is empty")
-    if "\x00" in text or not os.path.isfile(text):
-        raise URDFError(f"robot description is neither URDF XML nor an existing file: {text!r}")
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        raise URDFError(f"a URDF file path must be a str or a path, got {type(path).__name__}")
+    if "\x00" in path or not os.path.isfile(path):
+        raise URDFError(f"no URDF file {path!r}")
     try:
-        with open(text, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8") as handle:
             return handle.read()
     except (OSError, UnicodeDecodeError) as err:
-        raise URDFError(f"cannot read the URDF file {text!r}: {err}") from None
+        raise URDFError(f"cannot read the URDF file {path!r}: {err}") from None
+
+
+def urdf_text(text):
+    """URDF XML text, checked to be text that starts as XML.
+
+    Args:
+        text: URDF XML (str, or UTF-8 bytes).
+
+    Returns:
+        str: the text without surrounding white space.
+
+    Raises:
+        URDFError: another type, not UTF-8, empty, or not starting with ``<`` (a file path given
+            as text, say).
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise URDFError(f"robot description is not UTF-8 text: {err}") from None
+    if not isinstance(text, str):
+        raise URDFError(f"robot description must be URDF XML text, got {type(text).__name__}")
+    text = text.strip()
+    if not text:
+        raise URDFError("robot description is empty")
+    if not text.startswith("<"):
+        raise URDFError(
+            f"robot description is not URDF XML text (it does not start with '<'; a file is "
+            f"read with RobotModel.from_urdf_file): {text[:60]!r}"
+        )
+    return text
 
 
 def _parse_xml(text, max_links):
@@ -432,11 +451,11 @@ def _joint(element):
     )
 
 
-def parse_urdf(source, max_links=MAX_LINKS, balance_inertia=False):
-    """Read URDF text or a file into a :class:`RobotDescription`, validating every number.
+def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
+    """Read URDF text into a :class:`RobotDescription`, validating every number.
 
     Args:
-        source: URDF XML text, bytes, or a path to a file.
+        text: URDF XML text (str, or UTF-8 bytes; :func:`read_urdf_file` reads a file).
         max_links: the largest number of links (and of joints) accepted.
         balance_inertia: replace link inertias that are not positive semi-definite or violate
             the triangle inequality by :func:`~robot_dynamics.core.inertia.balanced_inertia`
@@ -447,7 +466,8 @@ def parse_urdf(source, max_links=MAX_LINKS, balance_inertia=False):
         RobotDescription: links and joints in file order.
 
     Raises:
-        URDFError: malformed XML, not a ``<robot>``, a required attribute missing.
+        URDFError: not XML text, malformed XML, not a ``<robot>``, a required attribute
+            missing.
         ModelTooLargeError: more than ``max_links`` links or joints.
         KinematicTreeError: duplicate or missing names.
         UnsupportedJointError: floating, planar or unknown joint types.
@@ -455,7 +475,7 @@ def parse_urdf(source, max_links=MAX_LINKS, balance_inertia=False):
     """
     if not (isinstance(max_links, int) and max_links >= 1):
         raise URDFError(f"max_links must be an integer >= 1, got {max_links!r}")
-    root = _parse_xml(read_urdf_text(source), max_links)
+    root = _parse_xml(urdf_text(text), max_links)
     links = root.findall("link")
     joints = root.findall("joint")
     _check_names(links, "link")

@@ -88,7 +88,7 @@ def model_from_parameters(text, values):
     """
     from robot_dynamics import RobotModel
 
-    return RobotModel.from_urdf(
+    return RobotModel.from_urdf_string(
         text,
         base_link=values["base_link"] or None,
         tip_link=values["tip_link"] or None,

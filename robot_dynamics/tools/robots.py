@@ -132,7 +132,7 @@ def build_model(
     from robot_dynamics import RobotModel
 
     base, tip, grav = defaults(source, base_link, tip_link, gravity)
-    return RobotModel.from_urdf(source.urdf, base_link=base, tip_link=tip, gravity=grav)
+    return RobotModel.from_urdf_string(source.urdf, base_link=base, tip_link=tip, gravity=grav)
 
 
 def defaults(

@@ -40,7 +40,7 @@ def load_model(name, **overrides):
     kw.update(overrides)
     key = (name, tuple(sorted((k, repr(v)) for k, v in kw.items())))
     if key not in _MODELS:
-        _MODELS[key] = RobotModel.from_urdf(oracles.urdf_xml(name), **kw)
+        _MODELS[key] = RobotModel.from_urdf_string(oracles.urdf_xml(name), **kw)
     return _MODELS[key]
 
 

@@ -292,7 +292,7 @@ def urdf_xml(name):
 
 
 def model_kwargs(name):
-    """Keyword arguments of RobotModel.from_urdf for a test robot."""
+    """Keyword arguments of RobotModel.from_urdf_string for a test robot."""
     if name == "double_pendulum":
         return {"gravity": DP_GRAVITY}
     return {}

@@ -26,7 +26,7 @@ DP_XML = oracles.urdf_xml("double_pendulum")
 
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
 
 
 def test_exception_hierarchy():
@@ -196,25 +196,44 @@ def _robot(*parts):
 
 def test_bad_xml():
     with pytest.raises(URDFError):
-        RobotModel.from_urdf("<robot name='x'><link name='a'></robot>")
+        RobotModel.from_urdf_string("<robot name='x'><link name='a'></robot>")
 
 
 def test_not_a_robot_document():
     with pytest.raises(URDFError):
-        RobotModel.from_urdf("<?xml version='1.0'?><notarobot/>")
+        RobotModel.from_urdf_string("<?xml version='1.0'?><notarobot/>")
 
 
 def test_missing_file():
     with pytest.raises(URDFError) as ei:
-        RobotModel.from_urdf("/nonexistent/dir/robot_xyz.urdf")
+        RobotModel.from_urdf_file("/nonexistent/dir/robot_xyz.urdf")
     assert "robot_xyz.urdf" in str(ei.value)
+
+
+def test_a_path_is_not_urdf_text_and_text_is_not_a_path():
+    with pytest.raises(URDFError) as ei:
+        RobotModel.from_urdf_string(oracles.DOUBLE_PENDULUM_URDF)
+    assert "not URDF XML text" in str(ei.value) and "from_urdf_file" in str(ei.value)
+    assert "double_pendulum.urdf" in str(ei.value)
+    with pytest.raises(URDFError) as ei:
+        RobotModel.from_urdf_file(DP_XML)
+    assert "no URDF file" in str(ei.value)
+    for empty in ("", "  \n"):
+        with pytest.raises(URDFError) as ei:
+            RobotModel.from_urdf_string(empty)
+        assert "empty" in str(ei.value)
+    for wrong in (None, 3, ["<robot/>"]):
+        with pytest.raises(URDFError):
+            RobotModel.from_urdf_string(wrong)
+        with pytest.raises(URDFError):
+            RobotModel.from_urdf_file(wrong)
 
 
 @pytest.mark.parametrize("jtype", ["floating", "planar"])
 def test_unsupported_joint(jtype):
     xml = _robot(_link("base"), _link("a"), _joint("wobbly_joint", "base", "a", jtype=jtype))
     with pytest.raises(UnsupportedJointError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     msg = str(ei.value)
     assert "wobbly_joint" in msg and jtype in msg, msg
 
@@ -222,7 +241,7 @@ def test_unsupported_joint(jtype):
 def test_unknown_joint_type():
     xml = _robot(_link("base"), _link("a"), _joint("odd_joint", "base", "a", jtype="helical"))
     with pytest.raises(URDFError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     assert "odd_joint" in str(ei.value)
 
 
@@ -231,7 +250,7 @@ def test_joint_naming_missing_link():
         _link("base"), _link("a"), _joint("j1", "base", "a"), _joint("j2", "a", "ghost_link")
     )
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     assert "ghost_link" in str(ei.value)
 
 
@@ -243,7 +262,7 @@ def test_duplicate_link_names():
         _joint("j1", "base", "twin_link"),
     )
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     assert "twin_link" in str(ei.value)
 
 
@@ -256,7 +275,7 @@ def test_duplicate_joint_names():
         _joint("same_joint", "a", "b"),
     )
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     assert "same_joint" in str(ei.value)
 
 
@@ -270,7 +289,7 @@ def test_cycle():
         _joint("close_ring", "ring_b", "ring_a"),
     )
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     msg = str(ei.value)
     assert any(s in msg for s in ("ring_a", "ring_b", "close_ring")), msg
 
@@ -283,19 +302,19 @@ def test_pure_cycle_without_root():
         _joint("j2", "loop_b", "loop_a"),
     )
     with pytest.raises(KinematicTreeError):
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
 
 
 def test_several_roots():
     xml = _robot(_link("base"), _link("a"), _link("island_link"), _joint("j1", "base", "a"))
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     assert "island_link" in str(ei.value) or "base" in str(ei.value)
 
 
 def test_tip_not_below_base():
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(DP_XML, base_link="link2", tip_link="link1")
+        RobotModel.from_urdf_string(DP_XML, base_link="link2", tip_link="link1")
     msg = str(ei.value)
     assert "link1" in msg, msg
     assert ei.value.argument == "tip_link"
@@ -304,18 +323,18 @@ def test_tip_not_below_base():
 def test_unknown_base_and_tip_links_name_the_argument():
     """The error names the link and, in ``argument``, the argument at fault."""
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(DP_XML, tip_link="lnk2")
+        RobotModel.from_urdf_string(DP_XML, tip_link="lnk2")
     assert "lnk2" in str(ei.value) and "did you mean 'link2'" in str(ei.value)
     assert ei.value.argument == "tip_link"
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(DP_XML, base_link="plinth")
+        RobotModel.from_urdf_string(DP_XML, base_link="plinth")
     assert "plinth" in str(ei.value) and ei.value.argument == "base_link"
     with pytest.raises(InvalidInputError) as ei:
-        RobotModel.from_urdf(DP_XML, tip_link=3)
+        RobotModel.from_urdf_string(DP_XML, tip_link=3)
     assert ei.value.argument == "tip_link"
     # an error of the description itself names no argument
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(DP_XML.replace('link="link1"', 'link="nowhere"', 1))
+        RobotModel.from_urdf_string(DP_XML.replace('link="link1"', 'link="nowhere"', 1))
     assert ei.value.argument is None
 
 
@@ -328,21 +347,21 @@ def test_mimic_of_unknown_joint():
         _joint("j2", "a", "b", extra='<mimic joint="phantom_joint" multiplier="1"/>'),
     )
     with pytest.raises(URDFError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     assert "phantom_joint" in str(ei.value)
 
 
 def test_bad_gravity_and_armature():
     with pytest.raises(InvalidInputError) as ei:
-        RobotModel.from_urdf(DP_XML, gravity=(0.0, -9.81))
+        RobotModel.from_urdf_string(DP_XML, gravity=(0.0, -9.81))
     assert "gravity" in str(ei.value)
     with pytest.raises(InvalidInputError) as ei:
-        RobotModel.from_urdf(DP_XML, armature=[0.1, 0.2, 0.3])
+        RobotModel.from_urdf_string(DP_XML, armature=[0.1, 0.2, 0.3])
     assert "armature" in str(ei.value)
 
 
 def test_frame_above_rerooted_base():
-    m = RobotModel.from_urdf(DP_XML, base_link="link1", gravity=oracles.DP_GRAVITY)
+    m = RobotModel.from_urdf_string(DP_XML, base_link="link1", gravity=oracles.DP_GRAVITY)
     with pytest.raises(UnknownFrameError) as ei:
         m.frame_pose(np.zeros(1), frame="base_link")
     assert "base_link" in str(ei.value)
@@ -410,7 +429,7 @@ NEAR_MASSLESS_SLIDER = (
 
 
 def test_forward_dynamics_with_a_singular_inertia_matrix_names_the_joint_without_warnings():
-    model = RobotModel.from_urdf(NEAR_MASSLESS_SLIDER)
+    model = RobotModel.from_urdf_string(NEAR_MASSLESS_SLIDER)
     q = np.array([0.0, 241.0])
     for args in ((q, q, q), (np.stack([q, q]), np.stack([q, q]), np.stack([q, q]))):
         with warnings.catch_warnings():

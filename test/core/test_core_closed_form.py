@@ -56,7 +56,7 @@ def closed_J(q):
 def dp():
     from robot_dynamics import RobotModel
 
-    return RobotModel.from_urdf(DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
+    return RobotModel.from_urdf_file(DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
 
 
 @pytest.fixture(scope="module")

@@ -97,13 +97,13 @@ def test_fuzz_urdf_documents(xml, data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow along the way either
         try:
-            model = RobotModel.from_urdf(xml)
+            model = RobotModel.from_urdf_string(xml)
         except RobotDynamicsError as err:
             event(type(err).__name__)
             return
         event("model built" + (" with inertia warnings" if model.inertia_warnings else ""))
         try:
-            RobotModel.from_urdf(xml, strict_inertia=True)
+            RobotModel.from_urdf_string(xml, strict_inertia=True)
         except InvalidURDFValueError:
             assert model.inertia_warnings, xml
         else:
@@ -122,8 +122,8 @@ def test_fuzz_urdf_documents(xml, data):
 
 @pytest.fixture(scope="module")
 def models():
-    dp = RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
-    return {"dp": dp, "mixed": RobotModel.from_urdf(oracles.urdf_xml("mixed"))}
+    dp = RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    return {"dp": dp, "mixed": RobotModel.from_urdf_string(oracles.urdf_xml("mixed"))}
 
 
 def _vector(n):

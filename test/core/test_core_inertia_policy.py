@@ -87,7 +87,7 @@ def test_motion_spans_hold_every_body_velocity(rng):
     """Every body's velocity at random configurations and joint velocities, carried to the
     neutral configuration's coordinates, lies in its motion span, and those velocities fill it
     (mixed: revolute, prismatic, non-unit axes, fixed links, a mimic joint)."""
-    model = RobotModel.from_urdf(oracles.urdf_xml("mixed"))
+    model = RobotModel.from_urdf_string(oracles.urdf_xml("mixed"))
     tree = model.tree
     kin0 = _neutral_kinematics(model)
     spans = motion_spans(kin0.S, tree.parent, range(tree.nb))
@@ -112,7 +112,7 @@ def test_indefinite_body_that_cannot_make_M_indefinite_loads_with_an_exact_warni
     >= 0 in random motions at random configurations, M(q) positive definite; strict_inertia
     refuses it, balance_inertia balances it. The same thigh on a pitch axis 5 cm off the hip
     point is no longer exact: the warning says sampled."""
-    model = RobotModel.from_urdf(_hip())
+    model = RobotModel.from_urdf_string(_hip())
     (warning,) = model.inertia_warnings
     assert (warning.link, warning.rule, warning.joint, warning.exact) == (
         "thigh",
@@ -131,10 +131,10 @@ def test_indefinite_body_that_cannot_make_M_indefinite_loads_with_an_exact_warni
     assert energy.min() > 0.0
     assert np.linalg.eigvalsh(model.mass_matrix(q))[:, 0].min() > 0.0
     with pytest.raises(InvalidURDFValueError, match="strict_inertia") as ei:
-        RobotModel.from_urdf(_hip(), strict_inertia=True)
+        RobotModel.from_urdf_string(_hip(), strict_inertia=True)
     assert INDEFINITE_BODY in str(ei.value) and "'thigh'" in str(ei.value)
-    assert RobotModel.from_urdf(_hip(), balance_inertia=True).inertia_warnings == ()
-    (off,) = RobotModel.from_urdf(_hip(pitch_xyz="0.05 0 0")).inertia_warnings
+    assert RobotModel.from_urdf_string(_hip(), balance_inertia=True).inertia_warnings == ()
+    (off,) = RobotModel.from_urdf_string(_hip(pitch_xyz="0.05 0 0")).inertia_warnings
     assert (off.rule, off.exact) == (INDEFINITE_BODY, False) and "sampled" in str(off)
 
 
@@ -143,7 +143,7 @@ def test_indefinite_body_loads_when_M_stays_positive_at_the_sampled_configuratio
     about its centre of mass, so no exact guarantee; M_11 = 0.1 - 0.09 sin^2 q2 + 0.1 cos^2 q2
     stays positive: it loads with a sampled indefinite_body warning, and M has no negative
     eigenvalue at the sampled configurations (the neutral one, the limits, the seeded ones)."""
-    model = RobotModel.from_urdf(two_link(l2_inertia=_diag(-0.09, 0.1, 0.1)))
+    model = RobotModel.from_urdf_string(two_link(l2_inertia=_diag(-0.09, 0.1, 0.1)))
     (warning,) = model.inertia_warnings
     assert (warning.link, warning.rule, warning.joint, warning.exact) == (
         "l2",
@@ -178,8 +178,8 @@ def test_indefinite_body_that_makes_M_indefinite_is_refused(inertia, where, q):
     the joint, the rule and the configuration; balance_inertia loads it."""
     xml = two_link(l1_inertia=_diag(0.01, 0.01, 0.01), l2_inertia=inertia)
     with pytest.raises(InvalidURDFValueError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     msg = str(ei.value)
     for word in ("link 'l2'", "joint 'j2'", INDEFINITE_MASS_MATRIX, where, q, "balance_inertia"):
         assert word in msg, (word, msg)
-    assert RobotModel.from_urdf(xml, balance_inertia=True).inertia_warnings == ()
+    assert RobotModel.from_urdf_string(xml, balance_inertia=True).inertia_warnings == ()

@@ -84,17 +84,17 @@ def test_the_files_of_the_issue_are_tested():
 def test_refused_files_say_why(rel):
     error, words, balance_loads = REFUSED[rel]
     with pytest.raises(error) as ei:
-        RobotModel.from_urdf(_path(rel))
+        RobotModel.from_urdf_file(_path(rel))
     for word in words:
         assert word in str(ei.value), str(ei.value)
     if balance_loads:
-        assert RobotModel.from_urdf(_path(rel), balance_inertia=True).inertia_adjustments
+        assert RobotModel.from_urdf_file(_path(rel), balance_inertia=True).inertia_adjustments
 
 
 @pytest.mark.parametrize("rel", [f for f in FILES if f not in REFUSED])
 def test_loads_by_default_and_equals_pinocchio(rel, rng):
     xml = open(_path(rel)).read()
-    model = RobotModel.from_urdf(xml)
+    model = RobotModel.from_urdf_string(xml)
     links = {link.get("name") for link in ET.fromstring(xml).findall("link")}
     assert {warning.link for warning in model.inertia_warnings} <= links
     if model.n == 0:
@@ -125,13 +125,13 @@ def test_inertia_warnings_are_what_strict_refuses():
     for rel in FILES:
         if rel in REFUSED:
             continue
-        model = RobotModel.from_urdf(_path(rel))
+        model = RobotModel.from_urdf_file(_path(rel))
         if model.inertia_warnings:
             warned += 1
             with pytest.raises(InvalidURDFValueError, match="strict_inertia"):
-                RobotModel.from_urdf(_path(rel), strict_inertia=True)
+                RobotModel.from_urdf_file(_path(rel), strict_inertia=True)
         else:
-            RobotModel.from_urdf(_path(rel), strict_inertia=True)
+            RobotModel.from_urdf_file(_path(rel), strict_inertia=True)
     assert warned >= 10
 
 
@@ -144,7 +144,7 @@ def test_romeo_hips_load_with_exact_indefinite_body_warnings():
     rel = "romeo_description/urdf/romeo_laas_small.urdf"
     assert rel in FILES and rel not in REFUSED
     path = _path(rel)
-    model = RobotModel.from_urdf(path)
+    model = RobotModel.from_urdf_file(path)
     bodies = [w for w in model.inertia_warnings if w.rule == INDEFINITE_BODY]
     assert [(w.link, w.joint, w.exact) for w in bodies] == [
         ("LHipPitch_link", "LHipPitch_joint", True),
@@ -152,5 +152,5 @@ def test_romeo_hips_load_with_exact_indefinite_body_warnings():
     ]
     assert all(-0.0029 < w.moments[0] < -0.0027 for w in bodies)
     with pytest.raises(InvalidURDFValueError, match="strict_inertia") as ei:
-        RobotModel.from_urdf(path, strict_inertia=True)
+        RobotModel.from_urdf_file(path, strict_inertia=True)
     assert "'LHipPitch_link'" in str(ei.value) and INDEFINITE_BODY in str(ei.value)

@@ -16,7 +16,7 @@ from robot_dynamics.core.friction import FrictionModel
 
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
+    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
 
 
 def closed_rhs(tau_fn=None, f_ext=None, damping=None):

@@ -22,7 +22,7 @@ Q0 = np.array([0.4, -0.3])
 
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
 
 
 def test_error_hierarchy():

@@ -4,6 +4,7 @@ payload, armature, friction from <dynamics>, and files that urdf_parser_py rejec
 (visuals, transmissions: never read)."""
 
 import logging
+import pathlib
 import warnings
 
 import numpy as np
@@ -23,7 +24,7 @@ DP_XML = oracles.urdf_xml("double_pendulum")
 
 def dp_model(xml=DP_XML, **kw):
     kw.setdefault("gravity", DP_GRAVITY)
-    return RobotModel.from_urdf(xml, **kw)
+    return RobotModel.from_urdf_string(xml, **kw)
 
 
 def _same_dynamics(a, b, rng, n_conf=3, what=""):
@@ -135,7 +136,7 @@ SLIDER = """<?xml version="1.0"?>
 
 
 def test_prismatic_joint():
-    m = RobotModel.from_urdf(SLIDER)
+    m = RobotModel.from_urdf_string(SLIDER)
     assert tuple(m.joint_names) == ("lift", "spin")
     # the prismatic axis (0, 0.6, 0.8): gravity load on it is total mass * 9.81 * 0.8
     g = m.gravity_torques(np.array([0.1, 0.3]))
@@ -153,7 +154,7 @@ def test_prismatic_joint():
 
 
 def test_continuous_joint_periodic(rng):
-    m = RobotModel.from_urdf(SLIDER)
+    m = RobotModel.from_urdf_string(SLIDER)
     q = np.array([0.1, 0.7])
     qd, qdd = rng.normal(size=(2, 2))
     for k in (1, -3):
@@ -213,7 +214,7 @@ def test_tree_with_chains_of_equal_length_has_no_default_tip():
     assert t.tip_link is None
     assert set(t.leaf_links) == {"left_l3", "right_l2"}
     assert set(t.tree.tip_candidates) == {"left_l3", "right_l2"}
-    t2 = RobotModel.from_urdf(oracles.YTREE_URDF, tip_link="right_l2")
+    t2 = RobotModel.from_urdf_string(oracles.YTREE_URDF, tip_link="right_l2")
     assert t2.tip_link == "right_l2"
     q = np.zeros(t2.n)
     assert_close(t2.jacobian(q), t.jacobian(q, frame="right_l2"), 0, "explicit tip in a tree")
@@ -223,7 +224,7 @@ def test_tree_with_chains_of_equal_length_has_no_default_tip():
 
 def test_tool0_is_the_tip_of_the_official_ur_description_shape(rng):
     """Leaves ft_frame, tool0 and base: tool0, the ROS-Industrial flange frame, is the tip."""
-    model = RobotModel.from_urdf(UR_SHAPE_URDF)
+    model = RobotModel.from_urdf_string(UR_SHAPE_URDF)
     assert set(model.leaf_links) == {"ft_frame", "tool0", "base"}
     assert model.tip_link == "tool0"
     q = rng.uniform(-2, 2, model.n)
@@ -236,7 +237,7 @@ def test_tool0_is_the_tip_of_the_official_ur_description_shape(rng):
 
 
 def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():
-    model = RobotModel.from_urdf(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
+    model = RobotModel.from_urdf_string(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
     assert model.tip_link is None
     assert set(model.tree.tip_candidates) == {"tcp", "ft_frame"}
     with pytest.raises(AmbiguousTipError) as ei:
@@ -245,7 +246,7 @@ def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():
     # the single leaf of the last body, when ft_frame is gone
     no_ft = UR_SHAPE_URDF.replace('"tool0"', '"tcp"').replace('<link name="ft_frame"/>', "")
     no_ft = no_ft[: no_ft.index('  <joint name="wrist_3_link-ft_frame"')] + "</robot>"
-    assert RobotModel.from_urdf(no_ft).tip_link == "tcp"
+    assert RobotModel.from_urdf_string(no_ft).tip_link == "tcp"
 
 
 def test_leaf_ending_the_longest_chain_is_the_tip():
@@ -259,9 +260,9 @@ def test_leaf_ending_the_longest_chain_is_the_tip():
         '<child link="right_l3"/><axis xyz="0 0 1"/>'
         '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>',
     )
-    assert RobotModel.from_urdf(longer).tip_link == "right_l3"
+    assert RobotModel.from_urdf_string(longer).tip_link == "right_l3"
     with_tool0 = longer.replace('"left_l3"', '"tool0"')
-    assert RobotModel.from_urdf(with_tool0).tip_link == "tool0"
+    assert RobotModel.from_urdf_string(with_tool0).tip_link == "tool0"
 
 
 def test_mimic_joints_count_in_the_chain_length():
@@ -306,7 +307,7 @@ def test_with_payload_rigid_body_equals_urdf(rng):
         f'iyy="{I[1, 1]}" '
         f'iyz="{I[1, 2]}" izz="{I[2, 2]}"/></inertial></link></robot>'
     )
-    ref = RobotModel.from_urdf(oracles.MIXED_URDF.replace("</robot>", child))
+    ref = RobotModel.from_urdf_string(oracles.MIXED_URDF.replace("</robot>", child))
     _same_dynamics(m, ref, rng, what="payload with inertia")
     q = random_state(m, "mixed", rng)[0]
     assert_close(m.jacobian(q), ref.jacobian(q, frame="tool"), 1e-12, "tip stays the tool")
@@ -324,7 +325,9 @@ def test_armature(rng):
         1e-12,
         "armature on M's diagonal",
     )
-    assert_close(c.mass_matrix(q), b.mass_matrix(q), 1e-12, "from_urdf(armature=) = with_armature")
+    assert_close(
+        c.mass_matrix(q), b.mass_matrix(q), 1e-12, "from_urdf_string(armature=) = with_armature"
+    )
     assert_close(
         b.inverse_dynamics(q, qd, qdd) - a.inverse_dynamics(q, qd, qdd),
         arm * qdd,
@@ -419,6 +422,9 @@ def test_urdf_parser_py_rejects_but_we_load(case, rng, caplog):
 
 
 def test_urdf_from_path_or_string(rng):
-    a = RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
-    b = RobotModel.from_urdf(DP_XML, gravity=DP_GRAVITY)
+    a = RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
+    b = RobotModel.from_urdf_string(DP_XML, gravity=DP_GRAVITY)
     _same_dynamics(a, b, rng, what="path vs XML string")
+    c = RobotModel.from_urdf_file(pathlib.Path(oracles.DOUBLE_PENDULUM_URDF), gravity=DP_GRAVITY)
+    d = RobotModel.from_urdf_string(DP_XML.encode("utf-8"), gravity=DP_GRAVITY)
+    _same_dynamics(c, d, rng, what="pathlib.Path vs UTF-8 bytes")

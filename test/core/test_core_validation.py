@@ -79,7 +79,7 @@ def two_link(**f):
 
 
 def test_template_is_valid():
-    m = RobotModel.from_urdf(two_link())
+    m = RobotModel.from_urdf_string(two_link())
     assert m.joint_names == ("j1", "j2")
     assert np.all(np.isfinite(m.mass_matrix([0.3, -0.2])))
 
@@ -135,32 +135,36 @@ BAD_VALUES = [
 def test_invalid_urdf_value(case):
     _, fields, culprit, field = case
     with pytest.raises(InvalidURDFValueError) as ei:
-        RobotModel.from_urdf(two_link(**fields))
+        RobotModel.from_urdf_string(two_link(**fields))
     msg = str(ei.value)
     assert repr(culprit) in msg and field in msg, msg
 
 
 def test_missing_required_numbers_are_urdf_errors():
     with pytest.raises(URDFError) as ei:
-        RobotModel.from_urdf(two_link(limit='lower="-1" upper="1" velocity="2"'))
+        RobotModel.from_urdf_string(two_link(limit='lower="-1" upper="1" velocity="2"'))
     assert "'j2'" in str(ei.value) and "effort" in str(ei.value)
     with pytest.raises(URDFError) as ei:
-        RobotModel.from_urdf(two_link(l1_inertia='ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0"'))
+        RobotModel.from_urdf_string(
+            two_link(l1_inertia='ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0"')
+        )
     assert "'l1'" in str(ei.value) and "izz" in str(ei.value)
 
 
 def test_fixed_joint_axis_is_not_used():
     # zero axes on fixed joints are common in real files (sensor frames): accepted
-    m = RobotModel.from_urdf(two_link(j2_type="fixed", j2_axis="0 0 0"))
+    m = RobotModel.from_urdf_string(two_link(j2_type="fixed", j2_axis="0 0 0"))
     assert m.joint_names == ("j1",)
 
 
 def test_inertia_tolerance_accepts_rounding():
     # a thin rod: izz = ixx + iyy up to the file's rounding is physical
     rod = 'ixx="0.0833333" ixy="0" ixz="0" iyy="0.0833334" iyz="0" izz="0.1666667"'
-    RobotModel.from_urdf(two_link(l2_inertia=rod))
+    RobotModel.from_urdf_string(two_link(l2_inertia=rod))
     # a point mass (zero inertia) is fine
-    RobotModel.from_urdf(two_link(l2_inertia='ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"'))
+    RobotModel.from_urdf_string(
+        two_link(l2_inertia='ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"')
+    )
 
 
 def test_cycle_disconnected_from_the_root():
@@ -172,7 +176,7 @@ def test_cycle_disconnected_from_the_root():
         "</robot>",
     )
     with pytest.raises(KinematicTreeError) as ei:
-        RobotModel.from_urdf(xml)
+        RobotModel.from_urdf_string(xml)
     assert "ring_a" in str(ei.value) and "cycle" in str(ei.value)
 
 
@@ -195,7 +199,7 @@ def test_size_limit_refuses_a_14000_link_chain_in_linear_memory():
     tracemalloc.start()
     try:
         with pytest.raises(ModelTooLargeError) as ei:
-            RobotModel.from_urdf(xml)
+            RobotModel.from_urdf_string(xml)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -207,10 +211,10 @@ def test_size_limit_refuses_a_14000_link_chain_in_linear_memory():
 def test_max_links_argument():
     xml = _chain(5)  # 6 links
     with pytest.raises(ModelTooLargeError):
-        RobotModel.from_urdf(xml, max_links=5)
-    assert RobotModel.from_urdf(xml, max_links=6).n == 5
+        RobotModel.from_urdf_string(xml, max_links=5)
+    assert RobotModel.from_urdf_string(xml, max_links=6).n == 5
     with pytest.raises(URDFError):
-        RobotModel.from_urdf(xml, max_links=0)
+        RobotModel.from_urdf_string(xml, max_links=0)
 
 
 def test_model_build_memory_is_bounded_up_to_the_limit():
@@ -220,7 +224,7 @@ def test_model_build_memory_is_bounded_up_to_the_limit():
         xml = _chain(n)
         tracemalloc.start()
         try:
-            RobotModel.from_urdf(xml)
+            RobotModel.from_urdf_string(xml)
             peaks.append(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()
@@ -231,9 +235,9 @@ def test_unreadable_path_is_a_urdf_error():
     # a path that exists but cannot be read (or a device): a typed error, not OSError
     if os.path.exists("/proc/self/mem"):
         with pytest.raises(URDFError):
-            RobotModel.from_urdf("/proc/self/mem")
+            RobotModel.from_urdf_file("/proc/self/mem")
     with pytest.raises(URDFError):
-        RobotModel.from_urdf(b"\xff\xfe<robot/>")
+        RobotModel.from_urdf_string(b"\xff\xfe<robot/>")
 
 
 def test_reading_has_no_global_side_effects():
@@ -247,7 +251,7 @@ def test_reading_has_no_global_side_effects():
         "changed = []\n"
         "def work():\n"
         "    for _ in range(20):\n"
-        "        RobotModel.from_urdf(xml)\n"
+        "        RobotModel.from_urdf_string(xml)\n"
         "        changed.append(sys.stderr is not sentinel)\n"
         "ts = [threading.Thread(target=work) for _ in range(4)]\n"
         "[t.start() for t in ts]; [t.join() for t in ts]\n"
@@ -262,14 +266,15 @@ def test_reading_has_no_global_side_effects():
 def test_parse_in_threads_gives_the_same_models():
     xmls = [oracles.urdf_xml("double_pendulum"), oracles.urdf_xml("mixed")]
     expected = [
-        RobotModel.from_urdf(x).mass_matrix(np.full(RobotModel.from_urdf(x).n, 0.3)) for x in xmls
+        RobotModel.from_urdf_string(x).mass_matrix(np.full(RobotModel.from_urdf_string(x).n, 0.3))
+        for x in xmls
     ]
     errors = []
 
     def work(k):
         try:
             for _ in range(10):
-                m = RobotModel.from_urdf(xmls[k % 2])
+                m = RobotModel.from_urdf_string(xmls[k % 2])
                 np.testing.assert_allclose(m.mass_matrix(np.full(m.n, 0.3)), expected[k % 2])
         except Exception as err:  # noqa: BLE001 - reported below
             errors.append(err)
@@ -299,7 +304,7 @@ def _diag(a, b, c):
 
 def _strict_refuses(xml, *names):
     with pytest.raises(InvalidURDFValueError) as ei:
-        RobotModel.from_urdf(xml, strict_inertia=True)
+        RobotModel.from_urdf_string(xml, strict_inertia=True)
     msg = str(ei.value)
     assert "strict_inertia" in msg and "balance_inertia" in msg, msg
     for name in names:
@@ -310,7 +315,7 @@ def _strict_refuses(xml, *names):
 def test_triangle_inequality_loads_with_a_warning_and_strict_refuses_it():
     """Positive semi-definite but not realisable by any mass distribution: loaded as given."""
     xml = two_link(l2_inertia=_diag(0.01, 0.01, 0.5))
-    model = RobotModel.from_urdf(xml)
+    model = RobotModel.from_urdf_string(xml)
     (warning,) = model.inertia_warnings
     assert isinstance(warning, InertiaWarning)
     assert (warning.link, warning.rule, warning.joint) == ("l2", TRIANGLE, "j2")
@@ -321,8 +326,8 @@ def test_triangle_inequality_loads_with_a_warning_and_strict_refuses_it():
     _, _, I_c = model.link_inertial("j2")
     np.testing.assert_allclose(np.diag(I_c), [0.01, 0.01, 0.5])
     _strict_refuses(xml, "'l2'", "triangle inequality")
-    assert RobotModel.from_urdf(two_link()).inertia_warnings == ()
-    assert RobotModel.from_urdf(two_link(), strict_inertia=True).n == 2
+    assert RobotModel.from_urdf_string(two_link()).inertia_warnings == ()
+    assert RobotModel.from_urdf_string(two_link(), strict_inertia=True).n == 2
 
 
 @pytest.mark.parametrize("scale", [1e-5, 1.0, 1e3])
@@ -334,15 +339,15 @@ def test_negative_moment_at_the_files_rounding_loads_with_a_warning(scale):
     a = 0.1 * scale
     trace = 2 * a
     at_rounding = two_link(l2_inertia=_diag(-0.4 * INERTIA_ROUNDING * trace, a, a))
-    (warning,) = RobotModel.from_urdf(at_rounding).inertia_warnings
+    (warning,) = RobotModel.from_urdf_string(at_rounding).inertia_warnings
     assert (warning.link, warning.rule, warning.joint) == ("l2", ROUNDING, "j2")
     assert "rounding" in str(warning)
     _strict_refuses(at_rounding, "'l2'", "rounding")
     beyond = two_link(l2_inertia=_diag(-2 * INERTIA_ROUNDING * trace, a, a))
-    (warning,) = RobotModel.from_urdf(beyond).inertia_warnings
+    (warning,) = RobotModel.from_urdf_string(beyond).inertia_warnings
     assert (warning.link, warning.rule, warning.joint) == ("l2", INDEFINITE_BODY, "j2")
     _strict_refuses(beyond, "'l2'", "'j2'", INDEFINITE_BODY)
-    balanced = RobotModel.from_urdf(beyond, balance_inertia=True)
+    balanced = RobotModel.from_urdf_string(beyond, balance_inertia=True)
     assert balanced.inertia_warnings == () and len(balanced.inertia_adjustments) == 1
 
 
@@ -353,13 +358,13 @@ def test_link_fixed_to_the_base_is_never_refused_for_its_inertia():
         '<link name="base"><inertial><mass value="1"/>'
         f"<inertia {_diag(-0.5, 0.1, 0.1)}/></inertial></link>",
     )
-    model = RobotModel.from_urdf(xml)
+    model = RobotModel.from_urdf_string(xml)
     (warning,) = model.inertia_warnings
     assert (warning.link, warning.rule, warning.joint) == ("base", NEGATIVE, None)
     assert "fixed to the base" in str(warning)
     _strict_refuses(xml, "'base'")
     # the same beside the model: links above base_link do not move either
-    above = RobotModel.from_urdf(two_link(l1_inertia=_diag(-0.5, 0.1, 0.1)), base_link="l1")
+    above = RobotModel.from_urdf_string(two_link(l1_inertia=_diag(-0.5, 0.1, 0.1)), base_link="l1")
     assert [(w.link, w.joint) for w in above.inertia_warnings] == [("l1", None)]
 
 
@@ -369,20 +374,22 @@ def test_moving_body_is_judged_as_a_whole():
     a sensor heavy enough to make the body indefinite, and M(q) with it, is refused, naming the
     body's links."""
     small = _sensor(_diag(-1e-4, 1e-4, 1e-4))
-    model = RobotModel.from_urdf(small)
+    model = RobotModel.from_urdf_string(small)
     (warning,) = model.inertia_warnings
     assert (warning.link, warning.rule, warning.joint) == ("sensor", NEGATIVE, "j2")
     assert "its body is positive semi-definite" in str(warning)
     _strict_refuses(small, "'sensor'")
     heavy = _sensor(_diag(-1.0, 1.0, 1.0))
     with pytest.raises(InvalidURDFValueError) as ei:
-        RobotModel.from_urdf(heavy)
+        RobotModel.from_urdf_string(heavy)
     msg = str(ei.value)
     assert "'l2'" in msg and "'sensor'" in msg and "'j2'" in msg, msg
     # the body's composite is what the dynamics uses: the same tensors in one link or split
     # over two give the same model
-    one = RobotModel.from_urdf(two_link(l2_inertia=_diag(0.1 - 1e-4, 0.1 + 1e-4, 0.1 + 1e-4)))
-    split = RobotModel.from_urdf(
+    one = RobotModel.from_urdf_string(
+        two_link(l2_inertia=_diag(0.1 - 1e-4, 0.1 + 1e-4, 0.1 + 1e-4))
+    )
+    split = RobotModel.from_urdf_string(
         _sensor(_diag(-1e-4, 1e-4, 1e-4), mass="0").replace(
             '<origin xyz="0 0 0.05"/></joint>', "</joint>"
         )
@@ -394,13 +401,13 @@ def test_moving_body_is_judged_as_a_whole():
 def test_body_moments_are_the_composite_inertias_about_each_centre_of_mass():
     from robot_dynamics.core.spatial import inertia_parameters
 
-    model = RobotModel.from_urdf(oracles.urdf_xml("mixed"))
+    model = RobotModel.from_urdf_string(oracles.urdf_xml("mixed"))
     moments = body_moments(model.tree)
     assert moments.shape == (model.tree.nb, 3)
     for b in range(model.tree.nb):
         _, _, I_c = inertia_parameters(model.tree.inertia[b])
         np.testing.assert_allclose(moments[b], np.linalg.eigvalsh(I_c), rtol=0, atol=1e-15)
-    still = RobotModel.from_urdf(_sensor(_diag(0.1, 0.1, 0.1)), base_link="sensor")
+    still = RobotModel.from_urdf_string(_sensor(_diag(0.1, 0.1, 0.1)), base_link="sensor")
     assert body_moments(still.tree).shape == (0, 3)
 
 
@@ -411,31 +418,31 @@ def test_real_placeholder_inertias_load_with_warnings_strict_refuses_balance_bal
     balance_inertia balances every inconsistent tensor of example-robot-data, leaving no
     warning and a positive semi-definite mass matrix."""
     pr2 = os.path.join(oracles.robots_dir(), "pr2_description", "urdf", "pr2.urdf")
-    model = RobotModel.from_urdf(pr2)
+    model = RobotModel.from_urdf_file(pr2)
     mount = next(w for w in model.inertia_warnings if w.link == "sensor_mount_link")
     assert (mount.rule, mount.joint) == (TRIANGLE, "head_tilt_joint")
     with pytest.raises(InvalidURDFValueError, match="sensor_mount_link.*balance_inertia"):
-        RobotModel.from_urdf(pr2, strict_inertia=True)
-    balanced = RobotModel.from_urdf(pr2, balance_inertia=True, strict_inertia=True)
+        RobotModel.from_urdf_file(pr2, strict_inertia=True)
+    balanced = RobotModel.from_urdf_file(pr2, balance_inertia=True, strict_inertia=True)
     assert any("sensor_mount_link" in note for note in balanced.inertia_adjustments)
     assert balanced.inertia_warnings == ()
     tiago = os.path.join(oracles.robots_dir(), "tiago_description", "robots", "tiago.urdf")
-    antenna = {w.link: w for w in RobotModel.from_urdf(tiago).inertia_warnings}
+    antenna = {w.link: w for w in RobotModel.from_urdf_file(tiago).inertia_warnings}
     assert antenna["base_antenna_left_link"].rule == NEGATIVE
     assert antenna["base_antenna_left_link"].joint is None
-    assert RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF).inertia_adjustments == ()
+    assert RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF).inertia_adjustments == ()
     rng = np.random.default_rng(3)
     files = sorted(glob.glob(os.path.join(oracles.robots_dir(), "**", "*.urdf"), recursive=True))
     balanced_files = 0
     for path in files:
         try:
-            RobotModel.from_urdf(path, max_links=5000, strict_inertia=True)
+            RobotModel.from_urdf_file(path, max_links=5000, strict_inertia=True)
             continue
         except RobotDynamicsError as err:
             if not (isinstance(err, InvalidURDFValueError) and "<inertia>" in str(err)):
                 continue
         try:
-            model = RobotModel.from_urdf(path, max_links=5000, balance_inertia=True)
+            model = RobotModel.from_urdf_file(path, max_links=5000, balance_inertia=True)
         except (KinematicTreeError, UnsupportedJointError):
             continue  # balanced, but refused for its joints (e.g. a mimic of a missing joint)
         assert model.inertia_adjustments and model.inertia_warnings == (), path
@@ -464,13 +471,13 @@ def test_balanced_inertia_is_consistent_and_keeps_consistent_tensors():
 
 def test_bundled_urdfs_load():
     for path in glob.glob(os.path.join(oracles.REPO_ROOT, "urdf", "*.urdf")):
-        RobotModel.from_urdf(path)
+        RobotModel.from_urdf_file(path)
 
 
 # ------------------------------------------------------------------ RobotModel input bounds
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
 
 
 HUGE = [
@@ -514,7 +521,7 @@ def test_gravity_bounds(dp):
             dp.with_gravity(g)
         assert "gravity" in str(ei.value)
         with pytest.raises(InvalidInputError):
-            RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, gravity=g)
+            RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=g)
     with pytest.raises(InvalidInputError):
         dp.with_gravity("down")
     assert np.all(np.isfinite(dp.with_gravity([0, 0, -999.0]).gravity_torques([0.1, 0.2])))
@@ -572,7 +579,7 @@ def test_frame_that_is_not_a_name(dp, frame):
             call()
         assert "frame" in str(ei.value)
     with pytest.raises(InvalidInputError):
-        RobotModel.from_urdf(oracles.DOUBLE_PENDULUM_URDF, tip_link=["tip"])
+        RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, tip_link=["tip"])
     with pytest.raises(InvalidInputError):
         dp.joint_index(["joint1"])
 
@@ -592,7 +599,7 @@ def test_model_without_movable_joints():
         '<joint name="weld" type="fixed"><parent link="base"/><child link="plate"/></joint>'
         "</robot>"
     )
-    m = RobotModel.from_urdf(xml)
+    m = RobotModel.from_urdf_string(xml)
     assert m.n == 0
     assert m.forward_dynamics(np.zeros(0), np.zeros(0), np.zeros(0)).shape == (0,)
     assert m.mass_matrix(np.zeros(0)).shape == (0, 0)

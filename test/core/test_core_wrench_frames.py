@@ -23,7 +23,7 @@ ARM3_Q = np.array([0.3, -0.7, 1.1])
 
 
 def arm3():
-    return RobotModel.from_urdf(ARM3_URDF)
+    return RobotModel.from_urdf_string(ARM3_URDF)
 
 
 def _random_pose(rng):
@@ -111,7 +111,7 @@ def test_estimate_is_the_sensor_reading_at_any_link(sensor, rng):
 def test_force_only_reported_at_another_frame():
     """A point force at the tool of the 3-DOF arm, reported at its base: the force solve at the
     tool, then carried to the base origin (the moment there is p x f, not zero)."""
-    model = RobotModel.from_urdf(ARM3_URDF)
+    model = RobotModel.from_urdf_string(ARM3_URDF)
     f = np.array([1.0, -2.0, -10.0, 0.0, 0.0, 0.0])  # base axes, through the tool origin
     tau_ext = model.jacobian(ARM3_Q).T @ f
     est = model.estimate_external_wrench(ARM3_Q, tau_ext, sensor_frame="base")
@@ -212,7 +212,7 @@ def test_so101_recovers_a_force_at_the_gripper(rng):
     path = os.path.join(oracles.robots_dir(), "so_arm_description/urdf/so101.urdf")
     if not os.path.exists(path):
         pytest.skip("so101.urdf is not in this example-robot-data")
-    model = RobotModel.from_urdf(path)
+    model = RobotModel.from_urdf_file(path)
     frame = "gripper_frame_link"
     q = np.array([0.2, -0.5, 0.8, 0.4, -0.3, 0.1])[: model.n]
     f = rng.normal(scale=8.0, size=3)
@@ -239,7 +239,7 @@ def test_six_and_seven_dof_recover_full_wrenches(name, frame, rng):
 
 def test_zero_singular_threshold_and_rank_deficient_selection():
     """singular_threshold 0 is the plain pseudo-inverse, finite even where J_S loses rank."""
-    model = RobotModel.from_urdf(ARM3_URDF)
+    model = RobotModel.from_urdf_string(ARM3_URDF)
     J = model.jacobian(ARM3_Q, frame="tool", axes="local")
     f = np.array([1.0, 2.0, -3.0])
     est = model.estimate_external_wrench(

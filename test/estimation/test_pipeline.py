@@ -37,12 +37,12 @@ T0 = 1_700_000_000 * 10**9  # a wall-clock-like stamp
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(PANDA_URDF)
+    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 @pytest.fixture(scope="module")
 def arm3():
-    return RobotModel.from_urdf(ARM3_URDF)
+    return RobotModel.from_urdf_string(ARM3_URDF)
 
 
 def sensor(model, q, f_ext, frame=None, at=None):

@@ -21,7 +21,7 @@ from robot_dynamics.core.spatial import wrench_in_frame  # noqa: E402
 from robot_dynamics.estimation import ContactConfig, EstimationPipeline, PipelineConfig  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PANDA = RobotModel.from_urdf(os.path.join(REPO, "urdf", "panda_arm.urdf"))
+PANDA = RobotModel.from_urdf_file(os.path.join(REPO, "urdf", "panda_arm.urdf"))
 N = PANDA.n
 Q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])
 F_EXT = np.array([2.0, -3.0, 5.0, 0.2, -0.1, 0.3])

@@ -158,11 +158,11 @@ def arm_simulator(start_process, python_module, ros_node, unique_name, tmp_path)
 
 
 def panda_model(**kw):
-    return RobotModel.from_urdf(read(bundled_urdf_path("panda")), **kw)
+    return RobotModel.from_urdf_string(read(bundled_urdf_path("panda")), **kw)
 
 
 def pendulum_model():
-    return RobotModel.from_urdf(
+    return RobotModel.from_urdf_string(
         read(bundled_urdf_path("double_pendulum")), gravity=(0.0, -9.81, 0.0)
     )
 

@@ -37,12 +37,12 @@ def in_tip_frame(model, q, wrench):
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(PANDA_URDF)
+    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 @pytest.fixture(scope="module")
 def pendulum():
-    return RobotModel.from_urdf(PENDULUM_URDF, gravity=(0.0, -9.81, 0.0))
+    return RobotModel.from_urdf_file(PENDULUM_URDF, gravity=(0.0, -9.81, 0.0))
 
 
 def test_static_wrench_gravity_and_external_torques(dynamics_node, panda):
@@ -559,7 +559,7 @@ def test_robot_description_topic(dynamics_node, panda, pendulum):
     node.wait_connected()
     pn = list(pendulum.joint_names)
     qp = np.array([0.3, -0.5])
-    flat = RobotModel.from_urdf(PENDULUM_URDF)  # node default gravity: -z
+    flat = RobotModel.from_urdf_file(PENDULUM_URDF)  # node default gravity: -z
     msg = node.publish_until(lambda: node.joint_state(pn, qp), "gravity_torques")
     np.testing.assert_allclose(efforts(msg, pn), flat.gravity_torques(qp), atol=1e-9)
 

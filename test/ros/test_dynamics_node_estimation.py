@@ -27,14 +27,14 @@ def in_tip_frame(model, q, wrench):
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(PANDA_URDF)
+    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 def test_force_only_on_a_three_joint_arm(dynamics_node):
     """A pure 10 N force on the tool of a 3-DOF arm: the default components (fx fy fz, three
     joints) recover it exactly, moments published as 0 (the minimum-norm pseudo-inverse over
     six components would spread it over moments it cannot tell apart)."""
-    arm = RobotModel.from_urdf(ARM3_URDF)
+    arm = RobotModel.from_urdf_string(ARM3_URDF)
     q = np.array([0.4, -0.5, 1.1])
     force = np.array([0.0, 0.0, -10.0, 0.0, 0.0, 0.0])  # base axes, at the tool origin
     tau = arm.gravity_torques(q) - arm.jacobian(q).T @ force

@@ -35,7 +35,7 @@ SPECIALS = [math.nan, math.inf, -math.inf, 1e308, -1e308, 1e200, 1e150, 5e-324, 
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(PANDA_URDF)
+    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 def _alive_and_correct(node, panda, q=Q):

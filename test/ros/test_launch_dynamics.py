@@ -277,7 +277,7 @@ def _gravity_from_launched_node(
 
 @pytest.mark.launch(fixture=pendulum_launch)
 def test_launch_double_pendulum_with_its_params_file():
-    model = RobotModel.from_urdf(PENDULUM_URDF, gravity=(0.0, -9.81, 0.0))  # as the config
+    model = RobotModel.from_urdf_file(PENDULUM_URDF, gravity=(0.0, -9.81, 0.0))  # as the config
     q = np.array([0.3, -0.5])
     names, effort, tip = _gravity_from_launched_node(NS_PENDULUM, model.joint_names, q)
     assert names == list(model.joint_names) and tip == "tip"
@@ -286,7 +286,7 @@ def test_launch_double_pendulum_with_its_params_file():
 
 @pytest.mark.launch(fixture=panda_launch)
 def test_launch_defaults_panda_without_params_file():
-    model = RobotModel.from_urdf(PANDA_URDF)
+    model = RobotModel.from_urdf_file(PANDA_URDF)
     q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])
     names, effort, tip = _gravity_from_launched_node(NS_PANDA, model.joint_names, q)
     assert names == list(model.joint_names)
@@ -296,7 +296,7 @@ def test_launch_defaults_panda_without_params_file():
 
 @pytest.mark.launch(fixture=panda_tip_launch)
 def test_launch_tip_link_argument():
-    model = RobotModel.from_urdf(PANDA_URDF)
+    model = RobotModel.from_urdf_file(PANDA_URDF)
     q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])
     _, _, tip = _gravity_from_launched_node(NS_PANDA_TIP, model.joint_names, q)
     assert tip == "panda_link8"
@@ -304,13 +304,13 @@ def test_launch_tip_link_argument():
 
 @pytest.mark.launch(fixture=xacro_launch)
 def test_launch_xacro_with_arguments():
-    model = RobotModel.from_urdf(load_robot_description(XACRO_FILE, "mass2:=3.0"))
+    model = RobotModel.from_urdf_string(load_robot_description(XACRO_FILE, "mass2:=3.0"))
     q = np.array([0.4, -0.7])
     names, effort, tip = _gravity_from_launched_node(NS_XACRO, model.joint_names, q)
     assert names == ["j1", "j2"] and tip == "tool"
     np.testing.assert_allclose(effort, model.gravity_torques(q), rtol=0, atol=1e-9)
     # the argument reached xacro: with the default mass2 (1 kg) joint 2's torque would differ
-    default = RobotModel.from_urdf(load_robot_description(XACRO_FILE))
+    default = RobotModel.from_urdf_string(load_robot_description(XACRO_FILE))
     assert abs(effort[1] - default.gravity_torques(q)[1]) > 1.0
 
 
@@ -318,7 +318,7 @@ def test_launch_xacro_with_arguments():
 def test_launch_with_the_robot_description_topic():
     # not the default description_file (the Panda): the node must take the topic's URDF
     urdf = load_robot_description(XACRO_FILE, "mass2:=2.5")
-    model = RobotModel.from_urdf(urdf)
+    model = RobotModel.from_urdf_string(urdf)
     q = np.array([0.3, -0.5])
     names, effort, tip = _gravity_from_launched_node(
         NS_TOPIC, model.joint_names, q, publish_description=urdf
@@ -330,7 +330,9 @@ def test_launch_with_the_robot_description_topic():
 
 @pytest.mark.launch(fixture=controller_launch)
 def test_launch_onto_controller_topics_with_two_params_files():
-    model = RobotModel.from_urdf(load_robot_description(XACRO_FILE), gravity=(0.0, 0.0, -4.0))
+    model = RobotModel.from_urdf_string(
+        load_robot_description(XACRO_FILE), gravity=(0.0, 0.0, -4.0)
+    )
     q = np.array([0.4, -0.7])
     probe = Probe()
     try:
@@ -360,7 +362,7 @@ def test_launch_with_robot_state_publisher_and_rviz_requested():
     # Where robot_state_publisher / rviz2 are missing the launch goes on without them (a
     # warning each): the dynamics node works, strict_inertia set. Where robot_state_publisher
     # is installed it publishes the same description on the namespace's robot_description.
-    model = RobotModel.from_urdf(load_robot_description(XACRO_FILE))
+    model = RobotModel.from_urdf_string(load_robot_description(XACRO_FILE))
     q = np.array([0.2, 0.3])
     _, effort, _ = _gravity_from_launched_node(NS_RSP, model.joint_names, q)
     np.testing.assert_allclose(effort, model.gravity_torques(q), rtol=0, atol=1e-9)
@@ -378,7 +380,7 @@ def test_launch_with_robot_state_publisher_and_rviz_requested():
         )
         got = probe.subscribe(String, NS_RSP + "/robot_description", qos)
         assert probe.feed_until(NS_RSP + "/joint_states", model.joint_names, q, lambda: got)
-        assert RobotModel.from_urdf(got[0].data).joint_names == model.joint_names
+        assert RobotModel.from_urdf_string(got[0].data).joint_names == model.joint_names
     finally:
         probe.close()
 

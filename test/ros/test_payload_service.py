@@ -32,7 +32,7 @@ NOISE = 0.02  # [Nm] torque noise
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(PANDA_URDF)
+    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 def publish_pose(node, names, q, tau_true, start_ns, rng):

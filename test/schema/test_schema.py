@@ -33,7 +33,7 @@ CONFIG_PARAMS = [p for p in DYNAMICS_NODE.params if p.config is not None]
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(os.path.join(REPO, "urdf", "panda_arm.urdf"))
+    return RobotModel.from_urdf_file(os.path.join(REPO, "urdf", "panda_arm.urdf"))
 
 
 def _fields(cls, prefix=""):

@@ -28,7 +28,7 @@ DEFAULTS = {p.name: p.default for p in ARM_SIMULATOR.params}
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(bundled_urdf_path("panda"), tip_link="panda_link8")
+    return RobotModel.from_urdf_file(bundled_urdf_path("panda"), tip_link="panda_link8")
 
 
 def make_arm(model, **changes):

@@ -90,7 +90,7 @@ def estimator_urdf():
     """The Panda URDF as the estimator knows it: exact inertias, the friction's viscous and
     symmetric Coulomb part (the asymmetric part averaged in) in ``<dynamics>``."""
     text = resolve_robot("panda", None).urdf
-    model = RobotModel.from_urdf(text, base_link=BASE, tip_link=TIP)
+    model = RobotModel.from_urdf_string(text, base_link=BASE, tip_link=TIP)
     for j, name in enumerate(model.joint_names):
         pattern = re.compile(rf'(<joint name="{name}".*?)<dynamics [^>]*/>', re.S)
         damping, friction = VISCOUS[j], COULOMB[j] + 0.5 * ASYMMETRY[j]
@@ -131,7 +131,7 @@ def simulate(seed, duration, pushes=(), rate=1000.0, logged=True):
     """
     rng = np.random.default_rng(seed)
     text = resolve_robot("panda", None).urdf
-    plant = RobotModel.from_urdf(text, base_link=BASE, tip_link=TIP).with_armature(
+    plant = RobotModel.from_urdf_string(text, base_link=BASE, tip_link=TIP).with_armature(
         np.full(7, ARMATURE)
     )
     n = plant.n

@@ -26,11 +26,13 @@ PANDA_Q = [0.3, -0.5, 0.2, -2.0, 0.1, 1.4, -0.6]
 
 
 def panda():
-    return RobotModel.from_urdf(bundled_urdf_path("panda"), tip_link="tool")
+    return RobotModel.from_urdf_file(bundled_urdf_path("panda"), tip_link="tool")
 
 
 def pendulum():
-    return RobotModel.from_urdf(bundled_urdf_path("double_pendulum"), gravity=(0.0, -9.81, 0.0))
+    return RobotModel.from_urdf_file(
+        bundled_urdf_path("double_pendulum"), gravity=(0.0, -9.81, 0.0)
+    )
 
 
 def run_json(capsys, *argv):

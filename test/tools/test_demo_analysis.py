@@ -23,7 +23,7 @@ Q0 = np.array(BUNDLED["panda"].home)
 
 @pytest.fixture(scope="module")
 def panda():
-    return RobotModel.from_urdf(bundled_urdf_path("panda"), tip_link="tool")
+    return RobotModel.from_urdf_file(bundled_urdf_path("panda"), tip_link="tool")
 
 
 def to_frame(model, wrench_base_at_tip, frame, q):
@@ -144,7 +144,9 @@ def test_analyse_push_counts_observer_restarts(panda):
 
 
 def test_analyse_pendulum_on_the_cores_trajectory():
-    model = RobotModel.from_urdf(bundled_urdf_path("double_pendulum"), gravity=(0.0, -9.81, 0.0))
+    model = RobotModel.from_urdf_file(
+        bundled_urdf_path("double_pendulum"), gravity=(0.0, -9.81, 0.0)
+    )
     q0 = np.zeros(2)
     ref = model.simulate(q0, np.zeros(2), 2.0, rtol=1e-10, atol=1e-12, sample_dt=0.004)
     t0_ns = 1_000_000_000

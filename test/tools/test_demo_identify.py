@@ -27,7 +27,7 @@ Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
 def nominal():
     with open(PANDA_URDF) as f:
         urdf = f.read()
-    return urdf, RobotModel.from_urdf(urdf)
+    return urdf, RobotModel.from_urdf_string(urdf)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_true_robot_differs_as_stated_and_is_physically_consistent(nominal, true
     assert np.all((coulomb >= IA.COULOMB[0]) & (coulomb <= IA.COULOMB[1]))
     assert np.all(is_physically_consistent(true.theta[: layout.n_inertial].reshape(-1, 10)))
     # the URDF the simulator reads is that robot
-    reread = RobotModel.from_urdf(true.urdf)
+    reread = RobotModel.from_urdf_string(true.urdf)
     np.testing.assert_allclose(layout.nominal(reread), true.theta, atol=1e-9)
     np.testing.assert_allclose(
         reread.gravity_torques(Q0), true.model.gravity_torques(Q0), atol=1e-9
@@ -144,7 +144,7 @@ def test_identify_recording_recovers_the_true_torques(nominal, true, excitation)
     g_err = found.model.gravity_torques(Q0) - true.model.gravity_torques(Q0)
     assert np.abs(g_err).max() < 0.1, g_err
     assert rep["base_parameter_count"] > 0 and rep["samples_used"] > 0
-    reread = RobotModel.from_urdf(found.urdf)
+    reread = RobotModel.from_urdf_string(found.urdf)
     assert reread.joint_names == model.joint_names
 
 

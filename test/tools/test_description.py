@@ -57,7 +57,7 @@ def write_arm(folder, name="arm.urdf.xacro", text=ARM_XACRO, bom=False):
 def gravity_torque(urdf_text, q=0.0):
     # rotation about +y with the mass on +x: g = m g (length / 2) cos(q) about -y ... the sign is
     # the model's business; the magnitude m g l/2 is what the xacro parameters set.
-    model = RobotModel.from_urdf(urdf_text)
+    model = RobotModel.from_urdf_string(urdf_text)
     return float(model.gravity_torques(np.array([q]))[0])
 
 

@@ -339,7 +339,7 @@ def test_bag_and_csv_of_one_recording_give_one_estimate(arm, free_run, free_esti
 def test_replay_maps_names_and_stamps_as_the_node(tmp_path):
     """Partial messages merged by name, unstamped ones at their recording time, a repeated joint
     name refused, unknown joints reported."""
-    model = RobotModel.from_urdf(ER.estimator_urdf(), base_link=ER.BASE, tip_link=ER.TIP)
+    model = RobotModel.from_urdf_string(ER.estimator_urdf(), base_link=ER.BASE, tip_link=ER.TIP)
     pipeline = EstimationPipeline(model)
     names = list(model.joint_names)
     q, zero = ER.HOME, np.zeros(7)

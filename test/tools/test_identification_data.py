@@ -189,7 +189,7 @@ def test_masks_held_joints_scale_offset_and_drop_messages(rng):
 
 # ------------------------------------------------------------------ the filter window
 def test_filter_window_chosen_from_the_data_beats_the_short_one(rng):
-    model = RobotModel.from_urdf(bundled_urdf_path("panda"))
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
     rec = record(model, rng, 30.0)
     names = model.joint_names
     data = clean(_samples(names, rec.t, rec.position, rec.effort, rec.velocity), effort_mask="auto")
@@ -250,7 +250,7 @@ FIT = ("--friction-model", "asymmetric", "--offset", "on")  # the true robot's (
 
 
 def test_identify_a_logged_arm_csv_window_chosen_and_fixed(tmp_path, capsys, rng):
-    model = RobotModel.from_urdf(bundled_urdf_path("panda"))
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
     rec = record(model, rng, 30.0)
     path = tmp_path / "run.csv"
     path.write_text(csv_text(model.joint_names, rec))
@@ -293,7 +293,7 @@ def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
     # robot homing (junk efforts), cut with --time-window
     urdf, arm, head, gripper = mobile_manipulator_urdf()
     (tmp_path / "mm.urdf").write_text(urdf)
-    model = RobotModel.from_urdf(urdf)
+    model = RobotModel.from_urdf_string(urdf)
     names = list(model.joint_names)
     recorded = ["torso_lift"] + arm
     idx = [names.index(j) for j in recorded]
@@ -351,7 +351,7 @@ def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
             assert rms_identified[k] is None and report["residual_sigma"][k] is None
     # the identified URDF predicts what a URDF can hold of the true robot (rigid bodies,
     # viscous and Coulomb friction) on the measured joints, held joints held
-    identified = RobotModel.from_urdf((tmp_path / "id.urdf").read_text())
+    identified = RobotModel.from_urdf_string((tmp_path / "id.urdf").read_text())
     t = np.linspace(3.0, 13.0, 200)
     q, qd, qdd = rec.motion(t)
     q[:, names.index("head_1")] = 0.0

@@ -164,7 +164,7 @@ def run(capsys, *argv):
 @pytest.fixture(scope="module")
 def panda_recording(tmp_path_factory):
     rng = np.random.default_rng(11)
-    model = RobotModel.from_urdf(bundled_urdf_path("panda"))
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
     layout, theta, t, q, qd, qdd, tau = recording(model, rng, duration=40.0, rate=100.0, noise=0.2)
     path = tmp_path_factory.mktemp("panda") / "panda_bag"
     write_bag(path, full_messages(model.joint_names, t, q, qd, tau))
@@ -191,7 +191,7 @@ def test_identify_writes_a_consistent_urdf(tmp_path, capsys, panda_recording):
     assert os.path.getsize(plot) > 1000
     # the written URDF: loads in the core, is consistent link by link, predicts the truth
     text = out.read_text()
-    identified = RobotModel.from_urdf(text)
+    identified = RobotModel.from_urdf_string(text)
     assert identified.joint_names == model.joint_names
     ident_layout = ParameterLayout.for_model(identified)
     body = ident_layout.nominal(identified)[: layout.n_inertial].reshape(-1, 10)
@@ -231,7 +231,7 @@ def test_identify_errors(tmp_path, capsys, rng, panda_recording):
     assert code == 2 and "no topic '/js'" in err and "/joint_states" in err
     code, _, err = run(capsys, "identify", "panda", tmp_path / "nothing", "--out", out)
     assert code == 2 and "no such bag" in err
-    model = RobotModel.from_urdf(urdf, gravity=PENDULUM_G)
+    model = RobotModel.from_urdf_file(urdf, gravity=PENDULUM_G)
     names = model.joint_names
     effort = 1.0 + 0.01 * rng.normal(size=(500, 2))  # a sensor's noise
     # too few samples
@@ -264,7 +264,7 @@ def test_excite_writes_a_feasible_exciting_trajectory(tmp_path, capsys):
     assert len(points) == 601 and points[0]["time_from_start"] == {"sec": 3, "nanosec": 0}
     assert points[0]["velocities"] == [0.0, 0.0] and points[0]["accelerations"] == [0.0, 0.0]
     table = np.loadtxt(prefix + ".csv", delimiter=",", skiprows=1)
-    model = RobotModel.from_urdf(bundled_urdf_path("double_pendulum"), gravity=PENDULUM_G)
+    model = RobotModel.from_urdf_file(bundled_urdf_path("double_pendulum"), gravity=PENDULUM_G)
     lower, upper = model.position_limits
     q, qd, qdd = table[:, 1:3], table[:, 3:5], table[:, 5:7]
     margin = 0.1 * (upper - lower) - 1e-9
@@ -287,7 +287,7 @@ def test_excite_writes_a_feasible_exciting_trajectory(tmp_path, capsys):
 
 def test_identify_payload_from_static_poses(tmp_path, capsys):
     rng = np.random.default_rng(9)
-    model = RobotModel.from_urdf(bundled_urdf_path("panda"))
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
     com = np.array([0.0, 0.03, 0.05])
     truth = model.with_payload(2.0, com, frame="tool")
     poses = [

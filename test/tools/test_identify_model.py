@@ -40,7 +40,7 @@ def arm3_recording(tmp_path_factory):
     path = tmp_path_factory.mktemp("arm3")
     urdf = path / "arm3.urdf"
     urdf.write_text(ARM3_URDF)
-    model = RobotModel.from_urdf(ARM3_URDF)
+    model = RobotModel.from_urdf_string(ARM3_URDF)
     layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
     bodies = []
     for b in range(model.tree.nb):
@@ -217,7 +217,7 @@ def test_an_asymmetry_at_its_bound_stays_within_the_written_coulomb_level():
 
     from robot_dynamics.tools.identified_model import identified_parameters, identified_urdf
 
-    model = RobotModel.from_urdf(ARM3_URDF)
+    model = RobotModel.from_urdf_string(ARM3_URDF)
     coulomb = np.array([0.17525792020545372, 0.3, 1.0 / 3.0])
     friction = FrictionModel([0.1] * 3, coulomb, asymmetry=-coulomb)
     layout = ParameterLayout.for_model(model, asymmetry=True)
@@ -229,7 +229,7 @@ def test_an_asymmetry_at_its_bound_stays_within_the_written_coulomb_level():
         theta=theta,
     )
     values = identified_parameters(result, model, 0.01)
-    urdf = RobotModel.from_urdf(identified_urdf(ARM3_URDF, model, layout, theta))
+    urdf = RobotModel.from_urdf_string(identified_urdf(ARM3_URDF, model, layout, theta))
     both = urdf.with_friction(urdf.friction.with_parameters(values))
     np.testing.assert_allclose(both.friction.asymmetry, -coulomb, rtol=1e-8)
     assert np.all(np.abs(both.friction.asymmetry) <= both.friction.coulomb)

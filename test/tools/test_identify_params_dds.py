@@ -95,7 +95,7 @@ def test_identified_urdf_and_parameters_remove_the_phantom_wrench(
     panda = BUNDLED["panda"]
     nominal_path = bundled_urdf_path("panda")
     nominal_urdf = open(nominal_path).read()
-    model = RobotModel.from_urdf(nominal_urdf, tip_link=panda.tip_link)
+    model = RobotModel.from_urdf_string(nominal_urdf, tip_link=panda.tip_link)
     q0 = np.array(panda.home)
     setup = SimpleNamespace(
         urdf=nominal_urdf,

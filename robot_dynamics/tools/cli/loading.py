@@ -43,7 +43,7 @@ def load_model(args):
     base, tip, grav = defaults(source, args.base_link, args.tip_link, gravity)
     label = source.path or source.label
     try:
-        model = RobotModel.from_urdf(
+        model = RobotModel.from_urdf_string(
             source.urdf,
             base_link=base,
             tip_link=tip,

@@ -103,7 +103,7 @@ def true_robot(
     theta[layout.group_slice("viscous")] = limits * rng.uniform(*VISCOUS, model.n)
     theta[layout.group_slice("coulomb")] = limits * rng.uniform(*COULOMB, model.n)
     urdf = identified_urdf(nominal_urdf, model, layout, theta)
-    true_model = RobotModel.from_urdf(
+    true_model = RobotModel.from_urdf_string(
         urdf, base_link=model.base_link, tip_link=model.tip_link, gravity=tuple(model.gravity)
     )
     return TrueRobot(urdf, true_model, theta, layout, float(tool_mass))
@@ -242,7 +242,7 @@ def identify_recording(
     layout = ParameterLayout.for_model(model)
     result = identify(model, train.q, train.qd, train.qdd, train.tau, layout=layout)
     urdf = identified_urdf(nominal_urdf, model, layout, result.theta)
-    identified = RobotModel.from_urdf(
+    identified = RobotModel.from_urdf_string(
         urdf, base_link=model.base_link, tip_link=model.tip_link, gravity=tuple(model.gravity)
     )
     Y = regressor(model, test.q, test.qd, test.qdd, layout)

@@ -76,7 +76,9 @@ def excitation_worker(urdf: str, base_link: str, tip_link: str, gravity, seed: i
 
     os.nice(10)  # the nodes first: this runs beside them on a small machine
     start = time.perf_counter()
-    model = RobotModel.from_urdf(urdf, base_link=base_link, tip_link=tip_link, gravity=gravity)
+    model = RobotModel.from_urdf_string(
+        urdf, base_link=base_link, tip_link=tip_link, gravity=gravity
+    )
     traj, condition = optimize_excitation(
         model,
         period=EXCITATION_PERIOD,

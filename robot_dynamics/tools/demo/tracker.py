@@ -40,7 +40,7 @@ def load_reference(path: str):
     from robot_dynamics.tools.demo.identify_analysis import ExcitationReference
 
     d = np.load(path)
-    model = RobotModel.from_urdf(
+    model = RobotModel.from_urdf_string(
         str(d["urdf"]),
         base_link=str(d["base_link"]),
         tip_link=str(d["tip_link"]),
