@@ -115,7 +115,9 @@ def optimize_excitation(
         samples: sample times per period for the condition number and the limits.
         starts: random starting points (the best is optimised).
         maxiter: L-BFGS-B iterations.
-        layout: regressor layout (default: inertial + viscous + Coulomb friction).
+        layout: regressor layout (default: what ``identify`` fits by default: inertial, viscous
+            and Coulomb friction and a torque offset per joint, so that an offset cannot pass
+            for gravity).
         seed: random seed.
 
     Returns:
@@ -140,7 +142,7 @@ def optimize_excitation(
         raise InvalidInputError(
             "excitation: every joint needs a position range and positive limits"
         )
-    layout = ParameterLayout.for_model(model) if layout is None else layout
+    layout = ParameterLayout.for_model(model, offset=True) if layout is None else layout
     base = base_parameters(model, layout)
     t = np.linspace(0.0, period, samples, endpoint=False)
     L = harmonics

@@ -19,12 +19,11 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
-from robot_dynamics.core.identification import identify
+from robot_dynamics.core.identification import identify, stacked_regressor
 from robot_dynamics.core.regressor import (
     ParameterLayout,
     inertia_to_parameters,
     parameters_to_inertia,
-    regressor,
 )
 from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
 from robot_dynamics.tools.demo.analysis import Recording, align, estimates_of
@@ -193,13 +192,17 @@ class IdentifiedRobot:
 
     Attributes:
         urdf: the identified URDF text.
-        model: its RobotModel.
+        model: its RobotModel (with the friction model of ``parameters``).
+        parameters: the dynamics node's parameters of what the URDF cannot carry (the friction
+            model beyond viscous and Coulomb, the torque offsets as ``effort_offset``).
         report: JSON-ready numbers (samples, base parameters, condition number, per-joint torque
-            RMS of the nominal and identified model on the held-out part, masses, friction).
+            RMS of the nominal and identified model on the held-out part, masses, friction model
+            and offsets per joint).
     """
 
     urdf: str
     model: object
+    parameters: Dict
     report: Dict
 
 
@@ -215,7 +218,9 @@ def identify_recording(
     true: TrueRobot = None,
     rate: float = None,
 ) -> IdentifiedRobot:
-    """Identify the robot from recorded joint states, as ``robot-dynamics identify`` does.
+    """Identify the robot from recorded joint states as ``robot-dynamics identify`` does: per
+    joint the friction model and torque offset the held-out data support, the physically
+    consistent fit, the identified URDF and the node's parameters.
 
     Args:
         nominal_urdf: nominal URDF text.
@@ -235,20 +240,27 @@ def identify_recording(
         IdentificationError: too few samples, data that do not excite the base parameters.
     """
     from robot_dynamics import RobotModel
-    from robot_dynamics.tools.identified_model import identified_urdf
+    from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
+    from robot_dynamics.core.friction_identification import select_model
+    from robot_dynamics.tools.identified_model import identified_parameters, identified_urdf
 
     data = prepare(JointSamples(np.asarray(t, dtype=float), q, qd, effort), rate=rate)
     train, test = data.split(holdout)
-    layout = ParameterLayout.for_model(model)
-    result = identify(model, train.q, train.qd, train.qdd, train.tau, layout=layout)
+    selection = select_model(model, train, test)
+    layout = selection.layout
+    result = identify(
+        model, train.q, train.qd, train.qdd, train.tau, layout=layout, smooth=train.smoothed
+    )
     urdf = identified_urdf(nominal_urdf, model, layout, result.theta)
+    parameters = identified_parameters(result, model, DEFAULT_VELOCITY_THRESHOLD)
     identified = RobotModel.from_urdf_string(
         urdf, base_link=model.base_link, tip_link=model.tip_link, gravity=tuple(model.gravity)
     )
-    Y = regressor(model, test.q, test.qd, test.qdd, layout)
+    identified = identified.with_friction(identified.friction.with_parameters(parameters))
+    Y = stacked_regressor(model, test.q, test.qd, test.qdd, layout, smooth=test.smoothed)
 
-    def rms(theta):
-        return np.sqrt(np.mean((test.tau - Y @ theta) ** 2, axis=0)).tolist()
+    def rms(predicted):
+        return np.sqrt(np.mean((test.tau - predicted) ** 2, axis=0)).tolist()
 
     masses = {
         "nominal": result.theta_nominal[: layout.n_inertial : 10].tolist(),
@@ -262,17 +274,22 @@ def identify_recording(
         "condition_number": float(result.condition_number),
         "bodies": list(layout.body_links),
         "masses_kg": masses,
-        "torque_rms_nominal": rms(result.theta_nominal),
-        "torque_rms_identified": rms(result.theta),
+        "torque_rms_nominal": rms(Y @ result.theta_nominal),
+        "torque_rms_identified": rms(Y @ result.theta),
+        "friction_model": list(selection.friction),
+        "offset": result.group("offset").tolist(),
         "damping": result.group("viscous").tolist(),
         "friction": result.group("coulomb").tolist(),
     }
     if true is not None:
         masses["true"] = true.theta[: layout.n_inertial : 10].tolist()
-        report["torque_rms_true"] = rms(true.theta)
-        report["damping_true"] = true.theta[layout.group_slice("viscous")].tolist()
-        report["friction_true"] = true.theta[layout.group_slice("coulomb")].tolist()
-    return IdentifiedRobot(urdf, identified, report)
+        Y_true = stacked_regressor(
+            model, test.q, test.qd, test.qdd, true.layout, smooth=test.smoothed
+        )
+        report["torque_rms_true"] = rms(Y_true @ true.theta)
+        report["damping_true"] = true.theta[true.layout.group_slice("viscous")].tolist()
+        report["friction_true"] = true.theta[true.layout.group_slice("coulomb")].tolist()
+    return IdentifiedRobot(urdf, identified, parameters, report)
 
 
 # ------------------------------------------------------------------ wrench errors

@@ -567,7 +567,9 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
             file=out,
             flush=True,
         )
-        run.set_parameters("dynamics_node", {"robot_description": identified.urdf})
+        run.set_parameters(
+            "dynamics_node", {"robot_description": identified.urdf, **identified.parameters}
+        )
         run.wait_sim(SETTLE, "after loading the identified URDF")
         run.settle("after loading the identified URDF")
         print("3/3 the same pushes with the identified URDF", file=out, flush=True)
