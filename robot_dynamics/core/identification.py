@@ -505,7 +505,7 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
     x0 = np.concatenate(
         [
             parameters_to_log_cholesky(nominal_bodies).reshape(-1),
-            np.linalg.solve(T, theta_nominal[ni:]),
+            np.linalg.solve(T, _joint_start(layout, base, beta, theta_nominal)),
         ]
     )
     lower = np.concatenate([np.full(ni, -np.inf), lower])
@@ -551,6 +551,28 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
     at_bound = (sol.active_mask == -1) | (x - lower <= BOUND_TOLERANCE)
     x[at_bound] = lower[at_bound]
     return theta_of(x)
+
+
+def _joint_start(layout, base, beta, theta_nominal):
+    """Where the solver starts the per-joint parameters: their least-squares values where the
+    data see each alone (friction, offsets, armature usually; the nominal elsewhere), within
+    their bounds. A start at the nominal values leaves a large offset or friction far from the
+    optimum, and the solver then spends its evaluations on it."""
+    ni = layout.n_inertial
+    start = np.array(theta_nominal[ni:], dtype=float)
+    for row, column in enumerate(base.independent):
+        if column >= ni and np.count_nonzero(base.K[row]) == 1:
+            start[column - ni] = beta[row]
+    values = {g: layout.joint_values(np.r_[theta_nominal[:ni], start], g) for g in layout.groups}
+    for group in ("viscous", "coulomb", "stribeck", "armature"):
+        if group in values:
+            values[group] = np.maximum(values[group], 0.0)
+    if "asymmetry" in values:
+        values["asymmetry"] = np.clip(values["asymmetry"], -values["coulomb"], values["coulomb"])
+    for group in layout.groups:
+        sl = layout.group_slice(group)
+        start[sl.start - ni : sl.stop - ni] = values[group][list(layout.joints(group))]
+    return start
 
 
 def _joint_coordinates(layout):

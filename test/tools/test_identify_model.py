@@ -167,6 +167,19 @@ def test_identify_with_fixed_choices_and_the_printed_report(tmp_path, capsys, ar
     )  # fmt: skip
     assert code == 0, err
     assert json.loads(stdout)["friction_model"] == ["asymmetric"] * 3
+    # the recording's efforts given with an offset of their own: the node's effort_offset is
+    # still the one that turns the recorded efforts into torques (the consistent fit starts
+    # friction and offsets at their least-squares values: from the nominal ones its solver
+    # stopped far from the optimum here)
+    code, stdout, err = run(
+        capsys, "identify", urdf, bag, "--out", out, "--effort-offset", "0.5", "0", "0",
+        "--effort-scale", "1", "1", "1", "--friction-model", "asymmetric", "--offset", "on",
+        "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    values = read_parameters_file(tmp_path / "fixed.yaml").values
+    np.testing.assert_allclose(values["effort_offset"], -OFFSET, atol=0.05)
+    assert values["effort_scale"] == [1.0, 1.0, 1.0]
     code, _, err = run(capsys, "identify", urdf, bag, "--out", out, "--stribeck-velocity", "0")
     assert code == 2 and "--stribeck-velocity must be > 0" in err
 
