@@ -58,7 +58,11 @@ class CheckedAlgorithms:
             InvalidInputError: wrong shape, non-finite or out-of-bound values (names the joint).
         """
         q = check_vector(q, "q", self.tree.joint_names)
-        return _dynamics.gravity_torques(self.tree, _dynamics.kinematics(self.tree, q))
+        if q.ndim == 1:  # one configuration (the controllers' call): straight to it
+            return _dynamics.gravity_torques(self.tree, _dynamics.kinematics(self.tree, q))
+        return _dynamics.in_chunks(
+            self.tree, q.shape[:-1], _dynamics.gravity_torques, q, entries=16
+        )
 
     def inverse_dynamics(self, q, qd, qdd, f_ext=None, frame=None):
         """Inverse dynamics by RNEA: ``tau = M qdd + C qd + g - J_frame^T f_ext``.
@@ -314,7 +318,9 @@ class CheckedAlgorithms:
             InvalidInputError: wrong shape or non-finite values.
         """
         q = check_vector(q, "q", self.tree.joint_names)
-        return _dynamics.potential_energy(self.tree, _dynamics.kinematics(self.tree, q))
+        return _dynamics.in_chunks(
+            self.tree, q.shape[:-1], _dynamics.potential_energy, q, entries=16
+        )
 
     def total_energy(self, q, qd):
         """Kinetic plus potential energy.
@@ -348,7 +354,9 @@ class CheckedAlgorithms:
         """
         frame = self.resolve_frame(frame)
         q = check_vector(q, "q", self.tree.joint_names)
-        return _dynamics.frame_pose(self.tree, _dynamics.kinematics(self.tree, q), frame)
+        return _dynamics.in_chunks(
+            self.tree, q.shape[:-1], _dynamics.frame_pose, q, frame=frame, entries=16
+        )
 
     def jacobian(self, q, frame=None, axes="base"):
         """Geometric Jacobian of a frame: rows ``[vx vy vz wx wy wz]`` of the frame origin.
@@ -369,8 +377,12 @@ class CheckedAlgorithms:
         frame = self.resolve_frame(frame)
         check_axes(axes)
         q = check_vector(q, "q", self.tree.joint_names)
-        kin = _dynamics.kinematics(self.tree, q)
-        return _dynamics.frame_jacobian(self.tree, kin, frame, axes)
+        if q.ndim == 1:  # one configuration (the controllers' call): straight to it
+            kin = _dynamics.kinematics(self.tree, q)
+            return _dynamics.frame_jacobian(self.tree, kin, frame, axes)
+        return _dynamics.in_chunks(
+            self.tree, q.shape[:-1], _dynamics.frame_jacobian, q, frame=frame, axes=axes, entries=16
+        )
 
     def jacobian_dot_qd(self, q, qd, frame=None, axes="base"):
         """``Jdot qd``: classical acceleration of the frame origin at zero joint acceleration.

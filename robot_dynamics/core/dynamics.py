@@ -31,14 +31,13 @@ from .rnea import rnea, world_wrench
 
 _isfinite = np.isfinite
 
-#: Body configurations (configurations x bodies) per pass of :func:`in_chunks`: a larger batch
-#: is computed a chunk at a time, so that the per-body temporaries (..., nb, 6, 6) of a pass stay
-#: small: in the CPU cache, and recycled by the allocator instead of being handed back to the
-#: operating system and faulted in again on the next pass (a 6- or 7-joint arm's inverse
-#: dynamics at 1000 configurations: about 3.5x less CPU time than in one pass). The terms
-#: without 6 x 6 temporaries per body (gravity, frame poses and Jacobians) gain nothing from it
-#: and run in one pass.
-CHUNK_BODY_CONFIGURATIONS = 512
+#: Bytes of one per-body temporary array (configurations x bodies x its entries, float64) in a
+#: pass of :func:`in_chunks`: a larger batch is computed a chunk at a time, so that these arrays
+#: stay small: in the CPU cache, and recycled by the allocator instead of being handed back to
+#: the operating system and faulted in again on the next pass (a 6- or 7-joint arm's inverse
+#: dynamics at 1000 configurations: about 3.5x less CPU time than in one pass; 512 body
+#: configurations of 6 x 6 matrices).
+CHUNK_BYTES = 512 * 36 * 8
 
 
 def kinematics(tree, q):
@@ -54,9 +53,9 @@ def kinematics(tree, q):
     return Kinematics(tree, tree.body_positions(q))
 
 
-def in_chunks(tree, shape, function, q, *arrays, **options):
+def in_chunks(tree, shape, function, q, *arrays, entries=36, **options):
     """``function(tree, kinematics(tree, q), *arrays, **options)`` over a batch of configurations,
-    in chunks of about :data:`CHUNK_BODY_CONFIGURATIONS` / nb configurations.
+    a chunk at a time: chunks of ``CHUNK_BYTES / (8 entries nb)`` configurations.
 
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
@@ -66,15 +65,19 @@ def in_chunks(tree, shape, function, q, *arrays, **options):
             ``shape``).
         q: (..., n) joint positions [rad or m].
         *arrays: (..., m) arrays of the batch (or None, passed on as None).
+        entries: entries per body of ``function``'s largest temporaries: 36 for the dynamics
+            (6 x 6 spatial matrices), 16 for poses and Jacobians (4 x 4 transforms).
         **options: passed on unchanged.
 
     Returns:
         ``function``'s result (..., *) over the whole batch (a tuple when it returns one).
     """
-    if not shape or math.prod(shape) * tree.nb <= CHUNK_BODY_CONFIGURATIONS:
+    if not shape:  # one configuration
         return function(tree, kinematics(tree, q), *arrays, **options)
     size = math.prod(shape)
-    chunk = max(1, CHUNK_BODY_CONFIGURATIONS // tree.nb)
+    chunk = max(1, CHUNK_BYTES // (8 * entries * max(tree.nb, 1)))
+    if size <= chunk:
+        return function(tree, kinematics(tree, q), *arrays, **options)
     flat = [
         None if a is None else np.broadcast_to(a, shape + a.shape[-1:]).reshape(size, -1)
         for a in (q,) + arrays

@@ -206,7 +206,7 @@ def test_unchecked_entry_points_give_what_the_checked_methods_give(name, rng):
 def test_a_batch_in_chunks_gives_what_one_pass_gives(name, rng):
     model = load_model(name).with_armature(0.05)
     tree = model.tree
-    shape = (3, 2 * dynamics.CHUNK_BODY_CONFIGURATIONS // tree.nb + 5)  # several chunks
+    shape = (3, 2 * dynamics.CHUNK_BYTES // (8 * 36 * tree.nb) + 5)  # several chunks
     q, qd, qdd = random_state(model, name, rng, shape=shape)
     qd = qd[0, 0]  # one velocity for the whole batch: broadcast
     f_ext = rng.normal(size=shape + (6,))
