@@ -325,11 +325,31 @@ class MomentumObserver:
             p, CTqd, g = terms.momentum, terms.coriolis_transpose_qd, terms.gravity
         if self.friction:
             tau = tau - self.model.friction_torques(qd, self.friction_velocity_threshold)
+        return self.advance(tau, dt, p, CTqd, g).copy()
+
+    def advance(self, tau, dt, momentum, coriolis_transpose_qd, gravity):
+        """Advance by dt from dynamics terms already computed at the new state.
+
+        An unchecked entry point (see :mod:`robot_dynamics.core.dynamics`): the observer has
+        started (:meth:`reset`), ``tau`` is finite and its friction already removed, ``dt`` is
+        finite and > 0; :meth:`update` checks its arguments and calls this.
+
+        Args:
+            tau: (..., n) applied joint torques [N m or N].
+            dt: time step [s].
+            momentum: (..., n) M qd [kg m^2/s or kg m/s].
+            coriolis_transpose_qd: (..., n) C^T qd [N m or N].
+            gravity: (..., n) g(q) [N m or N].
+
+        Returns:
+            ndarray: the estimated external joint torques r (..., n) [N m or N]: the observer's
+            ``residual`` itself (a new array every step; not to be modified).
+        """
         # The residual enters its own integral implicitly (r at the end of the step), so the
         # update is stable and monotone for any gain * dt, e.g. after a gap in the samples:
         #   r_new = K (p - p0 - I_old - (tau + C^T qd - g + r_new) dt)
-        known = tau + CTqd - g
-        u = p - self._p0 - self._integral - known * dt
+        known = tau + coriolis_transpose_qd - gravity
+        u = momentum - self._p0 - self._integral - known * dt
         self.residual = self.gain * u / (1.0 + self.gain * dt)
         self._integral = self._integral + (known + self.residual) * dt
-        return self.residual.copy()
+        return self.residual

@@ -25,8 +25,10 @@ import math
 
 import numpy as np
 
+from robot_dynamics.core import dynamics
 from robot_dynamics.core.errors import RobotDynamicsError
-from robot_dynamics.core.estimation import MomentumObserver
+from robot_dynamics.core.estimation import MomentumObserver, external_wrench
+from robot_dynamics.core.state_terms import StateTerms
 
 from .config import PipelineConfig, validate_config
 from .contact import ContactDetector
@@ -342,9 +344,10 @@ class EstimationPipeline:
         sample.t_ns, sample.dt_ns, sample.q, sample.qd = t_ns, dt_ns, q, qd
         sample.have_velocity, sample.stale_velocity = have_velocity, stale_velocity
         sample.fresh_effort = full and effort is not None
-        sample.terms = self.model.state_terms(
-            q, qd, frame=frame, axes="local", jacobian=frame is not None
-        )
+        # validated once (checked, or merged from checked values): the core's unchecked entry
+        # points from here on
+        tree = self.model.tree
+        sample.terms = StateTerms(tree, dynamics.kinematics(tree, q), qd, frame, "local")
         if self._friction is not None and have_velocity:
             sample.friction = self._friction(qd)
         return sample
@@ -528,20 +531,23 @@ class EstimationPipeline:
             tau_ext = terms.nonlinear_effects - tau
             self._observer.reset(sample.q, sample.qd, terms=terms, residual=tau_ext)
             return tau_ext
-        return self._observer.update(sample.q, sample.qd, tau, dt, terms=terms)
+        return self._observer.advance(
+            tau, dt, terms.momentum, terms.coriolis_transpose_qd, terms.gravity
+        )
 
     def _wrench(self, sample, tau_ext):
         """The wrench at the wrench frame (set on ``sample.out``), or None when not finite."""
         out = sample.out
-        est = self.model.estimate_external_wrench(
+        est = external_wrench(
+            self.model.tree,
             sample.q,
             tau_ext,
-            frame=self.contact_frame,
-            sensor_frame=self.wrench_frame,
-            components=self.wrench_components,
-            damping=self.config.wrench_damping,
-            singular_threshold=self.config.singular_threshold,
-            jacobian=sample.terms.jacobian,
+            self.contact_frame,
+            self.wrench_frame,
+            self.wrench_components,
+            self.config.wrench_damping,
+            self.config.singular_threshold,
+            sample.terms.jacobian,
         )
         wrench = self._finite(est.wrench, "wrench")
         if wrench is None:
