@@ -224,11 +224,12 @@ def test_commands_compute_with_the_parameters_file(capsys, arm3_recording, ident
 
 
 def test_an_asymmetry_at_its_bound_stays_within_the_written_coulomb_level():
-    """|asymmetry| = coulomb (a direction without Coulomb friction) survives the URDF's rounding
-    of the Coulomb level: the parameters file and the URDF load together."""
+    """|asymmetry| = coulomb (a direction without Coulomb friction): the URDF's Coulomb level and
+    the parameters file's asymmetry are written exactly, the two load together."""
     from types import SimpleNamespace
 
-    from robot_dynamics.tools.identified_model import identified_parameters, identified_urdf
+    from robot_dynamics.core.urdf_writer import identified_urdf
+    from robot_dynamics.tools.identified_parameters import identified_parameters
 
     model = RobotModel.from_urdf_string(ARM3_URDF)
     coulomb = np.array([0.17525792020545372, 0.3, 1.0 / 3.0])
@@ -244,5 +245,6 @@ def test_an_asymmetry_at_its_bound_stays_within_the_written_coulomb_level():
     values = identified_parameters(result, model, 0.01)
     urdf = RobotModel.from_urdf_string(identified_urdf(ARM3_URDF, model, layout, theta))
     both = urdf.with_friction(urdf.friction.with_parameters(values))
-    np.testing.assert_allclose(both.friction.asymmetry, -coulomb, rtol=1e-8)
+    np.testing.assert_array_equal(both.friction.asymmetry, -coulomb)
+    np.testing.assert_array_equal(both.friction.coulomb, coulomb)
     assert np.all(np.abs(both.friction.asymmetry) <= both.friction.coulomb)

@@ -14,9 +14,10 @@ Per joint it chooses the simplest friction model the held-out data support (visc
 asymmetric, Stribeck) and whether a torque offset pays
 (:mod:`robot_dynamics.core.friction_identification`; ``--friction-model`` and ``--offset`` fix
 them), fits it (:func:`robot_dynamics.core.identification.identify`) and writes the identified
-URDF (``--out``) and beside it ``<stem>.yaml``, the dynamics node's parameters of what a URDF
-cannot carry (torque offsets as ``effort_offset``, the friction model, armature when fitted;
-:mod:`robot_dynamics.tools.identified_model`).
+URDF (``--out``, :func:`robot_dynamics.core.urdf_writer.identified_urdf`) and beside it
+``<stem>.yaml``, the dynamics node's parameters of what a URDF cannot carry (torque offsets as
+``effort_offset``, the friction model, armature when fitted;
+:mod:`robot_dynamics.tools.identified_parameters`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import time
 import numpy as np
 
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
-from robot_dynamics.tools.identified_model import parameters_path
+from robot_dynamics.tools.identified_parameters import parameters_path
 
 from .arguments import Invocation
 from .errors import EXIT_USAGE, CLIError

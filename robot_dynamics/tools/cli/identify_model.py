@@ -1,7 +1,8 @@
 """``robot-dynamics identify``'s model options and their report: the friction model per joint
 (chosen on the held-out data or given), the torque offsets, armature; what the fit chose and the
-evidence; the files written (the identified URDF and the dynamics node's parameters file beside
-it, :mod:`robot_dynamics.tools.identified_model`). See
+evidence; the files written (the identified URDF,
+:func:`robot_dynamics.core.urdf_writer.identified_urdf`, and the dynamics node's parameters file
+beside it, :mod:`robot_dynamics.tools.identified_parameters`). See
 :mod:`robot_dynamics.core.friction_identification`.
 """
 
@@ -19,11 +20,8 @@ from robot_dynamics.core.friction_identification import (
     select_model,
 )
 from robot_dynamics.core.identification import identify
-from robot_dynamics.tools.identified_model import (
-    identified_parameters,
-    identified_urdf,
-    parameters_file_text,
-)
+from robot_dynamics.core.urdf_writer import identified_urdf
+from robot_dynamics.tools.identified_parameters import identified_parameters, parameters_file_text
 
 from .errors import EXIT_USAGE, CLIError
 from .identify_data import finite_or_none

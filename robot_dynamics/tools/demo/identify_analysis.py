@@ -75,7 +75,7 @@ def true_robot(
         TrueRobot: the perturbed robot.
     """
     from robot_dynamics import RobotModel
-    from robot_dynamics.tools.identified_model import identified_urdf
+    from robot_dynamics.core.urdf_writer import identified_urdf
 
     rng = np.random.default_rng(seed)
     layout = ParameterLayout.for_model(model)
@@ -242,7 +242,8 @@ def identify_recording(
     from robot_dynamics import RobotModel
     from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
     from robot_dynamics.core.friction_identification import select_model
-    from robot_dynamics.tools.identified_model import identified_parameters, identified_urdf
+    from robot_dynamics.core.urdf_writer import identified_urdf
+    from robot_dynamics.tools.identified_parameters import identified_parameters
 
     data = prepare(JointSamples(np.asarray(t, dtype=float), q, qd, effort), rate=rate)
     train, test = data.split(holdout)
