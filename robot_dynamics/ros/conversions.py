@@ -147,7 +147,9 @@ class JointNameMap:
             context: what the message is, for error messages.
 
         Returns:
-            tuple: ``(present (n,) bool, message indices, model indices, identity, unknown names)``.
+            tuple: ``(present, message indices, model indices, identity, unknown names)``;
+            ``present`` is the (n,) bool mask of the model joints the message names, or None when
+            it names every one (the estimation pipeline's "all joints").
 
         Raises:
             ValueError: a joint name appears twice (named, with ``context``).
@@ -165,6 +167,8 @@ class JointNameMap:
                     model_idx.append(j)
             present = np.zeros(self.n, dtype=bool)
             present[model_idx] = True
+            if present.all():
+                present = None
             identity = list(names) == list(self.joint_names)
             self._layout = (
                 present,
@@ -186,7 +190,8 @@ class JointNameMap:
             context: what the message is, for error messages.
 
         Returns:
-            tuple: ``(present (n,) bool, unknown names, [(n,) array or None per field])``.
+            tuple: ``(present, unknown names, [(n,) array or None per field])``, ``present`` the
+            (n,) bool mask of the model joints the message names or None when it names every one.
 
         Raises:
             ValueError: a repeated name, or a field whose length differs from the names'.

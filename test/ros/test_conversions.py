@@ -69,8 +69,13 @@ def test_joint_name_map_to_model_order_with_nan_for_absent_joints():
         names.fields(["j1", "j2"], (("position", [1.0]),), "t")
     with pytest.raises(ValueError, match="'j1' appears twice"):
         names.fields(["j1", "j1"], (("position", [1.0, 2.0]),), "t")
-    # the model's own order: a copy of the message values
+    # the model's own order: a copy of the message values; every joint named: present is None
     data = array("d", [1.0, 2.0, 3.0])
+    present, _, (q,) = names.fields(["j1", "j2", "j3"], (("position", data),), "t")
+    assert present is None
+    present, _, (q2,) = names.fields(["j3", "j1", "j2"], (("position", data),), "t")
+    assert present is None
+    np.testing.assert_array_equal(q2, [2.0, 3.0, 1.0])
     _, _, (q,) = names.fields(["j1", "j2", "j3"], (("position", data),), "t")
     q[0] = 7.0
     assert data[0] == 1.0
