@@ -30,7 +30,7 @@ trajectory's point, q qd qdd) at R Hz beside joint_states, as a trajectory contr
 (target: 1 kHz references + 1 kHz joint_states keep >= 99 % processed).
 
 Usage: python benchmarks/bench_node.py [--duration 30] [--rate 1000] [--domain-id N]
-       [--executor split] [--command-source feedforward] [--reference-rate 1000]
+       [--executor split_events] [--command-source feedforward] [--reference-rate 1000]
 Sets ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else 73).
 """
 
@@ -556,8 +556,8 @@ def main():
     parser.add_argument(
         "--executor",
         choices=("split", "split_events", "multi_threaded", "events"),
-        default="split",
-        help="the dynamics node's executor parameter (split, its default)",
+        default="split_events",
+        help="the dynamics node's executor parameter (split_events, its default)",
     )
     parser.add_argument(
         "--reference-rate",

@@ -11,10 +11,13 @@ set size from /proc every --sample seconds. Reports RSS after the warm-up, at th
 messages published and commands received. A measurement, not a test (exit code 0).
 
 Usage: python benchmarks/bench_soak.py [--minutes 10] [--rate 1000] [--reference-rate 0]
-       [--executor KIND] [--domain-id N] [--out samples.csv]
+       [--executor KIND] [--param NAME=VALUE ...] [--domain-id N] [--out samples.csv]
 
-A --rate above what the node sustains shows how it behaves overloaded (its memory must stay
-flat: rclpy's EventsExecutor queues one event per message it has not yet served).
+A --rate above what the node sustains shows how it behaves overloaded: its memory must stay flat
+and, once the publisher stops, its commands must stop within moments (the drain time printed:
+a node that queued what it could not serve goes on publishing commands for old states; rclpy's
+EventsExecutor queues one event per message it has not yet served, and the node sheds the
+messages that waited beyond ``max_message_age``; ``--param max_message_age=0`` turns that off).
 """
 
 import argparse
@@ -67,6 +70,13 @@ def main():
         choices=("split_events", "split", "multi_threaded", "events"),
         help="the node's executor parameter (default: the node's default)",
     )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a node parameter (YAML value), repeatable",
+    )
     parser.add_argument("--sample", type=float, default=10.0, help="RSS sample period [s]")
     parser.add_argument("--domain-id", type=int, default=int(os.environ.get("ROS_DOMAIN_ID") or 73))
     parser.add_argument("--out", help="write the RSS samples (t [s], RSS [MB]) to this CSV")
@@ -87,6 +97,10 @@ def main():
                         "publish_effort_command": True,
                         "effort_command_source": "feedforward",
                         **({"executor": args.executor} if args.executor else {}),
+                        **{
+                            name: yaml.safe_load(value)
+                            for name, _, value in (p.partition("=") for p in args.param)
+                        },
                     }
                 }
             },
@@ -185,7 +199,14 @@ def _run(args, proc):
                 samples.append((elapsed, _rss_mb(proc.pid), commands[0], i + 1))
                 next_sample += args.sample
     elapsed = time.perf_counter() - start
-    time.sleep(1.0)
+    # the drain: how long commands keep coming once the publisher stopped
+    stopped = last_change = time.perf_counter()
+    seen = commands[0]
+    while time.perf_counter() - last_change < 1.0 and time.perf_counter() - stopped < 120.0:
+        time.sleep(0.01)
+        if commands[0] != seen:
+            seen, last_change = commands[0], time.perf_counter()
+    drain = last_change - stopped
     samples.append((elapsed, _rss_mb(proc.pid), commands[0], total))
     executor.shutdown(timeout_sec=2.0)
     counter.destroy_node()
@@ -214,7 +235,8 @@ def _run(args, proc):
     )
     print(
         f"~/effort_command received during the run: {commands_run} for about {published} "
-        f"joint_states published ({commands_run / max(published, 1):.1%})"
+        f"joint_states published ({commands_run / max(published, 1):.1%}); the last command "
+        f"{drain * 1e3:.0f} ms after the last joint_states"
     )
     return 0
 

@@ -3,8 +3,8 @@ pairs, and a level with the reasons.
 
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
-raised; WARN when joint_states were refused or skipped since the last status, efforts are stale,
-positions are missing or the selected wrench problem is near-singular; OK otherwise.
+raised; WARN when joint_states were refused, shed or skipped since the last status, efforts are
+stale, positions are missing or the selected wrench problem is near-singular; OK otherwise.
 """
 
 import time
@@ -47,6 +47,7 @@ class DynamicsDiagnostics:
             "refused": refused,
             "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
             "skipped_messages": int(pipeline.get("skipped_messages", 0)),
+            "shed": node._latest.shed,
             "callback_errors": node.callback_errors.count,
             "withheld": withheld,
         }
@@ -68,6 +69,11 @@ class DynamicsDiagnostics:
                 errors.append(f"a callback raised: {node.callback_errors.last}")
             if grew["refused"]:
                 warnings.append(f"{grew['refused']} joint_states messages refused")
+            if grew["shed"]:
+                warnings.append(
+                    f"{grew['shed']} joint_states shed (a newer one came before the node took "
+                    "them: overloaded)"
+                )
             if grew["skipped_messages"]:
                 warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
             if pipeline.get("stale_effort"):
@@ -99,6 +105,7 @@ class DynamicsDiagnostics:
             "inertia_warnings": "; ".join(map(str, model.inertia_warnings)) if model else "",
             "message_rate_hz": f"{rate:.1f}",
             "messages_received": count["received"],
+            "messages_shed": node._latest.shed,
             "messages_processed": int(pipeline.get("messages", 0)) - refused,
             "rejected_messages": refused,
             "last_rejection": pipeline.get("last_refusal", ""),

@@ -45,6 +45,7 @@ from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription, log_model_notes
 from .diagnostics import DynamicsDiagnostics
 from .executors import CallbackErrors, io_node, make_executors, spin_node
+from .latest_messages import LatestMessages
 from .payload_service import PayloadService
 from .qos import joint_states_qos
 from .services import DynamicsServices, trigger_services
@@ -92,6 +93,11 @@ class DynamicsNode(Node):
         self._contact = None  # last ContactState message
         self._cmd_msg = Float64MultiArray()
         self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
+        # joint_states: the newest of each stream, served by a task of the I/O node's executor
+        self._latest = LatestMessages()
+        self._serving = False
+        self._serve_lock = threading.Lock()
+        self._shed_logged = 0
 
         # Every QoS event handler is an entity the executor scans on each wake-up, at 1 kHz:
         # the hot path goes without the default incompatible-QoS handlers (a peer with an
@@ -240,10 +246,39 @@ class DynamicsNode(Node):
         )
 
     def _on_joint_states(self, msg):
+        # Hand the message over and serve it from a task of the executor: the task runs after
+        # the events already queued, whose messages it supersedes, so a node that falls behind
+        # processes the newest state and sheds the rest instead of queueing them.
         try:
-            self._handle_joint_states(msg)
+            self._count["received"] += 1
+            self._latest.put(tuple(msg.name), msg)
+            if not self._serving:
+                self._serving = True
+                executor = self.io.executor
+                if executor is None:  # not spun (a test driving the callbacks): serve at once
+                    self._serve_joint_states()
+                else:
+                    executor.create_task(self._serve_joint_states)
         except Exception as error:  # noqa: BLE001 - a message must never stop the hot path
             self._hot_path_error(error)
+
+    def _serve_joint_states(self):
+        """Process the newest joint_states of each stream; count and report the shed ones."""
+        self._serving = False  # from here on a new message schedules another task
+        latest = self._latest
+        with self._serve_lock:  # one at a time, in order (a multi-threaded executor included)
+            while (msg := latest.take(timeout=0)) is not None:
+                try:
+                    self._handle_joint_states(msg)
+                except Exception as error:  # noqa: BLE001 - a message must never stop the node
+                    self._hot_path_error(error)
+        if latest.shed != self._shed_logged:
+            self._shed_logged = latest.shed
+            self.get_logger().warn(
+                "joint_states arriving faster than the node serves them: the newest is "
+                f"processed, older ones shed ({latest.shed} so far)",
+                throttle_duration_sec=5.0,
+            )
 
     def _hot_path_error(self, error):
         self.callback_errors.record(error)
@@ -254,7 +289,6 @@ class DynamicsNode(Node):
         )
 
     def _handle_joint_states(self, msg):
-        self._count["received"] += 1
         active = self._active
         if active is None:
             return

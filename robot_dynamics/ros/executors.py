@@ -10,19 +10,19 @@ pair, chosen by the node's read-only ``executor`` parameter (measured with
 ``benchmarks/bench_node.py``; ``docs/benchmarks.md`` gives the table). Each executor spins in a
 thread of its own; the main thread waits for the stop request (:mod:`robot_dynamics.ros.process`).
 
-- ``"split"`` (default): a ``SingleThreadedExecutor`` for the I/O node and a
-  :class:`PoolExecutor` (three threads) for the main node. The hot path runs inline (no
-  thread-pool hand-off) and never waits for a service, a parameter change or a model build.
-  Overloaded (messages arriving faster than the node serves them), it takes what the
-  subscription's queue holds and the rest is dropped there: memory stays flat.
-- ``"split_events"``: as ``split``, with rclpy's ``EventsExecutor`` (C++, no wait-set rebuild
-  per wake-up: ~15-25 % less CPU per message) for the I/O node. It queues one event per message
-  the middleware delivered and serves them in turn, so a node that cannot keep up piles up
-  events without bound (measured: +8.5 MB/min with joint_states at twice the rate the node
-  sustains; ``benchmarks/bench_soak.py --rate``): only for a machine with headroom. It also
-  stops serving a subscription whose callback raised, so the I/O node's callbacks catch
-  everything themselves (the dynamics node's do); the main node, whose parameter service can
-  raise inside rclpy, stays on the :class:`PoolExecutor` and its surviving spin loop.
+- ``"split_events"`` (default): rclpy's ``EventsExecutor`` (C++, no wait-set rebuild per
+  wake-up: less CPU per message than the single-threaded executor) for the I/O node and a
+  :class:`PoolExecutor` (three threads) for the main node. The hot path never waits for a
+  service, a parameter change or a model build. rclpy's ``EventsExecutor`` queues one event per
+  message the middleware delivered and serves them in turn; the dynamics node's joint_states
+  callback only hands the message to its worker thread
+  (:class:`~robot_dynamics.ros.latest_messages.LatestMessages`), so the queue never outgrows
+  the node: overloaded, the worker processes the newest message and sheds the others, counted.
+  The ``EventsExecutor`` also stops serving a subscription whose callback raised, so the I/O
+  node's callbacks catch everything themselves (the dynamics node's do); the main node, whose
+  parameter service can raise inside rclpy, stays on the :class:`PoolExecutor` and its
+  surviving spin loop.
+- ``"split"``: as ``split_events``, with a ``SingleThreadedExecutor`` for the I/O node.
 - ``"multi_threaded"``: one :class:`PoolExecutor` (four threads) for both nodes.
 - ``"events"``: one ``rclpy.experimental.EventsExecutor`` for both nodes, in one thread: every
   callback, a long ``~/simulate`` or a model build included, runs in turn with the hot path.
@@ -30,8 +30,8 @@ thread of its own; the main thread waits for the stop request (:mod:`robot_dynam
 :func:`spin_node` stops every kind in the same order: the spin loops are told to stop and
 their threads joined; the executors shut down (a :class:`PoolExecutor` once the callbacks still
 running in its pool have returned, its threads joined); the nodes are destroyed (a node's own
-threads, such as the arm simulator's physics, stopped and joined by its ``destroy_node``
-first); then the context is shut down.
+threads, such as the arm simulator's physics or the dynamics node's joint_states worker, stopped
+and joined by its ``destroy_node`` first); then the context is shut down.
 """
 
 import concurrent.futures

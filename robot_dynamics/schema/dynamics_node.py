@@ -387,12 +387,12 @@ NODE = Section(
         ),
         Param(
             "executor",
-            "split",
-            "Threading model (read at start-up): split (hot path on a single-threaded executor, "
-            "the rest on a multi-threaded one in another thread), split_events (the same with "
-            "rclpy's EventsExecutor for the hot path: less CPU, but its event queue grows "
-            "without bound while the node is overloaded), multi_threaded, events "
-            "(rclpy.experimental.EventsExecutor, one thread).",
+            "split_events",
+            "Threading model (read at start-up): split_events (the topics on rclpy's "
+            "EventsExecutor, the rest on a multi-threaded executor in another thread), split "
+            "(the same with a single-threaded executor for the topics: more CPU per message), "
+            "multi_threaded, events (rclpy.experimental.EventsExecutor, one thread). Whichever, "
+            "a worker thread processes the newest joint_states and sheds older ones.",
             S,
             choices=EXECUTOR_KINDS,
             read_only=True,

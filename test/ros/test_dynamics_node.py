@@ -782,10 +782,11 @@ def test_relay_node_relays(start_process, console_script, ros_node, unique_name)
     proc.assert_alive()
 
 
-@pytest.mark.parametrize("executor", ["multi_threaded", "split_events"])
+@pytest.mark.parametrize("executor", ["multi_threaded", "split"])
 def test_other_executor_kinds_serve_the_node(dynamics_node, panda, executor):
-    """The benchmark's other threading models work end to end (the default, split, is used by
-    every other test): gravity torques, a service, a refused message, and the node stays up."""
+    """The benchmark's other threading models work end to end (the default, split_events, is
+    used by every other test): gravity torques, a service, a refused message, and the node stays
+    up."""
     names = list(panda.joint_names)
     node = dynamics_node(urdf=read(PANDA_URDF), executor=executor)
     node.wait_connected()
@@ -795,4 +796,36 @@ def test_other_executor_kinds_serve_the_node(dynamics_node, panda, executor):
     np.testing.assert_allclose(efforts(msg, names), panda.gravity_torques(Q), atol=1e-9)
     res = node.call("get_mass_matrix", GetMassMatrix.Request())
     assert res.success, res.message
+    node.proc.assert_alive()
+
+
+def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(dynamics_node, panda):
+    """joint_states far faster than the node serves them: it processes the newest message,
+    sheds the older ones (counted in /diagnostics), queues nothing (every message it received
+    was processed or shed, and its outputs stop with the stream)."""
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
+    node.wait_connected(outputs=("feedforward_torques",))
+    node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "feedforward_torques")
+    count = 3000
+    burst = [node.joint_state(names, Q + 1e-4 * k, np.zeros(7)) for k in range(count)]
+    stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in burst]
+    for msg in burst:  # as fast as this process publishes: many times the node's rate
+        node.publish(msg)
+    node.t.spin_for(1.0)
+    inbox = node.inbox["feedforward_torques"]
+    seen = len(inbox.messages)
+    node.t.spin_for(1.0)
+    assert len(inbox.messages) == seen  # nothing left to serve a second after the stream ended
+
+    def accounted(status, values):
+        received = int(values["messages_received"])
+        shed = int(values["messages_shed"])
+        return shed > 0 and received == int(values["messages_processed"]) + shed
+
+    node.diagnostics(accounted)
+    node.proc.wait_for_output(r"older ones shed", timeout=10.0)
+    last = inbox.messages[-1].header.stamp
+    # the last state served is among the newest (the middleware keeps the latest 10)
+    assert last.sec * 10**9 + last.nanosec in stamps[-10:]
     node.proc.assert_alive()

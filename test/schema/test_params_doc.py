@@ -33,7 +33,7 @@ def test_a_row_per_parameter_with_default_range_units_and_description():
         "| `observer_gain` | `50.0` | (0, 10000] | 1/s | Momentum observer gain K_O (time "
         "constant 1/K_O). |"
     )
-    assert "| `executor` (read-only) | `split` | `split`, `split_events`," in "\n".join(rows)
+    assert "| `executor` (read-only) | `split_events` | `split`, `split_events`," in "\n".join(rows)
     assert "| `gravity` | `[0.0, 0.0, -9.81]` | 3 entries in [-100, 100] | m/s^2 |" in "\n".join(
         rows
     )

@@ -1,0 +1,65 @@
+"""LatestMessages, the newest-wins hand-off of the dynamics node's joint_states (plain pytest):
+per stream the newest message waits, older ones are shed and counted, streams keep their arrival
+order and never shed each other, close() wakes the worker."""
+
+import threading
+
+from robot_dynamics.ros.latest_messages import LatestMessages
+
+
+def test_the_newest_message_of_a_stream_waits_and_the_older_are_shed():
+    box = LatestMessages()
+    for k in range(5):
+        box.put("arm", k)
+    assert box.take(timeout=0) == 4
+    assert box.shed == 4
+    assert box.take(timeout=0) is None  # nothing pending: the timeout returns None
+
+
+def test_streams_keep_arrival_order_and_do_not_shed_each_other():
+    box = LatestMessages()
+    box.put("arm", "a1")
+    box.put("gripper", "g1")
+    box.put("arm", "a2")  # sheds a1; arm's newest now arrived after g1
+    assert box.shed == 1
+    assert [box.take(timeout=0), box.take(timeout=0)] == ["g1", "a2"]
+    assert box.shed == 1
+
+
+def test_close_wakes_a_waiting_worker_and_drops_what_is_pending():
+    box = LatestMessages()
+    got = []
+    worker = threading.Thread(target=lambda: got.append(box.take()))
+    worker.start()
+    box.close()
+    worker.join(timeout=5.0)
+    assert not worker.is_alive() and got == [None]
+    box.put("arm", 1)  # after close: ignored
+    assert box.take(timeout=0) is None
+
+
+def test_a_slow_worker_sees_increasing_messages_and_every_message_is_taken_or_shed():
+    box = LatestMessages()
+    count = 20000
+    taken = []
+    done = threading.Event()
+
+    def work():
+        while True:
+            item = box.take(timeout=0.05)
+            if item is None:
+                if done.is_set():
+                    return
+                continue
+            taken.append(item)
+            sum(range(2000))  # slower than the producer
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    for k in range(count):
+        box.put("arm", k)
+    done.set()
+    worker.join(timeout=30.0)
+    assert not worker.is_alive()
+    assert taken == sorted(taken) and taken[-1] == count - 1  # the newest is always served
+    assert len(taken) + box.shed == count and box.shed > 0
