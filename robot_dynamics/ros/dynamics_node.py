@@ -334,12 +334,13 @@ class DynamicsNode(Node):
         self._publish_joints("feedforward", active, stamp, out.feedforward)
         self._publish_joints("gravity", active, stamp, out.gravity)
         self._publish_joints("external", active, stamp, out.external_torques)
-        if out.wrench is not None:  # the pipeline returns finite arrays only
+        publisher = self._pub["wrench"]
+        if out.wrench is not None and publisher.get_subscription_count():  # finite arrays only
             wrench = active.wrench
             wrench.header.stamp = stamp
             wrench.header.frame_id = out.wrench_frame
             wrench_to_msg(out.wrench, wrench.wrench)
-            self._pub["wrench"].publish(wrench)
+            publisher.publish(wrench)
         if out.near_singular:
             self.get_logger().warn(
                 f"near a singularity: smallest singular value {out.min_singular_value:.3g}; "
