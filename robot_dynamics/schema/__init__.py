@@ -12,8 +12,9 @@ written and checked (:mod:`robot_dynamics.tools.params_file`, the units comments
 (``python -m robot_dynamics.tools.params_doc``, checked current by a test).
 
 A new parameter is one declaration here (in the section whose behaviour it changes: ``model``
-rebuilds the model, ``derived`` re-derives it, a ``config`` path makes it a pipeline config
-field), plus the code that uses it and its test; then regenerate ``docs/parameters.md``.
+rebuilds the model, ``derived`` re-derives it, a ``config`` path makes it a field of the
+configuration it feeds: the pipeline config of the dynamics node, the simulated arm's options of
+``arm_simulator``), plus the code that uses it and its test; then regenerate ``docs/parameters.md``.
 """
 
 from .arm_simulator import ARM_SIMULATOR

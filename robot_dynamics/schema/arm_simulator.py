@@ -1,4 +1,7 @@
-"""The simulated arm's parameters (``arm_simulator``)."""
+"""The simulated arm's parameters (``arm_simulator``). A ``config`` path makes a parameter a field
+of :class:`~robot_dynamics.simulation.arm.ArmOptions` (the simulated arm's options taken as they
+are); the others give model-dependent settings (:class:`~robot_dynamics.simulation.ArmSettings`)
+or pace the node."""
 
 from .friction import friction_params
 from .model import model_section
@@ -80,9 +83,16 @@ SIMULATION = Section(
             True,
             "Apply the joint friction model (friction.*; default the URDF damping and friction).",
             B,
+            config="friction",
         ),
         *friction_params("acting on the joints"),
-        Param("effort_limit_saturation", True, "Clip commands at the URDF effort limits.", B),
+        Param(
+            "effort_limit_saturation",
+            True,
+            "Clip commands at the URDF effort limits.",
+            B,
+            config="saturation",
+        ),
         Param(
             "effort_noise",
             0.0,
@@ -91,6 +101,7 @@ SIMULATION = Section(
             D,
             units="Nm or N",
             range=(0.0, 1.0e3),
+            config="effort_noise",
         ),
         Param(
             "effort_scale",
@@ -109,7 +120,13 @@ SIMULATION = Section(
             units="Nm or N",
             range=(-1.0e6, 1.0e6),
         ),
-        Param("position_limits", False, "URDF position limits act as stiff end stops.", B),
+        Param(
+            "position_limits",
+            False,
+            "URDF position limits act as stiff end stops.",
+            B,
+            config="position_limits",
+        ),
         Param(
             "limit_frequency",
             100.0,
@@ -156,6 +173,7 @@ SIMULATION = Section(
             "Keep the joints braked (frozen at rest, effort 0) until the first ~/commands "
             "message (also after ~/reset).",
             B,
+            config="brakes",
         ),
         Param(
             "command_timeout",
@@ -165,6 +183,7 @@ SIMULATION = Section(
             D,
             units="s",
             range=(0.0, 3600.0),
+            config="command_timeout",
         ),
         Param(
             "external_wrench_duration",
@@ -174,6 +193,7 @@ SIMULATION = Section(
             D,
             units="s",
             range=(0.0, 3600.0),
+            config="wrench_duration",
         ),
         Param(
             "external_wrench_timeout",
@@ -183,6 +203,7 @@ SIMULATION = Section(
             D,
             units="s",
             range=(0.0, 3600.0),
+            config="wrench_timeout",
         ),
         Param(
             "external_wrench_axes",
@@ -191,6 +212,7 @@ SIMULATION = Section(
             "is always about that link's origin.",
             S,
             choices=("base", "link"),
+            config="wrench_axes",
         ),
     ),
 )

@@ -67,15 +67,17 @@ def config_class(name, params, doc, module, prefix="", nested=None, namespace=No
     return cls
 
 
-def config_from_values(cls, params, values, prefix=""):
-    """An instance of a :func:`config_class` class from parameter values.
+def config_from_values(cls, params, values, prefix="", more=None):
+    """An instance of a :func:`config_class` class (or of a dataclass derived from one) from
+    parameter values.
 
     Args:
-        cls: the class (made from ``params`` with ``prefix``).
+        cls: the class (made from ``params`` with ``prefix``, or a subclass of it).
         params: the declarations.
         values: ``{parameter name: value}`` holding every parameter with a config path below
             ``prefix``.
         prefix: the config path of ``cls``.
+        more: ``{field name: value}`` of the fields no parameter sets (a subclass's own).
 
     Returns:
         the instance (arrays as tuples).
@@ -93,7 +95,7 @@ def config_from_values(cls, params, values, prefix=""):
                 )
         else:
             kwargs[field_name] = p.config_value(values[p.name])
-    return cls(**kwargs)
+    return cls(**kwargs, **(more or {}))
 
 
 def config_values(config, params):

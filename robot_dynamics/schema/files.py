@@ -8,7 +8,7 @@ writes it. Files are read (and their values checked) by
 
 import re
 
-_KEY_LINE = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][A-Za-z0-9_]*):(?P<rest>.*)$")
+_KEY_LINE = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][A-Za-z0-9_.]*):(?P<rest>.*)$")
 _UNITS = re.compile(r"^\[([^\]]+)\]")
 
 

@@ -68,7 +68,8 @@ class Param:
         check: optional extra ``check(value) -> None or reason``.
         read_only: the value is read at start-up only.
         config: dotted path of the configuration dataclass field this parameter sets (e.g.
-            ``"contact.torque_on"`` of the estimation pipeline's config); None: none.
+            ``"contact.torque_on"`` of the estimation pipeline's config, ``"brakes"`` of the
+            simulated arm's options); None: none.
 
     Raises:
         ValueError: a number without a range; a default its own declaration refuses.

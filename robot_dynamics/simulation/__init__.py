@@ -2,6 +2,6 @@
 (numpy only), driven by the ``arm_simulator`` node; see
 :class:`~robot_dynamics.simulation.arm.SimulatedArm`."""
 
-from .arm import ArmCounters, ArmSample, ArmSettings, CommandError, SimulatedArm
+from .arm import ArmCounters, ArmOptions, ArmSample, ArmSettings, CommandError, SimulatedArm
 
-__all__ = ["ArmCounters", "ArmSample", "ArmSettings", "CommandError", "SimulatedArm"]
+__all__ = ["ArmCounters", "ArmOptions", "ArmSample", "ArmSettings", "CommandError", "SimulatedArm"]

@@ -11,7 +11,9 @@ Simulated time is kept in integer nanoseconds (the step ``dt`` rounded to whole 
 changing the integration rate changes the step, never the clock: stamps stay monotonic.
 
 :class:`ArmSettings` is the validated, model-dependent configuration, built once from the
-simulator's parameter values by :meth:`ArmSettings.from_values`. The ``arm_simulator`` node
+simulator's parameter values by :meth:`ArmSettings.from_values`: the options taken as they are
+(:class:`ArmOptions`, derived from the ``arm_simulator`` declarations with a ``config`` field) and
+what the other parameters give for the model. The ``arm_simulator`` node
 (:mod:`robot_dynamics.ros.arm_simulator`) converts messages, paces the loop against the wall clock
 and publishes; everything else is here.
 """
@@ -32,11 +34,11 @@ from robot_dynamics.core.actuation import (
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.schema import ARM_SIMULATOR
+from robot_dynamics.schema.derive import config_class, config_from_values
 
 NANO = 1_000_000_000
-
-#: Axes an incoming external wrench may be given in.
-WRENCH_AXES = ARM_SIMULATOR["external_wrench_axes"].choices
+_PARAMS = ARM_SIMULATOR.params
+_OPTIONS = tuple(p for p in _PARAMS if p.config is not None)  # the fields of ArmOptions
 
 
 class CommandError(ValueError):
@@ -68,9 +70,21 @@ def _per_joint(values, n: int, name: str, default: float, allow_scalar: bool = F
     return arr
 
 
-@dataclass(frozen=True)
-class ArmSettings:
-    """The simulator's validated configuration for one model.
+ArmOptions = config_class(
+    "ArmOptions",
+    _PARAMS,
+    "The simulated arm's options that are its parameters' values as they are (the "
+    "``arm_simulator`` declarations with a ``config`` field).",
+    __name__,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArmSettings(ArmOptions):
+    """The simulator's validated configuration for one model: the options of
+    :class:`ArmOptions` (``brakes``, ``friction``, ``saturation``, ``position_limits``,
+    ``command_timeout``, ``wrench_duration``, ``wrench_timeout``, ``wrench_axes``,
+    ``effort_noise``) and what the other parameters give for the model.
 
     Attributes:
         joints: joint names in the order of a command vector.
@@ -80,22 +94,13 @@ class ArmSettings:
         stiffness: (n,) joint-impedance stiffness [N m/rad or N/m].
         damping: (n,) joint-impedance damping [N m s/rad or N s/m].
         setpoint: (n,) joint-impedance setpoint [rad or m].
-        brakes: hold the joints at rest until the first command (and after a reset).
-        friction: apply the joint friction ``friction_model``.
         friction_model: :class:`~robot_dynamics.core.friction.FrictionModel`: the model's own
-            (URDF) with the ``friction.*`` parameters over it.
-        saturation: clip commands at ``effort_limits``.
-        position_limits: end stops at ``lower`` / ``upper``.
+            (URDF) with the ``friction.*`` parameters over it (acting with ``friction``).
         limit_stiffness: (n,) end-stop stiffness [N m/rad or N/m].
         limit_damping: (n,) end-stop damping [N m s/rad or N s/m].
         lower: (n,) lower position limits [rad or m].
         upper: (n,) upper position limits [rad or m].
-        effort_limits: (n,) effort limits [N m or N].
-        command_timeout: zero the command after this long without one [s]; 0 = hold forever.
-        wrench_duration: apply each wrench for this long [s]; 0 = until ``wrench_timeout``.
-        wrench_timeout: with ``wrench_duration`` 0, remove a wrench after this long [s].
-        wrench_axes: "base" or "link": the axes of incoming wrenches.
-        effort_noise: standard deviation of the noise on reported efforts [N m or N].
+        effort_limits: (n,) effort limits [N m or N] (``saturation`` clips at them).
         effort_scale: (n,) nonzero; the reported effort is ``(torque + noise - effort_offset)
             / effort_scale`` (a driver whose efforts convert as ``tau = scale * effort +
             offset``).
@@ -111,21 +116,12 @@ class ArmSettings:
     stiffness: np.ndarray
     damping: np.ndarray
     setpoint: np.ndarray
-    brakes: bool
-    friction: bool
     friction_model: FrictionModel
-    saturation: bool
-    position_limits: bool
     limit_stiffness: np.ndarray
     limit_damping: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
     effort_limits: np.ndarray
-    command_timeout: float
-    wrench_duration: float
-    wrench_timeout: float
-    wrench_axes: str
-    effort_noise: float
     effort_scale: np.ndarray
     effort_offset: np.ndarray
     dt_ns: int
@@ -156,8 +152,9 @@ class ArmSettings:
 
         Raises:
             ValueError: naming the parameter: an unknown or repeated joint, a per-joint value of
-                the wrong length, a negative impedance, an unknown wrench axes choice, friction
-                coefficients the friction model refuses, a zero effort_scale.
+                the wrong length, a negative impedance, an option outside its declaration (an
+                unknown wrench axes choice), friction coefficients the friction model refuses, a
+                zero effort_scale.
         """
         n = model.n
         names = list(model.joint_names)
@@ -189,41 +186,38 @@ class ArmSettings:
         if np.any(effort_scale == 0.0):
             raise ValueError("effort_scale must not be 0 (the effort would be infinite)")
         effort_offset = _per_joint(values["effort_offset"], n, "effort_offset", 0.0)
-        axes = values["external_wrench_axes"]
-        if axes not in WRENCH_AXES:
-            raise ValueError(f"external_wrench_axes must be 'base' or 'link', not {axes!r}")
+        for param in _OPTIONS:
+            reason = param.reason(values[param.name])
+            if reason:
+                raise ValueError(f"{param.name}: {reason}")
         rate = float(values["integration_rate"])
         lower, upper = model.position_limits
         limit_stiffness, limit_damping = end_stop_gains(
             model, q0, float(values["limit_frequency"]), float(values["limit_damping_ratio"])
         )
-        return cls(
-            joints=tuple(joints),
-            command_index=np.array([names.index(j) for j in joints], dtype=np.intp),
-            q0=q0,
-            qd0=qd0,
-            stiffness=stiffness,
-            damping=damping,
-            setpoint=setpoint,
-            brakes=bool(values["hold_until_first_command"]),
-            friction=bool(values["friction"]),
-            friction_model=friction_model,
-            saturation=bool(values["effort_limit_saturation"]),
-            position_limits=bool(values["position_limits"]),
-            limit_stiffness=limit_stiffness,
-            limit_damping=limit_damping,
-            lower=np.asarray(lower, dtype=float),
-            upper=np.asarray(upper, dtype=float),
-            effort_limits=np.asarray(model.effort_limits, dtype=float),
-            command_timeout=float(values["command_timeout"]),
-            wrench_duration=float(values["external_wrench_duration"]),
-            wrench_timeout=float(values["external_wrench_timeout"]),
-            wrench_axes=axes,
-            effort_noise=float(values["effort_noise"]),
-            effort_scale=effort_scale,
-            effort_offset=effort_offset,
-            dt_ns=max(1, int(round(NANO / rate))),
-            publish_every=max(1, int(round(rate / float(values["publish_rate"])))),
+        return config_from_values(
+            cls,
+            _PARAMS,
+            values,
+            more=dict(
+                joints=tuple(joints),
+                command_index=np.array([names.index(j) for j in joints], dtype=np.intp),
+                q0=q0,
+                qd0=qd0,
+                stiffness=stiffness,
+                damping=damping,
+                setpoint=setpoint,
+                friction_model=friction_model,
+                limit_stiffness=limit_stiffness,
+                limit_damping=limit_damping,
+                lower=np.asarray(lower, dtype=float),
+                upper=np.asarray(upper, dtype=float),
+                effort_limits=np.asarray(model.effort_limits, dtype=float),
+                effort_scale=effort_scale,
+                effort_offset=effort_offset,
+                dt_ns=max(1, int(round(NANO / rate))),
+                publish_every=max(1, int(round(rate / float(values["publish_rate"])))),
+            ),
         )
 
 
@@ -504,10 +498,10 @@ class SimulatedArm:
 
 __all__ = [
     "ArmCounters",
+    "ArmOptions",
     "ArmSample",
     "ArmSettings",
     "CommandError",
     "NANO",
     "SimulatedArm",
-    "WRENCH_AXES",
 ]

@@ -1,5 +1,6 @@
 """Node parameters files: the ROS 2 ``--params-file`` YAML of the dynamics node, read as the node
-reads it and written so that the node reads back what was written.
+reads it, and of both nodes of the package, written so that the node reads back what was
+written.
 
 Reading (:func:`read_parameters_file`) follows what ``rcl`` and ``rclpy`` do when a node starts
 with ``--ros-args --params-file FILE``:
@@ -35,9 +36,12 @@ come from them through the node's own functions
 (:func:`~robot_dynamics.estimation.config.pipeline_config`,
 :func:`~robot_dynamics.ros.dynamics_parameters.build_model`).
 
-Writing (:func:`parameters_yaml`) nests dotted names, writes doubles with a decimal point or an
-exponent (so that ``rcl`` types them as doubles), strings quoted, ``# [units]`` after each value
-that has units, and checks every value against the same declarations first.
+Writing (:func:`parameters_yaml`, for the dynamics node or the simulated arm: the node's
+:class:`~robot_dynamics.schema.NodeSchema`) nests dotted names (a name whose prefix is a
+parameter too stays a dotted key), writes doubles with a decimal
+point or an exponent (so that ``rcl`` types them as doubles), strings quoted, ``# [units]`` after
+each value that has units, and checks every value against the node's declarations first (the
+parameters rclpy gives every node, ``use_sim_time`` and ``qos_overrides.*``, pass as they are).
 """
 
 from __future__ import annotations
@@ -215,8 +219,8 @@ def _loader(yaml):
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _specs():
-    return {p.name: p for p in DYNAMICS_NODE.params}
+def _specs(schema=DYNAMICS_NODE):
+    return {p.name: p for p in schema.params}
 
 
 def _declared_default_is_empty(spec):
@@ -258,11 +262,12 @@ def _close_names(name, specs):
     return difflib.get_close_matches(name, list(specs), n=3, cutoff=0.6)
 
 
-def _unknown(name, specs, where):
+def _unknown(name, specs, where, schema=DYNAMICS_NODE):
     close = _close_names(name, specs)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    node = schema.node.replace("_", " ")
     return ParametersFileError(
-        f"{where}: {name!r} is not a parameter of the dynamics node{hint}", parameter=name
+        f"{where}: {name!r} is not a parameter of the {node}{hint}", parameter=name
     )
 
 
@@ -321,19 +326,7 @@ class NodeParameters:
         Raises:
             ParametersFileError: an unknown name or a bad value, naming it and ``source``.
         """
-        specs = _specs()
-        values = dict(self.values)
-        for name, value in overrides.items():
-            spec = specs.get(name)
-            if spec is None:
-                raise _unknown(name, specs, source)
-            value = list(value) if isinstance(value, (list, tuple)) else value
-            if spec.type in (DOUBLE, _ARRAY_OF[DOUBLE]):
-                value = _as_doubles(value)
-            ptype = _type_of(value)
-            if ptype == 0:
-                ptype, value = spec.type, []
-            values[name] = _check(spec, ptype, value, source)
+        values = {**self.values, **_checked(overrides, DYNAMICS_NODE, source)}
         return NodeParameters(
             values, self.given | set(overrides), self.path, self.node, dict(self.lines)
         )
@@ -409,6 +402,25 @@ class NodeParameters:
             str: the file, or "the default parameters".
         """
         return self.path or "the default parameters"
+
+
+def _checked(values, schema, source):
+    """``values`` as the node holds them (doubles as floats, arrays as lists), each checked
+    against its declaration in ``schema``, or ParametersFileError naming it and ``source``."""
+    specs = _specs(schema)
+    checked = {}
+    for name, value in values.items():
+        spec = specs.get(name)
+        if spec is None:
+            raise _unknown(name, specs, source, schema)
+        value = list(value) if isinstance(value, (list, tuple)) else value
+        if spec.type in (DOUBLE, _ARRAY_OF[DOUBLE]):
+            value = _as_doubles(value)
+        ptype = _type_of(value)
+        if ptype == 0:
+            ptype, value = spec.type, []
+        checked[name] = _check(spec, ptype, value, source)
+    return checked
 
 
 def _as_doubles(value):
@@ -547,46 +559,46 @@ def _format(value, name):
     return _format_scalar(value, name)
 
 
-def parameters_yaml(values, node="/**", comments=(), check=True):
-    """A parameters file for the dynamics node that sets ``values``.
+def parameters_yaml(values, node="/**", comments=(), check=True, schema=DYNAMICS_NODE):
+    """A parameters file for a node of the package that sets ``values``.
 
     Args:
         values: parameter name -> value (bool, int, float, str, or a list of one of them;
             numpy scalars and arrays are converted).
         node: the section's node name (``/**``: every node).
         comments: lines written as ``#`` comments at the top.
-        check: check the names and values against the node's declarations.
+        check: check the names and values against the node's declarations (the parameters
+            rclpy gives every node, ``use_sim_time`` and ``qos_overrides.*``, as they are).
+        schema: the node's :class:`~robot_dynamics.schema.NodeSchema`
+            (:data:`~robot_dynamics.schema.DYNAMICS_NODE`,
+            :data:`~robot_dynamics.schema.ARM_SIMULATOR`).
 
     Returns:
         str: the YAML text, the parameters in declaration order (undeclared ones last), a
-        ``# [units]`` comment after each value that has units; :func:`read_parameters_file`
-        reads ``values`` back.
+        ``# [units]`` comment after each value that has units; the node reads ``values`` back
+        (:func:`read_parameters_file` reads a dynamics node's).
 
     Raises:
         ParametersFileError: an unknown name or a value the node refuses (with ``check``), a
             value that is not a parameter value.
     """
-    specs = _specs()
+    specs = _specs(schema)
     order = {name: k for k, name in enumerate(specs)}
     names = sorted(values, key=lambda name: order.get(name, len(order)))
     plain = {name: _plain(values[name]) for name in names}
     if check:
-        NodeParameters({}).with_values(plain, source="the values to write")
-        plain = {
-            name: (_as_doubles(v) if specs[name].type in (DOUBLE, _ARRAY_OF[DOUBLE]) else v)
-            for name, v in plain.items()
-        }
+        own = {name: v for name, v in plain.items() if not _ros_parameter(name)}
+        plain.update(_checked(own, schema, "the values to write"))
     tree = {}
     for name, value in plain.items():
-        *parents, leaf = name.split(".")
-        level = tree
-        for part in parents:
-            level = level.setdefault(part, {})
-            if not isinstance(level, dict):
-                raise ParametersFileError(
-                    f"parameter {name}: {part!r} is also a parameter", parameter=name
-                )
-        level[leaf] = value
+        parts = name.split(".")
+        level, depth = tree, 0
+        # nested below each prefix that is not a parameter itself (``friction: true`` beside
+        # ``friction.asymmetry: [...]``: that one stays a dotted key, as rcl reads it)
+        while depth < len(parts) - 1 and ".".join(parts[: depth + 1]) not in plain:
+            level = level.setdefault(parts[depth], {})
+            depth += 1
+        level[".".join(parts[depth:])] = value
     lines = [f"# {line}" if line else "#" for line in comments]
     lines += [f"{node}:", f"  {PARAMETERS_KEY}:"]
 

@@ -10,15 +10,19 @@
 * the clock counts whole nanoseconds: a new rate changes the step, never the time so far;
 * a diverging step resets the arm and is counted;
 * the friction parameters (asymmetric, Stribeck) act as the core's friction model does; the
-  reported effort carries the effort_scale / effort_offset a driver would report with.
+  reported effort carries the effort_scale / effort_offset a driver would report with;
+* the options (``ArmOptions``) are the ``arm_simulator`` declarations with a config path, taken as
+  they are; settings outside their declarations are refused by name.
 """
+
+import dataclasses
 
 import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
 from robot_dynamics.schema import ARM_SIMULATOR
-from robot_dynamics.simulation import ArmSettings, CommandError, SimulatedArm
+from robot_dynamics.simulation import ArmOptions, ArmSettings, CommandError, SimulatedArm
 from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
 
 NANO = 1_000_000_000
@@ -192,11 +196,30 @@ def test_a_diverging_step_resets_the_arm(panda):
         ({"effort_offset": [1.0]}, "effort_offset has 1 values"),
         ({"friction.coulomb": [1.0] * 3}, "friction.coulomb must have 7 values"),
         ({"friction.asymmetry": [0.5] * 7}, "friction.asymmetry of joint 'panda_joint1'"),
+        ({"external_wrench_axes": "tool"}, "external_wrench_axes: must be one of"),
+        ({"command_timeout": -1.0}, "command_timeout: must be >= 0.0"),
     ],
 )
 def test_bad_settings_are_refused_by_name(panda, changes, named):
     with pytest.raises(ValueError, match=named):
         ArmSettings.from_values(panda, {**DEFAULTS, **changes})
+
+
+def test_the_options_are_the_declared_parameters_as_they_are(panda):
+    """ArmOptions has one field per arm_simulator parameter with a config path, of its type, with
+    its default; ArmSettings carries them with the parameters' values."""
+    options = {p.config: p for p in ARM_SIMULATOR.params if p.config is not None}
+    fields = {f.name: f for f in dataclasses.fields(ArmOptions)}
+    assert set(fields) == set(options) and len(options) == 9
+    for name, p in options.items():
+        assert fields[name].default == p.default, name
+        assert fields[name].type is type(p.default), name
+    changes = {"hold_until_first_command": True, "external_wrench_axes": "link"}
+    changes.update(command_timeout=0.5, effort_noise=0.01, friction=False)
+    settings = ArmSettings.from_values(panda, {**DEFAULTS, **changes})
+    for name, p in options.items():
+        assert getattr(settings, name) == changes.get(p.name, p.default), name
+    assert isinstance(settings, ArmOptions)
 
 
 def test_effort_noise_is_on_the_reported_effort_only(panda):

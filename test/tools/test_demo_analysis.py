@@ -242,6 +242,50 @@ def test_demo_settings_from_a_xacro_file_and_bad_options(tmp_path):
     assert info.value.code == 2
 
 
+def test_demo_parameters_files_are_what_the_nodes_read(tmp_path):
+    """The demo's two parameters files, written by the schema's writer: the dynamics node's file
+    reads back as its values; the simulator's holds its values (the URDF text included); an
+    option the node would refuse is a usage error naming the parameter."""
+    import yaml
+
+    from robot_dynamics.tools.demo import DemoError, build_parser, demo_settings
+    from robot_dynamics.tools.demo.settings import write_parameter_files
+    from robot_dynamics.tools.params_file import read_parameters_file
+
+    args = build_parser().parse_args(["--robot", "panda", "--sim-time"])
+    setup, sim_params, node_params, _, _ = demo_settings(args)
+    paths = write_parameter_files(str(tmp_path), sim_params, node_params)
+    assert set(paths) == {"arm_simulator", "dynamics_node"}
+    read = read_parameters_file(paths["dynamics_node"])
+    ros_own = {"use_sim_time"} | {n for n in node_params if n.startswith("qos_overrides.")}
+    assert read.given == set(node_params) - ros_own
+    for name in read.given:
+        assert read.values[name] == node_params[name], name
+    ((section, body),) = yaml.safe_load(open(paths["dynamics_node"])).items()
+    assert section == "/**" and body["ros__parameters"]["use_sim_time"] is True
+    assert body["ros__parameters"]["qos_overrides"]["/joint_states"]["subscription"] == {
+        "reliability": "reliable",
+        "depth": 200,
+    }
+
+    def flat(tree, prefix=""):
+        for key, value in tree.items():
+            if isinstance(value, dict):
+                yield from flat(value, prefix + key + ".")
+            else:
+                yield prefix + key, value
+
+    ((section, body),) = yaml.safe_load(open(paths["arm_simulator"])).items()
+    assert section == "/**"
+    assert dict(flat(body["ros__parameters"])) == sim_params
+    assert "integration_rate: 1000.0  # [Hz]" in open(paths["arm_simulator"]).read()
+    with pytest.raises(DemoError, match="dynamics_node: .*observer_gain: must be > 0") as info:
+        write_parameter_files(str(tmp_path), sim_params, dict(node_params, observer_gain=-1.0))
+    assert info.value.code == 2
+    with pytest.raises(DemoError, match="arm_simulator: .*'publish_rat' is not a parameter of the"):
+        write_parameter_files(str(tmp_path), dict(sim_params, publish_rat=1.0), node_params)
+
+
 def test_schedule_gives_every_phase_its_full_length_as_applied():
     """The demo sees the simulator late (lag) and its messages take effect late (delay): each
     phase still lasts its length from when it was applied, and as_run() says when that was."""

@@ -49,12 +49,6 @@ STRIBECK = 0.5  # of each joint's Coulomb level, on joints 1, 2, 4, 6
 TORQUE_NOISE = 0.05  # [N m]
 
 
-def _yaml(params):
-    from robot_dynamics.tools.demo.settings import yaml_params
-
-    return yaml_params("node", params)
-
-
 def _force_rms(records, start_ns, end_ns):
     """RMS of |f| [N] of the estimates stamped in [start, end), leaving out the 0.2 s after a
     gap in the node's input (joint states it did not get in time on a busy machine: its
@@ -84,12 +78,14 @@ def test_identified_urdf_and_parameters_remove_the_phantom_wrench(
 
     from robot_dynamics import RobotModel
     from robot_dynamics.core.excitation import FourierTrajectory
+    from robot_dynamics.schema import ARM_SIMULATOR
     from robot_dynamics.tools import cli
     from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
     from robot_dynamics.tools.demo import identify_analysis as IA
     from robot_dynamics.tools.demo.settings import joint_impedance
     from robot_dynamics.tools.demo.tracker import save_reference
     from robot_dynamics.tools.identification_data import write_bag
+    from robot_dynamics.tools.params_file import parameters_yaml
 
     ns = "/" + unique_name
     panda = BUNDLED["panda"]
@@ -126,7 +122,7 @@ def test_identified_urdf_and_parameters_remove_the_phantom_wrench(
         "joint_impedance.stiffness": stiffness.tolist(),
         "joint_impedance.damping": damping.tolist(),
     }
-    (tmp_path / "sim.yaml").write_text(_yaml(sim_params))
+    (tmp_path / "sim.yaml").write_text(parameters_yaml(sim_params, schema=ARM_SIMULATOR))
     sim = start_process(
         [sys.executable, "-m", "robot_dynamics.ros.arm_simulator", "--ros-args", "-r",
          "__node:=arm_simulator", "-r", f"__ns:={ns}", "--params-file",
@@ -202,7 +198,7 @@ def test_identified_urdf_and_parameters_remove_the_phantom_wrench(
             f"qos_overrides.{ns}/joint_states.subscription.reliability": "reliable",
             f"qos_overrides.{ns}/joint_states.subscription.depth": 200,
         }
-        (tmp_path / f"{label}.yaml").write_text(_yaml(base))
+        (tmp_path / f"{label}.yaml").write_text(parameters_yaml(base))
         start_process(
             [sys.executable, "-m", "robot_dynamics.ros.dynamics_node", "--ros-args", "-r",
              f"__node:=dynamics_{label}", "-r", f"__ns:={ns}", "--params-file",

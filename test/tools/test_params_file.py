@@ -1,17 +1,18 @@
 """Node parameters files (robot_dynamics.tools.params_file): read as rcl and the dynamics node
 read them (sections, wildcards, precedence, nesting, rcl's scalar typing, the node's declared
 types and ranges), refused with a ParametersFileError naming the file and the parameter, written
-so that they read back equal. Two tests compare with rclpy itself in this process (an rclpy
-Context initialised with ``--params-file``: rcl's parser, the node's declarations); no messages
-are exchanged."""
+so that they read back equal; the simulated arm's files written from its declarations. Three
+tests compare with rclpy itself in this process (an rclpy Context initialised with
+``--params-file``: rcl's parser, the node's declarations); no messages are exchanged."""
 
 import math
 
+import numpy as np
 import pytest
 
 from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.estimation.config import pipeline_config
-from robot_dynamics.schema import DYNAMICS_NODE
+from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE, comment_problems
 from robot_dynamics.tools.params_file import (
     NodeParameters,
     default_parameters,
@@ -355,6 +356,66 @@ def test_written_files_read_back_equal(tmp_path):
     ]:
         with pytest.raises(ParametersFileError, match=fragment):
             parameters_yaml(bad)
+
+
+ARM_VALUES = {
+    "friction": True,
+    "friction.asymmetry": [0.1, -0.2],
+    "friction.stribeck_velocity": [0.05, 0.08],
+    "joint_impedance.stiffness": [10, 20.5],  # an int for a double: written as a double
+    "initial_positions": np.array([0.1, 0.2]),
+    "external_wrench_axes": "link",
+    "publish_clock": True,
+    "use_sim_time": True,
+    "qos_overrides./ns/joint_states.publisher.depth": 200,
+}
+
+
+def test_a_simulated_arm_file_is_written_from_its_declarations():
+    """The arm_simulator's file: its declarations' order, units and checks; a parameter with
+    names below it (``friction``, ``friction.asymmetry``) keeps them as dotted keys; rclpy's own
+    parameters as they are."""
+    text = parameters_yaml(ARM_VALUES, schema=ARM_SIMULATOR)
+    assert "    initial_positions: [0.1, 0.2]  # [rad or m]\n" in text
+    assert "    friction: true\n    friction.asymmetry: [0.1, -0.2]  # [Nm or N]\n" in text
+    assert "    joint_impedance:\n      stiffness: [10.0, 20.5]  # [Nm/rad]\n" in text
+    assert text.endswith(
+        "    use_sim_time: true\n    qos_overrides:\n      /ns/joint_states:\n"
+        "        publisher:\n          depth: 200\n"
+    )
+    assert comment_problems(ARM_SIMULATOR, text) == []
+    bad = comment_problems(ARM_SIMULATOR, text.replace("[Nm or N]", "[N]"))
+    assert bad == ["parameters file:6: friction.asymmetry: the comment must start with [Nm or N]"]
+    with pytest.raises(ParametersFileError, match="'observer_gain' is not a parameter of the arm"):
+        parameters_yaml({"observer_gain": 1.0}, schema=ARM_SIMULATOR)
+    with pytest.raises(ParametersFileError, match="external_wrench_axes: must be one of"):
+        parameters_yaml({"external_wrench_axes": "tool"}, schema=ARM_SIMULATOR)
+
+
+@pytest.mark.ros
+def test_a_simulated_arm_file_reads_in_rcl_as_written(tmp_path, rclpy_context):
+    """rcl reads the arm_simulator's file as the values written (the dotted keys included)."""
+    from rclpy.context import Context
+    from rclpy.node import Node
+
+    path = write(tmp_path, parameters_yaml(ARM_VALUES, schema=ARM_SIMULATOR))
+    context = Context()
+    context.init(args=["x", "--ros-args", "--params-file", path])
+    try:
+        node = Node(
+            "arm_simulator", context=context, automatically_declare_parameters_from_overrides=True
+        )
+        for name, value in ARM_VALUES.items():
+            got = node.get_parameter(name).value
+            expected = value.tolist() if isinstance(value, np.ndarray) else value
+            if isinstance(expected, list):
+                assert list(got) == [float(v) for v in expected], name
+                assert all(isinstance(v, float) for v in got), name
+            else:
+                assert got == expected and type(got) is type(expected), name
+        node.destroy_node()
+    finally:
+        context.shutdown()
 
 
 @pytest.mark.ros

@@ -48,7 +48,7 @@ from robot_dynamics.tools.demo.settings import (
     EXIT_USAGE,
     DemoError,
     demo_settings,
-    yaml_params,
+    write_parameter_files,
 )
 
 EXCITATION_PERIOD = 8.0  # [s]
@@ -461,11 +461,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
     sim_params = dict(sim_params, robot_description=true.urdf, friction=True)
     sim_params["effort_noise"] = float(args.torque_noise)
     node_params = dict(node_params, friction_compensation=True)
-    files = {}
-    for name, params in (("arm_simulator", sim_params), ("dynamics_node", node_params)):
-        files[name] = os.path.join(log_dir, name + ".yaml")
-        with open(files[name], "w") as fh:
-            fh.write(yaml_params(name, params))
+    files = write_parameter_files(log_dir, sim_params, node_params)
     plot_path = args.plot
     if plot_path == os.path.join("out", "demo.png"):
         plot_path = os.path.join("out", "demo_identify.png")

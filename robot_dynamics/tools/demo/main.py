@@ -24,7 +24,7 @@ from robot_dynamics.tools.demo.settings import (
     DemoError,
     RobotSetup,
     demo_settings,
-    yaml_params,
+    write_parameter_files,
 )
 from robot_dynamics.tools.processes import Child, node_argv
 
@@ -109,12 +109,8 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     plot_path = args.plot
     os.makedirs(os.path.dirname(os.path.abspath(plot_path)), exist_ok=True)
     log_dir = tempfile.mkdtemp(prefix="robot_dynamics_demo_")
-    sim_file = os.path.join(log_dir, "arm_simulator.yaml")
-    node_file = os.path.join(log_dir, "dynamics_node.yaml")
-    with open(sim_file, "w") as fh:
-        fh.write(yaml_params("arm_simulator", sim_params))
-    with open(node_file, "w") as fh:
-        fh.write(yaml_params("dynamics_node", node_params))
+    files = write_parameter_files(log_dir, sim_params, node_params)
+    sim_file, node_file = files["arm_simulator"], files["dynamics_node"]
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")

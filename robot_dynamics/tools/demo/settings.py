@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
-import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 import numpy as np
 
 from robot_dynamics.core.actuation import end_stop_gains
-from robot_dynamics.schema import DYNAMICS_NODE
+from robot_dynamics.core.errors import ParametersFileError
+from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE
+from robot_dynamics.tools.params_file import parameters_yaml
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE, EXIT_STARTUP = 0, 1, 2, 3
 NODE_OBSERVER_MAX_DT = DYNAMICS_NODE["observer_max_dt"].default  # the node's default [s]
@@ -74,8 +76,6 @@ def resolve_setup(args) -> RobotSetup:
         DemoError: (exit 2) unknown bundled robot, unreadable description, a model that cannot
             be built, no tip link (none chosen, no --tip-link), a --q0 of the wrong length.
     """
-    import os
-
     from robot_dynamics.core.errors import RobotDynamicsError
     from robot_dynamics.tools.bundled import BUNDLED
     from robot_dynamics.tools.robots import build_model, resolve_robot
@@ -141,30 +141,39 @@ def joint_impedance(model, q0: np.ndarray, frequency_hz: float, zeta: float = 0.
     return end_stop_gains(model, q0, frequency_hz, zeta)  # the same rule as the core's end stops
 
 
-def yaml_params(node: str, params: Dict) -> str:
-    """A ROS 2 parameter file; JSON scalars and lists are valid YAML (the URDF string included).
+def write_parameter_files(directory: str, sim_params: Dict, node_params: Dict) -> Dict[str, str]:
+    """The parameters files of the demo's two nodes, written by the schema's writer
+    (:func:`~robot_dynamics.tools.params_file.parameters_yaml`: every value checked against the
+    node's declarations), each in a ``/**:`` section (the process has one node, whatever its
+    namespace and name).
 
     Args:
-        node: node name.
-        params: parameter name -> value.
+        directory: where the files go.
+        sim_params: the arm_simulator's parameters (name -> value).
+        node_params: the dynamics_node's parameters.
 
     Returns:
-        str: the YAML text.
+        dict: node name (``arm_simulator``, ``dynamics_node``) -> the file's path.
+
+    Raises:
+        DemoError: (exit 2) a value the node would refuse (an option out of its range), naming
+            the parameter.
     """
-    # "/**": the process has one node, whatever its namespace (--namespace) and name
-    lines = [f"/**:  # {node}", "  ros__parameters:"]
-    for key, value in params.items():
-        if isinstance(value, np.ndarray):
-            value = value.tolist()
-        if isinstance(value, (list, tuple)):
-            value = [
-                float(v)
-                if isinstance(v, (float, np.floating, int)) and not isinstance(v, bool)
-                else v
-                for v in value
-            ]
-        lines.append(f"    {key}: {json.dumps(value)}")
-    return "\n".join(lines) + "\n"
+    paths = {}
+    for name, schema, params in (
+        ("arm_simulator", ARM_SIMULATOR, sim_params),
+        ("dynamics_node", DYNAMICS_NODE, node_params),
+    ):
+        paths[name] = os.path.join(directory, name + ".yaml")
+        try:
+            text = parameters_yaml(
+                params, comments=[f"{name}: the demo's parameters"], schema=schema
+            )
+        except ParametersFileError as exc:
+            raise DemoError(f"{name}: {exc}", EXIT_USAGE) from None
+        with open(paths[name], "w") as fh:
+            fh.write(text)
+    return paths
 
 
 def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
