@@ -81,10 +81,8 @@ ArmOptions = config_class(
 
 @dataclass(frozen=True, kw_only=True)
 class ArmSettings(ArmOptions):
-    """The simulator's validated configuration for one model: the options of
-    :class:`ArmOptions` (``brakes``, ``friction``, ``saturation``, ``position_limits``,
-    ``command_timeout``, ``wrench_duration``, ``wrench_timeout``, ``wrench_axes``,
-    ``effort_noise``) and what the other parameters give for the model.
+    """The simulator's validated configuration for one model: the fields of :class:`ArmOptions`
+    (parameter values as they are) and what the other parameters give for the model.
 
     Attributes:
         joints: joint names in the order of a command vector.
