@@ -45,16 +45,25 @@ Service
 Time
     The integration runs in its own thread at ``integration_rate`` (Hz, default 1000) with a fixed
     step dt = 1/rate; ``joint_states`` are published every ``round(integration_rate /
-    publish_rate)`` steps, each at the wall-clock instant its simulated time is reached (times
-    ``real_time_factor``). Simulated time is counted in integer nanoseconds (dt rounded to whole
-    ns), so changing ``integration_rate`` at run time changes the step, never the clock (stamps
-    stay monotonic). With ``publish_clock`` false stamps are the wall time at which simulated
-    time 0 was + simulated time; with ``publish_clock`` true the simulator is the ROS clock:
-    stamps count from 0 and ``/clock`` is published with each state, so other nodes can run with
-    ``use_sim_time: true``. ``real_time_factor`` 0 (only with ``publish_clock``) runs as fast
-    as the CPU allows. If the process falls behind by more than ``max_lag`` seconds it stops
-    catching up, restarts its pacing and counts an overrun (simulated time and stamps stay
-    continuous; the stamps then lag the wall clock by the lost time).
+    publish_rate)`` steps: when the wall clock reaches a message's simulated time (times
+    ``real_time_factor``), the steps up to it are integrated and it is published. Simulated time
+    is counted in integer nanoseconds (dt rounded to whole ns), so changing ``integration_rate``
+    at run time changes the step, never the clock (stamps stay monotonic). With ``publish_clock``
+    false stamps are the wall time at which simulated time 0 was + simulated time; with
+    ``publish_clock`` true the simulator is the ROS clock: stamps count from 0 and ``/clock`` is
+    published with each state, so other nodes can run with ``use_sim_time: true``.
+    ``real_time_factor`` 0 (only with ``publish_clock``) runs as fast as the CPU allows. If the
+    process falls behind by more than ``max_lag`` seconds it stops catching up, restarts its
+    pacing and counts an overrun (simulated time and stamps stay continuous; the stamps then lag
+    the wall clock by the lost time).
+
+Run-time changes
+    A parameter change, a command, a wrench or a reset acts on every integration step and message
+    after the last message published before it, and on none before. A parameter change logs that
+    message's stamp (``set effort_noise: applied to the messages stamped after
+    1718000000.123456789 s``). Without ``publish_clock`` (and with ``real_time_factor`` <= 1) no
+    message is published before the wall-clock time of its stamp, so every message stamped after
+    the set-parameters response has the change.
 
 Physics options
     ``hold_until_first_command`` (default false): the joints stay braked (frozen at rest, effort
@@ -147,6 +156,7 @@ class ArmSimulator(Node):
         self._stats = {"overruns": 0, "models": 0, "step_errors": 0}
         self._counters = ArmCounters()  # of the arms replaced by a new model
         self._rng = np.random.default_rng()  # effort_noise
+        self._origin_ns: Optional[int] = None  # stamp of simulated time 0, once the loop runs
 
         self._specs = {p.name: p for p in ARM_SIMULATOR.params}
         self._values = P.declare(self, list(self._specs.values()))
@@ -185,10 +195,11 @@ class ArmSimulator(Node):
                     setattr(self._counters, name, getattr(self._counters, name) + value)
             self._arm = SimulatedArm(model, settings, t_ns=t_ns, rng=self._rng)
             self._stats["models"] += 1
+            acts = "" if self._origin_ns is None else f"; {self._acts_after()}"
         self.get_logger().info(
             f"model loaded from {source}: {model.n} joints ({', '.join(model.joint_names)}), "
             f"base {model.base_link}, tip {model.tip_link}; step {settings.dt * 1e3:g} ms, "
-            f"joint_states every {settings.publish_every} steps"
+            f"joint_states every {settings.publish_every} steps{acts}"
         )
         log_model_notes(
             self.get_logger(),
@@ -218,7 +229,17 @@ class ArmSimulator(Node):
         elif settings is not None:
             with self._lock:
                 self._arm.reconfigure(settings)
+                acts = self._acts_after()
+            self.get_logger().info(f"set {', '.join(sorted(changes))}: {acts}")
         return result
+
+    def _acts_after(self) -> str:
+        """Which messages a change made now acts on (caller holds the lock): those stamped after
+        the last one published, the arm's simulated time (see :meth:`_loop`)."""
+        if self._origin_ns is None:
+            return "applied from the first message"
+        stamp_ns = self._origin_ns + self._arm.t_ns
+        return f"applied to the messages stamped after {stamp_ns // NANO}.{stamp_ns % NANO:09d} s"
 
     # ------------------------------------------------------------------ inputs
     def _on_commands(self, msg: Float64MultiArray) -> None:
@@ -307,30 +328,32 @@ class ArmSimulator(Node):
         self._wrench_pub.publish(ws)
 
     def _loop(self) -> None:
+        """Pace the arm: wait until the wall-clock instant of the next sample, then integrate up
+        to it and publish it, both under the lock. So whatever a callback changes between two
+        messages (parameters, command, wrench, reset, a new model) acts on every later
+        integration step and message, and on none before."""
         publish_clock = bool(self.get_parameter("publish_clock").value)
         if publish_clock:
             self._clock_pub = self.create_publisher(Clock, "/clock", 10)
-        origin_ns = 0
         pace_wall0, pace_t0 = time.monotonic(), 0
-        started = False
         while self._running and rclpy.ok(context=self.context):
             with self._lock:
                 arm = self._arm
                 if arm is not None:
-                    if not started:
-                        # simulated time 0 = now (wall mode) or 0 (publish_clock)
-                        started = True
+                    if self._origin_ns is None:
+                        # simulated time 0 = now (wall mode) or 0 (publish_clock). The wall clock
+                        # is read before the pacing clock: no message is published before the
+                        # wall-clock time of its stamp (with real_time_factor <= 1).
+                        self._origin_ns = 0 if publish_clock else time.time_ns() - arm.t_ns
                         pace_wall0, pace_t0 = time.monotonic(), arm.t_ns
-                        origin_ns = 0 if publish_clock else time.time_ns() - arm.t_ns
-                    self._advance(arm)
-                    t_ns = arm.t_ns
+                    next_ns = arm.next_sample_ns
             if arm is None:
                 time.sleep(0.05)
                 continue
             rtf = float(self._values["real_time_factor"])
             if rtf > 0 or not publish_clock:
                 rtf = rtf if rtf > 0 else 1.0
-                due = pace_wall0 + (t_ns - pace_t0) / NANO / rtf
+                due = pace_wall0 + (next_ns - pace_t0) / NANO / rtf
                 delay = due - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
@@ -343,15 +366,16 @@ class ArmSimulator(Node):
                         f"({self._stats['overruns']} overruns)",
                         throttle_duration_sec=5.0,
                     )
-                    pace_wall0, pace_t0 = time.monotonic(), t_ns
+                    pace_wall0, pace_t0 = time.monotonic(), next_ns
             with self._lock:
-                if self._arm is not None:
-                    try:
-                        self._publish(origin_ns + self._arm.t_ns, self._arm.sample())
-                    except Exception:  # noqa: BLE001 - the context went away: shutting down
-                        if not (self._running and rclpy.ok(context=self.context)):
-                            break
-                        raise
+                arm = self._arm  # a new model may have been installed meanwhile
+                self._advance(arm)
+                try:
+                    self._publish(self._origin_ns + arm.t_ns, arm.sample())
+                except Exception:  # noqa: BLE001 - the context went away: shutting down
+                    if not (self._running and rclpy.ok(context=self.context)):
+                        break
+                    raise
 
     def stats(self) -> Dict[str, int]:
         """The node's counters.

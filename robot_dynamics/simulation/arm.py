@@ -467,10 +467,18 @@ class SimulatedArm:
         self._k += 1
         self._t_ns += self.settings.dt_ns
 
+    def _steps_to_next_sample(self) -> int:
+        every = self.settings.publish_every
+        return every - (self._k % every)
+
+    @property
+    def next_sample_ns(self) -> int:
+        """Simulated time [ns] that :meth:`run_to_next_sample` reaches with the current settings."""
+        return self._t_ns + self._steps_to_next_sample() * self.settings.dt_ns
+
     def run_to_next_sample(self) -> None:
         """Step up to the next multiple of ``settings.publish_every`` steps."""
-        every = self.settings.publish_every
-        for _ in range(every - (self._k % every)):
+        for _ in range(self._steps_to_next_sample()):
             self.step()
 
     def sample(self) -> ArmSample:

@@ -527,7 +527,9 @@ def test_a_path_as_description_is_refused_and_the_node_lives(arm_simulator, ros_
 
 def test_effort_noise_on_the_published_effort_only(arm_simulator, ros_node):
     """effort_noise: Gaussian noise of that standard deviation on the published effort; the
-    physics keeps the exact torque (the braked arm stays put); a negative value is refused."""
+    physics keeps the exact torque (the braked arm stays put); a negative value is refused. Set to
+    0 at run time, it is off in exactly the messages stamped after the one the simulator logs,
+    which is stamped before the set-parameters response."""
     sim = arm_simulator(
         read(bundled_urdf_path("double_pendulum")),
         gravity=[0.0, -9.81, 0.0],
@@ -544,6 +546,16 @@ def test_effort_noise_on_the_published_effort_only(arm_simulator, ros_node):
     np.testing.assert_array_equal(q, np.broadcast_to(q[0], q.shape))  # not applied to the arm
     assert not sim.set_parameters(effort_noise=-1.0)[0].successful
     assert sim.set_parameters(effort_noise=0.0)[0].successful
-    count = len(sim.states)
-    sim.wait_states(50)
-    assert all(np.all(s[4] == 0.0) for s in sim.states[count + 5 :])
+    acknowledged_ns = time.time_ns()
+    found = sim.proc.wait_for_output(
+        r"set effort_noise: applied to the messages stamped after (\d+)\.(\d{9}) s"
+    )
+    boundary_ns = int(found.group(1)) * NS_PER_S + int(found.group(2))
+    assert boundary_ns < acknowledged_ns
+    # messages published before the change may arrive after the response: select by stamp
+    assert ros_node.spin_until(lambda: sum(s[0] > boundary_ns for s in sim.states) >= 50, 30)
+    before = [s for s in sim.states if s[0] <= boundary_ns]
+    after = [s for s in sim.states if s[0] > boundary_ns]
+    assert len(before) >= 400
+    assert all(np.all(s[4] != 0.0) for s in before)
+    assert all(np.all(s[4] == 0.0) for s in after), [s[0] - boundary_ns for s in after if any(s[4])]

@@ -8,6 +8,7 @@
 * an external wrench equals the core's ``step`` with ``f_ext`` (base and link axes) and ends
   after its duration; brakes hold until the first command; the command timeout zeroes it;
 * the clock counts whole nanoseconds: a new rate changes the step, never the time so far;
+  ``next_sample_ns`` is where ``run_to_next_sample`` lands;
 * a diverging step resets the arm and is counted;
 * the friction parameters (asymmetric, Stribeck) act as the core's friction model does; the
   reported effort carries the effort_scale / effort_offset a driver would report with;
@@ -155,6 +156,24 @@ def test_a_new_rate_changes_the_step_never_the_clock(panda):
     arm.reconfigure(ArmSettings.from_values(panda, {**DEFAULTS, "integration_rate": 1000.0}))
     arm.step()
     assert arm.t_ns == before + 1_000_000
+
+
+def test_next_sample_ns_is_where_run_to_next_sample_lands(panda):
+    arm = make_arm(panda, integration_rate=1000.0, publish_rate=250.0)  # a sample every 4 steps
+    assert arm.next_sample_ns == 4_000_000
+    arm.step()
+    assert arm.next_sample_ns == 4_000_000
+    # a new rate between two samples: the rest of the period in the new step
+    arm.reconfigure(
+        ArmSettings.from_values(
+            panda, {**DEFAULTS, "integration_rate": 2000.0, "publish_rate": 250.0}
+        )
+    )
+    assert arm.next_sample_ns == 1_000_000 + 7 * 500_000
+    expected = arm.next_sample_ns
+    arm.run_to_next_sample()
+    assert arm.t_ns == expected
+    assert arm.next_sample_ns == expected + 8 * 500_000
 
 
 def test_impedance_torque_is_part_of_the_effort(panda):
