@@ -40,7 +40,8 @@ Topics (relative names, so they remap)
 Service
     ``~/reset`` (``std_srvs/Trigger``): back to the initial configuration at rest; clears the
     command and the external wrench (and brakes again with ``hold_until_first_command``).
-    Simulation time keeps running (clocks never go backwards).
+    Simulation time keeps running (clocks never go backwards). The response names the messages
+    it acts on (see "Run-time changes").
 
 Time
     The integration runs in its own thread at ``integration_rate`` (Hz, default 1000) with a fixed
@@ -61,9 +62,9 @@ Run-time changes
     A parameter change, a command, a wrench or a reset acts on every integration step and message
     after the last message published before it, and on none before. A parameter change logs that
     message's stamp (``set effort_noise: applied to the messages stamped after
-    1718000000.123456789 s``). Without ``publish_clock`` (and with ``real_time_factor`` <= 1) no
-    message is published before the wall-clock time of its stamp, so every message stamped after
-    the set-parameters response has the change.
+    1718000000.123456789 s``), the ``~/reset`` response names it. Without ``publish_clock`` (and
+    with ``real_time_factor`` <= 1) no message is published before the wall-clock time of its
+    stamp, so every message stamped after the set-parameters response has the change.
 
 Physics options
     ``hold_until_first_command`` (default false): the joints stay braked (frozen at rest, effort
@@ -280,10 +281,10 @@ class ArmSimulator(Node):
                 response.message = "no robot model loaded yet"
                 return response
             self._arm.reset()
-            t = self._arm.t_ns / NANO
+            acts = self._acts_after()
         response.success = True
         response.message = (
-            f"reset to the initial configuration at t = {t:.3f} s (simulated time keeps running)"
+            f"reset to the initial configuration, {acts} (simulated time keeps running)"
         )
         self.get_logger().info(response.message)
         return response

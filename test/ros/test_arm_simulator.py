@@ -383,14 +383,17 @@ def test_reset_service_and_clock(arm_simulator, ros_node):
     assert ros_node.spin_until(lambda: np.max(np.abs(sim.states[-1][2] - PANDA_HOME)) > 0.05, 20)
     result = ros_node.call(sim.reset_client, Trigger.Request())
     assert result.success, result.message
-    # "reset to the initial configuration at t = 2.860 s (simulated time keeps running)"
-    t_reset = float(re.search(r"at t = ([0-9.]+) s", result.message).group(1))
-    reset_ns = int(round(t_reset * 1000)) * 1_000_000
+    # "reset to the initial configuration, applied to the messages stamped after 2.860000000 s
+    # (simulated time keeps running)"
+    found = re.search(r"applied to the messages stamped after (\d+)\.(\d{9}) s", result.message)
+    reset_ns = int(found.group(1)) * NS_PER_S + int(found.group(2))
     assert ros_node.spin_until(lambda: sim.states[-1][0] > reset_ns, 20)
+    # the reset acts on the messages stamped after the last one published before it
     after = next(i for i, st in enumerate(sim.states) if st[0] > reset_ns)
     # right after the reset the arm is back near home (one publication period of free fall)
     assert np.max(np.abs(sim.states[after][2] - PANDA_HOME)) < 1e-2
-    before = max(i for i, st in enumerate(sim.states) if st[0] < reset_ns)
+    before = max(i for i, st in enumerate(sim.states) if st[0] <= reset_ns)
+    assert sim.states[before][0] == reset_ns
     assert np.max(np.abs(sim.states[before][2] - PANDA_HOME)) > 0.05  # it had fallen before
     # simulated time did not go backwards, and /clock was published with it
     stamps = [st[0] for st in sim.states]
