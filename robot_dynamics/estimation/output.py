@@ -74,6 +74,9 @@ class Sample:
         fresh_effort: every joint's effort came with this message.
         terms: the :class:`~robot_dynamics.core.model.StateTerms` at (q, qd).
         friction: (n,) joint friction torques [N m or N] at qd when compensated, else None.
+        now_ns: the clock of the reference's expiry for this message [ns].
+        feedforward_done: the feed-forward step has run (in the command step when the command
+            is the feed-forward, else first thing in the estimation step).
     """
 
     out: PipelineOutput
@@ -87,6 +90,8 @@ class Sample:
     fresh_effort: bool = False
     terms: object = None
     friction: np.ndarray | None = field(default=None)
+    now_ns: int = 0
+    feedforward_done: bool = False
 
 
 __all__ = ["PipelineOutput", "Sample"]

@@ -5,9 +5,10 @@ One :class:`EstimationPipeline` per model and configuration. A message goes thro
 :meth:`~EstimationPipeline.ingest` validates its arrays (model order) once and merges them into
 the joint state, with the dynamics terms at that state computed once (a
 :class:`~robot_dynamics.estimation.output.Sample`); :meth:`~EstimationPipeline.command` makes
-the gravity and feed-forward torques and the effort command; :meth:`~EstimationPipeline.estimate`
-the external joint torques, the wrench a force-torque sensor at ``wrench_frame`` would read and
-the contact state. The node publishes the command between the last two;
+the gravity torques and the effort command (with only the terms the command needs);
+:meth:`~EstimationPipeline.estimate` the feed-forward torques (unless the command was the
+feed-forward), the external joint torques, the wrench a force-torque sensor at ``wrench_frame``
+would read and the contact state. The node publishes the command between the last two;
 :meth:`~EstimationPipeline.update` runs all three. Everything lands in one
 :class:`~robot_dynamics.estimation.output.PipelineOutput`, with why anything is missing.
 The policy lives here: which estimator, when the observer restarts (first message, stamp gaps and
@@ -353,7 +354,9 @@ class EstimationPipeline:
         return sample
 
     def command(self, sample, now_ns=None):
-        """The gravity and feed-forward torques and the effort command of an ingested message.
+        """The gravity torques and the effort command of an ingested message (and the
+        feed-forward when it is the command's source; else :meth:`estimate` makes it, after the
+        command is out).
 
         Args:
             sample: the :class:`~robot_dynamics.estimation.output.Sample` of :meth:`ingest`
@@ -362,29 +365,43 @@ class EstimationPipeline:
                 (default: the message stamp).
 
         Returns:
-            PipelineOutput: ``sample.out`` with gravity, feedforward and command (or
-            command_error) set.
+            PipelineOutput: ``sample.out`` with gravity and command (or command_error) set.
         """
         out = sample.out
+        sample.now_ns = sample.t_ns if now_ns is None else int(now_ns)
         try:
-            self._command_step(sample, sample.t_ns if now_ns is None else int(now_ns))
+            self._command_step(sample)
         except _STEP_ERRORS as error:  # not expected for validated data
             out.command = None
             self._withhold(out, f"{type(error).__name__}: {error}")
         return out
 
-    def _command_step(self, sample, now_ns):
-        out, terms = sample.out, sample.terms
-        gravity = self._finite(terms.gravity, "gravity")
+    def _command_step(self, sample):
+        out = sample.out
+        gravity = self._finite(sample.terms.gravity, "gravity")
         out.gravity = gravity
-        point = self._reference.active(now_ns)
+        if self.config.command_source == "gravity":
+            source, error = gravity, "the gravity torques are not finite"
+        else:
+            source, error = self._feedforward_step(sample)
+        if source is None:
+            self._withhold(out, error)
+        elif self._clamp:
+            out.command = np.minimum(np.maximum(source, self._clamp_lower), self._clamp_limits)
+        else:
+            out.command = source.copy()
+
+    def _feedforward_step(self, sample):
+        """Set ``sample.out.feedforward``; returns it (None when unavailable) and why not."""
+        sample.feedforward_done = True
+        point = self._reference.active(sample.now_ns)
         if point is not None:
             ff = self._reference.feedforward(point)
             if ff is None:
                 self._nonfinite("feed-forward at the reference")
             ff_error = None if ff is not None else "the feed-forward at the reference is not finite"
         elif sample.have_velocity:
-            ff = terms.nonlinear_effects
+            ff = sample.terms.nonlinear_effects
             if sample.friction is not None:
                 ff = ff + sample.friction
             ff = self._finite(ff, "feed-forward")
@@ -395,17 +412,8 @@ class EstimationPipeline:
                 "no feed-forward: no reference and no recent velocity for joints "
                 f"{_names(self.joint_names, sample.stale_velocity)}"
             )
-        out.feedforward = ff
-        if self.config.command_source == "gravity":
-            source, error = gravity, "the gravity torques are not finite"
-        else:
-            source, error = ff, ff_error
-        if source is None:
-            self._withhold(out, error)
-        elif self._clamp:
-            out.command = np.minimum(np.maximum(source, self._clamp_lower), self._clamp_limits)
-        else:
-            out.command = source.copy()
+        sample.out.feedforward = ff
+        return ff, ff_error
 
     def _withhold(self, out, reason):
         out.command_error = reason
@@ -421,17 +429,24 @@ class EstimationPipeline:
         self._text["last_nonfinite_output"] = reason
 
     def estimate(self, sample):
-        """The external joint torques, the wrench and the contact state of an ingested message.
+        """The feed-forward (unless :meth:`command` made it), the external joint torques, the
+        wrench and the contact state of an ingested message.
 
         Args:
             sample: the :class:`~robot_dynamics.estimation.output.Sample` of :meth:`ingest`
                 (ready; after :meth:`command`).
 
         Returns:
-            PipelineOutput: ``sample.out`` with external_torques, wrench and contact (or
-            estimation_paused) set.
+            PipelineOutput: ``sample.out`` with feedforward, external_torques, wrench and contact
+            (or estimation_paused) set.
         """
         out = sample.out
+        if not sample.feedforward_done:
+            try:
+                self._feedforward_step(sample)
+            except _STEP_ERRORS as error:  # not expected for validated data
+                out.feedforward = None
+                self._text["last_nonfinite_output"] = f"feed-forward: {error}"
         try:
             self._estimate_step(sample)
         except _STEP_ERRORS as error:  # not expected for validated data

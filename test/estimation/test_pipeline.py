@@ -385,6 +385,16 @@ def test_command_sources_clamping_and_the_command_before_the_estimation(panda):
     p = pipe(panda)  # gravity
     out = p.update(T0, Q, None, None)
     np.testing.assert_allclose(out.command, panda.gravity_torques(Q), atol=1e-12)
+    # a gravity command needs no velocity pass: the feed-forward comes with the estimation
+    sample = p.ingest(T0 + MS, Q, qd, np.zeros(7))
+    with mock.patch.object(
+        StateTerms, "nonlinear_effects", property(lambda self: pytest.fail("velocity pass"))
+    ):
+        out = p.command(sample)
+    np.testing.assert_allclose(out.command, panda.gravity_torques(Q), atol=1e-12)
+    assert out.feedforward is None
+    p.estimate(sample)
+    np.testing.assert_allclose(out.feedforward, panda.nonlinear_effects(Q, qd), atol=1e-12)
     # feed-forward command without velocity or reference: none, with the reason
     p = pipe(panda, command_source="feedforward")
     out = p.update(T0, Q, None, None)
