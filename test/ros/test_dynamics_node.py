@@ -782,7 +782,7 @@ def test_relay_node_relays(start_process, console_script, ros_node, unique_name)
     proc.assert_alive()
 
 
-@pytest.mark.parametrize("executor", ["multi_threaded", "split"])
+@pytest.mark.parametrize("executor", ["multi_threaded", "split", "events"])
 def test_other_executor_kinds_serve_the_node(dynamics_node, panda, executor):
     """The benchmark's other threading models work end to end (the default, split_events, is
     used by every other test): gravity torques, a service, a refused message, and the node stays
