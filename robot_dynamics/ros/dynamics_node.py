@@ -95,7 +95,6 @@ class DynamicsNode(Node):
         self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
         # joint_states: the newest of each stream, served by a task of the I/O node's executor
         self._latest = LatestMessages()
-        self._serving = False
         self._serve_lock = threading.Lock()
         self._shed_logged = 0
 
@@ -251,21 +250,24 @@ class DynamicsNode(Node):
         # processes the newest state and sheds the rest instead of queueing them.
         try:
             self._count["received"] += 1
-            self._latest.put(tuple(msg.name), msg)
-            if not self._serving:
-                self._serving = True
-                executor = self.io.executor
-                if executor is None:  # not spun (a test driving the callbacks): serve at once
-                    self._serve_joint_states()
-                else:
-                    executor.create_task(self._serve_joint_states)
+            if not self._latest.put(tuple(msg.name), msg):
+                return  # a serve is already asked for: it takes this message
+            executor = self.io.executor
+            if executor is None:  # not spun (a test driving the callbacks): serve at once
+                self._serve_joint_states()
+                return
+            try:
+                executor.create_task(self._serve_joint_states)
+            except BaseException:  # no task: the next message asks again
+                self._latest.unschedule()
+                raise
         except Exception as error:  # noqa: BLE001 - a message must never stop the hot path
             self._hot_path_error(error)
 
     def _serve_joint_states(self):
         """Process the newest joint_states of each stream; count and report the shed ones."""
-        self._serving = False  # from here on a new message schedules another task
         latest = self._latest
+        latest.unschedule()  # from here on a new message asks for another task
         with self._serve_lock:  # one at a time, in order (a multi-threaded executor included)
             while (msg := latest.take(timeout=0)) is not None:
                 try:

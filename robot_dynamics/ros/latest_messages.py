@@ -27,6 +27,7 @@ class LatestMessages:
         self._cond = threading.Condition()
         self._pending = OrderedDict()  # key -> the newest message of that stream not yet taken
         self._closed = False
+        self._scheduled = False  # a serve of the pending messages is asked for
         self.shed = 0
 
     def put(self, key, message):
@@ -35,14 +36,26 @@ class LatestMessages:
         Args:
             key: hashable stream key (e.g. the message's joint names as a tuple).
             message: the message.
+
+        Returns:
+            bool: True when no serve was asked for since the last :meth:`unschedule`: the
+            caller asks for one (e.g. an executor task that takes what is pending).
         """
         with self._cond:
             if self._closed:
-                return
+                return False
             if self._pending.pop(key, None) is not None:
                 self.shed += 1
             self._pending[key] = message
             self._cond.notify()
+            schedule, self._scheduled = not self._scheduled, True
+            return schedule
+
+    def unschedule(self):
+        """No serve is asked for any more (one starts taking, or asking for it failed): the next
+        :meth:`put` returns True."""
+        with self._cond:
+            self._scheduled = False
 
     def take(self, timeout=None):
         """The pending message that arrived first (the newest of its stream), waiting for one.

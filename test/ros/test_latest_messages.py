@@ -1,6 +1,6 @@
 """LatestMessages, the newest-wins hand-off of the dynamics node's joint_states (plain pytest):
 per stream the newest message waits, older ones are shed and counted, streams keep their arrival
-order and never shed each other, close() wakes the worker."""
+order and never shed each other, one serve is asked for at a time, close() wakes the worker."""
 
 import threading
 
@@ -63,3 +63,16 @@ def test_a_slow_worker_sees_increasing_messages_and_every_message_is_taken_or_sh
     assert not worker.is_alive()
     assert taken == sorted(taken) and taken[-1] == count - 1  # the newest is always served
     assert len(taken) + box.shed == count and box.shed > 0
+
+
+def test_one_serve_is_asked_for_until_it_starts_or_asking_failed():
+    box = LatestMessages()
+    assert box.put("arm", 1)  # ask for a serve
+    assert not box.put("arm", 2) and not box.put("gripper", 3)  # one is asked for already
+    box.unschedule()  # the serve starts: what comes now needs another
+    assert box.take(timeout=0) == 2
+    assert box.put("arm", 4)
+    box.unschedule()  # asking for it failed: the next message asks again
+    assert box.put("arm", 5)
+    box.close()
+    assert not box.put("arm", 6)
