@@ -54,7 +54,7 @@ def read_bag(path, joint_names, topic="/joint_states", max_age=0.05):
             type, or none of the model's joints is in the messages.
     """
     messages = [
-        (m.stamp_ns if m.stamp_ns > 0 else m.log_ns, m.names, m.position, m.velocity, m.effort)
+        (m.time_ns, m.names, m.position, m.velocity, m.effort)
         for m in joint_state_messages(path, topic)
     ]
     return merge_messages(messages, joint_names, max_age=max_age, source=f"topic {topic!r}")
@@ -79,6 +79,27 @@ class JointStateMessage:
     position: np.ndarray
     velocity: np.ndarray
     effort: np.ndarray
+
+    @property
+    def time_ns(self):
+        """The header stamp, or the recording time for an unstamped message [ns]."""
+        return self.stamp_ns if self.stamp_ns > 0 else self.log_ns
+
+    def model_order(self, joints):
+        """The message's fields in a model's joint order.
+
+        Args:
+            joints: the model's :class:`~robot_dynamics.ros.conversions.JointNameMap`.
+
+        Returns:
+            tuple: ``(present, unknown names, (position, velocity, effort))`` as
+            ``JointNameMap.fields`` gives them.
+
+        Raises:
+            ValueError: a repeated name, or a field whose length differs from the names'.
+        """
+        fields = (("position", self.position), ("velocity", self.velocity))
+        return joints.fields(self.names, fields + (("effort", self.effort),), "joint_states")
 
 
 def joint_state_messages(path, topic="/joint_states"):

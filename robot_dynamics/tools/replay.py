@@ -180,18 +180,10 @@ def stamp_handling(messages, joint_names, mode="auto"):
     n = joints.n
     stamps, rows = [], []
     for i, message in enumerate(messages):
-        stamps.append(message.stamp_ns if message.stamp_ns > 0 else message.log_ns)
+        stamps.append(message.time_ns)
         row = np.full(3 * n + 1, np.nan)
         try:
-            _, _, fields = joints.fields(
-                message.names,
-                (
-                    ("position", message.position),
-                    ("velocity", message.velocity),
-                    ("effort", message.effort),
-                ),
-                "joint_states",
-            )
+            _, _, fields = message.model_order(joints)
         except ValueError:
             row[-1] = i  # refused: never a repeat
         else:
@@ -327,18 +319,10 @@ def replay(pipeline, messages):
         i = stamps.row()
         for grown in (status, tau, wrench, contact, onset):
             grown.row()
-        t_ns = message.stamp_ns if message.stamp_ns > 0 else message.log_ns
+        t_ns = message.time_ns
         stamps.data[i] = t_ns
         try:
-            present, extra, fields = joints.fields(
-                message.names,
-                (
-                    ("position", message.position),
-                    ("velocity", message.velocity),
-                    ("effort", message.effort),
-                ),
-                "joint_states",
-            )
+            present, extra, fields = message.model_order(joints)
         except ValueError as error:
             pipeline.refuse(t_ns, str(error))  # counted with the pipeline's refusals
             _count(refusals, str(error))

@@ -3,9 +3,12 @@ have a conftest.py, so `from conftest import ...` would be ambiguous)."""
 
 import os
 
+import numpy as np
 import pytest
 
 import oracles
+from robot_dynamics.core.regressor import inertia_to_parameters
+from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
 
 _MODELS = {}
 
@@ -68,3 +71,27 @@ def random_state(model, name, rng, shape=()):
     qd = rng.normal(size=q.shape)
     qdd = rng.normal(size=q.shape)
     return q, qd, qdd
+
+
+def perturbed_inertials(model, rng, scale=(0.8, 1.25), com=0.03, added_mass=0.1):
+    """The inertial parameters of a "true" robot near ``model``, for identification tests: per
+    body the mass and the rotational inertia scaled by factors drawn in ``scale`` and raised by
+    ``added_mass`` [kg] and 1e-4 kg m^2 (no massless body), the COM moved by up to ``com`` [m]
+    along each axis.
+
+    Returns:
+        ndarray: (10 nb,) in the regressor's order (the inertial columns of a ParameterLayout).
+    """
+    bodies = []
+    for b in range(model.tree.nb):
+        m, c, inertia = inertia_parameters(model.tree.inertia[b])
+        bodies.append(
+            inertia_to_parameters(
+                spatial_inertia(
+                    m * rng.uniform(*scale) + added_mass,
+                    c + rng.uniform(-com, com, 3),
+                    inertia * rng.uniform(*scale) + 1e-4 * np.eye(3),
+                )
+            )
+        )
+    return np.concatenate(bodies)

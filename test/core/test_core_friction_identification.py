@@ -7,7 +7,7 @@ asymmetric, asymmetric + Stribeck, symmetric Stribeck."""
 import numpy as np
 import pytest
 
-from core_helpers import load_model
+from core_helpers import load_model, perturbed_inertials
 from robot_dynamics.core import InvalidInputError
 from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.core.friction_identification import (
@@ -21,8 +21,7 @@ from robot_dynamics.core.identification import (
     identify,
 )
 from robot_dynamics.core.joint_data import JointData, JointSamples, prepare
-from robot_dynamics.core.regressor import ParameterLayout, inertia_to_parameters
-from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
+from robot_dynamics.core.regressor import ParameterLayout
 
 # the truth, per joint of the Panda
 VISCOUS = np.array([0.5, 0.6, 0.4, 0.5, 0.2, 0.2, 0.1])
@@ -46,20 +45,9 @@ RIPPLE = 0.01  # [rad/s] amplitude of the 15 Hz ripple on the measured velocity
 
 def perturbed(model, rng):
     layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
-    bodies = []
-    for b in range(model.tree.nb):
-        m, c, inertia = inertia_parameters(model.tree.inertia[b])
-        bodies.append(
-            inertia_to_parameters(
-                spatial_inertia(
-                    m * rng.uniform(0.85, 1.2) + 0.05,
-                    c + rng.uniform(-0.02, 0.02, 3),
-                    inertia * rng.uniform(0.85, 1.2) + 1e-4 * np.eye(3),
-                )
-            )
-        )
+    inertials = perturbed_inertials(model, rng, scale=(0.85, 1.2), com=0.02, added_mass=0.05)
     friction = FrictionModel(VISCOUS, COULOMB, ASYMMETRY, STRIBECK, STRIBECK_VELOCITY)
-    return apply_parameters(model, layout, np.concatenate(bodies)).with_friction(friction)
+    return apply_parameters(model, layout, inertials).with_friction(friction)
 
 
 def recording(model, truth, rng, duration=40.0):

@@ -121,6 +121,39 @@ class Runs:
         with self.lock:
             self.node.destroy_publisher(publisher)
 
+    def launch(self, script, i, params):
+        """Start console script ``script`` as run ``i``, in a namespace of its own, with
+        ``params`` in a parameters file; returns (process, namespace)."""
+        ns = f"/{self.unique_name}_{i}"
+        path = self.tmp_path / f"{script}_{i}.yaml"
+        path.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
+        argv = console_script(script) + [
+            "--ros-args",
+            "-r",
+            "__ns:=" + ns,
+            "--params-file",
+            str(path),
+        ]
+        return self.start_process(argv, name=f"{script}_{i}"), ns
+
+    def feed(self, cleanup, msg_type, topic, qos, period, publish):
+        """Call ``publish(publisher, k)`` every ``period`` s on a new publisher of ``topic``;
+        the feed is stopped and the publisher destroyed by ``cleanup``."""
+        pub = self.publisher(msg_type, topic, qos)
+        cleanup.append(lambda: self.destroy(pub))
+        cleanup.insert(0, Feed(lambda k: publish(pub, k), period).stop)
+
+    def swap_descriptions(self, cleanup, ns):
+        """The Panda and the double pendulum on ``ns``/robot_description in turn, every 20 ms."""
+        self.feed(
+            cleanup,
+            String,
+            ns + "/robot_description",
+            robot_description_qos(),
+            0.02,
+            lambda pub, k: pub.publish(String(data=(PANDA, PENDULUM)[k % 2])),
+        )
+
     def startup_time(self):
         with self.lock:
             return sorted(self.startup)[len(self.startup) // 2] if self.startup else 3.0
@@ -197,40 +230,31 @@ def test_the_dynamics_node_stops_cleanly_at_any_moment(
 
     def start(i, entry):
         kind, moment = entry[0], entry[1]
-        ns = f"/{unique_name}_{i}"
         params = {"executor": kind}
         if moment != "loading":
             params["robot_description"] = PANDA
-        path = tmp_path / f"node_{i}.yaml"
-        path.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
-        argv = console_script("dynamics_node")
-        argv += ["--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)]
-        proc = start_process(argv, name=f"dynamics_node_{i}")
+        proc, ns = runs.launch("dynamics_node", i, params)
         cleanup = []
 
         def ready(t0):
             if moment == "loading":
                 proc.wait_for_output(WAITING, timeout=120.0)
-                pub = runs.publisher(String, ns + "/robot_description", robot_description_qos())
-                cleanup.append(lambda: runs.destroy(pub))
-                feed = Feed(lambda k: pub.publish(String(data=(PANDA, PENDULUM)[k % 2])), 0.02)
-                cleanup.insert(0, feed.stop)
+                runs.swap_descriptions(cleanup, ns)
             proc.wait_for_output(LOADED, timeout=120.0)
             if moment == "idle":
                 with runs.lock:
                     runs.startup.append(time.monotonic() - t0)
             if moment == "joint_states":
-                pub = runs.publisher(JointState, ns + "/joint_states", joint_states_qos())
-                cleanup.append(lambda: runs.destroy(pub))
                 msg = JointState(name=PANDA_JOINTS, position=[0.1] * 7, velocity=[0.0] * 7)
                 msg.effort = [1.0] * 7
 
-                def publish(k):
+                def publish(pub, k):
                     msg.header.stamp = runs.node.get_clock().now().to_msg()
                     pub.publish(msg)
 
-                feed = Feed(publish, 0.001)
-                cleanup.insert(0, feed.stop)
+                runs.feed(
+                    cleanup, JointState, ns + "/joint_states", joint_states_qos(), 0.001, publish
+                )
                 time.sleep(0.3)  # (discovery)
 
         return proc, ready, cleanup
@@ -248,15 +272,10 @@ def test_the_arm_simulator_stops_cleanly_at_any_moment(
 
     def start(i, entry):
         moment = entry[1]
-        ns = f"/{unique_name}_{i}"
         params = {"publish_rate": 1000.0}
         if moment in ("starting", "commands"):
             params["robot_description"] = PANDA
-        path = tmp_path / f"sim_{i}.yaml"
-        path.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
-        argv = console_script("arm_simulator")
-        argv += ["--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)]
-        proc = start_process(argv, name=f"arm_simulator_{i}")
+        proc, ns = runs.launch("arm_simulator", i, params)
         cleanup = []
 
         def ready(t0):
@@ -265,19 +284,16 @@ def test_the_arm_simulator_stops_cleanly_at_any_moment(
                 return
             if moment == "loading":
                 proc.wait_for_output(WAITING, timeout=120.0)
-                pub = runs.publisher(String, ns + "/robot_description", robot_description_qos())
-                cleanup.append(lambda: runs.destroy(pub))
-                feed = Feed(lambda k: pub.publish(String(data=(PANDA, PENDULUM)[k % 2])), 0.02)
-                cleanup.insert(0, feed.stop)
+                runs.swap_descriptions(cleanup, ns)
             proc.wait_for_output(LOADED, timeout=120.0)
             if moment == "commands":
                 with runs.lock:
                     runs.startup.append(time.monotonic() - t0)
-                pub = runs.publisher(Float64MultiArray, ns + "/arm_simulator/commands", 10)
-                cleanup.append(lambda: runs.destroy(pub))
                 msg = Float64MultiArray(data=[0.0] * 7)
-                feed = Feed(lambda k: pub.publish(msg), 0.001)
-                cleanup.insert(0, feed.stop)
+                topic = ns + "/arm_simulator/commands"
+                runs.feed(
+                    cleanup, Float64MultiArray, topic, 10, 0.001, lambda pub, k: pub.publish(msg)
+                )
                 time.sleep(0.3)  # (discovery)
 
         return proc, ready, cleanup

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from robot_dynamics.core.identification import apply_parameters
-from robot_dynamics.core.regressor import ParameterLayout, inertia_to_parameters
-from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
+from robot_dynamics.core.regressor import ParameterLayout
+from tools_helpers import perturbed_inertials
 
 CYCLE = 1e-3  # the robot's cycle [s]
 
@@ -29,19 +29,7 @@ def perturbed_truth(model, rng):
     """
     layout = ParameterLayout.for_model(model, asymmetry=True, offset=True)
     theta = layout.nominal(model).copy()
-    bodies = []
-    for b in range(model.tree.nb):
-        m, c, Ic = inertia_parameters(model.tree.inertia[b])
-        bodies.append(
-            inertia_to_parameters(
-                spatial_inertia(
-                    m * rng.uniform(0.8, 1.25) + 0.1,
-                    c + rng.uniform(-0.03, 0.03, 3),
-                    Ic * rng.uniform(0.8, 1.25) + 1e-4 * np.eye(3),
-                )
-            )
-        )
-    theta[: layout.n_inertial] = np.concatenate(bodies)
+    theta[: layout.n_inertial] = perturbed_inertials(model, rng)
     force = np.where(prismatic(model), 30.0, 1.0)
     coulomb = rng.uniform(0.3, 1.2, model.n) * force
     theta[layout.group_slice("viscous")] = rng.uniform(0.1, 0.6, model.n) * force

@@ -14,8 +14,7 @@ import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.core.identification import apply_parameters
 from robot_dynamics.core.pseudo_inertia import is_physically_consistent
-from robot_dynamics.core.regressor import ParameterLayout, inertia_to_parameters, regressor
-from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
+from robot_dynamics.core.regressor import ParameterLayout, regressor
 from robot_dynamics.tools import cli
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.identification_data import (
@@ -24,6 +23,8 @@ from robot_dynamics.tools.identification_data import (
     read_bag,
     write_bag,
 )
+from tools_helpers import perturbed_inertials
+
 
 PENDULUM_G = (0.0, -9.81, 0.0)
 
@@ -36,19 +37,7 @@ def rng(request):
 def truth_of(model, rng):
     layout = ParameterLayout.for_model(model)
     theta = layout.nominal(model).copy()
-    bodies = []
-    for b in range(model.tree.nb):
-        m, c, Ic = inertia_parameters(model.tree.inertia[b])
-        bodies.append(
-            inertia_to_parameters(
-                spatial_inertia(
-                    m * rng.uniform(0.8, 1.25) + 0.1,
-                    c + rng.uniform(-0.03, 0.03, 3),
-                    Ic * rng.uniform(0.8, 1.25) + 1e-4 * np.eye(3),
-                )
-            )
-        )
-    theta[: layout.n_inertial] = np.concatenate(bodies)
+    theta[: layout.n_inertial] = perturbed_inertials(model, rng)
     theta[layout.group_slice("viscous")] = rng.uniform(0.2, 1.0, model.n)
     theta[layout.group_slice("coulomb")] = rng.uniform(0.2, 1.0, model.n)
     return layout, theta

@@ -10,10 +10,11 @@ import pytest
 # example-robot-data is found the way the core tests find it (test/core/oracles.py); the small
 # test arms are the core tests' (test/core/small_arms.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "core"))
+from core_helpers import perturbed_inertials  # noqa: E402
 from oracles import robots_dir  # noqa: E402
 from small_arms import ARM3_URDF, UR_SHAPE_URDF  # noqa: E402
 
-__all__ = ["ARM3_URDF", "UR_SHAPE_URDF", "erd_urdf_path"]
+__all__ = ["ARM3_URDF", "UR_SHAPE_URDF", "erd_urdf_path", "perturbed_inertials"]
 
 
 def erd_urdf_path(*parts):
