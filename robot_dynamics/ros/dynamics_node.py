@@ -47,7 +47,7 @@ from .diagnostics import DynamicsDiagnostics
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .latest_messages import LatestMessages
 from .payload_service import PayloadService
-from .qos import joint_states_qos
+from .qos import joint_states_qos, subscription_qos_overrides
 from .services import DynamicsServices, trigger_services
 
 MAX_UNKNOWN_NAMES = 64  # unknown joint names remembered (and reported) at most
@@ -121,11 +121,12 @@ class DynamicsNode(Node):
         self._description = RobotDescription(self, self._build, self._install, self._get_values)
         self._description.start(self._values["robot_description"])
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        joint_states = self.resolve_topic_name("joint_states")
         self.io.create_subscription(
             JointState,
-            self.resolve_topic_name("joint_states"),
+            joint_states,
             self._on_joint_states,
-            joint_states_qos(),
+            subscription_qos_overrides(self, joint_states, joint_states_qos()),
             event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False),
         )
         self.io.create_subscription(

@@ -13,7 +13,9 @@ import pytest
 
 from node_test_helpers import PANDA_URDF, PENDULUM_URDF, efforts, read, trajectory, wrench_array
 
+from rclpy.duration import Duration
 from rclpy.parameter import Parameter
+from rclpy.qos import ReliabilityPolicy
 
 from robot_dynamics import RobotModel
 from robot_dynamics_interfaces.srv import (
@@ -799,12 +801,17 @@ def test_other_executor_kinds_serve_the_node(dynamics_node, panda, executor):
     node.proc.assert_alive()
 
 
-def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(dynamics_node, panda):
+def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(
+    dynamics_node, panda, unique_name
+):
     """joint_states far faster than the node serves them: it processes the newest message,
     sheds the older ones (counted in /diagnostics), queues nothing (every message it received
     was processed or shed, and its outputs stop with the stream)."""
     names = list(panda.joint_names)
-    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
+    # joint_states read reliably (the node's QoS overrides): a best-effort reader may lose the
+    # burst's newest samples at the transport for good, and then the newest it served is older
+    reliable = {f"/{unique_name}/joint_states": {"subscription": {"reliability": "reliable"}}}
+    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2, qos_overrides=reliable)
     node.wait_connected(outputs=("feedforward_torques",))
     node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "feedforward_torques")
     count = 3000
@@ -812,6 +819,8 @@ def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(dynamics_
     stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in burst]
     for msg in burst:  # as fast as this process publishes: many times the node's rate
         node.publish(msg)
+    # every sample the publisher still holds (its newest) has reached the node's reader
+    assert node.joint_pub.wait_for_all_acked(Duration(seconds=10))
     node.t.spin_for(1.0)
     inbox = node.inbox["feedforward_torques"]
     seen = len(inbox.messages)
@@ -829,3 +838,32 @@ def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(dynamics_
     # the last state served is among the newest (the middleware keeps the latest 10)
     assert last.sec * 10**9 + last.nanosec in stamps[-10:]
     node.proc.assert_alive()
+
+
+def joint_states_reliability(node):
+    (info,) = node.node.get_subscriptions_info_by_topic(node.ns + "/joint_states")
+    return info.qos_profile.reliability
+
+
+def test_joint_states_qos_follows_the_users_overrides(dynamics_node, unique_name):
+    """ROS's QoS override parameters set how joint_states is read; a bad one stops the start and
+    names the parameter."""
+    default = dynamics_node(urdf=read(PENDULUM_URDF))
+    default.wait_connected()
+    assert joint_states_reliability(default) == ReliabilityPolicy.BEST_EFFORT
+    default.proc.terminate()
+
+    topic = f"/{unique_name}_1/joint_states"
+    overrides = {topic: {"subscription": {"reliability": "reliable", "depth": 50}}}
+    node = dynamics_node(urdf=read(PENDULUM_URDF), qos_overrides=overrides)
+    node.wait_connected()
+    assert joint_states_reliability(node) == ReliabilityPolicy.RELIABLE
+    assert node.get_parameter(f"qos_overrides.{topic}.subscription.depth") == 50
+
+    bad = {f"/{unique_name}_2/joint_states": {"subscription": {"reliability": "sometimes"}}}
+    refused = dynamics_node(urdf=read(PENDULUM_URDF), wait_loaded=False, qos_overrides=bad)
+    assert refused.proc.wait() != 0
+    assert f"qos_overrides./{unique_name}_2/joint_states.subscription.reliability" in (
+        refused.proc.output()
+    )
+    assert "'sometimes' is not one of" in refused.proc.output()
