@@ -435,17 +435,34 @@ def identify(
         )  # fmt: skip
 
 
+def measured_rows(effort_mask, n):
+    """The joints whose torque is measured, checked.
+
+    Args:
+        effort_mask: None (every joint) or (n,) bool.
+        n: the model's joint count.
+
+    Returns:
+        ndarray: (n,) bool.
+
+    Raises:
+        IdentificationError: not n booleans, or no joint measured.
+    """
+    rows = np.ones(n, bool) if effort_mask is None else np.asarray(effort_mask, bool)
+    if rows.shape != (n,) or not rows.any():
+        raise IdentificationError(
+            f"effort_mask must be {n} booleans with at least one measured joint"
+        )
+    return rows
+
+
 def _identify(
     model, q, qd, qdd, tau, layout, base, regularization, max_condition, effort_mask, held,
     smooth,
 ):  # fmt: skip
     layout = ParameterLayout.for_model(model) if layout is None else layout
     layout.check(model)
-    rows = np.ones(model.n, bool) if effort_mask is None else np.asarray(effort_mask, bool)
-    if rows.shape != (model.n,) or not rows.any():
-        raise IdentificationError(
-            f"effort_mask must be {model.n} booleans with at least one measured joint"
-        )
+    rows = measured_rows(effort_mask, model.n)
     if base is None:
         base = base_parameters(model, layout, effort_mask=rows, held=held)
     tau = np.asarray(tau, dtype=float)
@@ -612,6 +629,7 @@ __all__ = [
     "apply_parameters",
     "correlation_time",
     "identify",
+    "measured_rows",
     "stacked_regressor",
     "weighted_least_squares",
 ]

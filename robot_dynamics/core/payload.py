@@ -10,15 +10,17 @@ regressor columns of the body the frame is fixed to, mapped into the frame:
 Static poses only see gravity, so only ``m`` and ``m c`` (and not all of ``m c`` when the
 frame's orientation hardly changes between poses). The least-squares solution is taken on the
 subspace the data determine (an SVD with a relative threshold); a parameter is reported
-determined when it lies in that subspace, and the rest is named in ``undetermined``.
+determined when it lies in that subspace, and the rest is named in ``undetermined``. Only the
+rows of joints whose torque is measured (``effort_mask``) are fitted.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InvalidInputError
 from .friction import DEFAULT_VELOCITY_THRESHOLD
-from .identification import IdentificationError, stacked_regressor
+from .identification import IdentificationError, measured_rows, stacked_regressor
 from .regressor import (
     BODY_PARAMETER_NAMES,
     ParameterLayout,
@@ -49,7 +51,8 @@ class PayloadEstimate:
         covariance: (10, 10) of phi.
         determined: (10,) bool per parameter of phi.
         undetermined: readable notes on what the data could not determine.
-        samples: number of samples used; residual_rms: (n,) [N m] after the fit.
+        samples: number of samples used; residual_rms: (n,) [N m or N] after the fit (NaN for
+            the joints without a measured torque).
     """
 
     frame: str
@@ -95,6 +98,7 @@ def identify_payload(
     friction=True,
     velocity_threshold=DEFAULT_VELOCITY_THRESHOLD,
     tolerance=DETERMINED_TOLERANCE,
+    effort_mask=None,
 ):
     """Identify a payload on ``frame`` (default: the model's tip link).
 
@@ -103,45 +107,63 @@ def identify_payload(
         q: (N, n) joint positions [rad or m], model order.
         qd: (N, n) joint velocities [rad/s or m/s].
         qdd: (N, n) joint accelerations [rad/s^2 or m/s^2] (zeros for static poses).
-        tau: (N, n) measured joint torques [N m or N].
+        tau: (N, n) measured joint torques [N m or N]; the columns outside ``effort_mask`` are
+            not read (may be NaN).
         frame: link the payload is rigidly attached to.
         friction: subtract the model's joint friction at qd.
-        velocity_threshold: v_eps of the Coulomb friction's smooth sign.
+        velocity_threshold: v_eps of the Coulomb friction's smooth sign [rad/s or m/s].
         tolerance: relative singular-value threshold of "determined".
+        effort_mask: (n,) bool, the joints whose torque is measured: only their rows are
+            fitted; default all.
 
     Returns:
         :class:`PayloadEstimate`.
 
     Raises:
-        IdentificationError: too few samples, or data that determine not even the mass.
+        IdentificationError: too few samples, a bad ``effort_mask``, no measured joint that
+            carries ``frame``, or data that determine not even the mass.
         UnknownFrameError, AmbiguousTipError, InvalidInputError: bad frame or arrays.
     """
     frame = model.resolve_frame(frame)
-    tau = check_vector(tau, "tau", model.joint_names)
-    q = check_vector(q, "q", model.joint_names)
-    qd = check_vector(qd, "qd", model.joint_names)
-    qdd = check_vector(qdd, "qdd", model.joint_names)
+    names = model.joint_names
+    rows = measured_rows(effort_mask, model.n)
+    try:
+        tau = np.asarray(tau, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise InvalidInputError(f"tau must be numeric: {err}") from None
+    q = check_vector(q, "q", names)
+    qd = check_vector(qd, "qd", names)
+    qdd = check_vector(qdd, "qdd", names)
     if tau.ndim != 2 or q.shape != tau.shape or qd.shape != tau.shape or qdd.shape != tau.shape:
         raise IdentificationError(
             f"payload: q, qd, qdd and tau must be (N, n) arrays of one shape, got "
             f"{q.shape}, {qd.shape}, {qdd.shape}, {tau.shape}"
         )
+    check_vector(np.where(rows, tau, 0.0), "tau", names)
     N, n = tau.shape
     body, T = frame_parameter_map(model, frame)
     if body < 0:
         raise IdentificationError(
             f"payload: frame {frame!r} is fixed to the base: no joint sees it"
         )
-    if N * n < 4:
-        raise IdentificationError(f"payload: too few samples ({N} of {n} joints)")
+    tree = model.tree
+    carriers = (tree.ancestors[body] @ (tree.G != 0)) > 0  # (n,) joints that move the frame
+    if not np.any(carriers & rows):
+        raise IdentificationError(
+            f"payload: no joint with a measured torque carries frame {frame!r} (it is carried "
+            f"by {', '.join(np.asarray(names)[carriers])})"
+        )
+    m_rows = int(rows.sum())
+    if N * m_rows < 4:
+        raise IdentificationError(f"payload: too few samples ({N} of {m_rows} measured joints)")
     layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
     cols = np.arange(10 * body, 10 * body + 10)
-    Y = stacked_regressor(model, q, qd, qdd, layout, columns=cols) @ T  # (N, n, 10)
-    residual = tau - model.inverse_dynamics(q, qd, qdd)
+    Y = stacked_regressor(model, q, qd, qdd, layout, columns=cols)[:, rows] @ T  # (N, m, 10)
+    residual = tau[:, rows] - model.inverse_dynamics(q, qd, qdd)[:, rows]
     if friction:
-        residual = residual - model.friction_torques(qd, velocity_threshold)
-    A = Y.reshape(N * n, 10)
-    b = residual.reshape(N * n)
+        residual = residual - model.friction_torques(qd, velocity_threshold)[:, rows]
+    A = Y.reshape(N * m_rows, 10)
+    b = residual.reshape(N * m_rows)
     norms = np.linalg.norm(A, axis=0)
     scale = np.where(norms > 0, norms, 1.0)
     U, s, Vt = np.linalg.svd(A / scale, full_matrices=False)
@@ -151,7 +173,7 @@ def identify_payload(
     coef = (U[:, :r].T @ b) / s[:r]
     phi = (V @ coef) / scale
     fit = A @ phi
-    dof = max(N * n - r, 1)
+    dof = max(N * m_rows - r, 1)
     sigma2 = float(((b - fit) ** 2).sum() / dof)
     cov_s = sigma2 * (V / s[:r] ** 2) @ V.T
     cov = cov_s / np.outer(scale, scale)
@@ -189,6 +211,8 @@ def identify_payload(
             "inertia: not determined (" + ", ".join(missing) + "; static poses or too little "
             "rotation show only mass and centre of mass)"
         )
+    residual_rms = np.full(n, np.nan)
+    residual_rms[rows] = np.sqrt(((b - fit).reshape(N, m_rows) ** 2).mean(axis=0))
     return PayloadEstimate(
         frame=frame,
         mass=float(m),
@@ -202,7 +226,7 @@ def identify_payload(
         determined=determined,
         undetermined=tuple(notes),
         samples=N,
-        residual_rms=np.sqrt(((b - fit).reshape(N, n) ** 2).mean(axis=0)),
+        residual_rms=residual_rms,
     )
 
 

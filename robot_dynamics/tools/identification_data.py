@@ -31,7 +31,6 @@ from robot_dynamics.core.joint_data import (
     JointSamples,
     clean,
     default_hold,
-    prepare,
     smooth,
 )
 
@@ -350,26 +349,6 @@ def read_samples(path, joint_names, topic="/joint_states"):
     return read_bag(path, joint_names, topic=topic)
 
 
-def load_joint_data(path, joint_names, topic="/joint_states", filter_window=0.05, **options):
-    """:class:`JointData` of a bag (directory, .mcap, .db3) or a .csv file, with a fixed filter
-    window.
-
-    Args:
-        path: the recording.
-        joint_names: the model's joints, in order.
-        topic: the JointState topic of a bag.
-        filter_window: Savitzky-Golay window [s].
-        **options: keyword arguments of :func:`robot_dynamics.core.joint_data.clean`.
-
-    Returns:
-        JointData: the prepared data.
-
-    Raises:
-        DataError: see :func:`read_samples` and :func:`robot_dynamics.core.joint_data.prepare`.
-    """
-    return prepare(read_samples(path, joint_names, topic), filter_window=filter_window, **options)
-
-
 #: smoothed samples kept per filter window (every k-th: the smoothed signals carry nothing
 #: faster, and the fit's cost grows with the samples)
 SAMPLES_PER_WINDOW = 20
@@ -392,8 +371,8 @@ def load_identification_data(
     Args:
         path: the recording (bag or CSV).
         model: the nominal :class:`~robot_dynamics.core.model.RobotModel`.
-        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` of the fit (the window
-            choice fits it).
+        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` of the fit the window
+            choice makes (None when ``filter_window`` is given).
         topic: the JointState topic of a bag.
         filter_window: Savitzky-Golay window [s], or None to choose it
             (:func:`~robot_dynamics.core.filter_window.choose_filter_window`).
@@ -427,6 +406,8 @@ def load_identification_data(
     cleaned = clean(samples, effort_mask="auto", hold=positions, **options)
     choice = None
     if filter_window is None:
+        if layout is None:
+            raise ValueError("choosing the filter window needs the layout of a fit")
         choice = choose_filter_window(
             model, cleaned, layout, holdout=holdout, samples_per_window=SAMPLES_PER_WINDOW
         )
@@ -479,9 +460,7 @@ __all__ = [
     "JointSamples",
     "SAMPLES_PER_WINDOW",
     "load_identification_data",
-    "load_joint_data",
     "merge_messages",
-    "prepare",
     "JointStateMessage",
     "joint_state_messages",
     "read_bag",

@@ -267,6 +267,43 @@ def test_payload_inertia_from_motion_and_one_pose(rng):
     assert any("centre of mass along" in u for u in est.undetermined)
 
 
+def test_payload_effort_mask(rng):
+    # joint 2 has no torque sensor (NaN), joint 7 reports 0: with both masked the fit is the
+    # least-squares fit of the other joints' rows, and finds the payload
+    from robot_dynamics.core import InvalidInputError
+    from robot_dynamics.core.payload import frame_parameter_map, identify_payload
+
+    model = load_model("bundled_panda")
+    truth = model.with_payload(PAYLOAD_MASS, PAYLOAD_COM, PAYLOAD_INERTIA, frame="tool")
+    q, qd, qdd = sine_trajectory(model, rng, duration=10.0, rate=50.0)
+    tau = truth.inverse_dynamics(q, qd, qdd) + model.friction_torques(qd)
+    tau += 0.05 * rng.normal(size=tau.shape)
+    tau[:, 1] = np.nan
+    tau[:, 6] = 0.0
+    mask = np.ones(model.n, bool)
+    mask[[1, 6]] = False
+    est = identify_payload(model, q, qd, qdd, tau, frame="tool", effort_mask=mask)
+    body, T = frame_parameter_map(model, "tool")
+    layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
+    Y = regressor(model, q, qd, qdd, layout)[..., 10 * body : 10 * body + 10] @ T
+    rest = tau - model.inverse_dynamics(q, qd, qdd) - model.friction_torques(qd)
+    phi = np.linalg.lstsq(Y[:, mask].reshape(-1, 10), rest[:, mask].reshape(-1), rcond=None)[0]
+    assert np.all(est.determined)
+    assert_close(est.parameters, phi, 1e-8, "masked fit")
+    assert abs(est.mass - PAYLOAD_MASS) < 0.01 and np.all(np.abs(est.com - PAYLOAD_COM) < 2e-3)
+    assert np.isnan(est.residual_rms[~mask]).all() and np.all(est.residual_rms[mask] < 0.07)
+    # a NaN on a measured joint is refused, naming it
+    with pytest.raises(InvalidInputError, match="'panda_joint2'"):
+        identify_payload(model, q, qd, qdd, tau)
+    # a mask that leaves no joint carrying the frame, or is not n booleans
+    with pytest.raises(IdentificationError, match="carries frame 'panda_link3'"):
+        identify_payload(
+            model, q, qd, qdd, tau, frame="panda_link3", effort_mask=[0, 0, 0, 1, 1, 1, 1]
+        )
+    with pytest.raises(IdentificationError, match="effort_mask must be 7 booleans"):
+        identify_payload(model, q, qd, qdd, tau, effort_mask=[True] * 3)
+
+
 def test_payload_bad_input():
     from robot_dynamics.core import UnknownFrameError
     from robot_dynamics.core.payload import identify_payload

@@ -167,7 +167,8 @@ class Recording:
             the ripple, effort as the driver reports it).
         true_t: (R,) the robot's time of each record [s].
         log: the :class:`Log`.
-        truth: ``(layout, theta)`` of the true robot.
+        truth: ``(layout, theta)`` of the true robot (None when ``record`` was given its
+            torques).
         motion: ``t -> (q, qd, qdd)`` of the true motion.
     """
 
@@ -182,7 +183,7 @@ class Recording:
 
 
 def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05,
-           effort_scale=None, logged=True):  # fmt: skip
+           effort_scale=None, effort_offset=None, torques=None, logged=True):  # fmt: skip
     """A recording of the perturbed robot running an excitation, as a real logger gives it.
 
     Args:
@@ -192,7 +193,11 @@ def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05
         moving: (n,) bool, the joints that move (default all).
         ripple: amplitude of each of three velocity ripple components (11-22 Hz) [rad/s].
         torque_noise: torque sensor noise [N m] (x30 on prismatic joints).
-        effort_scale: (n,) the driver reports ``tau / effort_scale`` (a motor current), or None.
+        effort_scale: (n,) the driver reports ``(tau - effort_offset) / effort_scale`` (a motor
+            current), or None (1).
+        effort_offset: (n,) see ``effort_scale`` [N m or N], or None (0).
+        torques: the true torques ``(t (R,), q, qd, qdd) -> (R, n)`` [N m or N], or None: the
+            perturbed robot's (``truth``).
         logged: the logger's stamps, repeats and gaps (False: every cycle, stamped exactly).
 
     Returns:
@@ -209,7 +214,10 @@ def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05
         log = Log(np.arange(cycles) * CYCLE, np.arange(cycles), 0, [], [])
     true_t = log.source * CYCLE
     q, qd, qdd = motion(true_t)
-    tau = true_torques(model, layout, theta, q, qd, qdd)
+    if torques is None:
+        tau = true_torques(model, layout, theta, q, qd, qdd)
+    else:
+        tau = torques(true_t, q, qd, qdd)
     force = np.where(prismatic(model), 30.0, 1.0)
     f = rng.uniform(11.0, 22.0, (3, n))
     phase = rng.uniform(0, 2 * np.pi, (3, n))
@@ -220,10 +228,13 @@ def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05
     noise_tau = torque_noise * force * rng.normal(size=(cycles, n))
     position = q + noise_q[log.source]
     effort = tau + noise_tau[log.source]
+    if effort_offset is not None:
+        effort = effort - np.asarray(effort_offset, dtype=float)
     if effort_scale is not None:
         effort = effort / np.asarray(effort_scale, dtype=float)
     stamps = log.stamps - log.stamps[0]
-    return Recording(stamps, position, velocity, effort, true_t, log, (layout, theta), motion)
+    truth = (layout, theta) if torques is None else None
+    return Recording(stamps, position, velocity, effort, true_t, log, truth, motion)
 
 
 def csv_text(names, rec, velocity=True):

@@ -17,12 +17,9 @@ from robot_dynamics.core.pseudo_inertia import is_physically_consistent
 from robot_dynamics.core.regressor import ParameterLayout, regressor
 from robot_dynamics.tools import cli
 from robot_dynamics.tools.bundled import bundled_urdf_path
-from robot_dynamics.tools.identification_data import (
-    DataError,
-    load_joint_data,
-    read_bag,
-    write_bag,
-)
+from robot_dynamics.core.joint_data import prepare
+from robot_dynamics.tools.identification_data import DataError, read_bag, read_samples, write_bag
+from real_recordings import csv_text, record
 from tools_helpers import perturbed_inertials
 
 
@@ -107,7 +104,7 @@ def test_bag_round_trip(tmp_path, rng, storage, single_file):
     expected_tau = tau.copy()
     expected_tau[4, 0] = np.nan
     np.testing.assert_array_equal(samples.effort, expected_tau)
-    data = load_joint_data(str(path), names, filter_window=0.05)
+    data = prepare(read_samples(str(path), names), filter_window=0.05)
     assert data.dropped == 1 and data.raw_samples == 200
     assert data.velocity_source == "message"
 
@@ -119,7 +116,7 @@ def test_velocity_and_acceleration_by_differentiation(tmp_path):
     q, qd, qdd = np.sin(w * t), w * np.cos(w * t), -w * w * np.sin(w * t)
     messages = [(t[i], names, [q[i]], [], [1.0]) for i in range(t.size)]
     write_bag(tmp_path / "bag", messages)
-    data = load_joint_data(str(tmp_path / "bag"), names)
+    data = prepare(read_samples(str(tmp_path / "bag"), names))
     assert data.velocity_source == "differentiated" and data.dropped == 0
     inner = slice(50, -50)  # away from the ends of the filter
     np.testing.assert_allclose(data.qd[inner, 0], qd[inner], atol=1e-3 * w)
@@ -135,12 +132,12 @@ def test_csv_input(tmp_path, rng):
     rows += [f"{t[i]},{q[i, 0]},{q[i, 1]},{tau[i, 0]},{tau[i, 1]}" for i in range(100)]
     rows[7] = rows[7].split(",", 1)[0] + ",nan,0,0,0"
     (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
-    data = load_joint_data(str(tmp_path / "d.csv"), names)
+    data = prepare(read_samples(str(tmp_path / "d.csv"), names))
     assert data.dropped == 1 and data.velocity_source == "differentiated"
     with pytest.raises(DataError, match=r"joints \['z'\] are not in the recording"):
-        load_joint_data(str(tmp_path / "d.csv"), ["x", "z"])
+        prepare(read_samples(str(tmp_path / "d.csv"), ["x", "z"]))
     with pytest.raises(DataError, match=r"joints \['z', 'w'\] of the model are not in CSV"):
-        load_joint_data(str(tmp_path / "d.csv"), ["z", "w"])
+        prepare(read_samples(str(tmp_path / "d.csv"), ["z", "w"]))
 
 
 # ------------------------------------------------------------------ command
@@ -306,6 +303,86 @@ def test_identify_payload_from_static_poses(tmp_path, capsys):
     assert "note: inertia: not determined" in stdout
     code, _, err = run(capsys, "identify-payload", "panda", tmp_path / "static", "--frame", "x")
     assert code == 2 and "unknown frame 'x'" in err
+
+
+def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, capsys):
+    # a load on the Panda's tool, attached 3 s into the recording; the driver reports motor
+    # currents (effort = (tau - offset) / scale per joint); joint 7 reports exactly 0; the
+    # logger's stamps jitter about a 1 ms cycle with stalls, ~5 % repeats and ~8.5 ms gaps;
+    # torque noise 0.05 N m per cycle
+    rng = np.random.default_rng(5)
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    mass, com = 1.8, np.array([0.02, -0.015, 0.07])
+    loaded = model.with_payload(mass, com, np.diag([0.004, 0.005, 0.003]), frame="tool")
+    attached = 3.0
+
+    def torques(t, q, qd, qdd):
+        rigid = np.where(
+            (t >= attached)[:, None],
+            loaded.inverse_dynamics(q, qd, qdd),
+            model.inverse_dynamics(q, qd, qdd),
+        )
+        return rigid + model.friction_torques(qd)
+
+    scale = np.array([12.0, -10.0, 9.0, 8.0, -3.0, 2.5, 2.0])
+    offset = rng.uniform(-0.4, 0.4, model.n)
+    rec = record(model, rng, 20.0, ripple=0.0, effort_scale=scale, effort_offset=offset,
+                 torques=torques)  # fmt: skip
+    rec.effort[:, 6] = 0.0
+    path = tmp_path / "payload.csv"
+    path.write_text(csv_text(model.joint_names, rec))
+    conversion = ["--effort-scale", *scale, "--effort-offset", *offset.tolist()]
+    window = ["--time-window", "3.5", "100"]  # the loaded part
+    code, stdout, err = run(
+        capsys, "identify-payload", "panda", path, "--frame", "tool", *window, *conversion
+    )
+    assert code == 0, err
+    lines = stdout.splitlines()
+    # the data preparation's report, then the payload
+    prefixes = [
+        "payload on tool from ",
+        f"recording: {len(rec.t)} samples, ",
+        "stamps: intervals ",
+        "gaps: ",
+        "repeated samples (identical to the previous one): ",
+        "filter window 0.051 s (51 samples), fixed (--filter-window)",
+        "smoothed samples: every 2",
+        "torque = effort_scale * effort + effort_offset: panda_joint1 12 e ",
+        "not fitted (no measured torque): panda_joint7: effort exactly 0 in every sample",
+        "mass  1.80",
+    ]
+    assert [line[: len(p)] for line, p in zip(lines, prefixes)] == prefixes, stdout
+    assert f"{int((rec.t < 3.5).sum())} outside the time window 3.5-100 s" in lines[1]
+    assert "jitter about a 1 ms cycle" in lines[2]
+    code, stdout, err = run(
+        capsys, "identify-payload", "panda", path, *window, *conversion, "--json"
+    )
+    assert code == 0, err
+    report = json.loads(stdout)
+    # the noise (0.05 N m on ~16000 samples of 6 joints) allows errors far below these
+    assert abs(report["mass"] - mass) < 0.01
+    assert np.all(np.abs(np.array(report["com"]) - com) < 1e-3), report["com"]
+    assert report["residual_rms"][6] is None and max(report["residual_rms"][:6]) < 0.05
+    prep = report["data_preparation"]
+    assert prep["effort_mask"] == [True] * 6 + [False]
+    assert prep["stamps"]["uniform"] and prep["stamps"]["cycle"] == pytest.approx(1e-3)
+    assert 0 < prep["repeated_samples"] <= rec.log.repeats and prep["stamps"]["gaps"] > 0
+    assert prep["effort_scale"] == scale.tolist() and prep["time_window"] == [3.5, 100.0]
+    # the efforts taken as torques, or the unloaded start kept: a wrong payload
+    for options in (window, conversion):
+        code, stdout, err = run(capsys, "identify-payload", "panda", path, *options, "--json")
+        assert code == 0, err
+        assert abs(json.loads(stdout)["mass"] - mass) > 0.1, options
+    # bad option values are named
+    for options, message in (
+        (["--time-window", "5", "1"], "--time-window needs START < END, got [5.0, 1.0]"),
+        (["--hold", "gripper=0.02"], "--hold: unknown joint 'gripper'"),
+        (["--effort-scale", "1", "2"], "--effort-scale: got 2 value(s), the model has 7"),
+        (["--ignore-effort", "wrist"], "unknown joint 'wrist' to ignore the effort of"),
+        (["--filter-window", "0"], "--filter-window must be > 0, got 0.0"),
+    ):
+        code, _, err = run(capsys, "identify-payload", "panda", path, *options)
+        assert code == 2 and message in err, (options, err)
 
 
 def test_bag_with_another_message_type_and_bad_holdout(tmp_path, capsys):

@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
+from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.identified_parameters import parameters_path
 
 from .arguments import Invocation
@@ -97,8 +98,11 @@ def cmd_identify(run: Invocation):
     if not 0.0 <= args.holdout < 0.9:
         raise _cli_error(f"--holdout must be in [0, 0.9), got {args.holdout}")
     start = time.perf_counter()
+    layout = ParameterLayout.for_model(
+        model, offset=True, velocity_threshold=args.velocity_threshold
+    )  # the fit that chooses the filter window when it is not given
     try:
-        data, hold_sources = load_data(args, model)
+        data, hold_sources = load_data(args, model, layout=layout, holdout=args.holdout)
         train, test = data.split(args.holdout) if args.holdout > 0 else (data, None)
         selection, result = fit_model(args, model, train, test)
     except IdentificationError as exc:
@@ -393,6 +397,11 @@ def _plot_trajectory(png, t, q, qd, qdd, names):
 
 
 # ------------------------------------------------------------------ identify-payload
+#: identify-payload's Savitzky-Golay window [s] (the window choice fits the whole robot, which
+#: a payload recording, often a few static poses, need not excite)
+PAYLOAD_FILTER_WINDOW = 0.05
+
+
 def add_payload_parser(sub, common):
     """Register the ``identify-payload`` subcommand.
 
@@ -411,12 +420,7 @@ def add_payload_parser(sub, common):
     p.add_argument(
         "--no-friction", action="store_true", help="do not subtract the URDF joint friction"
     )
-    p.add_argument(
-        "--filter-window",
-        type=float,
-        default=0.05,
-        help="Savitzky-Golay window for differentiation and smoothing [s] (default 0.05)",
-    )
+    add_data_options(p, filter_window=PAYLOAD_FILTER_WINDOW)
 
 
 def cmd_identify_payload(run: Invocation):
@@ -431,16 +435,13 @@ def cmd_identify_payload(run: Invocation):
         list: the lines printed without ``--json``.
 
     Raises:
-        CLIError: data that cannot be read or used.
+        CLIError: a bad data option; data that cannot be read or used.
     """
     args, model, path, xml, bundled, out = run
     from robot_dynamics.core.payload import identify_payload
-    from robot_dynamics.tools.identification_data import load_joint_data
 
     try:
-        data = load_joint_data(
-            args.data, model.joint_names, topic=args.topic, filter_window=args.filter_window
-        )
+        data, hold_sources = load_data(args, model)
         est = identify_payload(
             model,
             data.q,
@@ -449,6 +450,7 @@ def cmd_identify_payload(run: Invocation):
             data.tau,
             frame=args.frame,
             friction=not args.no_friction,
+            effort_mask=data.effort_mask,
         )
     except IdentificationError as exc:
         raise _cli_error(f"{args.data}: {exc}") from None
@@ -469,9 +471,10 @@ def cmd_identify_payload(run: Invocation):
             "inertia": None if est.inertia is None else np.asarray(est.inertia).tolist(),
             "inertia_std": None if est.inertia_std is None else finite(est.inertia_std),
             "undetermined": list(est.undetermined),
-            "residual_rms": est.residual_rms.tolist(),
+            "residual_rms": finite(est.residual_rms),
         }
     )
+    data_lines, out["data_preparation"] = data_report(data, hold_sources)
 
     def pm(v, e, unit, scale=1.0, decimals=4):
         if not np.isfinite(v):
@@ -481,6 +484,7 @@ def cmd_identify_payload(run: Invocation):
     lines = [
         f"payload on {est.frame} from {est.samples} samples of {args.data} "
         f"({data.dropped} dropped)",
+        *data_lines,
         f"mass  {pm(est.mass, est.mass_std, 'kg')}",
     ]
     for k, axis in enumerate("xyz"):

@@ -1,7 +1,7 @@
-"""``robot-dynamics identify``'s data options and their report: how the recording is read
-(filter window chosen from the data or given, time window, effort scale and offset, joints held
-or left out of the fit, the robot's cycle) and what data preparation found (drops by column,
-stamps, repeats, gaps, the window choice, masks, held joints); see
+"""The data options of ``robot-dynamics identify`` and ``identify-payload`` and their report: how
+the recording is read (filter window chosen from the data or given, time window, effort scale and
+offset, joints held or left out of the fit, the robot's cycle) and what data preparation found
+(drops by column, stamps, repeats, gaps, the window choice, masks, held joints); see
 :mod:`robot_dynamics.core.joint_data` and :mod:`robot_dynamics.tools.identification_data`.
 """
 
@@ -14,26 +14,31 @@ import numpy as np
 
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
 from robot_dynamics.core.friction import FRICTION_TERMS
-from robot_dynamics.core.regressor import ParameterLayout
 
 from .arguments import parse_joint_vector
 from .errors import CLIError
 
 
-def add_data_options(p):
-    """The ``identify`` options that say how to read the recording.
+def add_data_options(p, filter_window=None):
+    """The options that say how to read the recording.
 
     Args:
         p: the subcommand's ``ArgumentParser``.
+        filter_window: the default Savitzky-Golay window [s], or None: chosen from the data by
+            a fit of the robot (``identify``; :func:`load_data` then needs that fit's layout).
     """
     windows = " ".join(f"{w:g}" for w in CANDIDATE_WINDOWS)
+    default = (
+        f"chosen from the data among {windows} s, by the validation torque error"
+        if filter_window is None
+        else f"{filter_window:g}"
+    )
     p.add_argument(
         "--filter-window",
         type=float,
-        default=None,
+        default=filter_window,
         metavar="S",
-        help="Savitzky-Golay window for differentiation and smoothing [s] (default: chosen "
-        f"from the data among {windows} s, by the validation torque error)",
+        help=f"Savitzky-Golay window for differentiation and smoothing [s] (default: {default})",
     )
     p.add_argument(
         "--time-window",
@@ -87,12 +92,15 @@ def add_data_options(p):
     )
 
 
-def load_data(args, model):
+def load_data(args, model, *, layout=None, holdout=0.0):
     """The recording of ``args.data`` prepared as the data options say.
 
     Args:
         args: the parsed command line (``argparse.Namespace``).
         model: the nominal :class:`~robot_dynamics.core.model.RobotModel`.
+        layout: the :class:`~robot_dynamics.core.regressor.ParameterLayout` of the fit that
+            chooses the filter window when ``--filter-window`` is not given.
+        holdout: the recording's last fraction, kept out of that choice.
 
     Returns:
         tuple: ``(JointData, hold_sources)`` of
@@ -122,16 +130,13 @@ def load_data(args, model):
             raise CLIError(f"--hold takes JOINT=POSITION pairs, got {args.hold}")
         values = parse_joint_vector(args.hold, names, "--hold", math.nan)
         hold = {name: float(v) for name, v in zip(names, values) if np.isfinite(v)}
-    layout = ParameterLayout.for_model(
-        model, offset=True, velocity_threshold=args.velocity_threshold
-    )
     return load_identification_data(
         args.data,
         model,
         layout,
         topic=args.topic,
         filter_window=args.filter_window,
-        holdout=args.holdout,
+        holdout=holdout,
         hold=hold,
         time_window=args.time_window,
         effort_scale=scale,
@@ -211,7 +216,7 @@ def data_report(data, hold_sources):
             "notes": list(choice.notes),
         }
     else:
-        lines.append(f"{window} (--filter-window)")
+        lines.append(f"{window}, fixed (--filter-window)")
     info["filter_window"] = r.filter_window
     info["stride"] = r.stride
     if r.stride > 1:
