@@ -74,7 +74,9 @@ Physics options
     asymmetry, Stribeck; :mod:`robot_dynamics.schema.friction`) over it.
     ``effort_limit_saturation`` (default true): commands are clipped at the URDF effort limits.
     ``effort_noise`` (default 0): standard deviation [Nm] of Gaussian noise added to the
-    published ``effort`` (a torque sensor's noise; the physics uses the exact torque).
+    published ``effort`` (a torque sensor's noise; the physics uses the exact torque), drawn from
+    ``effort_noise_seed`` (default -1, a fresh seed): a seed gives the same noise from the start
+    and after each ``~/reset``.
     ``effort_scale`` / ``effort_offset`` (per joint; default 1 / 0): the published effort is
     ``(torque + noise - effort_offset) / effort_scale``, what a driver reports whose efforts the
     dynamics node converts with its parameters of the same names (a torque sensor's offset, a
@@ -156,11 +158,11 @@ class ArmSimulator(Node):
         self._rejected = {"rejected_commands": 0, "rejected_wrenches": 0}
         self._stats = {"overruns": 0, "models": 0, "step_errors": 0}
         self._counters = ArmCounters()  # of the arms replaced by a new model
-        self._rng = np.random.default_rng()  # effort_noise
         self._origin_ns: Optional[int] = None  # stamp of simulated time 0, once the loop runs
 
         self._specs = {p.name: p for p in ARM_SIMULATOR.params}
         self._values = P.declare(self, list(self._specs.values()))
+        self._rng = self._noise_generator()  # effort_noise, carried over to a new model's arm
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
@@ -274,13 +276,22 @@ class ArmSimulator(Node):
             self._last_log[key] = now
             self.get_logger().warning(f"{error} ({self._rejected[counter]} rejected so far)")
 
+    def _noise_generator(self) -> np.random.Generator:
+        """A generator for the effort noise, from ``effort_noise_seed`` (-1: a fresh seed)."""
+        seed = int(self._values["effort_noise_seed"])
+        return np.random.default_rng(None if seed < 0 else seed)
+
     def _on_reset(self, request, response):
         with self._lock:
             if self._arm is None:
                 response.success = False
                 response.message = "no robot model loaded yet"
                 return response
-            self._arm.reset()
+            if self._values["effort_noise_seed"] >= 0:  # the noise starts again from the seed
+                self._rng = self._noise_generator()
+                self._arm.reset(rng=self._rng)
+            else:
+                self._arm.reset()
             acts = self._acts_after()
         response.success = True
         response.message = (

@@ -7,7 +7,14 @@ from .friction import friction_params
 from .model import model_section
 from .param import NodeSchema, Param, Section, Type, unique_strings
 
-D, DA, S, SA, B = Type.DOUBLE, Type.DOUBLE_ARRAY, Type.STRING, Type.STRING_ARRAY, Type.BOOL
+D, DA, S, SA, B, I = (
+    Type.DOUBLE,
+    Type.DOUBLE_ARRAY,
+    Type.STRING,
+    Type.STRING_ARRAY,
+    Type.BOOL,
+    Type.INTEGER,
+)
 
 SIMULATION = Section(
     "simulation",
@@ -102,6 +109,16 @@ SIMULATION = Section(
             units="Nm or N",
             range=(0.0, 1.0e3),
             config="effort_noise",
+        ),
+        Param(
+            "effort_noise_seed",
+            -1,
+            "Seed of the effort noise: the same seed gives the same noise from the start and "
+            "again after each ~/reset (a reproducible recording); -1 = a fresh seed at every "
+            "start, and the noise runs on across resets. Read at start-up.",
+            I,
+            range=(-1, 2**31 - 1),
+            read_only=True,
         ),
         Param(
             "effort_scale",

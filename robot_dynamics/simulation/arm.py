@@ -311,11 +311,17 @@ class SimulatedArm:
         """True while the brakes hold the joints (until the first command)."""
         return self._braked
 
-    def reset(self) -> None:
+    def reset(self, rng=None) -> None:
         """Back to the initial configuration at rest; clears the command and the wrench.
 
         Simulated time keeps running (clocks never go backwards).
+
+        Args:
+            rng: numpy Generator for the effort noise from now on (None: the current one runs
+                on).
         """
+        if rng is not None:
+            self._rng = rng
         n = self.model.n
         self._q = self.settings.q0.copy()
         self._qd = self.settings.qd0.copy()

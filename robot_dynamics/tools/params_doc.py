@@ -36,6 +36,8 @@ def number(value):
     if isinstance(value, int) and abs(value) < 100_000:
         return str(value)
     text = f"{value:g}"
+    if isinstance(value, int) and float(text) != value:  # %g would round it: write every digit
+        return str(value)
     mantissa, _, exponent = text.partition("e")
     return f"{mantissa}e{int(exponent)}" if exponent else text
 

@@ -562,3 +562,50 @@ def test_effort_noise_on_the_published_effort_only(arm_simulator, ros_node):
     assert len(before) >= 400
     assert all(np.all(s[4] != 0.0) for s in before)
     assert all(np.all(s[4] == 0.0) for s in after), [s[0] - boundary_ns for s in after if any(s[4])]
+
+
+def test_effort_noise_seed_repeats_the_noise_from_the_start_and_after_reset(
+    arm_simulator, ros_node
+):
+    """Two simulators with the same effort_noise_seed publish the same noisy efforts at the same
+    simulated stamps, another seed other noise; after ~/reset the noise starts again from the
+    seed: the k-th message after the reset has the effort of the k-th message from the start."""
+    params = dict(
+        gravity=[0.0, -9.81, 0.0],
+        publish_rate=500.0,
+        publish_clock=True,  # stamps are simulated time from 0: the k-th message at k * 2 ms
+        hold_until_first_command=True,  # braked: the exact effort is 0, the rest is noise
+        effort_noise=0.5,
+    )
+    pendulum = read(bundled_urdf_path("double_pendulum"))
+    first = arm_simulator(pendulum, effort_noise_seed=7, **params)
+    same = arm_simulator(pendulum, effort_noise_seed=7, **params)
+    other = arm_simulator(pendulum, effort_noise_seed=8, **params)
+    for sim in (first, same, other):
+        sim.wait_states(300, timeout=60.0)
+    period_ns = 2_000_000
+
+    def by_index(sim, origin_ns=0):
+        return {(s[0] - origin_ns) // period_ns: s[4] for s in sim.states if s[0] > origin_ns}
+
+    a, b, c = by_index(first), by_index(same), by_index(other)
+    common = sorted(set(a) & set(b) & set(c))
+    assert len(common) >= 100
+    for k in common:
+        np.testing.assert_array_equal(a[k], b[k])
+        assert not np.any(a[k] == c[k])
+
+    result = ros_node.call(first.reset_client, Trigger.Request())
+    assert result.success, result.message
+    found = re.search(r"applied to the messages stamped after (\d+)\.(\d{9}) s", result.message)
+    reset_ns = int(found.group(1)) * NS_PER_S + int(found.group(2))
+    # until the messages after the reset reach the indices received from `same` (its first
+    # ones were published before the test's subscription matched)
+    end_ns = reset_ns + (min(b) + 150) * period_ns
+    assert ros_node.spin_until(lambda: first.states[-1][0] > end_ns, 60)
+    after = by_index(first, reset_ns)
+    b = by_index(same)
+    common = sorted(set(after) & set(b))
+    assert len(common) >= 100
+    for k in common:
+        np.testing.assert_array_equal(after[k], b[k])

@@ -49,6 +49,7 @@ def test_a_row_per_parameter_with_default_range_units_and_description():
         "2e6",
         "5",
     ]
+    assert params_doc.number(2**31 - 1) == "2147483647"  # an integer %g would round
 
 
 def test_the_tool_checks_and_rewrites_a_stale_table(tmp_path, capsys):

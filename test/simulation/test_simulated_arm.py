@@ -254,6 +254,29 @@ def test_effort_noise_is_on_the_reported_effort_only(panda):
     assert 0.45 < np.std(samples) < 0.55
 
 
+def test_a_reset_with_a_generator_draws_the_noise_from_it(panda):
+    """reset(rng=...) starts the effort noise again from that generator; reset() keeps drawing
+    from the current one."""
+    values = {**DEFAULTS, "effort_noise": 0.5, "hold_until_first_command": True}
+    settings = ArmSettings.from_values(panda, values)
+
+    def efforts(arm, count=20):
+        out = []
+        for _ in range(count):
+            arm.run_to_next_sample()
+            out.append(arm.sample().effort)
+        return np.array(out)
+
+    arm = SimulatedArm(panda, settings, rng=np.random.default_rng(7))
+    first = efforts(arm)
+    arm.reset(rng=np.random.default_rng(7))
+    np.testing.assert_array_equal(efforts(arm), first)
+    arm.reset()
+    assert not np.any(efforts(arm) == first)
+    other = SimulatedArm(panda, settings, rng=np.random.default_rng(8))
+    assert not np.any(efforts(other) == first)
+
+
 def test_friction_parameters_act_as_the_core_friction_model(panda):
     n = panda.n
     friction = {

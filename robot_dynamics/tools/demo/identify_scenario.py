@@ -460,6 +460,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
         fh.write(true.urdf)
     sim_params = dict(sim_params, robot_description=true.urdf, friction=True)
     sim_params["effort_noise"] = float(args.torque_noise)
+    sim_params["effort_noise_seed"] = int(args.seed)
     node_params = dict(node_params, friction_compensation=True)
     files = write_parameter_files(log_dir, sim_params, node_params)
     plot_path = args.plot

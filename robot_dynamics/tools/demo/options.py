@@ -170,7 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="identify: noise of the simulated joint torques [Nm] (default 0.05)",
     )
     identify.add_argument(
-        "--seed", type=int, default=1, help="identify: seed of the robot's perturbation"
+        "--seed",
+        type=int,
+        default=1,
+        help="identify: seed of the robot's perturbation and of the simulator's torque noise",
     )
     identify.add_argument(
         "--excitation-periods",
