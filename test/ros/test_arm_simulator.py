@@ -581,13 +581,15 @@ def test_effort_noise_seed_repeats_the_noise_from_the_start_and_after_reset(
     first = arm_simulator(pendulum, effort_noise_seed=7, **params)
     same = arm_simulator(pendulum, effort_noise_seed=7, **params)
     other = arm_simulator(pendulum, effort_noise_seed=8, **params)
-    for sim in (first, same, other):
-        sim.wait_states(300, timeout=60.0)
     period_ns = 2_000_000
 
     def by_index(sim, origin_ns=0):
         return {(s[0] - origin_ns) // period_ns: s[4] for s in sim.states if s[0] > origin_ns}
 
+    def overlap(*sims):  # indices received from every one (each from its subscription's match)
+        return set.intersection(*(set(by_index(sim)) for sim in sims))
+
+    assert ros_node.spin_until(lambda: len(overlap(first, same, other)) >= 150, 60)
     a, b, c = by_index(first), by_index(same), by_index(other)
     common = sorted(set(a) & set(b) & set(c))
     assert len(common) >= 100
