@@ -346,7 +346,7 @@ def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, ca
         "gaps: ",
         "repeated samples (identical to the previous one): ",
         "filter window 0.051 s (51 samples), fixed (--filter-window)",
-        "smoothed samples: every 2",
+        "smoothed samples: 1 in 2 kept",
         "torque = effort_scale * effort + effort_offset: panda_joint1 12 e ",
         "not fitted (no measured torque): panda_joint7: effort exactly 0 in every sample",
         "mass  1.80",

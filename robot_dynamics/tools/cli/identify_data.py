@@ -220,7 +220,7 @@ def data_report(data, hold_sources):
     info["filter_window"] = r.filter_window
     info["stride"] = r.stride
     if r.stride > 1:
-        lines.append(f"smoothed samples: every {r.stride}th kept ({data.rate:.4g} Hz)")
+        lines.append(f"smoothed samples: 1 in {r.stride} kept ({data.rate:.4g} Hz)")
     names = r.joint_names
     if r.effort_scale is not None or r.effort_offset is not None:
         scale = np.ones(len(names)) if r.effort_scale is None else r.effort_scale
