@@ -7,14 +7,7 @@ from .friction import friction_params
 from .model import model_section
 from .param import NodeSchema, Param, Section, Type, unique_strings
 
-D, DA, S, SA, B, I = (
-    Type.DOUBLE,
-    Type.DOUBLE_ARRAY,
-    Type.STRING,
-    Type.STRING_ARRAY,
-    Type.BOOL,
-    Type.INTEGER,
-)
+D, DA, S, SA, B = Type.DOUBLE, Type.DOUBLE_ARRAY, Type.STRING, Type.STRING_ARRAY, Type.BOOL
 
 SIMULATION = Section(
     "simulation",
@@ -116,7 +109,7 @@ SIMULATION = Section(
             "Seed of the effort noise: the same seed gives the same noise from the start and "
             "again after each ~/reset (a reproducible recording); -1 = a fresh seed at every "
             "start, and the noise runs on across resets. Read at start-up.",
-            I,
+            Type.INTEGER,
             range=(-1, 2**31 - 1),
             read_only=True,
         ),
