@@ -131,6 +131,7 @@ from robot_dynamics.schema import ARM_SIMULATOR, MODEL_PARAMS
 from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
 from .description import UNCHANGED, RobotDescription, log_model_notes, model_from_parameters
+from .throttled_log import ThrottledLog
 
 
 def _stamp(ns: int) -> TimeMsg:
@@ -154,7 +155,7 @@ class ArmSimulator(Node):
 
         self._lock = threading.RLock()  # guards self._arm across the executor and physics thread
         self._arm: Optional[SimulatedArm] = None
-        self._last_log: Dict[str, float] = {}
+        self._log = ThrottledLog(self.get_logger())
         self._rejected = {"rejected_commands": 0, "rejected_wrenches": 0}
         self._stats = {"overruns": 0, "models": 0, "step_errors": 0}
         self._counters = ArmCounters()  # of the arms replaced by a new model
@@ -270,11 +271,8 @@ class ArmSimulator(Node):
     def _reject(self, counter: str, error: CommandError) -> None:
         """Count a rejected message and log it (each kind of problem at most every 2 s)."""
         self._rejected[counter] += 1
-        now = time.monotonic()
-        key = counter + error.kind
-        if now - self._last_log.get(key, -1e9) >= 2.0:
-            self._last_log[key] = now
-            self.get_logger().warning(f"{error} ({self._rejected[counter]} rejected so far)")
+        message = f"{error} ({self._rejected[counter]} rejected so far)"
+        self._log(counter + error.kind, 2.0, "warning", message)
 
     def _noise_generator(self) -> np.random.Generator:
         """A generator for the effort noise, from ``effort_noise_seed`` (-1: a fresh seed)."""
@@ -308,17 +306,21 @@ class ArmSimulator(Node):
             arm.run_to_next_sample()
         except Exception as exc:  # noqa: BLE001 - the physics thread must not die
             self._stats["step_errors"] += 1
-            self.get_logger().error(
+            self._log(
+                "step_error",
+                1.0,
+                "error",
                 f"integration step failed ({type(exc).__name__}: {exc}); "
                 "resetting to the initial configuration",
-                throttle_duration_sec=1.0,
             )
             arm.reset()
             arm.step()
         if arm.counters.diverged > diverged:
-            self.get_logger().error(
+            self._log(
+                "diverged",
+                1.0,
+                "error",
                 "the simulation diverged (NaN/inf state); resetting to the initial configuration",
-                throttle_duration_sec=1.0,
             )
 
     def _publish(self, stamp_ns: int, sample) -> None:
@@ -373,10 +375,12 @@ class ArmSimulator(Node):
                     # Stop catching up. Stamps stay origin + t (continuous for every consumer
                     # that integrates over them); they now lag the wall clock by the lost time.
                     self._stats["overruns"] += 1
-                    self.get_logger().warning(
+                    self._log(
+                        "overrun",
+                        5.0,
+                        "warning",
                         f"simulation {-delay:.3f} s behind the wall clock: pacing restarted "
                         f"({self._stats['overruns']} overruns)",
-                        throttle_duration_sec=5.0,
                     )
                     pace_wall0, pace_t0 = time.monotonic(), next_ns
             with self._lock:

@@ -49,6 +49,7 @@ from .latest_messages import LatestMessages
 from .payload_service import PayloadService
 from .qos import joint_states_qos, subscription_qos_overrides
 from .services import DynamicsServices, trigger_services
+from .throttled_log import ThrottledLog
 
 MAX_UNKNOWN_NAMES = 64  # unknown joint names remembered (and reported) at most
 _JOINT_OUTPUTS = ("gravity", "feedforward", "external")
@@ -80,6 +81,7 @@ class DynamicsNode(Node):
         self._specs = {p.name: p for p in DP.specs()}
         self._values = P.declare(self, list(self._specs.values()))
         self.callback_errors = CallbackErrors()
+        self._log = ThrottledLog(self.get_logger())  # what the hot path may log every message
         # The hot path (joint_states, ~/reference, the outputs) lives on a node of its own, so
         # that it can spin on an executor of its own (see executors.py).
         self.io = io_node(self)
@@ -240,9 +242,11 @@ class DynamicsNode(Node):
 
     # ------------------------------------------------------------------ hot path
     def _refused(self, pipeline, reason):
-        self.get_logger().warn(
+        self._log(
+            "refused",
+            5.0,
+            "warning",
             f"joint_states message refused: {reason} ({pipeline.counters['refused']} so far)",
-            throttle_duration_sec=5.0,
         )
 
     def _on_joint_states(self, msg):
@@ -277,18 +281,22 @@ class DynamicsNode(Node):
                     self._hot_path_error(error)
         if latest.shed != self._shed_logged:
             self._shed_logged = latest.shed
-            self.get_logger().warn(
+            self._log(
+                "shed",
+                5.0,
+                "warning",
                 "joint_states arriving faster than the node serves them: the newest is "
                 f"processed, older ones shed ({latest.shed} so far)",
-                throttle_duration_sec=5.0,
             )
 
     def _hot_path_error(self, error):
         self.callback_errors.record(error)
-        self.get_logger().error(
+        self._log(
+            "hot_path_error",
+            1.0,
+            "error",
             f"joint_states/~/reference callback raised {type(error).__name__}: {error} "
             "(ignored; the node goes on)",
-            throttle_duration_sec=1.0,
         )
 
     def _handle_joint_states(self, msg):
@@ -330,9 +338,11 @@ class DynamicsNode(Node):
             self._refused(pipeline, out.refused)
             return
         if out.missing_positions:
-            self.get_logger().warn(
+            self._log(
+                "missing_positions",
+                5.0,
+                "warning",
                 f"waiting for positions of joints {list(out.missing_positions)}",
-                throttle_duration_sec=5.0,
             )
         self._publish_joints("feedforward", active, stamp, out.feedforward)
         self._publish_joints("gravity", active, stamp, out.gravity)
@@ -345,10 +355,12 @@ class DynamicsNode(Node):
             wrench_to_msg(out.wrench, wrench.wrench)
             publisher.publish(wrench)
         if out.near_singular:
-            self.get_logger().warn(
+            self._log(
+                "near_singular",
+                5.0,
+                "warning",
                 f"near a singularity: smallest singular value {out.min_singular_value:.3g}; "
                 "the wrench estimate is damped",
-                throttle_duration_sec=5.0,
             )
         if out.contact is not None:
             self._publish_contact(out, stamp)
@@ -405,9 +417,11 @@ class DynamicsNode(Node):
         new = [name for name in unknown if name not in self._unknown]
         if new and len(self._unknown) < MAX_UNKNOWN_NAMES:
             self._unknown.update(new[: MAX_UNKNOWN_NAMES - len(self._unknown)])
-            self.get_logger().info(
+            self._log(
+                "unknown_joints",
+                5.0,
+                "info",
                 f"joint_states: ignoring joints the model does not have: {sorted(new)[:10]}",
-                throttle_duration_sec=5.0,
             )
 
     def _on_reference(self, msg):
@@ -439,12 +453,12 @@ class DynamicsNode(Node):
                     raise ValueError(f"~/reference must give positions of {list(active.names)}")
             except ValueError as error:  # counted with the pipeline's own reference refusals
                 active.pipeline.counters["reference_refused"] += 1
-                self.get_logger().warn(f"~/reference refused: {error}", throttle_duration_sec=5.0)
+                self._log("reference_refused", 5.0, "warning", f"~/reference refused: {error}")
                 return
             try:
                 active.pipeline.set_reference(time.monotonic_ns(), *fields)
             except ValueError as error:  # InvalidInputError, counted by the pipeline
-                self.get_logger().warn(f"~/reference refused: {error}", throttle_duration_sec=5.0)
+                self._log("reference_refused", 5.0, "warning", f"~/reference refused: {error}")
 
     # ------------------------------------------------------------------ services
     def _with_pipeline(self, call):

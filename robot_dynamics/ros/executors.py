@@ -53,6 +53,8 @@ from rclpy.signals import SignalHandlerOptions
 
 from robot_dynamics.schema import EXECUTOR_KINDS
 
+from .throttled_log import ThrottledLog
+
 SPIN_TIMEOUT_S = 0.1
 """Longest wait of one spin of a spin loop: a loop told to stop ends within this time."""
 STOP_TIMEOUT_S = 4.0
@@ -201,6 +203,7 @@ def spin_forever(executor, context, logger, errors=None, halt=None):
     def going():
         return not (halt is not None and halt.is_set()) and context.ok()
 
+    log = ThrottledLog(logger)
     while going():
         try:
             executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
@@ -211,9 +214,11 @@ def spin_forever(executor, context, logger, errors=None, halt=None):
                 return
             if errors is not None:
                 errors.record(error)
-            logger.error(
+            log(
+                "callback_error",
+                1.0,
+                "error",
                 f"a callback raised {type(error).__name__}: {error} (ignored; the node goes on)",
-                throttle_duration_sec=1.0,
             )
 
 
