@@ -274,7 +274,7 @@ class DynamicsNode(Node):
         latest = self._latest
         latest.unschedule()  # from here on a new message asks for another task
         with self._serve_lock:  # one at a time, in order (a multi-threaded executor included)
-            while (msg := latest.take(timeout=0)) is not None:
+            while (msg := latest.take()) is not None:
                 try:
                     self._handle_joint_states(msg)
                 except Exception as error:  # noqa: BLE001 - a message must never stop the node

@@ -15,9 +15,10 @@ thread of its own; the main thread waits for the stop request (:mod:`robot_dynam
   :class:`PoolExecutor` (three threads) for the main node. The hot path never waits for a
   service, a parameter change or a model build. rclpy's ``EventsExecutor`` queues one event per
   message the middleware delivered and serves them in turn; the dynamics node's joint_states
-  callback only hands the message to its worker thread
-  (:class:`~robot_dynamics.ros.latest_messages.LatestMessages`), so the queue never outgrows
-  the node: overloaded, the worker processes the newest message and sheds the others, counted.
+  callback only hands the message over
+  (:class:`~robot_dynamics.ros.latest_messages.LatestMessages`) to a task that runs after the
+  events already queued, so the queue never outgrows the node: overloaded, the task processes
+  the newest message and sheds the others, counted.
   The ``EventsExecutor`` also stops serving a subscription whose callback raised, so the I/O
   node's callbacks catch everything themselves (the dynamics node's do); the main node, whose
   parameter service can raise inside rclpy, stays on the :class:`PoolExecutor` and its
@@ -30,8 +31,8 @@ thread of its own; the main thread waits for the stop request (:mod:`robot_dynam
 :func:`spin_node` stops every kind in the same order: the spin loops are told to stop and
 their threads joined; the executors shut down (a :class:`PoolExecutor` once the callbacks still
 running in its pool have returned, its threads joined); the nodes are destroyed (a node's own
-threads, such as the arm simulator's physics or the dynamics node's joint_states worker, stopped
-and joined by its ``destroy_node`` first); then the context is shut down.
+threads, such as the arm simulator's physics, stopped and joined by its ``destroy_node``
+first); then the context is shut down.
 """
 
 import concurrent.futures

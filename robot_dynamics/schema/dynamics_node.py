@@ -392,7 +392,7 @@ NODE = Section(
             "EventsExecutor, the rest on a multi-threaded executor in another thread), split "
             "(the same with a single-threaded executor for the topics: more CPU per message), "
             "multi_threaded, events (rclpy.experimental.EventsExecutor, one thread). Whichever, "
-            "a worker thread processes the newest joint_states and sheds older ones.",
+            "an executor task serves the newest joint_states and sheds older ones.",
             S,
             choices=EXECUTOR_KINDS,
             read_only=True,

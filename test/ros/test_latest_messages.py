@@ -1,6 +1,7 @@
 """LatestMessages, the newest-wins hand-off of the dynamics node's joint_states (plain pytest):
 per stream the newest message waits, older ones are shed and counted, streams keep their arrival
-order and never shed each other, one serve is asked for at a time, close() wakes the worker."""
+order and never shed each other, one serve is asked for at a time, and a producer and a slower
+consumer in two threads lose nothing uncounted."""
 
 import threading
 
@@ -11,9 +12,9 @@ def test_the_newest_message_of_a_stream_waits_and_the_older_are_shed():
     box = LatestMessages()
     for k in range(5):
         box.put("arm", k)
-    assert box.take(timeout=0) == 4
+    assert box.take() == 4
     assert box.shed == 4
-    assert box.take(timeout=0) is None  # nothing pending: the timeout returns None
+    assert box.take() is None  # nothing pending
 
 
 def test_streams_keep_arrival_order_and_do_not_shed_each_other():
@@ -22,45 +23,34 @@ def test_streams_keep_arrival_order_and_do_not_shed_each_other():
     box.put("gripper", "g1")
     box.put("arm", "a2")  # sheds a1; arm's newest now arrived after g1
     assert box.shed == 1
-    assert [box.take(timeout=0), box.take(timeout=0)] == ["g1", "a2"]
+    assert [box.take(), box.take()] == ["g1", "a2"]
     assert box.shed == 1
 
 
-def test_close_wakes_a_waiting_worker_and_drops_what_is_pending():
-    box = LatestMessages()
-    got = []
-    worker = threading.Thread(target=lambda: got.append(box.take()))
-    worker.start()
-    box.close()
-    worker.join(timeout=5.0)
-    assert not worker.is_alive() and got == [None]
-    box.put("arm", 1)  # after close: ignored
-    assert box.take(timeout=0) is None
-
-
-def test_a_slow_worker_sees_increasing_messages_and_every_message_is_taken_or_shed():
+def test_a_slow_consumer_sees_increasing_messages_and_every_message_is_taken_or_shed():
     box = LatestMessages()
     count = 20000
     taken = []
     done = threading.Event()
 
-    def work():
+    def serve():  # as the node's task: take what is pending, slower than the producer
         while True:
-            item = box.take(timeout=0.05)
+            finished = done.is_set()  # read before taking: nothing is put after it is set
+            item = box.take()
             if item is None:
-                if done.is_set():
+                if finished:
                     return
                 continue
             taken.append(item)
-            sum(range(2000))  # slower than the producer
+            sum(range(2000))
 
-    worker = threading.Thread(target=work)
-    worker.start()
+    consumer = threading.Thread(target=serve)
+    consumer.start()
     for k in range(count):
         box.put("arm", k)
     done.set()
-    worker.join(timeout=30.0)
-    assert not worker.is_alive()
+    consumer.join(timeout=30.0)
+    assert not consumer.is_alive()
     assert taken == sorted(taken) and taken[-1] == count - 1  # the newest is always served
     assert len(taken) + box.shed == count and box.shed > 0
 
@@ -70,9 +60,7 @@ def test_one_serve_is_asked_for_until_it_starts_or_asking_failed():
     assert box.put("arm", 1)  # ask for a serve
     assert not box.put("arm", 2) and not box.put("gripper", 3)  # one is asked for already
     box.unschedule()  # the serve starts: what comes now needs another
-    assert box.take(timeout=0) == 2
+    assert box.take() == 2
     assert box.put("arm", 4)
     box.unschedule()  # asking for it failed: the next message asks again
     assert box.put("arm", 5)
-    box.close()
-    assert not box.put("arm", 6)
