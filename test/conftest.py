@@ -41,9 +41,11 @@ inherit both, and AMENT_PREFIX_PATH (set by the venv's start-up hook), so nothin
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 import uuid
@@ -72,6 +74,15 @@ MARKERS = {
 def pytest_configure(config):
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", "%s: %s" % (name, text))
+    # A run stopped with SIGTERM (`timeout`, a CI job's time limit) unwinds as Ctrl-C does: the
+    # fixtures' teardown stops the node processes the tests started (each in a session of its
+    # own, they would otherwise go on publishing at 1 kHz after the run).
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
 
 def _launch_pytest_available():
