@@ -385,6 +385,38 @@ def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, ca
         assert code == 2 and message in err, (options, err)
 
 
+def test_identify_payload_subtracts_friction_with_the_given_velocity_threshold(tmp_path, capsys):
+    # joints with 1.5 N m of Coulomb friction whose smooth sign tanh(qd / v_eps) has v_eps =
+    # 0.2 rad/s, a 1.2 kg load: the fit matches the torques only with that threshold
+    rng = np.random.default_rng(11)
+    text = open(bundled_urdf_path("panda")).read()
+    text = text.replace('<dynamics damping="0.003" friction="0.0"/>', '<dynamics friction="1.5"/>')
+    urdf = tmp_path / "panda_friction.urdf"
+    urdf.write_text(text)
+    model = RobotModel.from_urdf_file(str(urdf))
+    mass, com = 1.2, np.array([0.0, 0.01, 0.05])
+    loaded = model.with_payload(mass, com, np.diag([0.003, 0.003, 0.002]), frame="tool")
+
+    def torques(t, q, qd, qdd):
+        return loaded.inverse_dynamics(q, qd, qdd) + model.friction_torques(qd, 0.2)
+
+    rec = record(model, rng, 12.0, ripple=0.0, torques=torques, logged=False)
+    path = tmp_path / "payload.csv"
+    path.write_text(csv_text(model.joint_names, rec))
+    fits = {}
+    for threshold in ("0.2", "0.01"):
+        code, stdout, err = run(
+            capsys, "identify-payload", str(urdf), path, "--velocity-threshold", threshold, "--json"
+        )
+        assert code == 0, err
+        fits[threshold] = json.loads(stdout)
+    assert abs(fits["0.2"]["mass"] - mass) < 0.01
+    assert np.all(np.abs(np.array(fits["0.2"]["com"]) - com) < 2e-3), fits["0.2"]["com"]
+    assert max(fits["0.01"]["residual_rms"]) > 3 * max(fits["0.2"]["residual_rms"])
+    code, _, err = run(capsys, "identify-payload", str(urdf), path, "--velocity-threshold", "-1")
+    assert code == 2 and "velocity_threshold must be finite and >= 0" in err, err
+
+
 def test_bag_with_another_message_type_and_bad_holdout(tmp_path, capsys):
     from rosbags.rosbag2 import Writer
     from rosbags.typesys import Stores, get_typestore

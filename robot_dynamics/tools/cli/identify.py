@@ -33,7 +33,14 @@ from robot_dynamics.tools.identified_parameters import parameters_path
 
 from .arguments import Invocation
 from .errors import EXIT_USAGE, CLIError
-from .identify_model import add_model_options, fit_model, model_json, model_lines, write_outputs
+from .identify_model import (
+    add_model_options,
+    add_velocity_threshold_option,
+    fit_model,
+    model_json,
+    model_lines,
+    write_outputs,
+)
 from .identify_data import (
     add_data_options,
     data_report,
@@ -420,6 +427,7 @@ def add_payload_parser(sub, common):
     p.add_argument(
         "--no-friction", action="store_true", help="do not subtract the URDF joint friction"
     )
+    add_velocity_threshold_option(p)
     add_data_options(p, filter_window=PAYLOAD_FILTER_WINDOW)
 
 
@@ -450,6 +458,7 @@ def cmd_identify_payload(run: Invocation):
             data.tau,
             frame=args.frame,
             friction=not args.no_friction,
+            velocity_threshold=args.velocity_threshold,
             effort_mask=data.effort_mask,
         )
     except IdentificationError as exc:

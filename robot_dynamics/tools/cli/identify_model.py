@@ -27,6 +27,22 @@ from .errors import EXIT_USAGE, CLIError
 from .identify_data import finite_or_none
 
 
+def add_velocity_threshold_option(p):
+    """``--velocity-threshold``: the Coulomb friction's smooth sign, as the dynamics node's
+    ``friction_velocity_threshold``.
+
+    Args:
+        p: the subcommand's ``ArgumentParser``.
+    """
+    p.add_argument(
+        "--velocity-threshold",
+        type=float,
+        default=DEFAULT_VELOCITY_THRESHOLD,
+        help="v_eps of the Coulomb friction's smooth sign tanh(qd / v_eps) [rad/s] (the node's "
+        f"friction_velocity_threshold; default {DEFAULT_VELOCITY_THRESHOLD:g})",
+    )
+
+
 def add_model_options(p):
     """The ``identify`` options that say what to fit: friction model, offsets, armature.
 
@@ -62,12 +78,7 @@ def add_model_options(p):
     p.add_argument(
         "--armature", action="store_true", help="also identify the armature (rotor inertia)"
     )
-    p.add_argument(
-        "--velocity-threshold",
-        type=float,
-        default=DEFAULT_VELOCITY_THRESHOLD,
-        help="v_eps of the Coulomb friction's smooth sign tanh(qd / v_eps) [rad/s]",
-    )
+    add_velocity_threshold_option(p)
     p.add_argument(
         "--max-condition",
         type=float,
