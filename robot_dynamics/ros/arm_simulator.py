@@ -287,9 +287,7 @@ class ArmSimulator(Node):
                 return response
             if self._values["effort_noise_seed"] >= 0:  # the noise starts again from the seed
                 self._rng = self._noise_generator()
-                self._arm.reset(rng=self._rng)
-            else:
-                self._arm.reset()
+            self._arm.reset(rng=self._rng)
             acts = self._acts_after()
         response.success = True
         response.message = (

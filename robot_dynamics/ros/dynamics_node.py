@@ -449,7 +449,7 @@ class DynamicsNode(Node):
                     ),
                     "~/reference",
                 )
-                if fields[0] is None or (present is not None and not present.all()):
+                if fields[0] is None or present is not None:  # None: it names every joint
                     raise ValueError(f"~/reference must give positions of {list(active.names)}")
             except ValueError as error:  # counted with the pipeline's own reference refusals
                 active.pipeline.counters["reference_refused"] += 1
