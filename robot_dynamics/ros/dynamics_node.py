@@ -270,7 +270,15 @@ class DynamicsNode(Node):
             self._hot_path_error(error)
 
     def _serve_joint_states(self):
-        """Process the newest joint_states of each stream; count and report the shed ones."""
+        """The executor task: process the newest joint_states of each stream, count and report
+        the shed ones. Never raises: rclpy's ``EventsExecutor`` ends the process (SIGSEGV) when a
+        task raises."""
+        try:
+            self._serve_pending()
+        except Exception as error:  # noqa: BLE001 - see the docstring
+            self._hot_path_error(error)
+
+    def _serve_pending(self):
         latest = self._latest
         latest.unschedule()  # from here on a new message asks for another task
         with self._serve_lock:  # one at a time, in order (a multi-threaded executor included)

@@ -19,8 +19,9 @@ thread of its own; the main thread waits for the stop request (:mod:`robot_dynam
   (:class:`~robot_dynamics.ros.latest_messages.LatestMessages`) to a task that runs after the
   events already queued, so the queue never outgrows the node: overloaded, the task processes
   the newest message and sheds the others, counted.
-  The ``EventsExecutor`` also stops serving a subscription whose callback raised, so the I/O
-  node's callbacks catch everything themselves (the dynamics node's do); the main node, whose
+  The ``EventsExecutor`` also stops serving a subscription whose callback raised, and ends the
+  process (SIGSEGV) when a task raises, so the I/O node's callbacks and tasks catch everything
+  themselves (the dynamics node's do); the main node, whose
   parameter service can raise inside rclpy, stays on the :class:`PoolExecutor` and its
   surviving spin loop.
 - ``"split"``: as ``split_events``, with a ``SingleThreadedExecutor`` for the I/O node.

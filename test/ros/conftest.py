@@ -23,23 +23,32 @@ from node_test_helpers import NodeClient
 
 @pytest.fixture
 def dynamics_node(start_process, console_script, python_module, ros_node, unique_name, tmp_path):
-    """Factory: dynamics_node(urdf=xml or None, wait_loaded=True, via_module=False, **params)
-    -> NodeClient. via_module starts ``python -m robot_dynamics.ros.dynamics_node`` instead of
-    the console script."""
+    """Factory: dynamics_node(urdf=xml or None, wait_loaded=True, via_module=False, program=None,
+    **params) -> NodeClient. via_module starts ``python -m robot_dynamics.ros.dynamics_node``
+    instead of the console script; program, an argv, starts that instead (its ROS arguments
+    appended)."""
     started = []
 
-    def _start(urdf=None, wait_loaded=True, node_name="dynamics_node", via_module=False, **params):
+    def _start(
+        urdf=None,
+        wait_loaded=True,
+        node_name="dynamics_node",
+        via_module=False,
+        program=None,
+        **params,
+    ):
         if urdf is not None:
             params["robot_description"] = urdf
         ns = "/" + unique_name + ("_%d" % len(started) if started else "")
         path = tmp_path / ("params_%d.yaml" % len(started))
         with open(path, "w") as f:
             yaml.safe_dump({"/**": {"ros__parameters": params}}, f)
-        argv = (
-            python_module("robot_dynamics.ros.dynamics_node")
-            if via_module
-            else console_script("dynamics_node")
-        )
+        if program is not None:
+            argv = list(program)
+        elif via_module:
+            argv = python_module("robot_dynamics.ros.dynamics_node")
+        else:
+            argv = console_script("dynamics_node")
         proc = start_process(
             argv
             + [

@@ -7,6 +7,7 @@ process); the pipeline's own fuzz tests (test/estimation) run many more cases wi
 """
 
 import math
+import sys
 import time
 
 import numpy as np
@@ -346,3 +347,43 @@ def test_ever_new_unknown_joint_names_stay_bounded(dynamics_node, panda):
     )
     assert len(values["unknown_joints"].split()) == MAX_UNKNOWN_NAMES
     _alive_and_correct(node, panda)
+
+
+FAILING_TAKE = """
+import sys
+
+from robot_dynamics.ros import dynamics_node, latest_messages
+
+take = latest_messages.LatestMessages.take
+failed = []
+
+
+def failing_take(self):
+    if not failed:
+        failed.append(True)
+        raise RuntimeError("injected failure outside the per-message guard")
+    return take(self)
+
+
+latest_messages.LatestMessages.take = failing_take
+sys.exit(dynamics_node.main())
+"""
+
+
+def test_a_failure_in_the_serving_task_is_counted_and_the_node_goes_on(
+    dynamics_node, panda, tmp_path
+):
+    """An exception in the executor task that serves joint_states, outside the per-message
+    guard (injected: the hand-off's take raises once), is counted and the node goes on on the
+    default executor (rclpy's EventsExecutor ends the process when a task raises)."""
+    script = tmp_path / "failing_take.py"
+    script.write_text(FAILING_TAKE)
+    node = dynamics_node(
+        urdf=read(PANDA_URDF), program=[sys.executable, str(script)], diagnostics_period=0.2
+    )
+    node.wait_connected()
+    _alive_and_correct(node, panda)
+    status, values = node.diagnostics(lambda s, v: int(v["callback_errors"]) >= 1)
+    assert int(values["callback_errors"]) == 1
+    assert "injected failure" in values["last_callback_error"]
+    assert node.proc.terminate() == 0
