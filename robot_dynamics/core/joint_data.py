@@ -20,7 +20,10 @@
 ones are bridged by interpolation), resamples each stretch onto a uniform grid, differentiates the
 velocity (when the samples have none) and the acceleration and smooths the efforts with one
 zero-phase Savitzky-Golay filter (scipy), so that every signal sees the same (zero) delay, and
-optionally keeps every k-th sample of the smoothed signals. :func:`prepare` does both.
+optionally keeps every k-th sample of the smoothed signals. With ``rest=True`` (payload
+identification, whose static holds must carry no velocity or acceleration a driver's velocity
+ripple or noise makes up) the samples where the arm is at rest get a velocity and acceleration of
+exactly 0 (:func:`at_rest`). :func:`prepare` does both.
 
 Used by ``robot-dynamics identify`` (:mod:`robot_dynamics.tools.identification_data` reads bags
 and CSV files into :class:`JointSamples`; :mod:`robot_dynamics.core.filter_window` chooses the
@@ -30,10 +33,17 @@ window) and by the dynamics node's ``~/identify_payload``.
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.ndimage import maximum_filter1d, minimum_filter1d
 from scipy.signal import savgol_filter
 
 from .identification import IdentificationError
 from .stamps import robot_time
+
+
+#: the arm is at rest where no joint's position spans more than this many times its noise (plus
+#: its resolution) over the filter window: Gaussian noise spans ~6 sigma over 300 samples and
+#: exceeds 12 practically never
+REST_NOISE_SPAN = 12.0
 
 
 class DataError(IdentificationError):
@@ -92,6 +102,8 @@ class DataReport:
         stretches: uniformly sampled stretches the data was split into.
         window_choice: :class:`~robot_dynamics.core.filter_window.WindowChoice` when the window
             was chosen from the data, else None.
+        at_rest: fraction of the samples in which the arm was found at rest (velocity and
+            acceleration set to 0), or None when rest was not looked for.
     """
 
     joint_names: tuple
@@ -113,6 +125,7 @@ class DataReport:
     bridged: int = 0
     stretches: int = 0
     window_choice: object = None
+    at_rest: object = None
 
     def drop_text(self):
         """The drops as text, e.g. ``5870 dropped: effort[wrist_1] NaN in 5870``.
@@ -447,6 +460,7 @@ def smooth(
     rate=None,
     gap_factor=5.0,
     samples_per_window=None,
+    rest=False,
 ):
     """Uniformly sampled, differentiated and smoothed :class:`JointData` of cleaned samples.
 
@@ -460,6 +474,7 @@ def smooth(
             filter window splits the data; a shorter one is bridged by interpolation.
         samples_per_window: keep every k-th smoothed sample so that about this many remain per
             window (the smoothed signals carry nothing faster), or None to keep all.
+        rest: where the arm is at rest (:func:`at_rest`), velocity and acceleration 0.
 
     Returns:
         JointData: the prepared data.
@@ -487,6 +502,8 @@ def smooth(
     measured = np.asarray(data.effort_mask, bool)
     still = np.isfinite(data.held)
     out = {k: [] for k in ("t", "q", "qd", "qdd", "tau")}
+    resolution = _resolution(q) if rest else None
+    resting = 0
     short = 0
     for seg in np.split(np.arange(len(t)), cuts):
         ts = t[seg]
@@ -505,6 +522,10 @@ def smooth(
             qds = savgol_filter(qs, window, polyorder, deriv=1, delta=dt, axis=0)
         qdds = savgol_filter(qds, window, polyorder, deriv=1, delta=dt, axis=0)
         qs[:, still], qds[:, still], qdds[:, still] = data.held[still], 0.0, 0.0
+        if rest:
+            still_arm = at_rest(qs, window, resolution)
+            qds[still_arm], qdds[still_arm] = 0.0, 0.0
+            resting += int(np.count_nonzero(still_arm[::stride]))
         taus = np.full((len(grid), tau.shape[1]), np.nan)  # NaN where not measured
         taus[:, measured] = savgol_filter(resample(tau[:, measured]), window, polyorder, axis=0)
         keep = slice(None, None, stride)
@@ -530,6 +551,7 @@ def smooth(
         stride=stride,
         bridged=bridged,
         stretches=len(out["t"]),
+        at_rest=resting / sum(len(x) for x in out["t"]) if rest else None,
     )
     torque_window = max(polyorder + 2, (window // stride) | 1)  # the torque's filter, kept grid
     return JointData(
@@ -550,6 +572,42 @@ def smooth(
         polyorder=polyorder,
         segments=tuple(np.cumsum([0] + [len(g) for g in out["t"][:-1]]).tolist()),
     )
+
+
+def _resolution(position):
+    """(n,) the smallest nonzero step between successive positions per joint (an encoder's
+    count when the positions are quantized; 0 for a joint that never moves)."""
+    steps = np.abs(np.diff(position, axis=0))
+    steps = np.where(steps > 0, steps, np.inf)
+    smallest = steps.min(axis=0, initial=np.inf)
+    return np.where(np.isfinite(smallest), smallest, 0.0)
+
+
+def at_rest(q, window, resolution=None):
+    """Where the arm is at rest: every joint's position, over the ``window`` samples around a
+    sample, spans at most :data:`REST_NOISE_SPAN` times its noise plus its resolution.
+
+    The noise of a joint is the RMS of its positions' third differences over ``sqrt(20)`` (what
+    white noise gives; a smooth motion adds next to nothing at a robot's sample rate, and an
+    encoder count toggling at rest counts in). A velocity signal is not looked at: a driver
+    reports its ripple and noise whether the arm moves or not.
+
+    Args:
+        q: (N, n) positions of a uniformly sampled stretch [rad or m], N >= 4.
+        window: the filter window [samples].
+        resolution: (n,) smallest position step per joint [rad or m] (default: from ``q``).
+
+    Returns:
+        ndarray: (N,) bool, True where the arm is at rest.
+    """
+    q = np.asarray(q, dtype=float)
+    if resolution is None:
+        resolution = _resolution(q)
+    noise = np.sqrt(np.mean(np.diff(q, 3, axis=0) ** 2, axis=0) / 20.0)
+    span = maximum_filter1d(q, window, axis=0, mode="nearest") - minimum_filter1d(
+        q, window, axis=0, mode="nearest"
+    )
+    return np.all(span <= REST_NOISE_SPAN * noise + resolution, axis=1)
 
 
 def prepare(samples, filter_window=0.05, polyorder=3, rate=None, gap_factor=5.0, **options):
@@ -589,11 +647,13 @@ def default_hold(model):
 
 
 __all__ = [
+    "REST_NOISE_SPAN",
     "CleanData",
     "DataError",
     "DataReport",
     "JointData",
     "JointSamples",
+    "at_rest",
     "clean",
     "default_hold",
     "prepare",

@@ -87,6 +87,13 @@ def frame_parameter_map(model, frame):
     return info.body, inertia_to_parameters(X @ unit @ X.T).T
 
 
+def _payload_regressor(model, body, T, q, qd, qdd):
+    """(N, n, 10): the joint torques of a load's parameters phi on ``body`` (map ``T``)."""
+    layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
+    cols = np.arange(10 * body, 10 * body + 10)
+    return stacked_regressor(model, q, qd, qdd, layout, columns=cols) @ T
+
+
 def identify_payload(
     model,
     q,
@@ -156,9 +163,7 @@ def identify_payload(
     m_rows = int(rows.sum())
     if N * m_rows < 4:
         raise IdentificationError(f"payload: too few samples ({N} of {m_rows} measured joints)")
-    layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
-    cols = np.arange(10 * body, 10 * body + 10)
-    Y = stacked_regressor(model, q, qd, qdd, layout, columns=cols)[:, rows] @ T  # (N, m, 10)
+    Y = _payload_regressor(model, body, T, q, qd, qdd)[:, rows]  # (N, m, 10)
     residual = tau[:, rows] - model.inverse_dynamics(q, qd, qdd)[:, rows]
     if friction:
         residual = residual - model.friction_torques(qd, velocity_threshold)[:, rows]
@@ -230,4 +235,55 @@ def identify_payload(
     )
 
 
-__all__ = ["PayloadEstimate", "frame_parameter_map", "identify_payload"]
+def payload_fit(
+    model,
+    data,
+    *,
+    frame=None,
+    friction=True,
+    velocity_threshold=DEFAULT_VELOCITY_THRESHOLD,
+):
+    """The payload fit of :func:`identify_payload` as a filter window's fit
+    (:func:`robot_dynamics.core.filter_window.choose_filter_window`).
+
+    Args:
+        model: :class:`~robot_dynamics.core.model.RobotModel` without the payload.
+        data: the :class:`~robot_dynamics.core.joint_data.CleanData` (its effort mask).
+        frame, friction, velocity_threshold: see :func:`identify_payload`.
+
+    Returns:
+        callable: ``fit(q, qd, qdd, tau) -> predict``, ``predict(q, qd, qdd) -> (N, n)``
+        torques [N m or N] of the model with the identified payload (NaN for the joints
+        without a measured torque); ``fit`` raises IdentificationError as
+        :func:`identify_payload` does.
+    """
+    frame = model.resolve_frame(frame)
+    body, T = frame_parameter_map(model, frame)
+    rows = np.asarray(data.effort_mask, bool)
+
+    def fit(q, qd, qdd, tau):
+        est = identify_payload(
+            model,
+            q,
+            qd,
+            qdd,
+            tau,
+            frame=frame,
+            friction=friction,
+            velocity_threshold=velocity_threshold,
+            effort_mask=rows,
+        )
+
+        def predict(q, qd, qdd):
+            out = model.inverse_dynamics(q, qd, qdd)
+            if friction:
+                out = out + model.friction_torques(qd, velocity_threshold)
+            out = out + _payload_regressor(model, body, T, q, qd, qdd) @ est.parameters
+            return np.where(rows, out, np.nan)
+
+        return predict
+
+    return fit
+
+
+__all__ = ["PayloadEstimate", "frame_parameter_map", "identify_payload", "payload_fit"]

@@ -3,9 +3,11 @@
 The node keeps the joint states it processes in a bounded ring buffer
 (:class:`~robot_dynamics.estimation.sample_buffer.JointSampleBuffer`, filled from the hot path
 by :meth:`PayloadService.record`: three array copies per message). A request takes the last
-``window`` seconds of it, merges partial messages by name, resamples and differentiates it
-(Savitzky-Golay, as ``robot-dynamics identify`` does: :func:`robot_dynamics.core.
-joint_data.prepare`), applies the node's effort scale and offset, and identifies the
+``window`` seconds of it, merges partial messages by name, applies the node's effort scale and
+offset, resamples and differentiates it as ``robot-dynamics identify-payload`` does
+(:func:`robot_dynamics.core.joint_data.clean`, then
+:func:`robot_dynamics.core.filter_window.smooth_with_window`: the Savitzky-Golay window chosen by
+the payload fit, velocity and acceleration 0 where the arm is at rest), and identifies the
 payload with :func:`robot_dynamics.core.payload.identify_payload` against the node's model
 WITHOUT its payload.* parameters (so the answer is the whole load on the frame, ready to apply).
 ``apply`` sets payload.mass/com/inertia/frame through the node's own parameter mechanism
@@ -23,11 +25,12 @@ import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.parameter import Parameter
 
-from robot_dynamics.core.payload import identify_payload
+from robot_dynamics.core.filter_window import smooth_with_window
+from robot_dynamics.core.payload import identify_payload, payload_fit
 from robot_dynamics.core.urdf import URDFError, check_inertia_tensor
 from robot_dynamics.estimation import validate_config
 from robot_dynamics.estimation.sample_buffer import JointSampleBuffer
-from robot_dynamics.core.joint_data import DataError, JointSamples, prepare
+from robot_dynamics.core.joint_data import DataError, JointSamples, clean
 from robot_dynamics.schema.dynamics_node import DYNAMICS_NODE, PAYLOAD_IDENTIFICATION
 from robot_dynamics_interfaces.srv import IdentifyPayload
 
@@ -146,8 +149,12 @@ class PayloadService:
         tau = resolved.effort_scale * effort + resolved.effort_offset
         if np.isnan(velocity).all():
             velocity = None
+        frame = request.frame or values["payload.frame"] or None
+        threshold = values["friction_velocity_threshold"]
         try:
-            prepared = prepare(JointSamples(t, position, velocity, tau))
+            cleaned = clean(JointSamples(t, position, velocity, tau))
+            fit = payload_fit(model, cleaned, frame=frame, velocity_threshold=threshold)
+            prepared = smooth_with_window(cleaned, fit, holdout=0.0, rest=True)
         except DataError as error:
             response.message = (
                 f"{error} ({len(t)} joint-state samples in the last {window:g} s; a pose needs "
@@ -155,7 +162,6 @@ class PayloadService:
             )
             return
         stride = max(1, math.ceil(len(prepared.t) / MAX_FIT_SAMPLES))
-        frame = request.frame or values["payload.frame"] or None
         estimate = identify_payload(
             model,
             prepared.q[::stride],
@@ -164,7 +170,7 @@ class PayloadService:
             prepared.tau[::stride],
             frame=frame,
             friction=True,
-            velocity_threshold=values["friction_velocity_threshold"],
+            velocity_threshold=threshold,
         )
         self._fill(response, estimate, model, prepared, stride)
         com_ok = bool(np.all(estimate.determined[1:4]))

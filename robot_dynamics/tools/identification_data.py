@@ -18,20 +18,18 @@ filter window chosen from the data unless given (:mod:`robot_dynamics.core.filte
 """
 
 import csv
-import dataclasses
 import math
 import os
 from dataclasses import dataclass
 
 import numpy as np
-from robot_dynamics.core.filter_window import choose_filter_window
+from robot_dynamics.core.filter_window import smooth_with_window
 from robot_dynamics.core.joint_data import (
     DataError,
     JointData,
     JointSamples,
     clean,
     default_hold,
-    smooth,
 )
 
 
@@ -357,12 +355,13 @@ SAMPLES_PER_WINDOW = 20
 def load_identification_data(
     path,
     model,
-    layout,
+    window_fit=None,
     *,
     topic="/joint_states",
     filter_window=None,
     holdout=0.2,
     hold=None,
+    rest=False,
     **options,
 ):
     """Identification data of a recording: cleaned, the filter window chosen from the data
@@ -371,15 +370,17 @@ def load_identification_data(
     Args:
         path: the recording (bag or CSV).
         model: the nominal :class:`~robot_dynamics.core.model.RobotModel`.
-        layout: :class:`~robot_dynamics.core.regressor.ParameterLayout` of the fit the window
-            choice makes (None when ``filter_window`` is given).
+        window_fit: ``window_fit(CleanData) -> fit``, the fit that chooses the window
+            (:func:`~robot_dynamics.core.filter_window.choose_filter_window`; None when
+            ``filter_window`` is given).
         topic: the JointState topic of a bag.
-        filter_window: Savitzky-Golay window [s], or None to choose it
-            (:func:`~robot_dynamics.core.filter_window.choose_filter_window`).
+        filter_window: Savitzky-Golay window [s], or None to choose it.
         holdout: the last fraction of the data that validates the final fit (kept out of the
             choice).
         hold: joint name -> position [rad or m] for joints the recording does not carry
             (default :func:`~robot_dynamics.core.joint_data.default_hold`).
+        rest: velocity and acceleration 0 where the arm is at rest
+            (:func:`~robot_dynamics.core.joint_data.smooth`).
         **options: keyword arguments of :func:`robot_dynamics.core.joint_data.clean`
             (``time_window``, ``effort_scale``, ``effort_offset``, ``ignore_effort``,
             ``cycle``, ``keep_stamps``).
@@ -392,7 +393,7 @@ def load_identification_data(
     Raises:
         DataError: an unknown joint to hold, and see :func:`read_samples`,
             :func:`~robot_dynamics.core.joint_data.clean` and
-            :func:`~robot_dynamics.core.joint_data.smooth`.
+            :func:`~robot_dynamics.core.filter_window.smooth_with_window`.
     """
     names = list(model.joint_names)
     positions, sources = default_hold(model)
@@ -404,19 +405,16 @@ def load_identification_data(
         sources[names.index(name)] = "given"
     samples = read_samples(path, names, topic)
     cleaned = clean(samples, effort_mask="auto", hold=positions, **options)
-    choice = None
-    if filter_window is None:
-        if layout is None:
-            raise ValueError("choosing the filter window needs the layout of a fit")
-        choice = choose_filter_window(
-            model, cleaned, layout, holdout=holdout, samples_per_window=SAMPLES_PER_WINDOW
-        )
-        filter_window = choice.window
-    data = smooth(cleaned, filter_window, samples_per_window=SAMPLES_PER_WINDOW)
-    if choice is not None:
-        data = dataclasses.replace(
-            data, report=dataclasses.replace(data.report, window_choice=choice)
-        )
+    if filter_window is None and window_fit is None:
+        raise ValueError("choosing the filter window needs the fit that judges it")
+    data = smooth_with_window(
+        cleaned,
+        None if filter_window is not None else window_fit(cleaned),
+        filter_window,
+        holdout=holdout,
+        samples_per_window=SAMPLES_PER_WINDOW,
+        rest=rest,
+    )
     held = {name: sources[names.index(name)] for name, _ in data.report.held}
     return data, held
 

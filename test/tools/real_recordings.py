@@ -183,7 +183,8 @@ class Recording:
 
 
 def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05,
-           effort_scale=None, effort_offset=None, torques=None, logged=True):  # fmt: skip
+           encoder_noise=1e-6, effort_scale=None, effort_offset=None, torques=None,
+           logged=True):  # fmt: skip
     """A recording of the perturbed robot running an excitation, as a real logger gives it.
 
     Args:
@@ -193,6 +194,7 @@ def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05
         moving: (n,) bool, the joints that move (default all).
         ripple: amplitude of each of three velocity ripple components (11-22 Hz) [rad/s].
         torque_noise: torque sensor noise [N m] (x30 on prismatic joints).
+        encoder_noise: position noise [rad or m].
         effort_scale: (n,) the driver reports ``(tau - effort_offset) / effort_scale`` (a motor
             current), or None (1).
         effort_offset: (n,) see ``effort_scale`` [N m or N], or None (0).
@@ -224,7 +226,7 @@ def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05
     wave = np.sin(2 * np.pi * f[None] * true_t[:, None, None] + phase[None])
     velocity = qd + ripple * moving * wave.sum(axis=1)
     # the same cycle twice carries the same values: noise drawn per cycle
-    noise_q = 1e-6 * rng.normal(size=(cycles, n))
+    noise_q = encoder_noise * rng.normal(size=(cycles, n))
     noise_tau = torque_noise * force * rng.normal(size=(cycles, n))
     position = q + noise_q[log.source]
     effort = tau + noise_tau[log.source]

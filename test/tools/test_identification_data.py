@@ -14,7 +14,7 @@ import pytest
 
 from robot_dynamics import RobotModel
 from robot_dynamics.core.base_parameters import base_parameters
-from robot_dynamics.core.filter_window import choose_filter_window
+from robot_dynamics.core.filter_window import base_parameter_fit, choose_filter_window
 from robot_dynamics.core.identification import (
     identify,
     stacked_regressor,
@@ -201,7 +201,9 @@ def test_filter_window_chosen_from_the_data_beats_the_short_one(rng):
     offset = float(np.median(data.t - kept))
     assert np.ptp(data.t - kept) < 5e-6
     layout = ParameterLayout.for_model(model, offset=True)
-    choice = choose_filter_window(model, data, layout, samples_per_window=20)
+    choice = choose_filter_window(
+        data, base_parameter_fit(model, layout, data), samples_per_window=20
+    )
     scores = np.array(choice.scores)
     assert choice.window == choice.candidates[int(np.nanargmin(scores))]
     assert choice.window >= 0.1

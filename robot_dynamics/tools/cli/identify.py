@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 
 import numpy as np
 
+from robot_dynamics.core.filter_window import base_parameter_fit
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.identified_parameters import parameters_path
@@ -109,7 +111,9 @@ def cmd_identify(run: Invocation):
         model, offset=True, velocity_threshold=args.velocity_threshold
     )  # the fit that chooses the filter window when it is not given
     try:
-        data, hold_sources = load_data(args, model, layout=layout, holdout=args.holdout)
+        data, hold_sources = load_data(
+            args, model, partial(base_parameter_fit, model, layout), holdout=args.holdout
+        )
         train, test = data.split(args.holdout) if args.holdout > 0 else (data, None)
         selection, result = fit_model(args, model, train, test)
     except IdentificationError as exc:
@@ -404,11 +408,6 @@ def _plot_trajectory(png, t, q, qd, qdd, names):
 
 
 # ------------------------------------------------------------------ identify-payload
-#: identify-payload's Savitzky-Golay window [s] (the window choice fits the whole robot, which
-#: a payload recording, often a few static poses, need not excite)
-PAYLOAD_FILTER_WINDOW = 0.05
-
-
 def add_payload_parser(sub, common):
     """Register the ``identify-payload`` subcommand.
 
@@ -428,7 +427,7 @@ def add_payload_parser(sub, common):
         "--no-friction", action="store_true", help="do not subtract the URDF joint friction"
     )
     add_velocity_threshold_option(p)
-    add_data_options(p, filter_window=PAYLOAD_FILTER_WINDOW)
+    add_data_options(p)
 
 
 def cmd_identify_payload(run: Invocation):
@@ -446,10 +445,18 @@ def cmd_identify_payload(run: Invocation):
         CLIError: a bad data option; data that cannot be read or used.
     """
     args, model, path, xml, bundled, out = run
-    from robot_dynamics.core.payload import identify_payload
+    from robot_dynamics.core.payload import identify_payload, payload_fit
 
+    friction = not args.no_friction
+    window_fit = partial(
+        payload_fit,
+        model,
+        frame=args.frame,
+        friction=friction,
+        velocity_threshold=args.velocity_threshold,
+    )
     try:
-        data, hold_sources = load_data(args, model)
+        data, hold_sources = load_data(args, model, window_fit, rest=True)
         est = identify_payload(
             model,
             data.q,
@@ -457,7 +464,7 @@ def cmd_identify_payload(run: Invocation):
             data.qdd,
             data.tau,
             frame=args.frame,
-            friction=not args.no_friction,
+            friction=friction,
             velocity_threshold=args.velocity_threshold,
             effort_mask=data.effort_mask,
         )

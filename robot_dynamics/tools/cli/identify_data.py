@@ -19,26 +19,20 @@ from .arguments import parse_joint_vector
 from .errors import CLIError
 
 
-def add_data_options(p, filter_window=None):
+def add_data_options(p):
     """The options that say how to read the recording.
 
     Args:
         p: the subcommand's ``ArgumentParser``.
-        filter_window: the default Savitzky-Golay window [s], or None: chosen from the data by
-            a fit of the robot (``identify``; :func:`load_data` then needs that fit's layout).
     """
     windows = " ".join(f"{w:g}" for w in CANDIDATE_WINDOWS)
-    default = (
-        f"chosen from the data among {windows} s, by the validation torque error"
-        if filter_window is None
-        else f"{filter_window:g}"
-    )
     p.add_argument(
         "--filter-window",
         type=float,
-        default=filter_window,
+        default=None,
         metavar="S",
-        help=f"Savitzky-Golay window for differentiation and smoothing [s] (default: {default})",
+        help="Savitzky-Golay window for differentiation and smoothing [s] (default: chosen "
+        f"from the data among {windows} s, by the validation torque error of the fit)",
     )
     p.add_argument(
         "--time-window",
@@ -92,15 +86,17 @@ def add_data_options(p, filter_window=None):
     )
 
 
-def load_data(args, model, *, layout=None, holdout=0.0):
+def load_data(args, model, window_fit, *, holdout=0.0, rest=False):
     """The recording of ``args.data`` prepared as the data options say.
 
     Args:
         args: the parsed command line (``argparse.Namespace``).
         model: the nominal :class:`~robot_dynamics.core.model.RobotModel`.
-        layout: the :class:`~robot_dynamics.core.regressor.ParameterLayout` of the fit that
-            chooses the filter window when ``--filter-window`` is not given.
+        window_fit: ``window_fit(CleanData) -> fit``, the fit that chooses the filter window
+            when ``--filter-window`` is not given
+            (:func:`~robot_dynamics.core.filter_window.choose_filter_window`).
         holdout: the recording's last fraction, kept out of that choice.
+        rest: velocity and acceleration 0 where the arm is at rest.
 
     Returns:
         tuple: ``(JointData, hold_sources)`` of
@@ -133,10 +129,11 @@ def load_data(args, model, *, layout=None, holdout=0.0):
     return load_identification_data(
         args.data,
         model,
-        layout,
+        window_fit,
         topic=args.topic,
         filter_window=args.filter_window,
         holdout=holdout,
+        rest=rest,
         hold=hold,
         time_window=args.time_window,
         effort_scale=scale,
@@ -221,6 +218,11 @@ def data_report(data, hold_sources):
     info["stride"] = r.stride
     if r.stride > 1:
         lines.append(f"smoothed samples: 1 in {r.stride} kept ({data.rate:.4g} Hz)")
+    info["at_rest"] = r.at_rest
+    if r.at_rest is not None:
+        lines.append(
+            f"arm at rest (velocity and acceleration 0): {100.0 * r.at_rest:.1f} % of the samples"
+        )
     names = r.joint_names
     if r.effort_scale is not None or r.effort_offset is not None:
         scale = np.ones(len(names)) if r.effort_scale is None else r.effort_scale
