@@ -22,8 +22,8 @@ velocity (when the samples have none) and the acceleration and smooths the effor
 zero-phase Savitzky-Golay filter (scipy), so that every signal sees the same (zero) delay, and
 optionally keeps every k-th sample of the smoothed signals. With ``rest=True`` (payload
 identification, whose static holds must carry no velocity or acceleration a driver's velocity
-ripple or noise makes up) the samples where the arm is at rest get a velocity and acceleration of
-exactly 0 (:func:`at_rest`). :func:`prepare` does both.
+ripple or noise makes up) the samples where the arm is at rest (:func:`at_rest`) get a velocity
+and acceleration of exactly 0, and each hold its mean position. :func:`prepare` does both.
 
 Used by ``robot-dynamics identify`` (:mod:`robot_dynamics.tools.identification_data` reads bags
 and CSV files into :class:`JointSamples`; :mod:`robot_dynamics.core.filter_window` chooses the
@@ -474,7 +474,8 @@ def smooth(
             filter window splits the data; a shorter one is bridged by interpolation.
         samples_per_window: keep every k-th smoothed sample so that about this many remain per
             window (the smoothed signals carry nothing faster), or None to keep all.
-        rest: where the arm is at rest (:func:`at_rest`), velocity and acceleration 0.
+        rest: where the arm is at rest (:func:`at_rest`), velocity and acceleration 0 and
+            the position the mean of the hold.
 
     Returns:
         JointData: the prepared data.
@@ -524,6 +525,7 @@ def smooth(
         qs[:, still], qds[:, still], qdds[:, still] = data.held[still], 0.0, 0.0
         if rest:
             still_arm = at_rest(qs, window, resolution)
+            _hold_means(qs, still_arm)
             qds[still_arm], qdds[still_arm] = 0.0, 0.0
             resting += int(np.count_nonzero(still_arm[::stride]))
         taus = np.full((len(grid), tau.shape[1]), np.nan)  # NaN where not measured
@@ -581,6 +583,14 @@ def _resolution(position):
     steps = np.where(steps > 0, steps, np.inf)
     smallest = steps.min(axis=0, initial=np.inf)
     return np.where(np.isfinite(smallest), smallest, 0.0)
+
+
+def _hold_means(q, still):
+    """Each run of samples at rest (``still``, (N,) bool) gets its mean position, in place: the
+    arm holds one pose there (the encoder noise would pass for small changes of pose)."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], still, [False]]).astype(int)))
+    for a, b in zip(edges[::2], edges[1::2]):
+        q[a:b] = q[a:b].mean(axis=0)
 
 
 def at_rest(q, window, resolution=None):

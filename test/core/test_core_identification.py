@@ -267,6 +267,26 @@ def test_payload_inertia_from_motion_and_one_pose(rng):
     assert any("centre of mass along" in u for u in est.undetermined)
 
 
+def test_payload_fit_predicts_the_loaded_robot(rng):
+    # the window choice's payload fit: fitted on one motion, it predicts the loaded robot's
+    # torques (rigid body and friction) on another; a joint without a torque is NaN
+    from types import SimpleNamespace
+
+    from robot_dynamics.core.payload import payload_fit
+
+    model = load_model("bundled_panda")
+    truth = model.with_payload(PAYLOAD_MASS, PAYLOAD_COM, PAYLOAD_INERTIA, frame="tool")
+    mask = np.array([True] * 6 + [False])
+    fit = payload_fit(model, SimpleNamespace(effort_mask=mask), frame="tool")
+    q, qd, qdd = sine_trajectory(model, rng, duration=10.0, rate=50.0)
+    predict = fit(q, qd, qdd, truth.inverse_dynamics(q, qd, qdd) + model.friction_torques(qd))
+    q, qd, qdd = (x[::-1] + 0.1 for x in (q, qd, qdd))
+    tau = predict(q, qd, qdd)
+    expected = truth.inverse_dynamics(q, qd, qdd) + model.friction_torques(qd)
+    np.testing.assert_allclose(tau[:, :6], expected[:, :6], atol=1e-7)
+    assert np.all(np.isnan(tau[:, 6]))
+
+
 def test_payload_effort_mask(rng):
     # joint 2 has no torque sensor (NaN), joint 7 reports 0: with both masked the fit is the
     # least-squares fit of the other joints' rows, and finds the payload

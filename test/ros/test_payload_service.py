@@ -1,5 +1,6 @@
 """~/identify_payload over DDS: a Panda holding a known payload in four static poses (torques from
-the core's ``model.with_payload``, with noise) -> mass within 1 %, COM within 5 mm; apply=true
+the core's ``model.with_payload``, with noise; positions with encoder noise, velocities with a
+driver's ripple) -> mass within 1 %, COM within 5 mm, no inertia made up; apply=true
 sets the payload.* parameters and the node's gravity torques then include the payload. Errors
 (no joint states, too few poses, a bad window or frame) -> success false naming the reason."""
 
@@ -28,6 +29,7 @@ POSES = np.array(
 SAMPLES_PER_POSE = 120
 PERIOD_NS = 2_000_000  # 500 Hz within a pose
 NOISE = 0.02  # [Nm] torque noise
+RIPPLE = 0.01  # [rad/s] per component, three per joint at 11-22 Hz
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +38,14 @@ def panda():
 
 
 def publish_pose(node, names, q, tau_true, start_ns, rng):
+    f = rng.uniform(11.0, 22.0, (3, len(q)))
+    phase = rng.uniform(0.0, 2 * np.pi, (3, len(q)))
     for k in range(SAMPLES_PER_POSE):
+        t_ns = start_ns + k * PERIOD_NS
         tau = tau_true + rng.normal(0.0, NOISE, tau_true.shape)
-        node.publish(node.joint_state(names, q, np.zeros(len(q)), tau, start_ns + k * PERIOD_NS))
+        position = q + rng.normal(0.0, 1e-5, len(q))
+        velocity = RIPPLE * np.sin(2 * np.pi * f * t_ns * 1e-9 + phase).sum(axis=0)
+        node.publish(node.joint_state(names, position, velocity, tau, t_ns))
         time.sleep(0.002)  # the node reads best effort, 10 deep: no bursts
 
 
