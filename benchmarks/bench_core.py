@@ -36,7 +36,8 @@ sys.path.insert(0, os.path.join(REPO, "test", "core"))
 
 from robot_dynamics import RobotModel  # noqa: E402
 
-import oracles  # noqa: E402  (test/core/oracles.py: example-robot-data location, Panda arm URDF)
+import robot_urdfs  # noqa: E402  (test/core/robot_urdfs.py: example-robot-data location, Panda arm URDF)
+import urdf_reader  # noqa: E402  (test/core/urdf_reader.py: joint limits for random states)
 
 try:
     import pinocchio as pin
@@ -291,14 +292,14 @@ def verdict(ratio, target):
 
 
 def bench_robot(label, name, frame, args, rng, kdl_ok):
-    xml = oracles.urdf_xml(name)
+    xml = robot_urdfs.urdf_xml(name)
     model = RobotModel.from_urdf_string(xml, tip_link=frame)
     n = model.n
-    info = oracles.parse_urdf(xml)
-    q = oracles.random_q(info, model.joint_names, rng)
+    info = urdf_reader.parse_urdf(xml)
+    q = urdf_reader.random_q(info, model.joint_names, rng)
     qd, qdd, tau = rng.normal(size=(3, n))
     B = 1000
-    Q = oracles.random_q(info, model.joint_names, rng, (B,))
+    Q = urdf_reader.random_q(info, model.joint_names, rng, (B,))
     QD, QDD, TAU = rng.normal(size=(3, B, n))
 
     pm, pd, perm = pin_setup(xml, model.joint_names)
@@ -341,7 +342,7 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
 
     kdl, kdl_note = None, ""
     if kdl_ok:
-        base = oracles.parse_urdf(xml).root
+        base = urdf_reader.parse_urdf(xml).root
         kdl, kdl_note = run_kdl(xml, base, frame, model, q, qd, qdd, number, repeat)
         if kdl is not None:
             kdl_err = max(
@@ -406,9 +407,11 @@ def bench_robot(label, name, frame, args, rng, kdl_ok):
 
 
 def bench_simulation(args):
-    model = RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
-    pm = pin.buildModelFromUrdf(oracles.DOUBLE_PENDULUM_URDF)
-    pm.gravity.linear = np.array(oracles.DP_GRAVITY)
+    model = RobotModel.from_urdf_file(
+        robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=robot_urdfs.DP_GRAVITY
+    )
+    pm = pin.buildModelFromUrdf(robot_urdfs.DOUBLE_PENDULUM_URDF)
+    pm.gravity.linear = np.array(robot_urdfs.DP_GRAVITY)
     pd = pm.createData()
     perm = np.array([pm.joints[pm.getJointId(nm)].idx_v for nm in model.joint_names])
     zero = np.zeros(2)
@@ -468,7 +471,7 @@ def main():
     if pin is None:
         print("pinocchio (PyPI 'pin') is not installed: nothing to compare against")
         return 1
-    if oracles.robots_dir() is None:
+    if robot_urdfs.robots_dir() is None:
         print("example-robot-data is not installed: UR5 and Panda URDFs unavailable")
         return 1
     import scipy

@@ -45,7 +45,7 @@ from robot_dynamics.core.regressor import (  # noqa: E402
 from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia  # noqa: E402
 from robot_dynamics.core.joint_data import JointSamples, prepare  # noqa: E402
 
-import oracles  # noqa: E402  (example-robot-data location)
+import robot_urdfs  # noqa: E402  (test/core/robot_urdfs.py: example-robot-data location)
 
 RATE = 500.0
 TAU_NOISE = 0.1
@@ -65,8 +65,8 @@ def robots():
             ),
         ),
     ]
-    if oracles.has_erd():
-        out.insert(1, ("UR5", RobotModel.from_urdf_string(oracles.urdf_xml("ur5"))))
+    if robot_urdfs.has_erd():
+        out.insert(1, ("UR5", RobotModel.from_urdf_string(robot_urdfs.urdf_xml("ur5"))))
     return out
 
 

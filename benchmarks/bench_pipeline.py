@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(REPO, "test", "core"))
 from robot_dynamics import RobotModel  # noqa: E402
 from robot_dynamics.estimation import EstimationPipeline, PipelineConfig  # noqa: E402
 
-import oracles  # noqa: E402  (test/core/oracles.py: the Panda arm URDF of example-robot-data)
+import robot_urdfs  # noqa: E402  (test/core/robot_urdfs.py: the Panda arm URDF of example-robot-data)
 
 try:
     import pinocchio as pin
@@ -122,13 +122,13 @@ def main(argv=None):
     parser.add_argument("--number", type=int, default=2000, help="messages per round")
     parser.add_argument("--repeat", type=int, default=7, help="rounds (interleaved)")
     args = parser.parse_args(argv)
-    if pin is None or not oracles.has_erd():
+    if pin is None or not robot_urdfs.has_erd():
         print(
             "bench_pipeline: needs pin and example-robot-data (pip install -r "
             "requirements-test.txt); skipped"
         )
         return 0
-    xml = oracles.urdf_xml("panda_arm")
+    xml = robot_urdfs.urdf_xml("panda_arm")
     model = RobotModel.from_urdf_string(xml, tip_link=TIP)
     count = 4 * args.number
     Q, QD, TAU = trajectory(model, count)

@@ -1,5 +1,6 @@
-"""Fixtures of the dynamics-core tests. Shared helpers live in core_helpers.py and oracles.py
-(uniquely named modules; this directory is put on sys.path for them)."""
+"""Fixtures of the dynamics-core tests. Shared helpers live in core_helpers.py, robot_urdfs.py (the
+test robots), urdf_reader.py and oracles.py (uniquely named modules; this directory is put on
+sys.path for them)."""
 
 import os
 import sys

@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-import oracles
+import robot_urdfs
+import urdf_reader
 from robot_dynamics.core.regressor import inertia_to_parameters
 from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
 
@@ -35,15 +36,15 @@ def load_model(name, **overrides):
     """RobotModel of a named test robot (cached per set of keyword arguments)."""
     from robot_dynamics import RobotModel
 
-    if not oracles.is_local(name) and not oracles.has_erd():
+    if not robot_urdfs.is_local(name) and not robot_urdfs.has_erd():
         pytest.skip("example-robot-data is not installed")
-    if name == "bundled_panda" and not os.path.exists(oracles.BUNDLED_PANDA_URDF):
+    if name == "bundled_panda" and not os.path.exists(robot_urdfs.BUNDLED_PANDA_URDF):
         pytest.skip("urdf/panda_arm.urdf is not in this checkout")
-    kw = dict(oracles.model_kwargs(name))
+    kw = dict(robot_urdfs.model_kwargs(name))
     kw.update(overrides)
     key = (name, tuple(sorted((k, repr(v)) for k, v in kw.items())))
     if key not in _MODELS:
-        _MODELS[key] = RobotModel.from_urdf_string(oracles.urdf_xml(name), **kw)
+        _MODELS[key] = RobotModel.from_urdf_string(robot_urdfs.urdf_xml(name), **kw)
     return _MODELS[key]
 
 
@@ -53,10 +54,10 @@ def robot_params(names):
     for n in names:
         marks = (
             ()
-            if oracles.is_local(n)
+            if robot_urdfs.is_local(n)
             else (
                 pytest.mark.skipif(
-                    not oracles.has_erd(), reason="example-robot-data not installed"
+                    not robot_urdfs.has_erd(), reason="example-robot-data not installed"
                 ),
             )
         )
@@ -66,8 +67,8 @@ def robot_params(names):
 
 def random_state(model, name, rng, shape=()):
     """Random q within limits, qd, qdd ~ N(0, 1) of a test robot (arrays of shape (*shape, n))."""
-    info = oracles.parse_urdf(oracles.urdf_xml(name))
-    q = oracles.random_q(info, model.joint_names, rng, shape)
+    info = urdf_reader.parse_urdf(robot_urdfs.urdf_xml(name))
+    q = urdf_reader.random_q(info, model.joint_names, rng, shape)
     qd = rng.normal(size=q.shape)
     qdd = rng.normal(size=q.shape)
     return q, qd, qdd

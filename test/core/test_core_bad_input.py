@@ -18,15 +18,17 @@ from robot_dynamics.core.errors import (
     URDFError,
 )
 
-import oracles
+import robot_urdfs
 from core_helpers import load_model
 
-DP_XML = oracles.urdf_xml("double_pendulum")
+DP_XML = robot_urdfs.urdf_xml("double_pendulum")
 
 
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    return RobotModel.from_urdf_file(
+        robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=robot_urdfs.DP_GRAVITY
+    )
 
 
 def test_exception_hierarchy():
@@ -212,7 +214,7 @@ def test_missing_file():
 
 def test_a_path_is_not_urdf_text_and_text_is_not_a_path():
     with pytest.raises(URDFError) as ei:
-        RobotModel.from_urdf_string(oracles.DOUBLE_PENDULUM_URDF)
+        RobotModel.from_urdf_string(robot_urdfs.DOUBLE_PENDULUM_URDF)
     assert "not URDF XML text" in str(ei.value) and "from_urdf_file" in str(ei.value)
     assert "double_pendulum.urdf" in str(ei.value)
     with pytest.raises(URDFError) as ei:
@@ -361,7 +363,7 @@ def test_bad_gravity_and_armature():
 
 
 def test_frame_above_rerooted_base():
-    m = RobotModel.from_urdf_string(DP_XML, base_link="link1", gravity=oracles.DP_GRAVITY)
+    m = RobotModel.from_urdf_string(DP_XML, base_link="link1", gravity=robot_urdfs.DP_GRAVITY)
     with pytest.raises(UnknownFrameError) as ei:
         m.frame_pose(np.zeros(1), frame="base_link")
     assert "base_link" in str(ei.value)

@@ -6,7 +6,8 @@ Two uniform rods 1.0 x 0.1 x 0.1 m, 10 kg, COM at 0.5 m, joints about z, gravity
 import numpy as np
 import pytest
 
-from oracles import DOUBLE_PENDULUM_URDF, DP_GRAVITY, assert_close
+from oracles import assert_close
+from robot_urdfs import DOUBLE_PENDULUM_URDF, DP_GRAVITY
 
 M1 = M2 = 10.0
 L1 = L2 = 1.0

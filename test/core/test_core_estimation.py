@@ -7,7 +7,7 @@ from scipy.integrate import solve_ivp
 
 from robot_dynamics import MomentumObserver
 
-import oracles
+import robot_urdfs
 from core_helpers import load_model, random_state, robot_params
 from oracles import assert_close
 
@@ -27,7 +27,7 @@ def _mv(A, x):
 @pytest.mark.parametrize("name", robot_params(["ur5", "kinova", "panda_arm"]))
 def test_task_space_inertia(name, rng):
     model = load_model(name)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q = random_state(model, name, rng, (3,))[0]
     J = model.jacobian(q, frame=frame)
     M = model.mass_matrix(q)
@@ -44,7 +44,7 @@ def test_task_space_inertia(name, rng):
         )
 
 
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
 def test_estimate_external_wrench_recovers_known_wrench(rng):
     model = _ur5()
     f = np.array([12.0, -7.0, 20.0, 1.5, -0.8, 0.6])
@@ -82,7 +82,7 @@ def test_estimate_external_wrench_recovers_known_wrench(rng):
     assert_close(eb.wrench, fb, 1e-5, "batch")
 
 
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
 @pytest.mark.parametrize("eps", [0.0, 1e-9, 1e-6])
 def test_estimate_external_wrench_near_singularity(eps, rng):
     model = _ur5()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-import oracles
+import robot_urdfs
 from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import InvalidURDFValueError, RobotDynamicsError
 from robot_dynamics.core.simulate import FIXED_STEP_METHODS, IVP_METHODS
@@ -122,8 +122,8 @@ def test_fuzz_urdf_documents(xml, data):
 
 @pytest.fixture(scope="module")
 def models():
-    dp = RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
-    return {"dp": dp, "mixed": RobotModel.from_urdf_string(oracles.urdf_xml("mixed"))}
+    dp = RobotModel.from_urdf_file(robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=robot_urdfs.DP_GRAVITY)
+    return {"dp": dp, "mixed": RobotModel.from_urdf_string(robot_urdfs.urdf_xml("mixed"))}
 
 
 def _vector(n):

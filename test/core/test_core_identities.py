@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import oracles
+import robot_urdfs
+import urdf_reader
 from core_helpers import load_model, random_state, robot_params
 from oracles import assert_close
 
@@ -24,7 +26,7 @@ def _mv(A, x):
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
 def test_joint_names_are_the_actuated_joints(name):
     model = load_model(name)
-    info = oracles.parse_urdf(oracles.urdf_xml(name))
+    info = urdf_reader.parse_urdf(robot_urdfs.urdf_xml(name))
     expected = {j.name for j in info.joints.values() if j.type != "fixed" and j.mimic is None}
     assert set(model.joint_names) == expected
     assert len(model.joint_names) == model.n == len(expected)
@@ -88,7 +90,7 @@ def test_aba_equals_forward_dynamics(name, rng):
     model = load_model(name)
     if model.tree.has_mimic or model.armature.any():
         pytest.skip("aba handles neither mimic joints nor armature")
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
     tau = model.inverse_dynamics(q, qd, qdd)
     cond = float(np.max(np.linalg.cond(model.mass_matrix(q))))
@@ -123,7 +125,7 @@ def test_inverse_dynamics_is_m_qdd_plus_h(name, rng):
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
 def test_forward_dynamics_inverts_inverse_dynamics(name, rng):
     model = load_model(name)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
     tau = model.inverse_dynamics(q, qd, qdd)
     qdd_back = model.forward_dynamics(q, qd, tau)
@@ -144,7 +146,7 @@ def test_forward_dynamics_inverts_inverse_dynamics(name, rng):
 def test_external_wrench_sign(name, rng):
     """tau = M qdd + C qd + g - J^T f_ext (f_ext applied by the environment on the frame)."""
     model = load_model(name)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
     f = rng.normal(scale=5.0, size=(N_CONF, 6))
     J = model.jacobian(q, frame=frame)
@@ -171,7 +173,7 @@ def test_gravity_is_gradient_of_potential_energy(name, rng):
 
 def _frames(name, model):
     """The default frame and a few others (fixed frames included)."""
-    fr = [oracles.default_frame(name)]
+    fr = [robot_urdfs.default_frame(name)]
     extra = {
         "double_pendulum": ["link1", "link2"],
         "mixed": ["mount", "l2", "l5"],
@@ -229,7 +231,7 @@ def test_local_jacobian(name, rng):
 def test_frame_pose_is_rigid_transform(name, rng):
     model = load_model(name)
     q, _, _ = random_state(model, name, rng, (N_CONF,))
-    T = model.frame_pose(q, frame=oracles.default_frame(name))
+    T = model.frame_pose(q, frame=robot_urdfs.default_frame(name))
     assert T.shape == (N_CONF, 4, 4)
     R = T[..., :3, :3]
     assert_close(R @ np.swapaxes(R, -1, -2), np.broadcast_to(np.eye(3), R.shape), 1e-12, "R R^T")
@@ -242,9 +244,9 @@ def test_jacobian_dot_qd(name, rng):
     """Jdot qd = d/dt (J(q + t qd) qd) at t = 0 (finite differences) and = the frame's
     acceleration at qdd = 0 from the Kane oracle's kinematics (classical acceleration)."""
     model = load_model(name)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q, qd, _ = random_state(model, name, rng, (2,))
-    kane = oracles.KaneOracle(oracles.urdf_xml(name), model.joint_names)
+    kane = oracles.KaneOracle(robot_urdfs.urdf_xml(name), model.joint_names)
     h = 1e-5
     for qi, qdi in zip(q, qd):
         fd = (
@@ -320,7 +322,7 @@ BATCH_CALLS = {
 def test_batch_semantics(name, call, rng):
     """q of shape (B, n) and (B1, B2, n) give the per-configuration results."""
     model = load_model(name)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     fn = BATCH_CALLS[call]
     q, qd, qdd = random_state(model, name, rng, (2, 3))
     w = rng.normal(size=(2, 3, 6))
@@ -345,7 +347,7 @@ def test_batch_semantics(name, call, rng):
 def test_single_wrench_broadcasts_over_batch(name, rng):
     """One f_ext (6,) with a batch of configurations applies to every configuration."""
     model = load_model(name)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q, qd, qdd = random_state(model, name, rng, (4,))
     f = rng.normal(scale=5.0, size=6)
     fb = np.broadcast_to(f, (4, 6))

@@ -8,7 +8,7 @@ closed forms and against the velocities of a model with every joint kind."""
 import numpy as np
 import pytest
 
-import oracles
+import robot_urdfs
 from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import InvalidURDFValueError
 from robot_dynamics.core.inertia import (
@@ -87,7 +87,7 @@ def test_motion_spans_hold_every_body_velocity(rng):
     """Every body's velocity at random configurations and joint velocities, carried to the
     neutral configuration's coordinates, lies in its motion span, and those velocities fill it
     (mixed: revolute, prismatic, non-unit axes, fixed links, a mimic joint)."""
-    model = RobotModel.from_urdf_string(oracles.urdf_xml("mixed"))
+    model = RobotModel.from_urdf_string(robot_urdfs.urdf_xml("mixed"))
     tree = model.tree
     kin0 = _neutral_kinematics(model)
     spans = motion_spans(kin0.S, tree.parent, range(tree.nb))

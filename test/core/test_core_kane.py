@@ -1,11 +1,13 @@
 """The core against an independent Kane's-method implementation (reference section 4,
-test/core/oracles.py: every body of the URDF tree on its own, fixed joints not merged, mimic
-joints slaved through q_full = G q + offset). Runs without Pinocchio."""
+oracles.KaneOracle: every body of the URDF tree on its own, fixed joints not merged, mimic joints
+slaved through q_full = G q + offset). Runs without Pinocchio."""
 
 import numpy as np
 import pytest
 
 import oracles
+import robot_urdfs
+import urdf_reader
 from core_helpers import load_model, random_state, robot_params
 from oracles import assert_close
 
@@ -23,9 +25,9 @@ ROBOTS = [
 
 
 def _kane(name, model, **kw):
-    grav = oracles.model_kwargs(name).get("gravity", (0.0, 0.0, -9.81))
+    grav = robot_urdfs.model_kwargs(name).get("gravity", (0.0, 0.0, -9.81))
     return oracles.KaneOracle(
-        oracles.urdf_xml(name), model.joint_names, gravity=kw.pop("gravity", grav), **kw
+        robot_urdfs.urdf_xml(name), model.joint_names, gravity=kw.pop("gravity", grav), **kw
     )
 
 
@@ -33,7 +35,7 @@ def _kane(name, model, **kw):
 def test_inverse_dynamics_vs_kane(name, rng):
     model = load_model(name)
     kane = _kane(name, model)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q, qd, qdd = random_state(model, name, rng, (3,))
     f = rng.normal(scale=5.0, size=(3, 6))
     for i in range(3):
@@ -80,7 +82,7 @@ def test_kinematics_vs_kane(name, rng):
     model = load_model(name)
     kane = _kane(name, model)
     q, _, _ = random_state(model, name, rng, (2,))
-    links = oracles.subtree_links(kane.info, kane.base)
+    links = urdf_reader.subtree_links(kane.info, kane.base)
     assert set(model.link_names) >= set(links[1:]), "every link below the base is a frame"
     for frame in links[1:]:
         for qi in q:
@@ -106,7 +108,7 @@ def test_rerooted_model_vs_kane(base, rng):
     model = load_model("mixed", base_link=base, gravity=gravity)
     assert model.base_link == base
     kane = oracles.KaneOracle(
-        oracles.MIXED_URDF, model.joint_names, gravity=gravity, base_link=base
+        robot_urdfs.MIXED_URDF, model.joint_names, gravity=gravity, base_link=base
     )
     expected = {j.name for j in kane.full if j.mimic is None}
     assert set(model.joint_names) == expected
@@ -136,7 +138,7 @@ def test_rerooted_model_vs_kane(base, rng):
         pytest.param(
             *p,
             id=f"{p[0]}-{p[1]}",
-            marks=pytest.mark.skipif(not oracles.has_erd(), reason="no example-robot-data"),
+            marks=pytest.mark.skipif(not robot_urdfs.has_erd(), reason="no example-robot-data"),
         )
         for p in [
             ("baxter", "left_arm_mount", "left_gripper"),
@@ -149,10 +151,10 @@ def test_rerooted_real_robot_vs_kane(name, base, frame, rng):
     """Re-rooting a real tree/chain at an intermediate link (Baxter: one arm with its gripper)."""
     model = load_model(name, base_link=base)
     assert model.base_link == base
-    kane = oracles.KaneOracle(oracles.urdf_xml(name), model.joint_names, base_link=base)
+    kane = oracles.KaneOracle(robot_urdfs.urdf_xml(name), model.joint_names, base_link=base)
     assert set(model.joint_names) == {j.name for j in kane.full if j.mimic is None}
     info = kane.info
-    q = oracles.random_q(info, model.joint_names, rng, (2,))
+    q = urdf_reader.random_q(info, model.joint_names, rng, (2,))
     qd, qdd = rng.normal(size=(2, 2, model.n))
     for i in range(2):
         assert_close(

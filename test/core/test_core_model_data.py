@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-import oracles
+import robot_urdfs
 from core_helpers import load_model, random_state, robot_params
 from robot_dynamics.core import dynamics
 from robot_dynamics.core.errors import (
@@ -25,7 +25,7 @@ from robot_dynamics.core.simulate import semi_implicit_euler_step
 from robot_dynamics.core.state_terms import StateTerms
 
 ROBOTS = robot_params(["double_pendulum", "mixed", "ytree", "panda_arm", "baxter"])
-CORE = os.path.join(oracles.REPO_ROOT, "robot_dynamics", "core")
+CORE = os.path.join(robot_urdfs.REPO_ROOT, "robot_dynamics", "core")
 
 
 def _arrays(tree):
@@ -153,7 +153,7 @@ def test_resolve_frame():
 def test_unchecked_entry_points_give_what_the_checked_methods_give(name, rng):
     model = load_model(name).with_armature(0.05)
     tree = model.tree
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     q, qd, qdd = random_state(model, name, rng, shape=(3,))
     tau = rng.normal(size=q.shape)
     f_ext = rng.normal(size=(3, 6))
@@ -210,7 +210,7 @@ def test_a_batch_in_chunks_gives_what_one_pass_gives(name, rng):
     q, qd, qdd = random_state(model, name, rng, shape=shape)
     qd = qd[0, 0]  # one velocity for the whole batch: broadcast
     f_ext = rng.normal(size=shape + (6,))
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     kin = dynamics.kinematics(tree, q)
     chunked = dynamics.in_chunks(
         tree, shape, dynamics.inverse_dynamics, q, qd, qdd, f_ext, frame=frame

@@ -12,6 +12,8 @@ import pytest
 pin = pytest.importorskip("pinocchio")
 
 import oracles  # noqa: E402
+import robot_urdfs  # noqa: E402
+import urdf_reader  # noqa: E402
 from core_helpers import TEST_ROBOTS, load_model, random_state, robot_params  # noqa: E402
 from oracles import assert_close  # noqa: E402
 
@@ -24,8 +26,10 @@ _ORACLES = {}
 
 def _pin(name, model):
     if name not in _ORACLES:
-        grav = oracles.model_kwargs(name).get("gravity")
-        _ORACLES[name] = oracles.PinOracle(oracles.urdf_xml(name), model.joint_names, gravity=grav)
+        grav = robot_urdfs.model_kwargs(name).get("gravity")
+        _ORACLES[name] = oracles.PinOracle(
+            robot_urdfs.urdf_xml(name), model.joint_names, gravity=grav
+        )
     return _ORACLES[name]
 
 
@@ -40,7 +44,7 @@ def test_joints_match(name):
     pin_names = {P.model.names[i] for i in range(1, P.model.njoints)}
     mimic = {j.name for j in P.info.joints.values() if j.mimic is not None}
     assert set(model.joint_names) == pin_names - mimic
-    if "gravity" not in oracles.model_kwargs(name):  # our default gravity is pin's default
+    if "gravity" not in robot_urdfs.model_kwargs(name):  # our default gravity is pin's default
         assert_close(model.gravity, pin.Model().gravity.linear, 0, "default gravity")
 
 
@@ -119,8 +123,8 @@ def test_forward_dynamics(name, rng):
 def _frames(name, P):
     """The default frame, every leaf link and a few intermediate links."""
     info = P.info
-    frames = [oracles.default_frame(name)] + oracles.leaves(info, info.root)
-    links = oracles.subtree_links(info, info.root)[1:]
+    frames = [robot_urdfs.default_frame(name)] + urdf_reader.leaves(info, info.root)
+    links = urdf_reader.subtree_links(info, info.root)[1:]
     frames += links[:: max(1, len(links) // 4)]
     return list(dict.fromkeys(frames))
 
@@ -151,7 +155,7 @@ def test_mimic_against_pinocchio_mimic_model(name, rng):
     """pin's own mimic model (buildModelFromXML(..., mimic=True)) gives the reduced M, tau."""
     model = load_model(name)
     try:
-        pm = pin.buildModelFromXML(oracles.urdf_xml(name), mimic=True)
+        pm = pin.buildModelFromXML(robot_urdfs.urdf_xml(name), mimic=True)
     except (
         TypeError,
         ValueError,
@@ -166,7 +170,7 @@ def test_mimic_against_pinocchio_mimic_model(name, rng):
     if not set(model.joint_names) <= set(idx_v):
         pytest.skip("unexpected pin mimic model layout")
     perm = np.array([idx_v[n] for n in model.joint_names])
-    full = oracles.PinOracle(oracles.urdf_xml(name), model.joint_names)
+    full = oracles.PinOracle(robot_urdfs.urdf_xml(name), model.joint_names)
     q, qd, qdd = random_state(model, name, rng, (2,))
     for i in range(2):
         qp = full.qp(q[i])  # joint values of every joint (mimic included)
@@ -197,7 +201,7 @@ def test_jacobian_dot_qd_vs_classical_acceleration(name, rng):
     """Jdot qd = pin's classical frame acceleration at qdd = 0 (LOCAL_WORLD_ALIGNED and LOCAL)."""
     model = load_model(name)
     P = _pin(name, model)
-    frame = oracles.default_frame(name)
+    frame = robot_urdfs.default_frame(name)
     fid = P.frame_id(frame)
     q, qd, _ = random_state(model, name, rng, (2,))
     for i in range(2):
@@ -234,7 +238,7 @@ def test_energies_vs_pinocchio(name, rng):
 def test_other_gravity_vs_pinocchio(name, rng):
     gravity = (1.5, -2.0, -9.0)
     model = load_model(name).with_gravity(gravity)
-    P = oracles.PinOracle(oracles.urdf_xml(name), model.joint_names, gravity=gravity)
+    P = oracles.PinOracle(robot_urdfs.urdf_xml(name), model.joint_names, gravity=gravity)
     q, qd, qdd = random_state(model, name, rng, (2,))
     for i in range(2):
         assert_close(

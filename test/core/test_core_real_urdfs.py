@@ -1,7 +1,7 @@
 """Every URDF of example-robot-data that Pinocchio loads loads by default, and its dynamics equal
 Pinocchio's (1e-9 of the largest reference value).
 
-The files are found through the installed example-robot-data package (oracles.robots_dir) and
+The files are found through the installed example-robot-data package (robot_urdfs.robots_dir) and
 parametrise the tests, TIAGo, PR2, Romeo, the Allegro hands, ANYmal+Kinova and B1+Z1 among
 them. One file Pinocchio's default (mimic-less) parser takes is refused, for a stated reason
 that the test checks (REFUSED), which Pinocchio's mimic parser gives too. Joints are mapped by
@@ -18,6 +18,8 @@ import pytest
 pin = pytest.importorskip("pinocchio")
 
 import oracles  # noqa: E402
+import robot_urdfs  # noqa: E402
+import urdf_reader  # noqa: E402
 from oracles import assert_close  # noqa: E402
 from robot_dynamics import RobotModel  # noqa: E402
 from robot_dynamics.core.errors import InvalidURDFValueError, KinematicTreeError  # noqa: E402
@@ -59,9 +61,9 @@ def _pinocchio_loads(path):
 
 
 def _files():
-    if not oracles.has_erd():
+    if not robot_urdfs.has_erd():
         return []
-    root = oracles.robots_dir()
+    root = robot_urdfs.robots_dir()
     paths = sorted(glob.glob(os.path.join(root, "**", "*.urdf"), recursive=True))
     return [os.path.relpath(p, root) for p in paths if _pinocchio_loads(p)]
 
@@ -71,7 +73,7 @@ pytestmark = pytest.mark.skipif(not FILES, reason="example-robot-data not instal
 
 
 def _path(rel):
-    return os.path.join(oracles.robots_dir(), rel)
+    return os.path.join(robot_urdfs.robots_dir(), rel)
 
 
 def test_the_files_of_the_issue_are_tested():
@@ -101,7 +103,7 @@ def test_loads_by_default_and_equals_pinocchio(rel, rng):
         assert pin.buildModelFromXML(xml).nv == 0
         return
     P = oracles.PinOracle(xml, model.joint_names)
-    q = oracles.random_q(P.info, model.joint_names, rng, (N_CONF,))
+    q = urdf_reader.random_q(P.info, model.joint_names, rng, (N_CONF,))
     qd = rng.normal(size=q.shape)
     qdd = rng.normal(size=q.shape)
     frame = model.tip_link or model.leaf_links[-1]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import oracles
+import robot_urdfs
 from core_helpers import TEST_ROBOTS, load_model, random_state, robot_params
 from oracles import assert_close
 from robot_dynamics.core import InvalidInputError
@@ -38,7 +39,7 @@ def test_regressor_matches_inverse_dynamics(name, rng):
 def test_regressor_matches_pinocchio(name, rng):
     pin = pytest.importorskip("pinocchio")
     model = load_model(name)
-    P = oracles.PinOracle(oracles.urdf_xml(name), model.joint_names)
+    P = oracles.PinOracle(robot_urdfs.urdf_xml(name), model.joint_names)
     cols = []
     for joint in model.tree.body_joint_names:
         jid = P.model.getJointId(joint)

@@ -8,15 +8,16 @@ from scipy.integrate import solve_ivp
 
 from robot_dynamics import RobotModel
 
-import oracles
-from oracles import DP_GRAVITY, assert_close
+import robot_urdfs
+from oracles import assert_close
+from robot_urdfs import DP_GRAVITY
 from test_core_closed_form import closed_C, closed_D, closed_g, closed_J
 from robot_dynamics.core.friction import FrictionModel
 
 
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
+    return RobotModel.from_urdf_file(robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
 
 
 def closed_rhs(tau_fn=None, f_ext=None, damping=None):
@@ -75,7 +76,7 @@ def test_benchmark_first_second_vs_closed_form_integration(dp):
 
 def test_benchmark_first_second_vs_pinocchio_aba(dp):
     pin = pytest.importorskip("pinocchio")
-    pm = pin.buildModelFromUrdf(oracles.DOUBLE_PENDULUM_URDF)
+    pm = pin.buildModelFromUrdf(robot_urdfs.DOUBLE_PENDULUM_URDF)
     pm.gravity.linear = np.array(DP_GRAVITY)
     pd = pm.createData()
     order = [pm.joints[pm.getJointId(n)].idx_v for n in dp.joint_names]

@@ -6,7 +6,7 @@ SimulationError; valid calls keep their results."""
 import numpy as np
 import pytest
 
-import oracles
+import robot_urdfs
 from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import (
     InvalidInputError,
@@ -22,7 +22,9 @@ Q0 = np.array([0.4, -0.3])
 
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    return RobotModel.from_urdf_file(
+        robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=robot_urdfs.DP_GRAVITY
+    )
 
 
 def test_error_hierarchy():

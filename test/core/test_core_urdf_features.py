@@ -14,12 +14,14 @@ from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import AmbiguousTipError
 
 import oracles
+import robot_urdfs
 from core_helpers import load_model, random_state
-from oracles import DP_GRAVITY, assert_close
+from oracles import assert_close
+from robot_urdfs import DP_GRAVITY
 from robot_dynamics.core.friction import FrictionModel
 from small_arms import UR_SHAPE_URDF
 
-DP_XML = oracles.urdf_xml("double_pendulum")
+DP_XML = robot_urdfs.urdf_xml("double_pendulum")
 
 
 def dp_model(xml=DP_XML, **kw):
@@ -214,7 +216,7 @@ def test_tree_with_chains_of_equal_length_has_no_default_tip():
     assert t.tip_link is None
     assert set(t.leaf_links) == {"left_l3", "right_l2"}
     assert set(t.tree.tip_candidates) == {"left_l3", "right_l2"}
-    t2 = RobotModel.from_urdf_string(oracles.YTREE_URDF, tip_link="right_l2")
+    t2 = RobotModel.from_urdf_string(robot_urdfs.YTREE_URDF, tip_link="right_l2")
     assert t2.tip_link == "right_l2"
     q = np.zeros(t2.n)
     assert_close(t2.jacobian(q), t.jacobian(q, frame="right_l2"), 0, "explicit tip in a tree")
@@ -252,7 +254,7 @@ def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():
 def test_leaf_ending_the_longest_chain_is_the_tip():
     """A tree whose left branch has one more moving body: its leaf is the tip; tool0 anywhere
     in the model takes precedence."""
-    longer = oracles.YTREE_URDF.replace(
+    longer = robot_urdfs.YTREE_URDF.replace(
         "</robot>",
         '<link name="right_l3"><inertial><mass value="0.5"/>'
         '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>'
@@ -307,7 +309,7 @@ def test_with_payload_rigid_body_equals_urdf(rng):
         f'iyy="{I[1, 1]}" '
         f'iyz="{I[1, 2]}" izz="{I[2, 2]}"/></inertial></link></robot>'
     )
-    ref = RobotModel.from_urdf_string(oracles.MIXED_URDF.replace("</robot>", child))
+    ref = RobotModel.from_urdf_string(robot_urdfs.MIXED_URDF.replace("</robot>", child))
     _same_dynamics(m, ref, rng, what="payload with inertia")
     q = random_state(m, "mixed", rng)[0]
     assert_close(m.jacobian(q), ref.jacobian(q, frame="tool"), 1e-12, "tip stays the tool")
@@ -422,9 +424,11 @@ def test_urdf_parser_py_rejects_but_we_load(case, rng, caplog):
 
 
 def test_urdf_from_path_or_string(rng):
-    a = RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
+    a = RobotModel.from_urdf_file(robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=DP_GRAVITY)
     b = RobotModel.from_urdf_string(DP_XML, gravity=DP_GRAVITY)
     _same_dynamics(a, b, rng, what="path vs XML string")
-    c = RobotModel.from_urdf_file(pathlib.Path(oracles.DOUBLE_PENDULUM_URDF), gravity=DP_GRAVITY)
+    c = RobotModel.from_urdf_file(
+        pathlib.Path(robot_urdfs.DOUBLE_PENDULUM_URDF), gravity=DP_GRAVITY
+    )
     d = RobotModel.from_urdf_string(DP_XML.encode("utf-8"), gravity=DP_GRAVITY)
     _same_dynamics(c, d, rng, what="pathlib.Path vs UTF-8 bytes")

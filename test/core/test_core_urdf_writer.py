@@ -30,7 +30,7 @@ from robot_dynamics.core.regressor import (
 from robot_dynamics.core.spatial import rpy_to_matrix, spatial_inertia
 from robot_dynamics.core.urdf_writer import identified_urdf, number_text
 
-import oracles
+import robot_urdfs
 
 
 def random_theta(model, layout, rng):
@@ -114,7 +114,7 @@ def assert_rest_unchanged(original, written, model, text=True):
 
 
 def test_round_trip_on_the_mixed_chain(rng):
-    xml = oracles.urdf_xml("mixed")
+    xml = robot_urdfs.urdf_xml("mixed")
     model = RobotModel.from_urdf_string(xml)
     layout = ParameterLayout.for_model(model)
     theta = random_theta(model, layout, rng)
@@ -133,10 +133,10 @@ def test_round_trip_on_the_mixed_chain(rng):
 ERD_ROBOTS = ("ur5", "panda_gripper", "kinova")
 
 
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
 @pytest.mark.parametrize("name", ERD_ROBOTS)
 def test_round_trip_on_example_robot_data(name, rng):
-    xml = oracles.urdf_xml(name)
+    xml = robot_urdfs.urdf_xml(name)
     model = RobotModel.from_urdf_string(xml)
     layout = ParameterLayout.for_model(model, asymmetry=True, offset=True)
     theta = random_theta(model, layout, rng)
@@ -149,7 +149,7 @@ def test_round_trip_on_example_robot_data(name, rng):
 
 
 def test_the_nominal_parameters_read_back_as_the_model():
-    xml = oracles.urdf_xml("bundled_panda")
+    xml = robot_urdfs.urdf_xml("bundled_panda")
     model = RobotModel.from_urdf_string(xml)
     layout = ParameterLayout.for_model(model)
     theta = layout.nominal(model)
@@ -219,7 +219,7 @@ def test_elements_added_where_there_are_none(rng):
 
 
 def test_a_layout_without_friction_leaves_the_joints_alone(rng):
-    xml = oracles.urdf_xml("mixed")
+    xml = robot_urdfs.urdf_xml("mixed")
     model = RobotModel.from_urdf_string(xml)
     layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
     theta = random_theta(model, layout, rng)
@@ -231,8 +231,8 @@ def test_a_layout_without_friction_leaves_the_joints_alone(rng):
 
 
 def test_solver_residue_is_written_as_zero():
-    xml = oracles.urdf_xml("double_pendulum")
-    model = RobotModel.from_urdf_string(xml, **oracles.model_kwargs("double_pendulum"))
+    xml = robot_urdfs.urdf_xml("double_pendulum")
+    model = RobotModel.from_urdf_string(xml, **robot_urdfs.model_kwargs("double_pendulum"))
     layout = ParameterLayout.for_model(model)
     theta = layout.nominal(model)
     residue = np.array([1e-33, -1e-30])
@@ -254,11 +254,11 @@ def test_number_text_reads_back_exactly():
 
 
 def test_refusals_are_typed_and_named(rng):
-    xml = oracles.urdf_xml("mixed")
+    xml = robot_urdfs.urdf_xml("mixed")
     model = RobotModel.from_urdf_string(xml)
     layout = ParameterLayout.for_model(model)
     theta = random_theta(model, layout, rng)
-    other = RobotModel.from_urdf_string(oracles.urdf_xml("double_pendulum"))
+    other = RobotModel.from_urdf_string(robot_urdfs.urdf_xml("double_pendulum"))
     with pytest.raises(InvalidInputError, match="layout was made for another model"):
         identified_urdf(xml, model, ParameterLayout.for_model(other), theta)
     with pytest.raises(InvalidInputError, match=f"the layout has {layout.size} parameters"):
@@ -277,7 +277,7 @@ def test_refusals_are_typed_and_named(rng):
         identified_urdf(xml, model, layout, negative)
     # the text of another robot
     with pytest.raises(URDFError, match="no link 'l1', 'l2'"):
-        identified_urdf(oracles.urdf_xml("double_pendulum"), model, layout, theta)
+        identified_urdf(robot_urdfs.urdf_xml("double_pendulum"), model, layout, theta)
     with pytest.raises(URDFError, match="malformed URDF XML at line 1"):
         identified_urdf("<robot><link name='l1'></robot>", model, layout, theta)
     with pytest.raises(URDFError, match="not URDF XML text"):

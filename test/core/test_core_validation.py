@@ -13,7 +13,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-import oracles
+import robot_urdfs
 from robot_dynamics import RobotModel
 from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.core.inertia import (
@@ -247,7 +247,7 @@ def test_reading_has_no_global_side_effects():
         "import sys, threading\n"
         "sentinel = sys.stderr\n"
         "from robot_dynamics import RobotModel\n"
-        f"xml = open({oracles.DOUBLE_PENDULUM_URDF!r}).read()\n"
+        f"xml = open({robot_urdfs.DOUBLE_PENDULUM_URDF!r}).read()\n"
         "changed = []\n"
         "def work():\n"
         "    for _ in range(20):\n"
@@ -264,7 +264,7 @@ def test_reading_has_no_global_side_effects():
 
 
 def test_parse_in_threads_gives_the_same_models():
-    xmls = [oracles.urdf_xml("double_pendulum"), oracles.urdf_xml("mixed")]
+    xmls = [robot_urdfs.urdf_xml("double_pendulum"), robot_urdfs.urdf_xml("mixed")]
     expected = [
         RobotModel.from_urdf_string(x).mass_matrix(np.full(RobotModel.from_urdf_string(x).n, 0.3))
         for x in xmls
@@ -401,7 +401,7 @@ def test_moving_body_is_judged_as_a_whole():
 def test_body_moments_are_the_composite_inertias_about_each_centre_of_mass():
     from robot_dynamics.core.spatial import inertia_parameters
 
-    model = RobotModel.from_urdf_string(oracles.urdf_xml("mixed"))
+    model = RobotModel.from_urdf_string(robot_urdfs.urdf_xml("mixed"))
     moments = body_moments(model.tree)
     assert moments.shape == (model.tree.nb, 3)
     for b in range(model.tree.nb):
@@ -411,13 +411,13 @@ def test_body_moments_are_the_composite_inertias_about_each_centre_of_mass():
     assert body_moments(still.tree).shape == (0, 3)
 
 
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
 def test_real_placeholder_inertias_load_with_warnings_strict_refuses_balance_balances():
     """pr2's sensor_mount_link (moments 0.001 0.001 0.01, moves with the head) and TIAGo's
     antenna (indefinite, fixed to the base) load with warnings; strict_inertia refuses them;
     balance_inertia balances every inconsistent tensor of example-robot-data, leaving no
     warning and a positive semi-definite mass matrix."""
-    pr2 = os.path.join(oracles.robots_dir(), "pr2_description", "urdf", "pr2.urdf")
+    pr2 = os.path.join(robot_urdfs.robots_dir(), "pr2_description", "urdf", "pr2.urdf")
     model = RobotModel.from_urdf_file(pr2)
     mount = next(w for w in model.inertia_warnings if w.link == "sensor_mount_link")
     assert (mount.rule, mount.joint) == (TRIANGLE, "head_tilt_joint")
@@ -426,13 +426,15 @@ def test_real_placeholder_inertias_load_with_warnings_strict_refuses_balance_bal
     balanced = RobotModel.from_urdf_file(pr2, balance_inertia=True, strict_inertia=True)
     assert any("sensor_mount_link" in note for note in balanced.inertia_adjustments)
     assert balanced.inertia_warnings == ()
-    tiago = os.path.join(oracles.robots_dir(), "tiago_description", "robots", "tiago.urdf")
+    tiago = os.path.join(robot_urdfs.robots_dir(), "tiago_description", "robots", "tiago.urdf")
     antenna = {w.link: w for w in RobotModel.from_urdf_file(tiago).inertia_warnings}
     assert antenna["base_antenna_left_link"].rule == NEGATIVE
     assert antenna["base_antenna_left_link"].joint is None
-    assert RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF).inertia_adjustments == ()
+    assert RobotModel.from_urdf_file(robot_urdfs.DOUBLE_PENDULUM_URDF).inertia_adjustments == ()
     rng = np.random.default_rng(3)
-    files = sorted(glob.glob(os.path.join(oracles.robots_dir(), "**", "*.urdf"), recursive=True))
+    files = sorted(
+        glob.glob(os.path.join(robot_urdfs.robots_dir(), "**", "*.urdf"), recursive=True)
+    )
     balanced_files = 0
     for path in files:
         try:
@@ -470,14 +472,16 @@ def test_balanced_inertia_is_consistent_and_keeps_consistent_tensors():
 
 
 def test_bundled_urdfs_load():
-    for path in glob.glob(os.path.join(oracles.REPO_ROOT, "urdf", "*.urdf")):
+    for path in glob.glob(os.path.join(robot_urdfs.REPO_ROOT, "urdf", "*.urdf")):
         RobotModel.from_urdf_file(path)
 
 
 # ------------------------------------------------------------------ RobotModel input bounds
 @pytest.fixture(scope="module")
 def dp():
-    return RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=oracles.DP_GRAVITY)
+    return RobotModel.from_urdf_file(
+        robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=robot_urdfs.DP_GRAVITY
+    )
 
 
 HUGE = [
@@ -521,7 +525,7 @@ def test_gravity_bounds(dp):
             dp.with_gravity(g)
         assert "gravity" in str(ei.value)
         with pytest.raises(InvalidInputError):
-            RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, gravity=g)
+            RobotModel.from_urdf_file(robot_urdfs.DOUBLE_PENDULUM_URDF, gravity=g)
     with pytest.raises(InvalidInputError):
         dp.with_gravity("down")
     assert np.all(np.isfinite(dp.with_gravity([0, 0, -999.0]).gravity_torques([0.1, 0.2])))
@@ -579,7 +583,7 @@ def test_frame_that_is_not_a_name(dp, frame):
             call()
         assert "frame" in str(ei.value)
     with pytest.raises(InvalidInputError):
-        RobotModel.from_urdf_file(oracles.DOUBLE_PENDULUM_URDF, tip_link=["tip"])
+        RobotModel.from_urdf_file(robot_urdfs.DOUBLE_PENDULUM_URDF, tip_link=["tip"])
     with pytest.raises(InvalidInputError):
         dp.joint_index(["joint1"])
 

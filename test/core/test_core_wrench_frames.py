@@ -10,7 +10,7 @@ import os
 import numpy as np
 import pytest
 
-import oracles
+import robot_urdfs
 from core_helpers import load_model
 from small_arms import ARM3_URDF
 
@@ -82,7 +82,7 @@ def test_wrench_in_frame_against_pinocchio(rng):
 
 
 # ------------------------------------------------------------------ the sensor reading at any link
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
 @pytest.mark.parametrize("sensor", ["tool0", "base_link", "forearm_link", "wrist_2_link"])
 def test_estimate_is_the_sensor_reading_at_any_link(sensor, rng):
     """A wrench applied at the tool (base axes, moment about the tool origin) as a sensor at
@@ -123,7 +123,7 @@ def test_force_only_reported_at_another_frame():
 def test_estimate_matches_pinocchio_local_frame(rng):
     pin = pytest.importorskip("pinocchio")
     model = load_model("bundled_panda")
-    pm = pin.buildModelFromXML(oracles.urdf_xml("bundled_panda"))
+    pm = pin.buildModelFromXML(robot_urdfs.urdf_xml("bundled_panda"))
     pd = pm.createData()
     names = list(model.joint_names)
     to_pin = [names.index(pm.names[i]) for i in range(1, pm.njoints)]
@@ -205,11 +205,11 @@ def test_three_dof_arm_recovers_a_pure_force(rng):
     assert np.shape(eb.min_singular_value) == (4,) and np.shape(eb.near_singular) == (4,)
 
 
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
 def test_so101_recovers_a_force_at_the_gripper(rng):
     """SO-101 (5 arm joints + the jaw) from example-robot-data: a force on the gripper frame is
     recovered exactly with fx fy fz."""
-    path = os.path.join(oracles.robots_dir(), "so_arm_description/urdf/so101.urdf")
+    path = os.path.join(robot_urdfs.robots_dir(), "so_arm_description/urdf/so101.urdf")
     if not os.path.exists(path):
         pytest.skip("so101.urdf is not in this example-robot-data")
     model = RobotModel.from_urdf_file(path)
@@ -222,7 +222,7 @@ def test_so101_recovers_a_force_at_the_gripper(rng):
     np.testing.assert_allclose(est.wrench, np.r_[f, 0, 0, 0], rtol=0, atol=1e-9)
 
 
-@pytest.mark.skipif(not oracles.has_erd(), reason="example-robot-data not installed")
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
 @pytest.mark.parametrize("name,frame", [("ur5", "tool0"), ("panda_arm", "panda_hand")])
 def test_six_and_seven_dof_recover_full_wrenches(name, frame, rng):
     model = load_model(name)

@@ -1,5 +1,5 @@
 """Fixtures of the estimation-pipeline tests (plain pytest, no ROS). The core tests' helpers
-(oracles.py, small_arms.py) are put on sys.path."""
+(robot_urdfs.py, small_arms.py, ...) are put on sys.path."""
 
 import os
 import sys

@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-# example-robot-data is found the way the core tests find it (test/core/oracles.py); the small
+# example-robot-data is found the way the core tests find it (test/core/robot_urdfs.py); the small
 # test arms are the core tests' (test/core/small_arms.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "core"))
 from core_helpers import perturbed_inertials  # noqa: E402
-from oracles import robots_dir  # noqa: E402
+from robot_urdfs import robots_dir  # noqa: E402
 from small_arms import ARM3_URDF, UR_SHAPE_URDF  # noqa: E402
 
 __all__ = ["ARM3_URDF", "UR_SHAPE_URDF", "erd_urdf_path", "perturbed_inertials"]
