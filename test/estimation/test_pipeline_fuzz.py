@@ -16,19 +16,16 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from pipeline_helpers import F_EXT, MS, PANDA_URDF, Q, T0  # noqa: E402
+
 from robot_dynamics import RobotModel  # noqa: E402
 from robot_dynamics.core.spatial import wrench_in_frame  # noqa: E402
 from robot_dynamics.estimation import ContactConfig, EstimationPipeline, PipelineConfig  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PANDA = RobotModel.from_urdf_file(os.path.join(REPO, "urdf", "panda_arm.urdf"))
+PANDA = RobotModel.from_urdf_file(PANDA_URDF)
 N = PANDA.n
-Q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])
-F_EXT = np.array([2.0, -3.0, 5.0, 0.2, -0.1, 0.3])
 TAU = PANDA.gravity_torques(Q) - PANDA.jacobian(Q).T @ F_EXT
 EXPECTED = wrench_in_frame(F_EXT, PANDA.frame_pose(Q), point=PANDA.frame_pose(Q)[:3, 3])
-T0 = 1_700_000_000 * 10**9
-MS = 1_000_000
 
 ABSURD = [math.nan, math.inf, -math.inf, 1e308, -1e308, 1e150, -1e200, 1e20]  # refused/ignored
 TINY = [5e-324, -0.0]  # plausible values (wrong ones: only in the wild messages)

@@ -1,0 +1,154 @@
+"""The estimation pipeline's outputs for control, with plain pytest: feed-forward torques from
+the measured state or a reference (and its expiry), references refused naming the field and
+joint, friction compensation through the smooth sign, the effort command's sources and clamping,
+and the last guard that withholds non-finite outputs.
+"""
+
+import math
+from unittest import mock
+
+import numpy as np
+import pytest
+
+from pipeline_helpers import MS, Q, T0, pipe
+
+from robot_dynamics import RobotModel
+from robot_dynamics.core import InvalidInputError, StateTerms
+from robot_dynamics.core.friction import FrictionModel
+
+
+# ------------------------------------------------------------------ feed-forward and command
+def test_feedforward_reference_and_expiry(panda):
+    qd = np.linspace(-0.3, 0.3, 7)
+    p = pipe(panda, reference_timeout=0.5)
+    out = p.update(T0, Q, qd, None)
+    np.testing.assert_allclose(
+        out.feedforward, panda.inverse_dynamics(Q, qd, np.zeros(7)), rtol=0, atol=1e-9
+    )
+    assert out.estimation_paused and "no effort" in out.estimation_paused
+    q_ref, qd_ref, qdd_ref = Q + 0.1, np.full(7, 0.2), np.linspace(1.0, -1.0, 7)
+    p.set_reference(T0, q_ref, qd_ref, qdd_ref)
+    expected = panda.inverse_dynamics(q_ref, qd_ref, qdd_ref)
+    calls = []
+    real = RobotModel.inverse_dynamics
+
+    def counting(self, *args, **kwargs):
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    with mock.patch.object(RobotModel, "inverse_dynamics", counting):
+        for k in range(1, 6):
+            out = p.update(T0 + k * MS, Q, qd, None)
+            np.testing.assert_allclose(out.feedforward, expected, rtol=0, atol=1e-9)
+    assert len(calls) == 1  # once per reference
+    # expiry on the reference clock (now_ns), counted; the measured state takes over
+    out = p.update(T0 + 6 * MS, Q, qd, None, now_ns=T0 + 600 * MS)
+    np.testing.assert_allclose(
+        out.feedforward, panda.inverse_dynamics(Q, qd, np.zeros(7)), rtol=0, atol=1e-9
+    )
+    assert p.status()["reference_expired"] == 1 and not p.status()["reference_active"]
+    # timeout 0: never expires; clear_reference drops it
+    p0 = pipe(panda, reference_timeout=0.0)
+    p0.set_reference(T0, q_ref)
+    out = p0.update(T0 + 10**12, Q, qd, None, now_ns=T0 + 10**12)
+    np.testing.assert_allclose(
+        out.feedforward, panda.inverse_dynamics(q_ref, np.zeros(7), np.zeros(7)), atol=1e-9
+    )
+    p0.clear_reference()
+    out = p0.update(T0 + 10**12 + MS, Q, qd, None)
+    np.testing.assert_allclose(out.feedforward, panda.inverse_dynamics(Q, qd, np.zeros(7)))
+
+
+def test_reference_refused_naming_field_and_joint(panda):
+    p = pipe(panda)
+    bad = np.zeros(7)
+    bad[3] = math.nan
+    with pytest.raises(InvalidInputError, match="positions of joint 'panda_joint4'"):
+        p.set_reference(T0, bad)
+    with pytest.raises(InvalidInputError, match="velocities of joint 'panda_joint1'"):
+        p.set_reference(T0, Q, np.r_[1e200, np.zeros(6)])
+    with pytest.raises(InvalidInputError, match="accelerations have shape"):
+        p.set_reference(T0, Q, None, np.zeros(3))
+    assert not p.status()["reference_active"]
+
+
+def test_friction_compensation_smooth_sign(panda):
+    model = panda.with_friction(FrictionModel(np.full(7, 0.5), np.full(7, 1.5)))
+    qd = np.linspace(-0.02, 0.02, 7)
+    p = pipe(model, friction_compensation=True, friction_velocity_threshold=0.05)
+    out = p.update(T0, Q, qd, None)
+    smooth = 0.5 * qd + 1.5 * np.tanh(qd / 0.05)
+    expected = model.inverse_dynamics(Q, qd, np.zeros(7)) + smooth
+    np.testing.assert_allclose(out.feedforward, expected, rtol=0, atol=1e-9)
+    p.set_reference(T0, Q, qd)
+    out = p.update(T0 + MS, Q, qd, None)
+    np.testing.assert_allclose(out.feedforward, expected, rtol=0, atol=1e-9)
+    # the estimator removes the same friction from the measured torques: an arm moving slowly
+    # with exactly that friction and no contact shows no external torque (static estimator)
+    p = pipe(
+        model,
+        friction_compensation=True,
+        friction_velocity_threshold=0.05,
+        wrench_estimation="static",
+    )
+    tau = model.inverse_dynamics(Q, qd, np.zeros(7)) + smooth
+    out = p.update(T0, Q, qd, tau)
+    np.testing.assert_allclose(out.external_torques, 0.0, atol=1e-9)
+
+
+def test_command_sources_clamping_and_the_command_before_the_estimation(panda):
+    qd = np.linspace(-0.3, 0.3, 7)
+    p = pipe(panda, command_source="feedforward")
+    q_ref, qd_ref, qdd_ref = Q + 0.1, np.full(7, 0.2), np.linspace(300.0, -300.0, 7)
+    p.set_reference(T0, q_ref, qd_ref, qdd_ref)
+    sample = p.ingest(T0, Q, qd, np.zeros(7))
+    out = p.command(sample)
+    raw = panda.inverse_dynamics(q_ref, qd_ref, qdd_ref)
+    limits = panda.effort_limits
+    assert np.any(np.abs(raw) > limits)  # the clamp acts
+    np.testing.assert_allclose(out.command, np.clip(raw, -limits, limits), rtol=0, atol=1e-9)
+    assert out.external_torques is None  # the command is ready before the estimation
+    assert p.estimate(sample) is out and out.external_torques is not None
+    np.testing.assert_allclose(out.feedforward, raw, atol=1e-9)  # the feed-forward unclamped
+    p = pipe(panda, command_source="feedforward", clamp_effort_command=False)
+    p.set_reference(T0, q_ref, qd_ref, qdd_ref)
+    np.testing.assert_allclose(p.update(T0, Q, qd, None).command, raw, atol=1e-9)
+    p = pipe(panda)  # gravity
+    out = p.update(T0, Q, None, None)
+    np.testing.assert_allclose(out.command, panda.gravity_torques(Q), atol=1e-12)
+    # a gravity command needs no velocity pass: the feed-forward comes with the estimation
+    sample = p.ingest(T0 + MS, Q, qd, np.zeros(7))
+    with mock.patch.object(
+        StateTerms, "nonlinear_effects", property(lambda self: pytest.fail("velocity pass"))
+    ):
+        out = p.command(sample)
+    np.testing.assert_allclose(out.command, panda.gravity_torques(Q), atol=1e-12)
+    assert out.feedforward is None
+    p.estimate(sample)
+    np.testing.assert_allclose(out.feedforward, panda.nonlinear_effects(Q, qd), atol=1e-12)
+    # feed-forward command without velocity or reference: none, with the reason
+    p = pipe(panda, command_source="feedforward")
+    out = p.update(T0, Q, None, None)
+    assert out.command is None and "no recent velocity" in out.command_error
+    assert out.gravity is not None and p.status()["commands_withheld"] == 1
+
+
+def test_last_guard_withholds_non_finite_outputs(panda):
+    """Whatever produces it, a non-finite value is never returned: command None + reason +
+    counter."""
+    nan_gravity = property(lambda self: np.full(7, math.nan))
+    with mock.patch.object(StateTerms, "gravity", nan_gravity):
+        p = pipe(panda)
+        out = p.update(T0, Q, np.zeros(7), panda.gravity_torques(Q))
+    assert out.gravity is None and out.command is None
+    assert "not finite" in out.command_error
+    s = p.status()
+    assert s["nonfinite_outputs"] >= 1 and "gravity" in s["last_nonfinite_output"]
+    nan_h = property(lambda self: np.full(7, math.inf))
+    with mock.patch.object(StateTerms, "nonlinear_effects", nan_h):
+        p = pipe(panda, command_source="feedforward")
+        out = p.update(T0, Q, np.zeros(7), panda.gravity_torques(Q))
+    assert out.feedforward is None and out.command is None and out.external_torques is None
+    assert out.gravity is not None
+    for value in (out.gravity,):
+        assert np.all(np.isfinite(value))

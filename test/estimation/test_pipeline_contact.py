@@ -1,0 +1,131 @@
+"""The estimation pipeline's tare and contact detection, with plain pytest: a tare removing a
+constant offset (and failing without estimates or on a reset), contact on/off with hysteresis
+and a minimum duration, the link in contact, and the contact onset during a simulated push.
+"""
+
+import numpy as np
+import pytest
+
+from pipeline_helpers import F_EXT, MS, Q, T0, feed, held_torques, pipe, sensor, simulate_push
+
+
+# ------------------------------------------------------------------ tare and reset
+def test_tare_removes_a_constant_offset(panda):
+    """Model error shows as a constant residual; the tare averages it and subtracts it."""
+    model_error = np.linspace(-1.0, 1.0, 7)  # N m the URDF does not explain
+    rest = panda.gravity_torques(Q) + model_error
+    p = pipe(panda, tare_duration=0.1)
+    out = feed(p, Q, np.zeros(7), rest, count=10)
+    assert np.abs(out.wrench).max() > 0.5  # biased before the tare
+    assert p.tare_state() == "idle" and p.bias is None
+    p.start_tare(T0 + 10 * MS)
+    assert p.tare_state() == "collecting"
+    out = feed(p, Q, np.zeros(7), rest, start=T0 + 10 * MS, count=102)
+    assert p.tare_state() == "done"
+    np.testing.assert_allclose(p.bias, -model_error, atol=1e-9)
+    np.testing.assert_allclose(out.wrench, 0.0, atol=1e-9)
+    # a push after the tare reads without the offset
+    pushed = held_torques(panda, Q, F_EXT) + model_error
+    out = feed(p, Q, np.zeros(7), pushed, start=T0 + 200 * MS, count=300)  # observer: 1/K
+    np.testing.assert_allclose(out.wrench, sensor(panda, Q, F_EXT), atol=1e-6)
+    assert p.status()["tare"] == "done"
+    # reset_estimation clears the bias
+    p.reset_estimation()
+    assert p.bias is None and p.tare_state() == "idle"
+    out = p.update(T0 + 600 * MS, Q, np.zeros(7), rest)
+    assert np.abs(out.wrench).max() > 0.5
+    assert p.status()["last_restart"] == "reset_estimation"
+
+
+def test_tare_fails_without_estimates_and_reset_stops_it(panda):
+    p = pipe(panda, tare_duration=0.05)
+    p.start_tare(T0)
+    for k in range(200):  # efforts never come
+        p.update(T0 + k * MS, Q, np.zeros(7), None)
+    assert p.tare_state().startswith("failed:") and "no effort" in p.tare_state()
+    p.start_tare(T0 + 300 * MS)
+    p.update(T0 + 300 * MS, Q, np.zeros(7), panda.gravity_torques(Q))
+    p.reset_estimation()
+    assert p.tare_state() == "failed: reset during the tare" and p.bias is None
+
+
+# ------------------------------------------------------------------ contact detection
+def push_profile(level_ms):
+    """[(duration_ms, force magnitude)] -> per-ms force magnitudes."""
+    return [f for duration, f in level_ms for _ in range(duration)]
+
+
+def test_contact_hysteresis_and_min_duration(panda):
+    """A push along the tool z axis: on above 5 N for 20 ms, off below 2 N for 20 ms; a spike
+    shorter than min_duration and a dip between the levels change nothing."""
+    R = panda.frame_pose(Q)[:3, :3]
+    p = pipe(
+        panda,
+        wrench_estimation="static",
+        contact={"force_on": 5.0, "force_off": 2.0, "min_duration": 0.02},
+    )
+    profile = push_profile(
+        [(50, 0.0), (10, 8.0), (40, 0.0), (60, 8.0), (40, 3.0), (30, 1.0), (20, 0.0)]
+    )
+    states = []
+    for k, magnitude in enumerate(profile):
+        f_ext = np.r_[R @ np.array([0.0, 0.0, magnitude]), 0, 0, 0]
+        out = p.update(T0 + k * MS, Q, np.zeros(7), held_torques(panda, Q, f_ext))
+        states.append(out.contact)
+    on = np.array([s.in_contact for s in states])
+    changed = [k for k, s in enumerate(states) if s.changed]
+    # the 10 ms spike at 50..59 is too short; the push from 100 on switches at 120
+    assert not on[:120].any()
+    assert changed == [120, 220]  # below 2 N from 200 on
+    assert on[120:220].all()  # 3 N (between the levels) holds the contact
+    assert not on[220:].any()
+    assert states[150].link == "tool" and states[150].force == pytest.approx(8.0, abs=1e-6)
+    assert states[240].link == ""
+    s = p.status()
+    assert s["contacts"] == 1 and not s["in_contact"]
+
+
+def test_contact_isolates_the_link(panda):
+    """Per-joint torque levels: a push on link 4 shows residual on joints 1..4 only; the most
+    distal joint above its level names panda_link4; a push on the tool names panda_link7 (the
+    body of joint 7: the tool is fixed to it)."""
+    levels = tuple([0.5] * 7)
+    p = pipe(
+        panda,
+        wrench_estimation="static",
+        contact={"torque_on": levels, "torque_off": tuple([0.2] * 7), "min_duration": 0.0},
+    )
+    axis4 = panda.frame_pose(Q, frame="panda_link4")[:3, 2]  # joint 4 turns about z4
+    f_link4 = np.r_[0.0, 20.0, -10.0, 5.0 * axis4]
+    tau = held_torques(panda, Q, f_link4, frame="panda_link4")
+    assert abs(panda.jacobian(Q, frame="panda_link4")[:, 3] @ f_link4) > 1.0
+    out = p.update(T0, Q, np.zeros(7), tau)
+    assert out.contact.in_contact and out.contact.changed and out.contact.link == "panda_link4"
+    np.testing.assert_allclose(out.external_torques[4:], 0.0, atol=1e-9)
+    out = p.update(T0 + MS, Q, np.zeros(7), held_torques(panda, Q, F_EXT * 5))
+    assert out.contact.in_contact and out.contact.link == "panda_link7"
+    out = p.update(T0 + 2 * MS, Q, np.zeros(7), panda.gravity_torques(Q))
+    assert not out.contact.in_contact and out.contact.changed and out.contact.link == ""
+    # contact detection off: no state
+    assert pipe(panda).update(T0, Q, np.zeros(7), tau).contact is None
+
+
+def test_contact_during_a_simulated_push(arm3):
+    """The observer on a simulated 3-DOF arm pushed from 0.2 s on: no contact before, one onset
+    min_duration after the estimate crosses the level, held for the rest of the push."""
+    q0 = np.array([0.3, -0.7, 1.1])
+    f_ext = np.array([3.0, -4.0, 6.0, 0.0, 0.0, 0.0])  # |f| = 7.8 N
+    p = pipe(arm3, observer_gain=100.0, contact={"force_on": 4.0, "force_off": 2.0})
+    first_above = onset = None
+    for t, q, qd, tau, pushed in simulate_push(arm3, q0, f_ext, "tool", 0.6):
+        out = p.update(t, q, qd, tau)
+        if not pushed:
+            assert not out.contact.in_contact
+        if first_above is None and out.contact.force > 4.0:
+            first_above = t
+        if out.contact.changed:
+            assert onset is None, "one onset only"
+            onset = t
+            assert out.contact.in_contact and out.contact.link == "tool"
+    assert first_above is not None and onset - first_above == 20 * MS  # min_duration 0.02 s
+    assert out.contact.in_contact and p.status()["contacts"] == 1

@@ -1,0 +1,159 @@
+"""The estimation pipeline on what real drivers send, with plain pytest: partial messages merged
+per joint, NaN efforts that keep gravity flowing and pause the estimation, stale efforts that
+give no phantom wrench, effort scale and offset, plausibility bounds refused with a named
+reason, and absurd samples after which the estimate is correct again at once.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from pipeline_helpers import F_EXT, MS, Q, T0, feed, held_torques, pipe, sensor
+
+
+# ------------------------------------------------------------------ partial messages, drivers
+def test_partial_messages_merge_per_joint(panda):
+    p = pipe(panda)
+    first = np.zeros(7, dtype=bool)
+    first[3:] = True
+    out = p.update(T0, np.where(first, Q, math.nan), None, None, present=first)
+    assert out.gravity is None and out.command is None
+    assert out.missing_positions == ("panda_joint1", "panda_joint2", "panda_joint3")
+    out = p.update(T0 + MS, np.where(~first, Q, math.nan), None, None, present=~first)
+    np.testing.assert_allclose(out.gravity, panda.gravity_torques(Q), atol=1e-12)
+    one = np.zeros(7, dtype=bool)
+    one[1] = True
+    q2 = Q.copy()
+    q2[1] += 0.4
+    out = p.update(T0 + 2 * MS, np.where(one, q2, math.nan), None, None, present=one)
+    np.testing.assert_allclose(out.gravity, panda.gravity_torques(q2), atol=1e-12)
+
+
+def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
+    """joint_state_broadcaster sends NaN effort for a joint without an effort interface: the
+    gravity torques keep flowing, the estimation pauses with the reason counted."""
+    tau = held_torques(panda, Q, F_EXT)
+    tau[2] = math.nan
+    p = pipe(panda)
+    for k in range(20):
+        out = p.update(T0 + k * MS, Q, np.zeros(7), tau)
+        assert out.refused is None
+        np.testing.assert_allclose(out.gravity, panda.gravity_torques(Q), atol=1e-12)
+        assert out.wrench is None and "no effort for joints ['panda_joint3']" in (
+            out.estimation_paused
+        )
+    s = p.status()
+    assert s["nonfinite_effort"] == 20 and s["estimation_paused"] == 20
+    assert not s["stale_effort"]  # never had one: not a warning
+    # NaN velocity: gravity still, no feed-forward without a reference, estimation paused
+    qd = np.zeros(7)
+    qd[4] = math.nan
+    p = pipe(panda, velocity_timeout=0.0)
+    out = p.update(T0, Q, qd, held_torques(panda, Q, F_EXT))
+    assert out.gravity is not None and out.feedforward is None
+    assert "no velocity for joints ['panda_joint5']" in out.estimation_paused
+    assert p.status()["nonfinite_velocity"] == 1
+
+
+def test_stale_effort_gives_no_phantom_wrench(panda):
+    """A driver stops filling effort; the arm moves to a new pose: no wrench from the old
+    efforts, a warning, and estimates again as soon as efforts come back."""
+    p = pipe(panda, effort_timeout=0.1)
+    tau = panda.gravity_torques(Q)
+    feed(p, Q, np.zeros(7), tau, count=20)
+    q_new = Q + 0.3
+    outs = [p.update(T0 + (20 + k) * MS, q_new, np.zeros(7), None) for k in range(300)]
+    late = outs[150:]
+    assert all(o.wrench is None and o.external_torques is None for o in late)
+    assert all("stale effort" in o.estimation_paused and o.warnings for o in late)
+    s = p.status()
+    assert s["stale_effort"] and "panda_joint1" in s["stale_effort_joints"]
+    # efforts again: an estimate at once, the warning clears
+    out = p.update(T0 + 400 * MS, q_new, np.zeros(7), held_torques(panda, q_new, F_EXT))
+    np.testing.assert_allclose(out.wrench, sensor(panda, q_new, F_EXT), atol=1e-6)
+    assert not p.status()["stale_effort"] and not out.warnings
+    # effort_timeout 0: no age limit
+    p = pipe(panda, effort_timeout=0.0, wrench_estimation="static")
+    p.update(T0, Q, np.zeros(7), tau)
+    out = p.update(T0 + 10**10, Q, np.zeros(7), None)
+    assert out.wrench is not None
+
+
+def test_effort_scale_and_offset(panda):
+    """A driver reporting the torque with the other sign and a constant offset (or a current):
+    tau = scale * effort + offset recovers the wrench."""
+    tau = held_torques(panda, Q, F_EXT)
+    scale = np.array([-1.0, -1.0, -1.0, -1.0, 2.0, 0.5, -1.0])
+    offset = np.linspace(-0.5, 0.5, 7)
+    effort = (tau - offset) / scale
+    p = pipe(panda, effort_scale=tuple(scale), effort_offset=tuple(offset))
+    out = feed(p, Q, np.zeros(7), effort)
+    np.testing.assert_allclose(out.wrench, sensor(panda, Q, F_EXT), atol=1e-6)
+    unscaled = feed(pipe(panda), Q, np.zeros(7), effort)
+    assert np.abs(unscaled.wrench - sensor(panda, Q, F_EXT)).max() > 1.0
+
+
+# ------------------------------------------------------------------ plausibility, restarts
+def test_plausibility_bounds_refuse_with_named_reason(panda):
+    p = pipe(panda)
+    tau = panda.gravity_torques(Q)
+    limits = panda.effort_limits
+    bad = tau.copy()
+    bad[1] = 11 * limits[1]
+    out = p.update(T0, Q, np.zeros(7), bad)
+    assert out.refused and "effort of joint 'panda_joint2'" in out.refused
+    assert out.gravity is None and out.command is None
+    vel = np.zeros(7)
+    vel[6] = 11 * panda.velocity_limits[6]
+    out = p.update(T0 + MS, Q, vel, tau)
+    assert "velocity of joint 'panda_joint7'" in out.refused
+    pos = Q.copy()
+    pos[5] = math.inf
+    assert "position of joint 'panda_joint6' is not finite" in p.update(T0, pos, None, None).refused
+    pos[5] = math.nan
+    assert "position of joint 'panda_joint6'" in p.update(T0, pos, None, None).refused
+    out = p.update(T0, Q[:3], None, None)
+    assert "position has shape (3,)" in out.refused
+    out = p.update(math.nan, Q, None, None)
+    assert out.refused and "stamp" in out.refused
+    out = p.update(T0, Q, None, None, present=[True] * 3)
+    assert "present has shape (3,)" in out.refused
+    s = p.status()
+    assert s["refused"] == 7 and s["refused_effort"] == 1 and s["refused_velocity"] == 1
+    assert s["refused_position"] == 3 and "present" in s["last_refusal"]
+    # a factor of 20 accepts the same effort
+    out = pipe(panda, effort_limit_factor=20.0).update(T0, Q, np.zeros(7), bad)
+    assert out.refused is None
+
+
+@pytest.mark.parametrize("absurd", [1e308, 1e150, 1e200])
+def test_absurd_velocity_then_correct_at_once(panda, absurd):
+    """One absurd velocity in a 1 kHz stream: refused, counted, and the estimate is correct on
+    the very next valid sample (the observer restarts from the quasi-static estimate)."""
+    tau = held_torques(panda, Q, F_EXT)
+    expected = sensor(panda, Q, F_EXT)
+    p = pipe(panda)
+    feed(p, Q, np.zeros(7), tau, count=50)
+    vel = np.zeros(7)
+    vel[2] = absurd
+    out = p.update(T0 + 50 * MS, Q, vel, tau)
+    assert out.refused and "panda_joint3" in out.refused
+    for k in range(51, 60):
+        out = p.update(T0 + k * MS, Q, np.zeros(7), tau)
+        np.testing.assert_allclose(out.wrench, expected, rtol=0, atol=1e-6)
+    s = p.status()
+    assert s["refused_velocity"] == 1 and s["observer_restarts"] == 2
+    assert "refused" in s["last_restart"]
+
+
+def test_absurd_effort_does_not_corrupt_the_estimate(panda):
+    """1e200 effort on one joint, once: refused; the next estimates are exact (was: 10 s)."""
+    tau = held_torques(panda, Q, F_EXT)
+    p = pipe(panda)
+    feed(p, Q, np.zeros(7), tau, count=20)
+    bad = tau.copy()
+    bad[4] = 1e200
+    assert p.update(T0 + 20 * MS, Q, np.zeros(7), bad).refused
+    out = p.update(T0 + 21 * MS, Q, np.zeros(7), tau)
+    np.testing.assert_allclose(out.wrench, sensor(panda, Q, F_EXT), atol=1e-6)
