@@ -1,0 +1,317 @@
+"""What the ``robot-dynamics`` command-line tool accepts and refuses: bad arguments and bad URDFs
+(non-zero exit with a message naming the culprit, the JSON error object), exit codes from the
+error types (bad arguments 2, bad descriptions 3), the limit warning, the tip of a robot with
+several leaves, xacro files with ``--xacro-arg``, a URDF on stdin and with a byte-order mark,
+inertia warnings with ``--strict-inertia`` and ``--balance-inertia``, fixed joints with a mimic
+element.
+
+Most tests call ``cli.main(argv)`` in-process (fast); a few run the installed console script
+(and ``python -m``) as a user would, to check the real exit codes and streams.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from robot_dynamics.tools import cli
+from robot_dynamics.tools.bundled import bundled_urdf_path
+from tools_helpers import PANDA_HOME, UR_SHAPE_URDF, erd_urdf_path, pendulum, run_fail, run_json
+
+
+# ------------------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(
+    "argv,code,needle",
+    [
+        (
+            ["gravity", "panda", "--q", "1", "2"],
+            2,
+            "--q: got 2 value(s), the model has 7 joint(s): panda_joint1",
+        ),
+        (["gravity", "panda", "--q", "panda_joint9=1"], 2, "unknown joint 'panda_joint9'"),
+        (
+            ["gravity", "panda", "--q", "0", "0", "0", "nan", "0", "0", "0"],
+            2,
+            "'nan' (for panda_joint4) is not finite",
+        ),
+        (
+            ["gravity", "panda", "--q", "0", "0", "x", "0", "0", "0", "0"],
+            2,
+            "'x' (for panda_joint3) is not a number",
+        ),
+        (["jacobian", "panda", "--frame", "nolink"], 2, "--frame: unknown frame 'nolink'"),
+        (["gravity", "panda", "--tip-link", "nolink"], 2, "tip_link 'nolink'"),
+        (["gravity", "panda", "--gravity", "0", "0"], 2, "--gravity"),
+        (["wrench", "panda", "--q", *map(str, PANDA_HOME)], 2, "--tau is required"),
+        (
+            ["simulate", "double_pendulum", "--duration", "-1"],
+            2,
+            "--duration must be a positive number",
+        ),
+        (
+            ["simulate", "double_pendulum", "--method", "Euler"],
+            2,
+            "unknown integration method 'Euler'",
+        ),
+        (["bogus", "panda"], 2, "invalid choice: 'bogus'"),
+        (["gravity", "/nonexistent/robot.urdf"], 3, "no such file"),
+    ],
+)
+def test_bad_arguments(capsys, argv, code, needle):
+    got, err = run_fail(capsys, *argv)
+    assert got == code, err
+    assert needle in err
+
+
+def test_bad_urdfs(tmp_path, capsys):
+    cases = {
+        "truncated.urdf": ("<robot name='x'><link name='a'/>", "malformed URDF XML"),
+        "dangling.urdf": (
+            "<robot name='x'><link name='a'/><joint name='j' type='revolute'><parent link='a'/>"
+            "<child link='b'/><axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' "
+            "velocity='1'/></joint></robot>",
+            "'j'",
+        ),
+        "floating.urdf": (
+            "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+            "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
+            "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint>"
+            "</robot>",
+            "free",
+        ),
+    }
+    for name, (text, needle) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        code, err = run_fail(capsys, "info", path)
+        assert code == 3, (name, err)
+        assert needle in err, (name, err)
+
+
+def test_json_error_object(capsys):
+    code = cli.main(["gravity", "panda", "--q", "1", "--json"])
+    out = capsys.readouterr()
+    assert code == 2
+    data = json.loads(out.out)
+    assert data["ok"] is False and data["exit_code"] == 2 and "--q" in data["error"]
+
+
+def test_limit_warning(capsys):
+    data = run_json(capsys, "gravity", "panda", "--q", "0", "0", "0", "0.5", "0", "0", "0")
+    assert any("panda_joint4 = 0.5 is outside its limits" in w for w in data["warnings"])
+
+
+# ------------------------------------------------------------------------------ the console script
+
+
+def _console(name):
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    if not os.path.exists(path):
+        pytest.skip(f"console script {name} not installed (make install)")
+    return path
+
+
+def test_console_script_exit_codes(tmp_path):
+    exe = _console("robot-dynamics")
+    ok = subprocess.run(
+        [exe, "gravity", "panda", "--q", *map(str, PANDA_HOME), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["gravity_torques"][3] == pytest.approx(21.88, abs=0.01)
+    bad = subprocess.run(
+        [exe, "mass-matrix", "panda", "--q", "1", "2", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2
+    assert "robot-dynamics: error: --q: got 3 value(s)" in bad.stderr
+    assert bad.stdout == ""
+    missing = subprocess.run(
+        [exe, "info", str(tmp_path / "nope.urdf")], capture_output=True, text=True, timeout=120
+    )
+    assert missing.returncode == 3 and "no such file" in missing.stderr
+
+
+def test_module_entry_point():
+    out = subprocess.run(
+        [sys.executable, "-m", "robot_dynamics.tools.cli", "info", "double_pendulum"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "actuated joints (2)" in out.stdout
+
+
+def test_tool0_is_the_tip_of_a_multi_leaf_robot(capsys):
+    """example-robot-data's UR5 (leaves ee_link, tool0, base): tool0 is the tip."""
+    ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
+    data = run_json(capsys, "info", ur5)
+    assert data["tip_link"] == "tool0" and set(data["leaf_links"]) >= {"tool0", "ee_link"}
+    q = ["0", "-1.2", "1.2", "-1.57", "-1.57", "0"]
+    data = run_json(capsys, "jacobian", ur5, "--q", *q)
+    assert data["frame"] == "tool0" and len(data["jacobian"]) == 6 and len(data["jacobian"][0]) == 6
+
+
+def test_robot_without_a_tip_needs_a_frame(tmp_path, capsys):
+    """The UR description's shape without tool0: two leaves end the last body (tcp, ft_frame);
+    the error names both and the options."""
+    urdf = tmp_path / "no_tool0.urdf"
+    urdf.write_text(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
+    data = run_json(capsys, "info", urdf)
+    assert data["tip_link"] is None
+    for command in ("jacobian", "pose", "wrench --tau 0 0 0 0 0 0"):
+        name, *options = command.split()
+        code, err = run_fail(capsys, name, urdf, *options)
+        assert code == 2, err
+        for word in ("tcp", "ft_frame", "--frame", "--tip-link"):
+            assert word in err, err
+    data = run_json(capsys, "jacobian", urdf, "--tip-link", "tcp")
+    assert data["frame"] == "tcp"
+
+
+# ------------------------------------------------------------------ robots: xacro, stdin
+
+
+ARM_XACRO = """<?xml version="1.0"?>
+<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">
+  <xacro:arg name="mass" default="2.0"/>
+  <xacro:property name="length" value="0.5"/>
+  <link name="base"/>
+  <link name="l1">
+    <inertial><origin xyz="${length / 2} 0 0"/><mass value="$(arg mass)"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="100" velocity="3"/></joint>
+</robot>
+"""
+
+
+def test_xacro_file_with_arguments(tmp_path, capsys):
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text(ARM_XACRO)
+    data = run_json(capsys, "info", path)
+    assert data["total_mass"] == pytest.approx(2.0) and data["joint_names"] == ["j1"]
+    data = run_json(capsys, "gravity", path, "--xacro-arg", "mass:=3.5", "--q", "0")
+    # the property sets the centre of mass 0.25 m out: |g| = m g 0.25
+    assert abs(data["gravity_torques"][0]) == pytest.approx(3.5 * 9.81 * 0.25)
+    code, err = run_fail(capsys, "info", path, "--xacro-arg", "mass=3.5")
+    assert code == 2 and "'mass=3.5' is not of the form name:=value" in err
+    code, err = run_fail(capsys, "info", "panda", "--xacro-arg", "mass:=3.5")
+    assert code == 2 and "is not a .xacro file" in err
+    broken = tmp_path / "nodefault.urdf.xacro"
+    broken.write_text(ARM_XACRO.replace("$(arg mass)", "$(arg weight)"))
+    code, err = run_fail(capsys, "info", broken)
+    assert code == 3 and "xacro failed" in err and "weight" in err
+
+
+def test_urdf_from_stdin_and_byte_order_mark(tmp_path):
+    exe = _console("robot-dynamics")
+    urdf = open(bundled_urdf_path("double_pendulum"), "rb").read()
+    out = subprocess.run(
+        [exe, "gravity", "-", "--q", "0.4", "-1.1", "--gravity", "0", "-9.81", "0", "--json"],
+        input=b"\xef\xbb\xbf" + urdf,
+        capture_output=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    np.testing.assert_allclose(
+        json.loads(out.stdout)["gravity_torques"],
+        pendulum().gravity_torques(np.array([0.4, -1.1])),
+        rtol=1e-12,
+    )
+    bom = tmp_path / "bom.urdf"
+    bom.write_bytes(b"\xef\xbb\xbf" + urdf)
+    out = subprocess.run([exe, "info", str(bom)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "actuated joints (2)" in out.stdout
+
+
+def test_exit_codes_follow_the_error_types(tmp_path, capsys):
+    from robot_dynamics.core import errors
+
+    assert cli.exit_code_of(errors.InvalidInputError("x")) == cli.EXIT_USAGE
+    assert cli.exit_code_of(errors.UnknownFrameError("x")) == cli.EXIT_USAGE
+    assert cli.exit_code_of(errors.AmbiguousTipError("x")) == cli.EXIT_USAGE
+    assert cli.exit_code_of(errors.KinematicTreeError("x")) == cli.EXIT_BAD_URDF
+    assert cli.exit_code_of(errors.SingularInertiaError("x")) == cli.EXIT_BAD_URDF
+    assert cli.exit_code_of(RuntimeError("x")) == cli.EXIT_ERROR
+    # a link name on the command line that the URDF lacks is the user's error (2) ...
+    code, err = run_fail(capsys, "info", "panda", "--base-link", "nolink")
+    assert code == 2 and "base_link 'nolink'" in err
+    code, err = run_fail(capsys, "info", "panda", "--tip-link", "nolink")
+    assert code == 2 and "tip_link 'nolink'" in err
+    # ... a URDF that cannot be made into a model below an existing base is the URDF's (3)
+    floating = tmp_path / "floating.urdf"
+    floating.write_text(
+        "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+        "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
+        "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint></robot>"
+    )
+    code, err = run_fail(capsys, "info", floating, "--base-link", "a")
+    assert code == 3 and "free" in err
+
+
+def test_inertia_warnings_strict_inertia_and_balance_inertia(tmp_path, capsys):
+    """A moving link breaking the triangle inequality loads with a warning (listed by info,
+    one line on stderr for the other commands); --strict-inertia refuses it on every command,
+    --balance-inertia balances it."""
+    placeholder = tmp_path / "placeholder.urdf"
+    placeholder.write_text(
+        "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+        "<inertia ixx='0.001' ixy='0' ixz='0' iyy='0.001' iyz='0' izz='0.01'/></inertial></link>"
+        "<joint name='j' type='revolute'><parent link='a'/><child link='b'/><axis xyz='0 0 1'/>"
+        "<limit lower='-1' upper='1' effort='10' velocity='1'/></joint></robot>"
+    )
+    data = run_json(capsys, "info", placeholder)
+    (warning,) = data["inertia_warnings"]
+    assert (warning["link"], warning["rule"], warning["joint"]) == ("b", "triangle_inequality", "j")
+    assert cli.main(["info", str(placeholder)]) == 0
+    out = capsys.readouterr().out
+    assert "inertia warnings (1;" in out and "link 'b' <inertia> violates the triangle" in out
+    assert cli.main(["gravity", str(placeholder), "--q", "0.1"]) == 0
+    assert "1 link inertia(s) loaded" in capsys.readouterr().err
+    commands = {
+        "info": [],
+        "gravity": [],
+        "simulate": [],
+        "wrench": ["--tau", "0"],
+        "excite": ["--out", tmp_path / "excite.csv"],
+        "identify": [tmp_path / "data.csv", "--out", tmp_path / "out.urdf"],
+    }
+    for command, options in commands.items():
+        code, err = run_fail(capsys, command, placeholder, *options, "--strict-inertia")
+        assert code == 3, (command, err)
+        assert "'b'" in err and "triangle inequality" in err and "--balance-inertia" in err
+    assert cli.main(["info", str(placeholder), "--balance-inertia", "--strict-inertia"]) == 0
+    captured = capsys.readouterr()
+    assert "balance_inertia: link 'b': inertia balanced" in captured.err
+    assert "inertia warnings" not in captured.out
+
+
+def test_info_lists_fixed_joints_with_a_mimic_element_as_fixed(capsys, tmp_path):
+    """A <mimic> on a fixed joint (as TALOS's gripper has) does nothing: the joint is fixed."""
+    urdf = tmp_path / "fixed_mimic.urdf"
+    urdf.write_text(
+        UR_SHAPE_URDF.replace(
+            '<joint name="wrist_3_link-ft_frame" type="fixed">',
+            '<joint name="wrist_3_link-ft_frame" type="fixed">'
+            '<mimic joint="wrist_3_joint" multiplier="-1"/>',
+        )
+    )
+    data = run_json(capsys, "info", urdf)
+    assert "wrist_3_link-ft_frame" in data["fixed_joints"]
+    assert data["mimic_joints"] == []
+    assert cli.main(["info", str(urdf)]) == 0
+    out = capsys.readouterr().out
+    assert "mimic joints: none" in out and "mimics" not in out
