@@ -5,7 +5,8 @@ namespace of its own with a parameters file, waits until it reports its model lo
 ``wait_loaded=False``) and returns a :class:`NodeClient` that talks to it from the test process:
 publish joint states, wait for outputs, call services, set parameters, read /diagnostics.
 The domain comes from the environment (test/conftest.py: ROS_DOMAIN_ID, LOCALHOST discovery).
-The core tests' helpers (small_arms.py) are put on sys.path.
+``panda`` and ``pendulum`` are the bundled models (the pendulum with its gravity, -y), built once
+per module. The core tests' helpers (small_arms.py) are put on sys.path.
 """
 
 import os
@@ -18,7 +19,19 @@ sys.path.insert(
     0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "core")
 )
 
-from node_test_helpers import NodeClient
+from node_test_helpers import PANDA_URDF, PENDULUM_URDF, NodeClient
+
+from robot_dynamics import RobotModel
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return RobotModel.from_urdf_file(PANDA_URDF)
+
+
+@pytest.fixture(scope="module")
+def pendulum():
+    return RobotModel.from_urdf_file(PENDULUM_URDF, gravity=(0.0, -9.81, 0.0))
 
 
 @pytest.fixture

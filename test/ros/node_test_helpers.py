@@ -29,6 +29,8 @@ TIMEOUT = 60.0
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PANDA_URDF = os.path.join(REPO, "urdf", "panda_arm.urdf")
 PENDULUM_URDF = os.path.join(REPO, "urdf", "double_pendulum.urdf")
+Q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])  # a Panda configuration [rad]
+F_EXT = np.array([2.0, -3.0, 5.0, 0.2, -0.1, 0.3])  # on the tool, base axes, N and N m
 
 
 def read(path):
@@ -222,6 +224,13 @@ def efforts(msg, names):
 def wrench_array(msg):
     w = msg.wrench
     return np.array([w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z])
+
+
+def in_tip_frame(model, q, wrench):
+    """A wrench [f; n] in base axes with its moment about the tip origin, as a force-torque
+    sensor at the tip reads it (ROS semantics: tip axes, moment about the tip origin)."""
+    R = model.frame_pose(q)[:3, :3]
+    return np.concatenate([R.T @ wrench[:3], R.T @ wrench[3:]])
 
 
 def trajectory(names, positions, velocities=None, accelerations=None, dt=0.01):

@@ -8,7 +8,7 @@ transformed by hand (a force-torque sensor at the tip reads R^T f, R^T n about i
 import numpy as np
 import pytest
 
-from node_test_helpers import PANDA_URDF, read, wrench_array
+from node_test_helpers import PANDA_URDF, Q, in_tip_frame, read, wrench_array
 from small_arms import ARM3_URDF
 
 from robot_dynamics import RobotModel
@@ -16,18 +16,6 @@ from robot_dynamics_interfaces.msg import ContactState
 from std_srvs.srv import Trigger
 
 pytestmark = pytest.mark.ros
-
-Q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])
-
-
-def in_tip_frame(model, q, wrench):
-    R = model.frame_pose(q)[:3, :3]
-    return np.concatenate([R.T @ wrench[:3], R.T @ wrench[3:]])
-
-
-@pytest.fixture(scope="module")
-def panda():
-    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 def test_force_only_on_a_three_joint_arm(dynamics_node):

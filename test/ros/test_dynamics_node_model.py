@@ -1,10 +1,20 @@
 """The dynamics node's model over DDS: inertia warnings and strict_inertia, a description
 refused at start-up built again by a later model parameter, refusals naming the parameter at
-fault, what ``model_loads`` counts, and the tip link of a description with several leaves."""
+fault, what ``model_loads`` counts, the tip link of a description with several leaves; payload,
+gravity and armature changed at run time (the services use the changed model), and descriptions
+by parameter and by topic (a malformed one refused with the old model kept, a valid one
+replacing it)."""
 
+import numpy as np
 import pytest
 
+from node_test_helpers import PANDA_URDF, PENDULUM_URDF, Q, efforts, read
 from small_arms import ARM3_URDF, UR_SHAPE_URDF
+
+from rclpy.parameter import Parameter
+
+from robot_dynamics import RobotModel
+from robot_dynamics_interfaces.srv import GetMassMatrix
 
 pytestmark = pytest.mark.ros
 
@@ -80,3 +90,136 @@ def test_tip_link_of_a_description_with_several_leaves(dynamics_node):
     node.proc.wait_for_output(r"tip 'tool0'.*wrench_frame 'tool0'", timeout=60.0)
     assert _value(node, "tip_link", lambda v: v != "") == "tool0"
     node.proc.assert_alive()
+
+
+def test_payload_and_parameter_validation(dynamics_node, panda):
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF))
+    node.wait_connected()
+    make = lambda: node.joint_state(names, Q, np.zeros(7))  # noqa: E731
+    node.publish_until(make, "gravity_torques")
+
+    com = [0.01, 0.0, 0.05]
+    inertia = [0.01, 0.0, 0.0, 0.02, 0.0, 0.03]
+    results = node.set_parameters(payload__mass=2.5, payload__com=com, payload__inertia=inertia)
+    assert all(r.successful for r in results), [r.reason for r in results]
+    I_c = np.array([[0.01, 0, 0], [0, 0.02, 0], [0, 0, 0.03]])
+    with_payload = panda.with_payload(2.5, np.array(com), inertia=I_c)
+    expected = with_payload.gravity_torques(Q)
+    assert np.abs(expected - panda.gravity_torques(Q)).max() > 1.0
+    node.publish_until(
+        make,
+        "gravity_torques",
+        lambda m: np.allclose(efforts(m, names), expected, rtol=0, atol=1e-9),
+    )
+    # the services use the changed model too
+    res = node.call("get_mass_matrix", GetMassMatrix.Request())
+    np.testing.assert_allclose(
+        np.reshape(res.mass_matrix.data, (7, 7)), with_payload.mass_matrix(Q), atol=1e-10
+    )
+
+    # Refused with a reason naming the parameter; the old values stay.
+    bad = node.set_parameters(payload__mass=-1.0)[0]
+    assert not bad.successful and "payload.mass" in bad.reason
+    bad = node.set_parameters(payload__com=[0.0, 0.1])[0]
+    assert not bad.successful and "payload.com" in bad.reason
+    bad = node.set_parameters(gravity=[0.0, 0.0, -9.81, 1.0])[0]
+    assert not bad.successful and "gravity" in bad.reason
+    bad = node.set_parameters(armature=[0.1, 0.1])[0]
+    assert not bad.successful and "armature" in bad.reason
+    bad = node.set_parameters(observer_gain=0.0)[0]
+    assert not bad.successful and "observer_gain" in bad.reason
+    bad = node.set_parameters(payload__frame="no_such_link")[0]
+    assert not bad.successful and "no_such_link" in bad.reason
+    bad = node.set_parameter_typed("payload.mass", Parameter.Type.STRING, "heavy")
+    assert not bad.successful
+    assert node.get_parameter("payload.mass") == 2.5
+    assert list(node.get_parameter("payload.com")) == com
+
+    # armature and gravity changes apply at runtime as well
+    armature = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+    gravity = [0.0, -9.81, 0.0]
+    results = node.set_parameters(armature=armature, gravity=gravity, payload__mass=0.0)
+    assert all(r.successful for r in results), [r.reason for r in results]
+    changed = panda.with_gravity(np.array(gravity))
+    node.publish_until(
+        make,
+        "gravity_torques",
+        lambda m: np.allclose(efforts(m, names), changed.gravity_torques(Q), rtol=0, atol=1e-9),
+    )
+    res = node.call("get_mass_matrix", GetMassMatrix.Request())
+    np.testing.assert_allclose(
+        np.reshape(res.mass_matrix.data, (7, 7)),
+        panda.mass_matrix(Q) + np.diag(armature),
+        atol=1e-10,
+    )
+    node.proc.assert_alive()
+
+
+def test_robot_description_parameter_change_and_malformed_urdf(dynamics_node, panda, pendulum):
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF))
+    node.wait_connected()
+    node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "gravity_torques")
+
+    # A malformed URDF is refused, with the reason; the Panda model keeps working.
+    bad = node.set_parameters(robot_description='<robot name="broken"><link name="a"/>')[0]
+    assert not bad.successful and bad.reason
+    bad = node.set_parameters(
+        robot_description=read(PANDA_URDF).replace('panda_link3"/>', 'panda_link_missing"/>', 1)
+    )[0]
+    assert not bad.successful and bad.reason
+    node.inbox["gravity_torques"].clear()
+    msg = node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "gravity_torques")
+    np.testing.assert_allclose(efforts(msg, names), panda.gravity_torques(Q), atol=1e-9)
+    status, values = node.diagnostics(lambda s, v: int(v["model_rejections"]) >= 2)
+    assert values["model_loaded"] == "true" and values["last_error"]
+
+    # A new valid description (and gravity) is loaded at runtime: the double pendulum.
+    results = node.set_parameters(robot_description=read(PENDULUM_URDF), gravity=[0.0, -9.81, 0.0])
+    assert all(r.successful for r in results), [r.reason for r in results]
+    pn = list(pendulum.joint_names)
+    qp = np.array([0.3, -0.5])
+    msg = node.publish_until(
+        lambda: node.joint_state(pn + names, np.concatenate([qp, Q])),
+        "gravity_torques",
+        lambda m: list(m.name) == pn,
+    )
+    np.testing.assert_allclose(efforts(msg, pn), pendulum.gravity_torques(qp), atol=1e-9)
+    node.proc.assert_alive()
+
+
+def test_robot_description_topic(dynamics_node, panda, pendulum):
+    # Started without the parameter (and through python -m): waits for the topic.
+    node = dynamics_node(wait_loaded=False, via_module=True)
+    node.proc.wait_for_output("waiting for a URDF", timeout=60.0)
+    status, values = node.diagnostics()
+    assert values["model_loaded"] == "false" and status.level == status.ERROR
+    assert node.t.spin_until(lambda: node.description_pub.get_subscription_count() >= 1, 60.0)
+
+    from std_msgs.msg import String
+
+    node.description_pub.publish(String(data=read(PENDULUM_URDF)))
+    node.proc.wait_for_output(r"model loaded from topic robot_description", timeout=60.0)
+    node.wait_connected()
+    pn = list(pendulum.joint_names)
+    qp = np.array([0.3, -0.5])
+    flat = RobotModel.from_urdf_file(PENDULUM_URDF)  # node default gravity: -z
+    msg = node.publish_until(lambda: node.joint_state(pn, qp), "gravity_torques")
+    np.testing.assert_allclose(efforts(msg, pn), flat.gravity_torques(qp), atol=1e-9)
+
+    # Malformed on the topic: logged, old model kept.
+    node.description_pub.publish(String(data='<robot name="x"><joint name="j" type="revolute">'))
+    node.proc.wait_for_output(r"topic robot_description rejected", timeout=60.0)
+    status, values = node.diagnostics(lambda s, v: v["model_rejections"] == "1")
+    assert values["model_loaded"] == "true" and values["joints"] == " ".join(pn)
+    node.inbox["gravity_torques"].clear()
+    node.publish_until(lambda: node.joint_state(pn, qp), "gravity_torques")
+
+    # A new valid description replaces the model at runtime.
+    node.description_pub.publish(String(data=read(PANDA_URDF)))
+    names = list(panda.joint_names)
+    msg = node.publish_until(
+        lambda: node.joint_state(names, Q), "gravity_torques", lambda m: list(m.name) == names
+    )
+    np.testing.assert_allclose(efforts(msg, names), panda.gravity_torques(Q), atol=1e-9)

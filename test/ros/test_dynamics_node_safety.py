@@ -1,6 +1,8 @@
 """The dynamics node under bad input and load, as a process over real DDS: nothing a
 message, a parameter or a request carries kills it, no non-finite value reaches
 ~/effort_command, every refusal is answered or counted, and it is correct again right after.
+Non-finite positions refuse the whole message (counted, named); a NaN effort stops only the
+estimation, and a stale effort gives no wrench.
 
 The fuzz part is a bounded, seeded generator (deterministic, a few hundred cases against the
 process); the pipeline's own fuzz tests (test/estimation) run many more cases without DDS.
@@ -13,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from node_test_helpers import PANDA_URDF, efforts, read, trajectory
+from node_test_helpers import PANDA_URDF, Q, efforts, read, trajectory, wrench_array
 
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -21,7 +23,6 @@ from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile
 from std_msgs.msg import Float64MultiArray, String
 
-from robot_dynamics import RobotModel
 from robot_dynamics_interfaces.srv import (
     ComputeInverseDynamics,
     GetMassMatrix,
@@ -30,13 +31,7 @@ from robot_dynamics_interfaces.srv import (
 
 pytestmark = pytest.mark.ros
 
-Q = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.5, 0.3])
 SPECIALS = [math.nan, math.inf, -math.inf, 1e308, -1e308, 1e200, 1e150, 5e-324, 0.0, -0.0]
-
-
-@pytest.fixture(scope="module")
-def panda():
-    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 def _alive_and_correct(node, panda, q=Q):
@@ -387,3 +382,75 @@ def test_a_failure_in_the_serving_task_is_counted_and_the_node_goes_on(
     assert int(values["callback_errors"]) == 1
     assert "injected failure" in values["last_callback_error"]
     assert node.proc.terminate() == 0
+
+
+def test_nan_rejected_counted_and_node_alive(dynamics_node, panda):
+    """A non-finite position refuses the whole message (counted, named); a NaN effort (what
+    joint_state_broadcaster sends for a joint without an effort interface) stops only the
+    estimation: gravity keeps flowing."""
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
+    node.wait_connected(("gravity_torques", "external_wrench"))
+    tau = panda.gravity_torques(Q)
+    node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7), tau), "external_wrench")
+    bad_position = Q.copy()
+    bad_position[5] = math.inf
+    node.inbox["gravity_torques"].clear()
+    # Bad messages, paced, until the node has counted at least 10 (best effort could lose one).
+    sent = 0
+    values = {"rejected_messages": "0"}
+    deadline = time.monotonic() + 60.0
+    while int(values["rejected_messages"]) < 10:
+        assert time.monotonic() < deadline, f"rejections not counted: {values}"
+        for _ in range(5):
+            node.publish(node.joint_state(names, bad_position, np.zeros(7), tau))
+            sent += 1
+            node.t.spin_for(0.02)
+        status, values = node.diagnostics()
+    node.t.spin_for(0.5)
+    status, values = node.diagnostics()
+    assert 10 <= int(values["rejected_messages"]) <= sent  # each counted once at most
+    assert values["model_loaded"] == "true"
+    assert names[5] in values["last_rejection"]
+    assert not node.inbox["gravity_torques"].messages, "a refused message was used"
+    node.proc.wait_for_output(r"joint_states message refused: .*inf", timeout=60.0)
+
+    # NaN effort on one joint: gravity keeps flowing; that joint's last effort ages, and once
+    # it is older than effort_timeout (0.1 s of stamps) no wrench is estimated (none from a
+    # stale effort: no phantom wrench), with diagnostics WARN naming the joint.
+    bad_effort = tau.copy()
+    bad_effort[2] = math.nan
+    q2 = Q + 0.05
+    first = node._stamp_ns + 1_000_000
+    node.inbox["external_wrench"].clear()
+    node.inbox["gravity_torques"].clear()
+    for _ in range(200):  # 200 stamps 1 ms apart: 0.2 s of stamps
+        node.publish(node.joint_state(names, q2, np.zeros(7), bad_effort))
+        node.t.spin_for(0.005)
+    msg = node.publish_until(
+        lambda: node.joint_state(names, q2, np.zeros(7), bad_effort),
+        "gravity_torques",
+        lambda m: np.allclose(efforts(m, names), panda.gravity_torques(q2), atol=1e-9),
+    )
+    assert len(node.inbox["gravity_torques"].messages) >= 50  # gravity kept flowing
+    late = [
+        m
+        for m in node.inbox["external_wrench"].messages
+        if m.header.stamp.sec * 10**9 + m.header.stamp.nanosec > first + 150_000_000
+    ]
+    assert not late, "a wrench was estimated from a stale effort"
+    status, values = node.diagnostics(lambda s, v: v.get("stale_effort") == "true")
+    assert status.level >= status.WARN and names[2] in values["stale_effort_joints"]
+    # Still alive and correct with good messages.
+    msg = node.publish_until(
+        lambda: node.joint_state(names, Q, np.zeros(7), tau), "external_wrench"
+    )
+    assert np.all(np.isfinite(wrench_array(msg)))
+    node.inbox["gravity_torques"].clear()
+    msg = node.publish_until(
+        lambda: node.joint_state(names, Q, np.zeros(7), tau), "gravity_torques"
+    )
+    np.testing.assert_allclose(efforts(msg, names), tau, atol=1e-9)
+    status, values = node.diagnostics(lambda s, v: float(v["message_rate_hz"]) > 0.0)
+    assert int(values["messages_processed"]) > 0
+    node.proc.assert_alive()

@@ -11,7 +11,6 @@ import pytest
 
 from node_test_helpers import PANDA_URDF, TIMEOUT, efforts, read
 
-from robot_dynamics import RobotModel
 from robot_dynamics_interfaces.srv import IdentifyPayload
 
 pytestmark = pytest.mark.ros
@@ -30,11 +29,6 @@ SAMPLES_PER_POSE = 120
 PERIOD_NS = 2_000_000  # 500 Hz within a pose
 NOISE = 0.02  # [Nm] torque noise
 RIPPLE = 0.01  # [rad/s] per component, three per joint at 11-22 Hz
-
-
-@pytest.fixture(scope="module")
-def panda():
-    return RobotModel.from_urdf_file(PANDA_URDF)
 
 
 def publish_pose(node, names, q, tau_true, start_ns, rng):
