@@ -31,7 +31,8 @@ Topics (relative names, so they remap)
         logged and counted; the node goes on.
     subscribes ``~/external_wrench`` (``geometry_msgs/WrenchStamped``): a wrench the environment
         applies ON the robot, at the origin of link ``header.frame_id`` (empty: the tip link),
-        force first. Axes: base axes, or the link's own axes with ``external_wrench_axes: link``.
+        force first. Axes: the link's own axes (``external_wrench_axes: link``, the default, as
+        ROS reads a WrenchStamped), or base axes with ``external_wrench_axes: base``.
         Applied for ``external_wrench_duration`` seconds of simulated time after each message, or,
         when that is 0, for as long as messages keep coming (removed after
         ``external_wrench_timeout`` s without one). One wrench at a time: a new message replaces it.

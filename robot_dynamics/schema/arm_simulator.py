@@ -217,9 +217,9 @@ SIMULATION = Section(
         ),
         Param(
             "external_wrench_axes",
-            "base",
-            "Axes of incoming wrenches: base or link (the axes of header.frame_id); the moment "
-            "is always about that link's origin.",
+            "link",
+            "Axes of incoming wrenches: link (the axes of header.frame_id, as ROS reads a "
+            "WrenchStamped) or base; the moment is always about that link's origin.",
             S,
             choices=("base", "link"),
             config="wrench_axes",

@@ -381,7 +381,7 @@ class SimulatedArm:
         Args:
             link: the link it acts on, at its origin (None or "": the tip link).
             wrench: (6,) ``[fx, fy, fz, tx, ty, tz]`` the environment applies on the robot
-                [N, N m], in ``settings.wrench_axes`` (base axes, or the link's own axes).
+                [N, N m], in ``settings.wrench_axes`` (the link's own axes, or base axes).
                 All zeros removes the wrench.
 
         Raises:

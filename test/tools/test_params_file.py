@@ -364,7 +364,7 @@ ARM_VALUES = {
     "friction.stribeck_velocity": [0.05, 0.08],
     "joint_impedance.stiffness": [10, 20.5],  # an int for a double: written as a double
     "initial_positions": np.array([0.1, 0.2]),
-    "external_wrench_axes": "link",
+    "external_wrench_axes": "base",
     "publish_clock": True,
     "use_sim_time": True,
     "qos_overrides./ns/joint_states.publisher.depth": 200,
