@@ -21,9 +21,12 @@ Topics (relative names, so they remap)
         the integration steps since the previous message, as a torque-controlled arm's driver
         reports its (filtered) joint torque. Stamp: simulation time (see "Time").
     publishes ``~/applied_wrench`` (``geometry_msgs/WrenchStamped``): the external wrench applied
-        in the last integration step before the stamp, base axes, moment about the origin of the
-        link in ``header.frame_id`` (all zeros with frame_id = the tip link when none is
-        applied). Same stamp as joint_states, so an estimate can be compared sample by sample.
+        in the last integration step before the stamp, in the axes of the link in
+        ``header.frame_id`` at the stamp's joint positions, moment about its origin: what a
+        force-torque sensor at that link reads, as the dynamics node's ``~/external_wrench``
+        reports it when its ``wrench_frame`` is that link (all zeros with frame_id = the tip link
+        when none is applied). Same stamp as joint_states, so an estimate can be compared sample
+        by sample.
     subscribes ``~/commands`` (``std_msgs/Float64MultiArray``): joint torques [Nm] ordered by the
         parameter ``joints`` (default: all joints in model order), as the effort controller.
         Joints not listed get 0. The last command is held (like the effort controller) unless
@@ -334,7 +337,7 @@ class ArmSimulator(Node):
         ws = WrenchStamped()
         ws.header.stamp = stamp
         ws.header.frame_id = sample.wrench_link
-        wrench_to_msg(sample.wrench, ws.wrench)
+        wrench_to_msg(sample.wrench_in_link, ws.wrench)
         if self._clock_pub is not None:
             self._clock_pub.publish(Clock(clock=stamp))
         self._js_pub.publish(js)

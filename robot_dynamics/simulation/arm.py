@@ -234,6 +234,8 @@ class ArmSample:
             base when the model has no tip, when none acted).
         wrench: (6,) that wrench, force first, base axes, moment about the link's origin
             [N, N m]; zeros when none acted.
+        wrench_in_link: (6,) the same wrench in the link's own axes at ``position`` (what a
+            force-torque sensor at the link reads; ``~/applied_wrench`` publishes it).
     """
 
     t_ns: int
@@ -242,6 +244,7 @@ class ArmSample:
     effort: np.ndarray
     wrench_link: str
     wrench: np.ndarray
+    wrench_in_link: np.ndarray
 
 
 @dataclass
@@ -502,10 +505,13 @@ class SimulatedArm:
         self._applied_sum = np.zeros(self.model.n)
         self._applied_count = 0
         if self._wrench_in_step is not None:
-            link, wrench = self._wrench_in_step.link, self._wrench_in_step.wrench
+            link, wrench = self._wrench_in_step.link, self._wrench_in_step.wrench.copy()
+            rot_T = np.asarray(self.model.frame_pose(self._q, frame=link), dtype=float)[:3, :3].T
+            in_link = np.concatenate([rot_T @ wrench[:3], rot_T @ wrench[3:]])
         else:
             link, wrench = self.model.tip_link or self.model.base_link, np.zeros(6)
-        return ArmSample(self._t_ns, self.q, self.qd, effort, link, wrench.copy())
+            in_link = np.zeros(6)
+        return ArmSample(self._t_ns, self.q, self.qd, effort, link, wrench, in_link)
 
 
 __all__ = [

@@ -115,8 +115,15 @@ def test_external_wrench_equals_the_core_step_and_ends(panda, axes):
     sample = arm.sample()
     assert sample.wrench_link == "panda_link8"
     np.testing.assert_allclose(sample.wrench, w_base)
+    # the link's axes at the sample's positions: what a sensor there reads (the link has turned)
+    rot = panda.frame_pose(q, frame="panda_link8")[:3, :3]
+    np.testing.assert_allclose(
+        sample.wrench_in_link, np.concatenate([rot.T @ w_base[:3], rot.T @ w_base[3:]]), atol=1e-12
+    )
+    assert not np.allclose(rot, panda.frame_pose(q0, frame="panda_link8")[:3, :3], atol=1e-9)
     arm.step()  # 3 ms >= 2.5 ms: gone
-    assert not np.any(arm.sample().wrench)
+    after = arm.sample()
+    assert not np.any(after.wrench) and not np.any(after.wrench_in_link)
 
 
 def test_wrench_on_an_unknown_link_is_refused(panda):

@@ -2,10 +2,11 @@
 
 Stamps are integer nanoseconds on the joint-states clock; ``t0_ns`` is the start of the script.
 Wrenches are ``[fx fy fz tx ty tz]`` (N, Nm), the wrench the environment applies on the robot.
-The simulator applies and reports them in base axes with the moment about the tip origin; the
-dynamics node reports them as a force-torque sensor at its ``header.frame_id`` would (that frame's
-axes, moment about its origin, ROS convention): :func:`estimates_in_base_at_tip` brings them
-together.
+The recording holds the applied wrenches in base axes with the moment about the tip origin (the
+simulator publishes them in the tip's axes, the monitor rotates them with the joint state of
+their stamp); the dynamics node reports its estimates as a force-torque sensor at its
+``header.frame_id`` would (that frame's axes, moment about its origin, ROS convention):
+:func:`estimates_in_base_at_tip` brings them together.
 """
 
 from __future__ import annotations

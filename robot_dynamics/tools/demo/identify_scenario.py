@@ -516,7 +516,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
     try:
         from robot_dynamics.tools.demo.monitor import Monitor
 
-        monitor = Monitor(ns, list(model.joint_names))
+        monitor = Monitor(ns, model)
         view = display.Display(out, args.live)
         run = _Run(args, setup, monitor, children, view, ns, out)
         deadline = time.monotonic() + args.startup_timeout

@@ -103,7 +103,6 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     ns = args.namespace.rstrip("/")
     if ns and not ns.startswith("/"):
         ns = "/" + ns
-    joints = list(model.joint_names)
     script = [] if pendulum else push_script(duration, args.force, args.side_force, args.twist)
 
     plot_path = args.plot
@@ -151,7 +150,7 @@ def run(args, out=sys.stdout) -> Tuple[int, Dict]:
     try:
         from robot_dynamics.tools.demo.monitor import Monitor
 
-        monitor = Monitor(ns, joints, external_torques=pendulum)
+        monitor = Monitor(ns, model, external_torques=pendulum)
         # ---- wait until both nodes are up and (push demo) the gravity torques flow
         deadline = time.monotonic() + args.startup_timeout
         while True:

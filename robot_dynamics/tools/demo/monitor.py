@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -21,15 +21,17 @@ class Monitor:
     ``~/external_wrench`` (and ``~/external_torques`` when asked); publishes on the simulator's
     ``~/external_wrench`` (:meth:`push`) and ``~/commands`` (:meth:`command`). Everything received
     goes into :attr:`rec` (a :class:`~robot_dynamics.tools.demo.analysis.Recording`) under
-    :attr:`lock`.
+    :attr:`lock`. The applied wrench arrives in its link's axes (as a sensor there reads it) and
+    is recorded in base axes, rotated with the joint state of its stamp (the simulator publishes
+    both with one stamp).
 
     Args:
         namespace: namespace of the demo's nodes.
-        joint_names: the model's joints, in order.
+        model: the :class:`~robot_dynamics.core.model.RobotModel` the simulator runs.
         external_torques: also subscribe ``~/external_torques``.
     """
 
-    def __init__(self, namespace: str, joint_names: Sequence[str], external_torques: bool = False):
+    def __init__(self, namespace: str, model, external_torques: bool = False):
         import rclpy
         from geometry_msgs.msg import WrenchStamped
         from rclpy.executors import SingleThreadedExecutor
@@ -45,8 +47,11 @@ class Monitor:
         )
         self.lock = threading.Lock()
         self.rec = Recording()
-        self.names = list(joint_names)
+        self.model = model
+        self.names = list(model.joint_names)
         self._index: Optional[List[int]] = None
+        self._q_at: Dict[int, np.ndarray] = {}  # the latest joint positions by stamp
+        self._unrotated: List[Tuple[int, str, np.ndarray]] = []  # applied, its state not yet in
         ns = (namespace or "").rstrip("/")
         self.wrench_pub = self.node.create_publisher(
             WrenchStamped, f"{ns}/arm_simulator/external_wrench", 10
@@ -84,13 +89,21 @@ class Monitor:
             except ValueError:
                 return
         idx = self._index
+        stamp = _ns(msg.header.stamp)
+        q = np.asarray(msg.position, dtype=float)[idx]
         with self.lock:
-            self.rec.js_stamp.append(_ns(msg.header.stamp))
-            self.rec.js_q.append(np.asarray(msg.position, dtype=float)[idx])
+            self.rec.js_stamp.append(stamp)
+            self.rec.js_q.append(q)
             self.rec.js_qd.append(np.asarray(msg.velocity, dtype=float)[idx])
             self.rec.js_effort.append(
                 np.asarray(msg.effort, dtype=float)[idx] if len(msg.effort) else np.zeros(len(idx))
             )
+            self._q_at[stamp] = q
+            if len(self._q_at) > 1000:  # an applied wrench comes within a few samples
+                del self._q_at[next(iter(self._q_at))]
+            waiting, self._unrotated = self._unrotated, []
+        for sample in waiting:
+            self._record_applied(*sample)
 
     @staticmethod
     def _w(msg) -> np.ndarray:
@@ -99,9 +112,27 @@ class Monitor:
         return wrench_from_msg(msg.wrench)
 
     def _on_applied(self, msg) -> None:
+        self._record_applied(_ns(msg.header.stamp), msg.header.frame_id, self._w(msg))
+
+    def _record_applied(self, stamp: int, link: str, wrench: np.ndarray) -> None:
+        """Record an applied wrench (its link's axes) in base axes, or keep it until the joint
+        state of its stamp arrives."""
         with self.lock:
-            self.rec.app_stamp.append(_ns(msg.header.stamp))
-            self.rec.app_wrench.append(self._w(msg))
+            q = self._q_at.get(stamp)
+            if q is None:
+                newest = self.rec.js_stamp[-1] if self.rec.js_stamp else stamp
+                if stamp > newest - 1_000_000_000 and len(self._unrotated) < 1000:
+                    self._unrotated.append((stamp, link, wrench))  # (else its state was lost)
+                return
+        rot = np.asarray(self.model.frame_pose(q, frame=link), dtype=float)[:3, :3]
+        in_base = np.concatenate([rot @ wrench[:3], rot @ wrench[3:]])
+        with self.lock:
+            stamps = self.rec.app_stamp
+            i = len(stamps)  # in stamp order (one that waited for its state comes late)
+            while i > 0 and stamps[i - 1] > stamp:
+                i -= 1
+            stamps.insert(i, stamp)
+            self.rec.app_wrench.insert(i, in_base)
 
     def _on_ext(self, msg) -> None:
         try:
