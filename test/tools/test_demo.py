@@ -142,3 +142,52 @@ def test_demo_on_a_user_urdf(tmp_path, unique_name):
     assert out.returncode == 0, out.stdout + out.stderr
     assert s["robot"] == "ur5_robot.urdf" and s["tip_link"] == "tool0" and s["passed"] is True
     assert is_png(str(plot))
+
+
+def test_the_monitor_records_applied_wrenches_in_base_axes_in_stamp_order(unique_name):
+    """~/applied_wrench comes in the tool's axes; the monitor rotates each sample into base axes
+    with the joint state of its stamp, also when the wrench arrives before its state, and keeps
+    the samples in stamp order."""
+    from builtin_interfaces.msg import Time
+    from geometry_msgs.msg import WrenchStamped
+    from sensor_msgs.msg import JointState
+
+    from robot_dynamics import RobotModel
+    from robot_dynamics.ros.conversions import wrench_to_msg
+    from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
+    from robot_dynamics.tools.demo.monitor import Monitor
+
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"), tip_link="tool")
+    home = np.array(BUNDLED["panda"].home)
+    monitor = Monitor("/" + unique_name, model)
+    try:
+        w_base = np.array([1.0, -2.0, -10.0, 0.1, 0.2, -0.3])
+
+        def stamp(k):
+            return Time(sec=1, nanosec=1_000_000 * k)
+
+        def state(k, q):
+            msg = JointState(name=list(model.joint_names), position=list(q), velocity=[0.0] * 7)
+            msg.header.stamp = stamp(k)
+            return msg
+
+        def applied(k, q):
+            rot = model.frame_pose(q, frame="tool")[:3, :3]
+            msg = WrenchStamped()
+            msg.header.stamp, msg.header.frame_id = stamp(k), "tool"
+            wrench_to_msg(np.concatenate([rot.T @ w_base[:3], rot.T @ w_base[3:]]), msg.wrench)
+            return msg
+
+        poses = [home + 0.1 * k for k in range(3)]
+        monitor._on_js(state(0, poses[0]))
+        monitor._on_applied(applied(0, poses[0]))  # in order
+        monitor._on_applied(applied(2, poses[2]))  # before its state, and before stamp 1's
+        assert monitor.rec.app_stamp == [1_000_000_000]
+        monitor._on_js(state(1, poses[1]))
+        monitor._on_applied(applied(1, poses[1]))
+        monitor._on_js(state(2, poses[2]))
+        assert monitor.rec.app_stamp == [1_000_000_000, 1_001_000_000, 1_002_000_000]
+        for wrench in monitor.rec.app_wrench:
+            np.testing.assert_allclose(wrench, w_base, atol=1e-12)
+    finally:
+        monitor.close()
