@@ -118,6 +118,7 @@ def _subject_node(variant):
 
     from rclpy.node import Node
 
+    from robot_dynamics.ros.latest_messages import LatestMessages
     from robot_dynamics.ros.qos import joint_states_qos
     from robot_dynamics.ros.relay_node import RelayNode
 
@@ -145,24 +146,23 @@ def _subject_node(variant):
                 (NS + "/external_wrench", wrench),
             )
         ]
-    pending = []  # the newest message not yet served (the node's hand-over, one stream)
+    latest = LatestMessages()  # the dynamics node's hand-over
 
     def publish_outputs():
-        msg = pending.pop()
-        command.data = array("d", msg.effort)
-        feedforward.header.stamp = wrench.header.stamp = msg.header.stamp
-        feedforward.effort = array("d", msg.effort)
-        for publisher, message in outputs:
-            publisher.publish(message)
+        latest.unschedule()
+        while (msg := latest.take()) is not None:
+            command.data = array("d", msg.effort)
+            feedforward.header.stamp = wrench.header.stamp = msg.header.stamp
+            feedforward.effort = array("d", msg.effort)
+            for publisher, message in outputs:
+                publisher.publish(message)
 
     def callback(msg):
         seen[0] += 1
         if variant == "events_task":
             node.executor.create_task(lambda: None)
-        elif variant == "node_floor":
-            if not pending:  # else the task already asked for serves this message
-                node.executor.create_task(publish_outputs)
-            pending[:] = [msg]
+        elif variant == "node_floor" and latest.put(tuple(msg.name), msg):
+            node.executor.create_task(publish_outputs)
 
     node.create_subscription(types["JointState"], TOPIC, callback, joint_states_qos())
     return node, seen

@@ -87,6 +87,14 @@ def frame_parameter_map(model, frame):
     return info.body, inertia_to_parameters(X @ unit @ X.T).T
 
 
+def _robot_torques(model, q, qd, qdd, friction, velocity_threshold):
+    """(N, n): the known robot's joint torques (inverse dynamics, plus its friction)."""
+    tau = model.inverse_dynamics(q, qd, qdd)
+    if friction:
+        tau = tau + model.friction_torques(qd, velocity_threshold)
+    return tau
+
+
 def _payload_regressor(model, body, T, q, qd, qdd):
     """(N, n, 10): the joint torques of a load's parameters phi on ``body`` (map ``T``)."""
     layout = ParameterLayout.for_model(model, viscous=False, coulomb=False)
@@ -164,9 +172,8 @@ def identify_payload(
     if N * m_rows < 4:
         raise IdentificationError(f"payload: too few samples ({N} of {m_rows} measured joints)")
     Y = _payload_regressor(model, body, T, q, qd, qdd)[:, rows]  # (N, m, 10)
-    residual = tau[:, rows] - model.inverse_dynamics(q, qd, qdd)[:, rows]
-    if friction:
-        residual = residual - model.friction_torques(qd, velocity_threshold)[:, rows]
+    known = _robot_torques(model, q, qd, qdd, friction, velocity_threshold)
+    residual = tau[:, rows] - known[:, rows]
     A = Y.reshape(N * m_rows, 10)
     b = residual.reshape(N * m_rows)
     norms = np.linalg.norm(A, axis=0)
@@ -275,9 +282,7 @@ def payload_fit(
         )
 
         def predict(q, qd, qdd):
-            out = model.inverse_dynamics(q, qd, qdd)
-            if friction:
-                out = out + model.friction_torques(qd, velocity_threshold)
+            out = _robot_torques(model, q, qd, qdd, friction, velocity_threshold)
             out = out + _payload_regressor(model, body, T, q, qd, qdd) @ est.parameters
             return np.where(rows, out, np.nan)
 

@@ -33,6 +33,7 @@ from robot_dynamics.core.actuation import (
 )
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.friction import FrictionModel
+from robot_dynamics.core.spatial import wrench_in_frame
 from robot_dynamics.schema import ARM_SIMULATOR
 from robot_dynamics.schema.derive import config_class, config_from_values
 
@@ -506,8 +507,8 @@ class SimulatedArm:
         self._applied_count = 0
         if self._wrench_in_step is not None:
             link, wrench = self._wrench_in_step.link, self._wrench_in_step.wrench.copy()
-            rot_T = np.asarray(self.model.frame_pose(self._q, frame=link), dtype=float)[:3, :3].T
-            in_link = np.concatenate([rot_T @ wrench[:3], rot_T @ wrench[3:]])
+            pose = np.asarray(self.model.frame_pose(self._q, frame=link), dtype=float)
+            in_link = wrench_in_frame(wrench, pose, point=pose[:3, 3])
         else:
             link, wrench = self.model.tip_link or self.model.base_link, np.zeros(6)
             in_link = np.zeros(6)

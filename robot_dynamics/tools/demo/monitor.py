@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import threading
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from robot_dynamics.tools.demo.analysis import Recording
+from robot_dynamics.tools.demo.analysis import Recording, estimates_in_base_at_tip
 
 
 def _ns(stamp) -> int:
@@ -50,7 +51,6 @@ class Monitor:
         self.model = model
         self.names = list(model.joint_names)
         self._index: Optional[List[int]] = None
-        self._q_at: Dict[int, np.ndarray] = {}  # the latest joint positions by stamp
         self._unrotated: List[Tuple[int, str, np.ndarray]] = []  # applied, its state not yet in
         ns = (namespace or "").rstrip("/")
         self.wrench_pub = self.node.create_publisher(
@@ -89,18 +89,13 @@ class Monitor:
             except ValueError:
                 return
         idx = self._index
-        stamp = _ns(msg.header.stamp)
-        q = np.asarray(msg.position, dtype=float)[idx]
         with self.lock:
-            self.rec.js_stamp.append(stamp)
-            self.rec.js_q.append(q)
+            self.rec.js_stamp.append(_ns(msg.header.stamp))
+            self.rec.js_q.append(np.asarray(msg.position, dtype=float)[idx])
             self.rec.js_qd.append(np.asarray(msg.velocity, dtype=float)[idx])
             self.rec.js_effort.append(
                 np.asarray(msg.effort, dtype=float)[idx] if len(msg.effort) else np.zeros(len(idx))
             )
-            self._q_at[stamp] = q
-            if len(self._q_at) > 1000:  # an applied wrench comes within a few samples
-                del self._q_at[next(iter(self._q_at))]
             waiting, self._unrotated = self._unrotated, []
         for sample in waiting:
             self._record_applied(*sample)
@@ -118,20 +113,18 @@ class Monitor:
         """Record an applied wrench (its link's axes) in base axes, or keep it until the joint
         state of its stamp arrives."""
         with self.lock:
-            q = self._q_at.get(stamp)
-            if q is None:
-                newest = self.rec.js_stamp[-1] if self.rec.js_stamp else stamp
+            states = self.rec.js_stamp
+            i = bisect.bisect_left(states, stamp)
+            if i == len(states) or states[i] != stamp:
+                newest = states[-1] if states else stamp
                 if stamp > newest - 1_000_000_000 and len(self._unrotated) < 1000:
                     self._unrotated.append((stamp, link, wrench))  # (else its state was lost)
                 return
-        rot = np.asarray(self.model.frame_pose(q, frame=link), dtype=float)[:3, :3]
-        in_base = np.concatenate([rot @ wrench[:3], rot @ wrench[3:]])
-        with self.lock:
-            stamps = self.rec.app_stamp
-            i = len(stamps)  # in stamp order (one that waited for its state comes late)
-            while i > 0 and stamps[i - 1] > stamp:
-                i -= 1
-            stamps.insert(i, stamp)
+            q = self.rec.js_q[i]
+        in_base = estimates_in_base_at_tip(self.model, wrench, link, link, q)
+        with self.lock:  # in stamp order (one that waited for its state comes late)
+            i = bisect.bisect_right(self.rec.app_stamp, stamp)
+            self.rec.app_stamp.insert(i, stamp)
             self.rec.app_wrench.insert(i, in_base)
 
     def _on_ext(self, msg) -> None:
