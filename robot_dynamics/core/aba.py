@@ -18,8 +18,9 @@ def aba(tree, kin, qd, tau, f_ext=None):
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
-        qd: (..., nb) body joint velocities [rad/s or m/s].
-        tau: (..., nb) body joint torques [N m or N].
+        qd: (..., nb) body joint velocities [rad/s or m/s], the batch shape of the result
+            (``kin``'s broadcast to it).
+        tau: (..., nb) body joint torques [N m or N], qd's shape.
         f_ext: optional ``(body, F_W)`` spatial force on a body, as in
             :func:`~robot_dynamics.core.rnea.rnea`.
 
@@ -31,13 +32,14 @@ def aba(tree, kin, qd, tau, f_ext=None):
     V = tree.ancestors @ Sqd
     crmV = motion_cross(V)
     c = (crmV @ Sqd[..., None])[..., 0]  # Sdot qd, velocity-product accel
-    IA = I.copy()
+    batch = qd.shape[:-1]  # the kinematics may be one configuration for a batch of qd, tau
+    IA = np.broadcast_to(I, batch + I.shape[-3:]).copy()
     pA = -(crmV.swapaxes(-1, -2) @ (I @ V[..., None]))[..., 0]  # V x* I V
     if f_ext is not None and f_ext[0] >= 0:
         pA[..., f_ext[0], :] -= f_ext[1]
-    U = np.empty_like(S)
-    D = np.empty(S.shape[:-1])
-    u = np.empty(S.shape[:-1])
+    U = np.empty(qd.shape + (6,))
+    D = np.empty(qd.shape)
+    u = np.empty(qd.shape)
     for bodies, parents in reversed(tree.levels):
         Sb = S[..., bodies, :]
         Ub = (IA[..., bodies, :, :] @ Sb[..., None])[..., 0]
@@ -53,8 +55,8 @@ def aba(tree, kin, qd, tau, f_ext=None):
             )
             IA[..., parents, :, :] += Ia  # parents unique within a level
             pA[..., parents, :] += pa
-    a = np.zeros(S.shape)
-    qdd = np.empty(S.shape[:-1])
+    a = np.zeros(qd.shape + (6,))
+    qdd = np.empty(qd.shape)
     a_base = np.zeros(6)
     a_base[:3] = -tree.gravity
     for bodies, parents in tree.levels:

@@ -254,6 +254,7 @@ class CheckedAlgorithms:
 
         Raises:
             InvalidInputError: the model has mimic joints or armature; bad shapes or values.
+            SingularInertiaError: M is singular (names a joint that moves little or no inertia).
         """
         tree = self.tree
         if tree.has_mimic or tree.has_armature:

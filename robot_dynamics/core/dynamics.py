@@ -188,25 +188,30 @@ def forward_dynamics(tree, kin, qd, tau, f_ext=None, frame=None):
     n = tree.n
     if n == 0:
         return rhs  # no movable joint: (..., 0)
-    if M.ndim == 2:
+    if rhs.ndim == 1:
         # one configuration: LAPACK's Cholesky solve directly (numpy's wrapper costs more
         # than the solve itself for a 7x7 system)
         _, x, info = _dposv(M, rhs, lower=1)
         if info == 0 and _isfinite(x).all():
             return x
     try:
-        x = np.linalg.solve(M, rhs[..., None])[..., 0]
+        x = np.linalg.solve(M, rhs[..., None])[..., 0]  # one M broadcasts over a batch of rhs
         if not _isfinite(x).all():  # (a sum could be inf - inf: an invalid-value warning)
             raise np.linalg.LinAlgError
         return x
     except np.linalg.LinAlgError:
-        diag = np.diagonal(M, axis1=-2, axis2=-1).reshape(-1, n)
-        k = int(np.argmin(diag.min(axis=0)))
-        raise SingularInertiaError(
-            f"forward dynamics: the joint-space inertia matrix is singular; joint "
-            f"{tree.joint_names[k]!r} moves little or no inertia (add armature or link "
-            f"inertia)"
-        ) from None
+        raise _singular(tree, M, "forward dynamics") from None
+
+
+def _singular(tree, M, what):
+    """The SingularInertiaError of ``what`` with M (..., n, n), naming the joint whose diagonal
+    entry of M is smallest."""
+    diag = np.diagonal(M, axis1=-2, axis2=-1).reshape(-1, tree.n)
+    k = int(np.argmin(diag.min(axis=0)))
+    return SingularInertiaError(
+        f"{what}: the joint-space inertia matrix is singular; joint "
+        f"{tree.joint_names[k]!r} moves little or no inertia (add armature or link inertia)"
+    )
 
 
 def aba(tree, kin, qd, tau, f_ext=None, frame=None):
@@ -224,10 +229,21 @@ def aba(tree, kin, qd, tau, f_ext=None, frame=None):
 
     Returns:
         ndarray: (..., n) joint accelerations.
+
+    Raises:
+        SingularInertiaError: an articulated inertia is zero, M is singular (names a joint that
+            moves little or no inertia).
     """
     external = external_force(tree, kin, f_ext, frame)
-    shape = np.broadcast_shapes(kin.T.shape[:-3], qd.shape[:-1], tau.shape[:-1]) + (tree.nb,)
-    return _aba(tree, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape), external)
+    batches = (kin.T.shape[:-3], qd.shape[:-1], tau.shape[:-1])
+    if f_ext is not None:
+        batches += (f_ext.shape[:-1],)
+    shape = np.broadcast_shapes(*batches) + (tree.nb,)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # zero pivot: below
+        qdd = _aba(tree, kin, np.broadcast_to(qd, shape), np.broadcast_to(tau, shape), external)
+    if not _isfinite(qdd).all():
+        raise _singular(tree, mass_matrix(tree, kin), "aba")
+    return qdd
 
 
 def coriolis_matrix(tree, kin, qd):

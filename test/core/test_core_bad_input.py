@@ -430,12 +430,13 @@ NEAR_MASSLESS_SLIDER = (
 )
 
 
-def test_forward_dynamics_with_a_singular_inertia_matrix_names_the_joint_without_warnings():
+@pytest.mark.parametrize("method", ["forward_dynamics", "aba"])
+def test_a_singular_inertia_matrix_names_the_joint_without_warnings(method):
     model = RobotModel.from_urdf_string(NEAR_MASSLESS_SLIDER)
     q = np.array([0.0, 241.0])
     for args in ((q, q, q), (np.stack([q, q]), np.stack([q, q]), np.stack([q, q]))):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             with pytest.raises(SingularInertiaError) as ei:
-                model.forward_dynamics(*args)
+                getattr(model, method)(*args)
         assert "'j2'" in str(ei.value)

@@ -343,6 +343,39 @@ def test_batch_semantics(name, call, rng):
     assert_close(out1, flat(single), 1e-10, f"{call} (6,) batch")
 
 
+#: calls of (q, qd, tau, f_ext) whose arguments broadcast against each other
+BROADCAST_CALLS = {
+    "inverse_dynamics": lambda m, f, q, qd, tau, w: m.inverse_dynamics(q, qd, tau, w, f),
+    "forward_dynamics": lambda m, f, q, qd, tau, w: m.forward_dynamics(q, qd, tau, w, f),
+    "aba": lambda m, f, q, qd, tau, w: m.aba(q, qd, tau, w, f),
+    "step": lambda m, f, q, qd, tau, w: np.stack(m.step(q, qd, tau, 1e-3, w, f), axis=-2),
+}
+
+
+@pytest.mark.parametrize("call", sorted(BROADCAST_CALLS))
+@pytest.mark.parametrize("name", robot_params(ROBOTS))
+def test_one_configuration_broadcasts_over_a_batch(name, call, rng):
+    """One q (n,) with a batch of velocities, torques or wrenches (2, 3, ...), and a batch of q
+    with one velocity and torque, give the per-configuration results."""
+    model = load_model(name)
+    if call == "aba" and (model.tree.has_mimic or model.tree.has_armature):
+        pytest.skip("aba handles neither mimic joints nor armature")
+    frame = robot_urdfs.default_frame(name)
+    fn = BROADCAST_CALLS[call]
+    q, qd, tau = random_state(model, name, rng, (2, 3))
+    w = rng.normal(size=(2, 3, 6))
+    one = (q[1, 2], qd[1, 2], tau[1, 2], w[1, 2])
+    for batched in ((1, 2), (3,), (0,)):  # the arguments that carry the batch
+        args = [a if k in batched else o for k, (a, o) in enumerate(zip((q, qd, tau, w), one))]
+        full = [np.broadcast_to(a, (2, 3) + a.shape[-1:]) for a in args]
+        expected = np.array(
+            [[fn(model, frame, *(a[i, j] for a in full)) for j in range(3)] for i in range(2)]
+        )
+        got = fn(model, frame, *args)
+        assert got.shape == expected.shape, f"{call} batched {batched}: {got.shape}"
+        assert_close(got, expected, 1e-10, f"{call} batched {batched}")
+
+
 @pytest.mark.parametrize("name", robot_params(["mixed", "ur5"]))
 def test_single_wrench_broadcasts_over_batch(name, rng):
     """One f_ext (6,) with a batch of configurations applies to every configuration."""

@@ -11,8 +11,10 @@ configurations per file.
 
 import glob
 import os
+import warnings
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 pin = pytest.importorskip("pinocchio")
@@ -22,7 +24,11 @@ import robot_urdfs  # noqa: E402
 import urdf_reader  # noqa: E402
 from oracles import assert_close  # noqa: E402
 from robot_dynamics import RobotModel  # noqa: E402
-from robot_dynamics.core.errors import InvalidURDFValueError, KinematicTreeError  # noqa: E402
+from robot_dynamics.core.errors import (  # noqa: E402
+    InvalidURDFValueError,
+    KinematicTreeError,
+    SingularInertiaError,
+)
 from robot_dynamics.core.inertia import INDEFINITE_BODY  # noqa: E402
 
 TOL = 1e-9
@@ -156,3 +162,21 @@ def test_romeo_hips_load_with_exact_indefinite_body_warnings():
     with pytest.raises(InvalidURDFValueError, match="strict_inertia") as ei:
         RobotModel.from_urdf_file(path, strict_inertia=True)
     assert "'LHipPitch_link'" in str(ei.value) and INDEFINITE_BODY in str(ei.value)
+
+
+def test_romeo_grippers_make_m_singular_and_forward_dynamics_says_which():
+    """romeo_laas_small's gripper joints move no mass (M has zero rows at them): forward
+    dynamics by CRBA and by the articulated-body algorithm refuse with the joint's name
+    (Pinocchio's M has the same zero row)."""
+    rel = "romeo_description/urdf/romeo_laas_small.urdf"
+    assert rel in FILES and rel not in REFUSED
+    model = RobotModel.from_urdf_file(_path(rel))
+    q = np.zeros(model.n)
+    k = model.joint_index("l_gripper_joint")
+    pin_M = oracles.PinOracle(open(_path(rel)).read(), model.joint_names).mass_matrix(q)
+    assert model.mass_matrix(q)[k, k] == 0.0 and np.all(pin_M[k] == 0.0)
+    for method in (model.forward_dynamics, model.aba):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(SingularInertiaError, match="'l_gripper_joint'"):
+                method(q, q, q)
