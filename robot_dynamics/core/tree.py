@@ -20,10 +20,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .errors import InvalidURDFValueError, KinematicTreeError
+from .errors import InvalidURDFValueError, KinematicTreeError, UnsupportedJointError
 from .spatial import force_transform, skew
 
 REVOLUTE, PRISMATIC = 0, 1
+#: URDF joint types read but not modelled: refused below the base link.
+FREE_JOINTS = ("floating", "planar")
 
 #: The tool flange frame of the ROS-Industrial frame convention: the default tip of a tree
 #: whose chains end in several leaves.
@@ -385,6 +387,8 @@ def build_tree(robot, base_link=None):
     Raises:
         KinematicTreeError: links missing, a link with two parents, several roots, joint
             cycles (also a cycle not connected to the root), unknown base link, mimic problems.
+        UnsupportedJointError: a floating or planar joint below the base link (names it and
+            its child link, the base that leaves it out).
     """
     links = {link.name: link for link in robot.links}
     children = {name: [] for name in links}
@@ -435,6 +439,12 @@ def build_tree(robot, base_link=None):
         if joint.child in visited:
             raise KinematicTreeError(f"the URDF's joints form a cycle at link {joint.child!r}")
         visited.add(joint.child)
+        if joint.type in FREE_JOINTS:
+            raise UnsupportedJointError(
+                f"joint {joint.name!r} is of type {joint.type!r}: robot_dynamics models "
+                f"fixed-base robots only (revolute, continuous, prismatic, fixed joints); "
+                f"base_link={joint.child!r} fixes the robot at the joint's child link"
+            )
         T_body_joint = T_body_parentlink @ joint.origin
         child = links[joint.child]
         I_link = child.inertia

@@ -56,6 +56,7 @@ from .inertia import (
     link_rule,
 )
 from .spatial import homogeneous, rpy_to_matrix, spatial_inertia
+from .tree import FREE_JOINTS
 
 #: Default bound on the number of links (and of joints) of a URDF document.
 MAX_LINKS = 1000
@@ -92,7 +93,8 @@ class JointData:
 
     Attributes:
         name: joint name.
-        type: "revolute", "continuous", "prismatic" or "fixed".
+        type: "revolute", "continuous", "prismatic" or "fixed"; "floating" or "planar" (only
+            their links and origin read: a model refuses them below its base link).
         parent: parent link name.
         child: child link name.
         origin: (4, 4) joint frame in the parent link frame [m].
@@ -382,16 +384,14 @@ def _joint(element):
     name = element.get("name")
     owner = f"joint {name!r}"
     jtype = element.get("type")
-    if jtype in ("floating", "planar"):
-        raise UnsupportedJointError(
-            f"joint {name!r} is of type {jtype!r}: robot_dynamics models fixed-base "
-            f"arms only (revolute, continuous, prismatic, fixed joints)"
-        )
-    if jtype not in SUPPORTED_JOINTS:
+    if jtype not in SUPPORTED_JOINTS + FREE_JOINTS:
         raise UnsupportedJointError(f"joint {name!r} has unknown type {jtype!r}")
     parent = _link_name(element, "parent", owner)
     child = _link_name(element, "child", owner)
     origin = _origin(element, owner)
+    if jtype in FREE_JOINTS:  # refused by build_tree below the base link, else never used
+        inf, axis = math.inf, np.array([1.0, 0.0, 0.0])
+        return JointData(name, jtype, parent, child, origin, axis, -inf, inf, inf, inf, 0.0, 0.0)
     axis = np.array(
         _floats(element.find("axis"), "xyz", owner, "<axis xyz>", 3, default=(1.0, 0.0, 0.0))
     )
@@ -470,7 +470,8 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
             missing.
         ModelTooLargeError: more than ``max_links`` links or joints.
         KinematicTreeError: duplicate or missing names.
-        UnsupportedJointError: floating, planar or unknown joint types.
+        UnsupportedJointError: unknown joint types (floating and planar joints are read;
+            ``build_tree`` refuses them below the base link).
         InvalidURDFValueError: a number outside its valid range (see the module doc).
     """
     if not (isinstance(max_links, int) and max_links >= 1):

@@ -237,7 +237,8 @@ def test_unsupported_joint(jtype):
     with pytest.raises(UnsupportedJointError) as ei:
         RobotModel.from_urdf_string(xml)
     msg = str(ei.value)
-    assert "wobbly_joint" in msg and jtype in msg, msg
+    assert "wobbly_joint" in msg and jtype in msg and "base_link='a'" in msg, msg
+    assert RobotModel.from_urdf_string(xml, base_link="a").n == 0  # above the base: left out
 
 
 def test_unknown_joint_type():

@@ -28,6 +28,7 @@ from robot_dynamics.core.errors import (  # noqa: E402
     InvalidURDFValueError,
     KinematicTreeError,
     SingularInertiaError,
+    UnsupportedJointError,
 )
 from robot_dynamics.core.inertia import INDEFINITE_BODY  # noqa: E402
 
@@ -180,3 +181,29 @@ def test_romeo_grippers_make_m_singular_and_forward_dynamics_says_which():
             warnings.simplefilter("error")
             with pytest.raises(SingularInertiaError, match="'l_gripper_joint'"):
                 method(q, q, q)
+
+
+def test_a_floating_root_joint_is_refused_unless_the_base_link_leaves_it_out(rng):
+    """g1's file with its commented floating base joint restored: refused by default, naming
+    the joint and the base link that leaves it out; with that base link, the model equals
+    Pinocchio's fixed-base model of the file without the joint."""
+    rel = "g1_description/urdf/g1_29dof_rev_1_0.urdf"
+    assert rel in FILES
+    xml = open(_path(rel)).read()
+    floating = xml.replace('<!-- <link name="world"></link>', '<link name="world"></link>')
+    floating = floating.replace("</joint> -->", "</joint>", 1)
+    links = lambda text: len(ET.fromstring(text).findall("link"))  # noqa: E731
+    assert 'type="floating"' in floating and links(floating) == links(xml) + 1
+    with pytest.raises(UnsupportedJointError) as ei:
+        RobotModel.from_urdf_string(floating)
+    assert "'floating_base_joint'" in str(ei.value) and "base_link='pelvis'" in str(ei.value)
+    with pytest.raises(UnsupportedJointError):
+        RobotModel.from_urdf_string(floating, base_link="world")
+    model = RobotModel.from_urdf_string(floating, base_link="pelvis")
+    P = oracles.PinOracle(xml, model.joint_names)
+    q = urdf_reader.random_q(P.info, model.joint_names, rng, ())
+    qd, qdd = rng.normal(size=(2, model.n))
+    assert_close(model.inverse_dynamics(q, qd, qdd), P.rnea(q, qd, qdd), TOL, "g1 ID")
+    assert_close(model.mass_matrix(q), P.mass_matrix(q), TOL, "g1 M")
+    frame = model.tip_link or model.leaf_links[-1]
+    assert_close(model.jacobian(q, frame=frame), P.jacobian(q, frame), TOL, f"g1 J {frame}")
