@@ -41,11 +41,13 @@ def check_vector(x, name, joint_names, size=None):
         ndarray: ``x`` as floats (not copied when it already is a float array).
 
     Raises:
-        InvalidInputError: not numeric, the wrong last axis, or a value not finite or beyond
-            the bound (names the joint, or the component when ``size`` is given).
+        InvalidInputError: not numeric (or complex), the wrong last axis, or a value not finite
+            or beyond the bound (names the joint, or the component when ``size`` is given).
     """
     n = len(joint_names)
     size = n if size is None else size
+    if getattr(getattr(x, "dtype", None), "kind", None) == "c":  # float() would drop .imag
+        raise InvalidInputError(f"{name} must be real numbers, got an array of {x.dtype}")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError) as err:

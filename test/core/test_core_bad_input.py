@@ -123,6 +123,15 @@ def test_non_numeric_input(dp):
     with pytest.raises(InvalidInputError) as ei:
         dp.gravity_torques(["a", "b"])
     assert "q" in str(ei.value)
+    for call, name in (
+        (lambda z: dp.gravity_torques(z), "q"),
+        (lambda z: dp.inverse_dynamics(Z2, z, Z2), "qd"),
+        (lambda z: dp.inverse_dynamics(Z2, Z2, Z2, f_ext=np.zeros(6, complex)), "f_ext"),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # not cast to its real part with a warning
+            with pytest.raises(InvalidInputError, match=f"^{name} must be real"):
+                call(np.array([0.1 + 1e-20j, 0.2]))
 
 
 # ------------------------------------------------------------------ frames
