@@ -351,6 +351,55 @@ def test_identify_payload_from_static_poses(tmp_path, capsys):
     assert any("centre of mass along" in note for note in one["undetermined"])
 
 
+def test_identify_payload_converts_efforts_with_the_nodes_parameters_files(tmp_path, capsys):
+    # a driver whose torques carry offsets (as identify finds them and writes effort_offset
+    # beside the identified URDF): with that file the payload is the true one, without it
+    # the offsets pass for load
+    rng = np.random.default_rng(21)
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    com = np.array([0.02, -0.01, 0.06])
+    truth = model.with_payload(1.5, com, frame="tool")
+    offset = np.array([0.6, -1.1, 0.4, -0.25, 0.15, 0.2, -0.3])
+    poses = [
+        [0.0, -0.3, 0.0, -2.0, 0.0, 1.6, 0.8],
+        [0.5, 0.2, -0.3, -1.5, 1.2, 1.0, -0.5],
+        [-0.4, 0.4, 0.6, -2.2, -1.0, 2.2, 1.5],
+        [0.2, -0.6, 0.2, -1.0, 0.7, 0.5, -1.8],
+    ]
+    messages, t = [], 0.0
+    for pose in poses:
+        for _ in range(150):
+            tau = truth.gravity_torques(pose) + offset + 0.05 * rng.normal(size=7)
+            q = np.array(pose) + 1e-5 * rng.normal(size=7)
+            messages.append((t, model.joint_names, q, np.zeros(7), tau))
+            t += 0.01
+        t += 2.0
+    write_bag(tmp_path / "static", messages)
+    params = tmp_path / "identified.yaml"
+    params.write_text(
+        "/**:\n  ros__parameters:\n    effort_offset: " + str((-offset).tolist()) + "\n"
+    )
+    data = ["identify-payload", "panda", tmp_path / "static", "--json"]
+    code, stdout, err = run(capsys, *data, "--params", params)
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert abs(report["mass"] - 1.5) < 0.01, report["mass"]
+    assert np.all(np.abs(np.array(report["com"]) - com) < 0.001), report["com"]
+    assert report["data_preparation"]["effort_offset"] == pytest.approx(-offset)
+    code, stdout, err = run(capsys, *data)
+    assert code == 0, err
+    unconverted = json.loads(stdout)
+    assert abs(unconverted["mass"] - 1.5) > 0.05, unconverted["mass"]  # the offsets as load
+    # the command line's conversion wins over the file's
+    code, stdout, err = run(capsys, *data, "--params", params, "--effort-offset", *["0"] * 7)
+    assert code == 0, err
+    assert json.loads(stdout)["data_preparation"]["effort_offset"] == [0.0] * 7
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("/**:\n  ros__parameters:\n    effort_offset: [1.0, 2.0]\n")
+    code, _, err = run(capsys, *data[:3], "--params", bad)
+    assert code == 2 and "effort_offset" in err, err
+
+
 def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, capsys):
     # a load on the Panda's tool, attached 3 s into the recording; the driver reports motor
     # currents (effort = (tau - offset) / scale per joint) and velocities with a ripple (three

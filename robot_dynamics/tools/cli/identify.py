@@ -29,6 +29,7 @@ from functools import partial
 import numpy as np
 
 from robot_dynamics.core.filter_window import base_parameter_fit
+from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.identified_parameters import parameters_path
@@ -43,6 +44,7 @@ from .identify_model import (
     model_lines,
     write_outputs,
 )
+from .node_params import add_params_option, node_model
 from .identify_data import (
     add_data_options,
     data_report,
@@ -427,7 +429,9 @@ def add_payload_parser(sub, common):
         "--no-friction", action="store_true", help="do not subtract the URDF joint friction"
     )
     add_velocity_threshold_option(p)
+    p.set_defaults(velocity_threshold=None)  # given, else --params' or the default
     add_data_options(p)
+    add_params_option(p)
 
 
 def cmd_identify_payload(run: Invocation):
@@ -444,9 +448,14 @@ def cmd_identify_payload(run: Invocation):
     Raises:
         CLIError: a bad data option; data that cannot be read or used.
     """
+    run, params = node_model(run)
     args, model, path, xml, bundled, out = run
     from robot_dynamics.core.payload import identify_payload, payload_fit
 
+    if params is not None:
+        _node_conversions(args, model, params)
+    elif args.velocity_threshold is None:
+        args.velocity_threshold = DEFAULT_VELOCITY_THRESHOLD
     friction = not args.no_friction
     window_fit = partial(
         payload_fit,
@@ -511,6 +520,31 @@ def cmd_identify_payload(run: Invocation):
     lines += [f"note: {u}" for u in est.undetermined]
     lines.append("residual torque rms [Nm]: " + np.array2string(est.residual_rms, precision=3))
     return lines
+
+
+def _node_conversions(args, model, params):
+    """Fill the effort conversion and the friction's smooth sign of ``args`` from the node's
+    parameters files where the command line does not give them (``--effort-scale``,
+    ``--effort-offset``, ``--velocity-threshold``): the torques the node computes, as its
+    ``~/identify_payload`` does.
+
+    Args:
+        args: the parsed command line (changed in place).
+        model: the node's model.
+        params: the NodeParameters of ``--params``.
+
+    Raises:
+        InvalidInputError: an effort_scale or effort_offset of the wrong length.
+    """
+    from robot_dynamics.estimation.config import validate_config
+
+    resolved = validate_config(model, params.pipeline_config())
+    if args.effort_scale is None:
+        args.effort_scale = [repr(float(v)) for v in resolved.effort_scale]
+    if args.effort_offset is None:
+        args.effort_offset = [repr(float(v)) for v in resolved.effort_offset]
+    if args.velocity_threshold is None:
+        args.velocity_threshold = float(params.values["friction_velocity_threshold"])
 
 
 def add_parsers(sub, common):
