@@ -510,3 +510,23 @@ def test_stamps_cycle_refuses_stamps_without_a_cycle(arm, tmp_path, capsys):
     auto = _json(urdf, str(path), "--params", params, "--out", out, "--stamps", "auto")
     assert not auto["stamps"]["on_cycle"] and auto["stamps"]["note"]
     assert auto["messages"] == len(stamps)
+
+
+def test_auto_says_why_it_replays_as_recorded(arm, tmp_path, capsys):
+    # a logging PC's stamps, two neighbours in the other order (a stalled logger's burst,
+    # received out of order): auto keeps the recorded stamps and says why
+    _, urdf, params = arm
+    logged, _ = ER.logging_pc(
+        ER.simulate(seed=6, duration=1.0, logged=False), np.random.default_rng(6)
+    )
+    messages = list(logged.messages)
+    messages[400], messages[401] = messages[401], messages[400]
+    logged.messages = messages
+    path = tmp_path / "swapped.csv"
+    ER.write_csv(str(path), logged, _names())
+    out = str(tmp_path / "o")
+    code, stdout, err = run(capsys, "estimate", urdf, str(path), "--params", params, "--out", out)
+    assert code == 0, err
+    assert (
+        "replayed as recorded (--stamps auto): the stamps go backwards in recording order" in stdout
+    ), stdout

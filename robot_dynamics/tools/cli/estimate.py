@@ -389,7 +389,7 @@ def _stamp_lines(stamps):
     if stamps["on_cycle"]:
         done = f"  replayed on that cycle, {stamps['repeats_dropped']} repeats dropped, gaps kept"
     else:
-        done = f"  replayed as recorded (--stamps {stamps['mode']})"
+        done = f"  replayed as recorded (--stamps {stamps['mode']}): {stamps['note']}"
     return [found, done]
 
 
