@@ -451,6 +451,17 @@ def _joint(element):
     )
 
 
+def _xacro_elements(root):
+    """Sorted local names of the elements in a xacro namespace (a URI ending in ``xacro``:
+    ``http://www.ros.org/wiki/xacro``, ``http://wiki.ros.org/xacro``)."""
+    names = set()
+    for element in root.iter():
+        namespace, _, local = element.tag[1:].partition("}")
+        if element.tag.startswith("{") and namespace.rstrip("/").endswith("xacro"):
+            names.add(local)
+    return sorted(names)
+
+
 def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
     """Read URDF text into a :class:`RobotDescription`, validating every number.
 
@@ -469,7 +480,8 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
         URDFError: not XML text, malformed XML, not a ``<robot>``, a required attribute
             missing.
         ModelTooLargeError: more than ``max_links`` links or joints.
-        KinematicTreeError: duplicate or missing names.
+        KinematicTreeError: duplicate or missing names; no links but xacro elements (an
+            unexpanded xacro file).
         UnsupportedJointError: unknown joint types (floating and planar joints are read;
             ``build_tree`` refuses them below the base link).
         InvalidURDFValueError: a number outside its valid range (see the module doc).
@@ -478,6 +490,11 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
         raise URDFError(f"max_links must be an integer >= 1, got {max_links!r}")
     root = _parse_xml(urdf_text(text), max_links)
     links = root.findall("link")
+    if not links and _xacro_elements(root):
+        raise KinematicTreeError(
+            f"the URDF has no links but xacro elements ({', '.join(_xacro_elements(root))}): "
+            f"expand it with the xacro tool first (xacro robot.urdf.xacro > robot.urdf)"
+        )
     joints = root.findall("joint")
     _check_names(links, "link")
     _check_names(joints, "joint")

@@ -207,3 +207,24 @@ def test_a_floating_root_joint_is_refused_unless_the_base_link_leaves_it_out(rng
     assert_close(model.mass_matrix(q), P.mass_matrix(q), TOL, "g1 M")
     frame = model.tip_link or model.leaf_links[-1]
     assert_close(model.jacobian(q, frame=frame), P.jacobian(q, frame), TOL, f"g1 J {frame}")
+
+
+XACRO_FILES = sorted(
+    os.path.relpath(p, robot_urdfs.robots_dir())
+    for p in glob.glob(
+        os.path.join(robot_urdfs.robots_dir() or "/nonexistent", "**", "*.xacro"), recursive=True
+    )
+)
+
+
+@pytest.mark.parametrize("rel", XACRO_FILES)
+def test_an_unexpanded_xacro_file_is_refused_saying_so(rel):
+    """example-robot-data's xacro files (macros and includes, no links) are refused with the
+    step that makes them URDF; ur3.urdf, expanded but empty, declares the xacro namespace
+    without xacro elements and is refused for having no links only."""
+    with pytest.raises(KinematicTreeError) as ei:
+        RobotModel.from_urdf_file(_path(rel))
+    assert "xacro elements" in str(ei.value) and "xacro robot.urdf.xacro" in str(ei.value)
+    with pytest.raises(KinematicTreeError) as ei:
+        RobotModel.from_urdf_file(_path("ur_description/urdf/ur3.urdf"))
+    assert str(ei.value) == "the URDF has no links"
