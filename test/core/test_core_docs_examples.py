@@ -1,9 +1,11 @@
 """The library's documented examples run as written: every Python block of README.md's "The
 library" section and of docs/library.md, from the repository root (their URDF paths are
-relative to it); and every code fence of README.md and docs/*.md opens with a language and is
+relative to it); the names their text quotes exist (``model.x``, ``robot_dynamics.a.b``,
+``core.a.b``); and every code fence of README.md and docs/*.md opens with a language and is
 closed, so no prose renders as code."""
 
 import glob
+import importlib
 import os
 import re
 
@@ -46,6 +48,44 @@ def test_the_library_sections_have_examples():
 def test_example_runs_as_written(name, code, monkeypatch):
     monkeypatch.chdir(ROOT)
     exec(compile(code, name, "exec"), {"__name__": "__example__"})
+
+
+def _quoted(pattern):
+    """Matches of ``pattern`` inside the `code spans` of the library's documentation."""
+    text = _text("README.md", "The library") + _text("docs/library.md")
+    return sorted(
+        {m for span in re.findall(r"`([^`\n]+)`", text) for m in re.findall(pattern, span)}
+    )
+
+
+def _resolve(dotted):
+    """The object a dotted name names: the longest importable module, then attributes."""
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        for attribute in parts[k:]:
+            obj = getattr(obj, attribute)
+        return obj
+    raise ImportError(dotted)
+
+
+def test_quoted_model_attributes_exist(monkeypatch):
+    from robot_dynamics import RobotModel
+
+    model = RobotModel.from_urdf_file(robot_urdfs.BUNDLED_PANDA_URDF)
+    names = _quoted(r"\bmodel\.(\w+)")
+    assert "tree" in names
+    assert [name for name in names if not hasattr(model, name)] == []
+
+
+def test_quoted_module_paths_exist():
+    names = _quoted(r"\b((?:robot_dynamics|core)(?:\.\w+)+)")
+    assert "robot_dynamics.core.dynamics" in names
+    for name in names:
+        _resolve(name if name.startswith("robot_dynamics") else f"robot_dynamics.{name}")
 
 
 @pytest.mark.parametrize("rel", MARKDOWN)
