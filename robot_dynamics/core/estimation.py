@@ -296,8 +296,8 @@ class MomentumObserver:
     def update(self, q, qd, tau, dt, terms=None):
         """Advance by dt with the measured state and applied joint torque.
 
-        The first call after construction (or :meth:`reset`) initialises from (q, qd) and returns
-        zeros.
+        The first call after construction initialises from (q, qd) and returns zeros (tau and dt
+        are checked, not used).
 
         Args:
             q: (..., n) joint positions [rad or m].
@@ -311,14 +311,14 @@ class MomentumObserver:
             ndarray: the estimated external joint torques r (..., n) [N m or N].
 
         Raises:
-            InvalidInputError: dt not finite or not > 0.
+            InvalidInputError: dt not finite or not > 0; tau malformed (names the joint).
         """
-        if self._p0 is None:
-            self.reset(q, qd, terms)
-            return self.residual.copy()
         if not (math.isfinite(dt) and dt > 0):
             raise InvalidInputError(f"observer time step dt must be finite and > 0, got {dt!r}")
         tau = check_vector(tau, "tau", self.model.joint_names)
+        if self._p0 is None:
+            self.reset(q, qd, terms)
+            return self.residual.copy()
         if terms is None:
             p, CTqd, g = self.model.momentum_terms(q, qd)
         else:

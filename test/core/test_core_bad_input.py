@@ -417,11 +417,16 @@ def test_observer_bad_arguments(dp):
         with pytest.raises(InvalidInputError) as ei:
             MomentumObserver(dp, gain=gain)
         assert "gain" in str(ei.value)
-    obs = MomentumObserver(dp, gain=10.0)
-    obs.reset(Z2, Z2)
-    with pytest.raises(InvalidInputError) as ei:
-        obs.update(Z2, Z2, np.zeros(3), 1e-3)
-    assert "tau" in str(ei.value)
+    for first in (True, False):  # the first call (it initialises) checks its arguments too
+        obs = MomentumObserver(dp, gain=10.0)
+        if not first:
+            obs.reset(Z2, Z2)
+        with pytest.raises(InvalidInputError) as ei:
+            obs.update(Z2, Z2, np.zeros(3), 1e-3)
+        assert "tau" in str(ei.value)
+        for dt in (0.0, -1e-3, float("nan")):
+            with pytest.raises(InvalidInputError, match="dt"):
+                obs.update(Z2, Z2, Z2, dt)
 
 
 # ------------------------------------------------------------------ singular inertia
