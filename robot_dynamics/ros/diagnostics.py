@@ -4,7 +4,9 @@ pairs, and a level with the reasons.
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
 raised; WARN when joint_states were refused, shed or skipped since the last status, efforts are
-stale, positions are missing or the selected wrench problem is near-singular; OK otherwise.
+stale, the estimation paused on every message since the last status (positions missing, no or
+stale velocities or efforts: the pipeline's ``last_pause`` says which) or the selected wrench
+problem is near-singular; OK otherwise.
 """
 
 import time
@@ -44,7 +46,9 @@ class DynamicsDiagnostics:
         refused = int(pipeline.get("refused", 0))
         withheld = int(pipeline.get("commands_withheld", 0))
         seen = {
+            "messages": int(pipeline.get("messages", 0)),
             "refused": refused,
+            "paused": int(pipeline.get("estimation_paused", 0)),
             "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
             "skipped_messages": int(pipeline.get("skipped_messages", 0)),
             "shed": node._latest.shed,
@@ -78,6 +82,8 @@ class DynamicsDiagnostics:
                 warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
             if pipeline.get("stale_effort"):
                 warnings.append(f"stale effort for {pipeline.get('stale_effort_joints', '')}")
+            elif grew["paused"] and grew["paused"] >= grew["messages"] - grew["refused"]:
+                warnings.append(f"estimation paused: {pipeline.get('last_pause', '')}")
             if pipeline.get("near_singular"):
                 warnings.append("near a singularity")
         status = DiagnosticStatus()

@@ -8,6 +8,8 @@ Every wait polls for a condition with a generous timeout (a hang guard, never a 
 requirement).
 """
 
+import time
+
 import numpy as np
 import pytest
 
@@ -351,3 +353,46 @@ def test_static_estimator_with_differentiated_acceleration(dynamics_node, panda)
     M_qdd = panda.mass_matrix(q) @ qdd
     assert np.abs(M_qdd).max() > 0.05
     node.publish_until(make, "external_wrench", lambda m: error(m) > 1e-3)
+
+
+def _status_while_publishing(node, make_msg, predicate, timeout=60.0):
+    """Publish make_msg() every 20 ms until a diagnostics status of the node satisfies
+    predicate(status); returns it."""
+    inbox = node.inbox["diagnostics"]
+    inbox.clear()
+    deadline = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < deadline:
+        node.publish(make_msg())
+        node.t.spin_for(0.02)
+        for status in inbox.messages:
+            if predicate(status):
+                return status
+            seen.append(status.message)
+        inbox.clear()
+    raise AssertionError(f"no matching diagnostics status; the last: {seen[-3:]}")
+
+
+def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
+    """A driver that leaves out a joint, the velocities or the efforts: no wrench is estimated,
+    and /diagnostics says WARN with the reason, naming the joints."""
+    names = list(panda.joint_names)
+    g = panda.gravity_torques(Q)
+    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
+    node.wait_connected(("gravity_torques", "external_wrench"))
+    cases = (
+        (names[:6], Q[:6], np.zeros(6), g[:6], "waiting for positions of joints ['panda_joint7']"),
+        (names, Q, None, g, "no velocity for joints"),
+        (names, Q, np.zeros(7), None, "stale effort for panda_joint1"),
+    )
+    for joints, q, qd, tau, reason in cases:
+        status = _status_while_publishing(
+            node, lambda: node.joint_state(joints, q, qd, tau), lambda s: reason in s.message
+        )
+        assert status.level == status.WARN, status.message
+    assert "estimation paused" not in status.message  # the stale effort says it once
+    node.inbox["external_wrench"].clear()
+    status = _status_while_publishing(
+        node, lambda: node.joint_state(names, Q, np.zeros(7), g), lambda s: s.level == s.OK
+    )
+    assert status.message == "ok" and node.inbox["external_wrench"].messages
