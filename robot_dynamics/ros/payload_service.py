@@ -179,6 +179,15 @@ class PayloadService:
         if not com_ok:
             response.message = f"too few poses ({used}): " + "; ".join(estimate.undetermined)
             return
+        if not estimate.mass > 0.0:
+            response.success = False
+            response.message = (
+                f"the identified mass {float(estimate.mass):.4g} kg (std "
+                f"{float(estimate.mass_std):.2g}) is not positive ({used}): the joint torques do "
+                f"not fit a load on '{estimate.frame}'; check effort_scale/effort_offset and the "
+                "model, and that nothing else touches the arm"
+            )
+            return
         response.message = f"payload identified from {used}" + (
             "; " + "; ".join(estimate.undetermined) if estimate.undetermined else ""
         )

@@ -2,7 +2,8 @@
 the core's ``model.with_payload``, with noise; positions with encoder noise, velocities with a
 driver's ripple) -> mass within 1 %, COM within 5 mm, no inertia made up; apply=true
 sets the payload.* parameters and the node's gravity torques then include the payload. Errors
-(no joint states, too few poses, a bad window or frame) -> success false naming the reason."""
+(no joint states, too few poses, a mass that is not positive, a bad window or frame) -> success
+false naming the reason."""
 
 import time
 
@@ -107,3 +108,26 @@ def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda)
         lambda m: np.allclose(efforts(m, names), expected, atol=0.05),
     )
     assert np.abs(efforts(gravity, names) - panda.gravity_torques(q)).max() > 0.5
+
+
+def test_a_mass_that_is_not_positive_is_no_payload(dynamics_node, panda):
+    """Torques that fit a load of -1.3 kg exactly (the arm held up by more than its weight): the
+    fit determines mass and COM, but no payload is identified and nothing is applied."""
+    names = list(panda.joint_names)
+    heavier = panda.with_payload(MASS, COM)
+    rng = np.random.default_rng(11)
+    node = dynamics_node(urdf=read(PANDA_URDF), wrench_estimation="static")
+    node.wait_connected(("gravity_torques",))
+    client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
+    start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
+    for i, q in enumerate(POSES):
+        lighter = 2.0 * panda.gravity_torques(q) - heavier.gravity_torques(q)
+        publish_pose(node, names, q, lighter, start + i * 10**9, rng)
+    node.wait_for("gravity_torques")
+    node.t.spin_for(0.5)
+    assert not identify(node, client).success
+    result = identify(node, client, apply=True)
+    assert not result.success and not result.applied, result.message
+    assert "not positive" in result.message and "'tool'" in result.message, result.message
+    assert result.mass == pytest.approx(-MASS, rel=0.01)
+    assert node.get_parameter("payload.mass") == 0.0
