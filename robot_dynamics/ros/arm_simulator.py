@@ -169,6 +169,7 @@ class ArmSimulator(Node):
         self._values = P.declare(self, list(self._specs.values()))
         self._rng = self._noise_generator()  # effort_noise, carried over to a new model's arm
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        P.accept_declared_types(self)
 
         # Reliable with a history of 100 (0.2 s at 500 Hz): a reader stalled for a moment (a busy
         # CPU) gets every sample late rather than losing some (the observer integrates them).

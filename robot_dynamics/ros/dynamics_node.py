@@ -123,6 +123,7 @@ class DynamicsNode(Node):
         self._description = RobotDescription(self, self._build, self._install, self._get_values)
         self._description.start(self._values["robot_description"])
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        P.accept_declared_types(self)
         joint_states = self.resolve_topic_name("joint_states")
         self.io.create_subscription(
             JointState,

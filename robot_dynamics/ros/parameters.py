@@ -90,6 +90,56 @@ def declare(node, params):
     return values
 
 
+_WIDENED = {(Type.INTEGER, Type.DOUBLE), (Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY)}
+_ARRAYS = (Type.BOOL_ARRAY, Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY, Type.STRING_ARRAY)
+
+
+def as_declared_types(parameters, declared_type):
+    """A set request's parameters in their declared types where nothing is lost: an integer for
+    a double (``ros2 param set /node observer_gain 100``), integers for a double array
+    (``effort_scale "[1, 1, -1]"``) and an empty list for any array (``"[]"``, which the command
+    line types as a bool array). Anything else is left as it came (rclpy refuses a wrong type).
+
+    Args:
+        parameters: the ``rclpy.parameter.Parameter`` list of the request.
+        declared_type: ``f(name) -> Type`` of the declared parameter, or None.
+
+    Returns:
+        list: the parameters, converted where they were widened.
+    """
+    out = []
+    for p in parameters:
+        want = declared_type(p.name)
+        have = p.type_.value
+        if want is not None and have != want:
+            if (have, want) in _WIDENED:
+                value = float(p.value) if want == Type.DOUBLE else [float(v) for v in p.value]
+                p = Parameter(p.name, Parameter.Type(int(want)), value)
+            elif have in _ARRAYS and want in _ARRAYS and len(p.value) == 0:
+                p = Parameter(p.name, Parameter.Type(int(want)), [])
+        out.append(p)
+    return out
+
+
+def accept_declared_types(node):
+    """Convert the parameters of every set request on ``node`` with :func:`as_declared_types`
+    (an rclpy pre-set callback; register it once per node: rclpy concatenates the lists that
+    several such callbacks return).
+
+    Args:
+        node: the node, its parameters declared or to be declared.
+    """
+    types = {int(t) for t in Type}
+
+    def declared_type(name):
+        if not node.has_parameter(name):
+            return None
+        t = node.describe_parameter(name).type
+        return Type(t) if t in types else None
+
+    node.add_pre_set_parameters_callback(lambda ps: as_declared_types(ps, declared_type))
+
+
 def validate(params_by_name, parameters, cross_check=None):
     """Validate a batch of ``rclpy.parameter.Parameter`` against their ``Param`` entries.
 

@@ -135,6 +135,20 @@ def test_payload_and_parameter_validation(dynamics_node, panda):
     assert not bad.successful
     assert node.get_parameter("payload.mass") == 2.5
     assert list(node.get_parameter("payload.com")) == com
+    # What `ros2 param set` sends for 3, "[0, 0, 1]" and "[]": integers for doubles and an
+    # empty list for an array are taken in the declared type.
+    for name, type_, value, expected in (
+        ("payload.mass", Parameter.Type.INTEGER, 3, 3.0),
+        ("payload.com", Parameter.Type.INTEGER_ARRAY, [0, 0, 1], [0.0, 0.0, 1.0]),
+        ("wrench_components", Parameter.Type.STRING_ARRAY, ["fx"], ["fx"]),
+        ("wrench_components", Parameter.Type.BOOL_ARRAY, [], []),
+    ):
+        result = node.set_parameter_typed(name, type_, value)
+        assert result.successful, result.reason
+        assert list(np.atleast_1d(node.get_parameter(name))) == list(np.atleast_1d(expected))
+    bad = node.set_parameter_typed("payload.mass", Parameter.Type.INTEGER, -3)
+    assert not bad.successful and "payload.mass" in bad.reason
+    assert node.set_parameters(payload__mass=2.5, payload__com=com)[0].successful
 
     # armature and gravity changes apply at runtime as well
     armature = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]

@@ -8,7 +8,7 @@ import pytest
 from rclpy.parameter import Parameter
 from rcl_interfaces.msg import ParameterType
 
-from robot_dynamics.ros.parameters import descriptor, validate
+from robot_dynamics.ros.parameters import as_declared_types, descriptor, validate
 from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE, SCHEMAS, Type
 
 pytestmark = pytest.mark.ros
@@ -55,3 +55,25 @@ def test_validate_refuses_type_range_and_names_the_parameter():
         specs, [Parameter("wrench_components", Parameter.Type.STRING_ARRAY, ["fx", "fq"])]
     )
     assert not bad.successful and "fq" in bad.reason
+
+
+def test_as_declared_types_widens_without_loss_only():
+    declared = {"gain": Type.DOUBLE, "scale": Type.DOUBLE_ARRAY, "names": Type.STRING_ARRAY}
+    sent = [
+        Parameter("gain", Parameter.Type.INTEGER, 100),
+        Parameter("scale", Parameter.Type.INTEGER_ARRAY, [1, -1]),
+        Parameter("names", Parameter.Type.BOOL_ARRAY, []),
+        Parameter("other", Parameter.Type.INTEGER, 3),  # not declared: as it came
+    ]
+    gain, scale, names, other = as_declared_types(sent, declared.get)
+    assert gain.type_ == Parameter.Type.DOUBLE and gain.value == 100.0
+    assert scale.type_ == Parameter.Type.DOUBLE_ARRAY and list(scale.value) == [1.0, -1.0]
+    assert names.type_ == Parameter.Type.STRING_ARRAY and list(names.value) == []
+    assert other.type_ == Parameter.Type.INTEGER and other.value == 3
+    for kept in (
+        Parameter("gain", Parameter.Type.STRING, "100"),  # a wrong type stays wrong
+        Parameter("names", Parameter.Type.BOOL_ARRAY, [True]),  # a non-empty array too
+        Parameter("scale", Parameter.Type.DOUBLE, 1.0),
+    ):
+        (out,) = as_declared_types([kept], declared.get)
+        assert out.type_ == kept.type_ and out.value == kept.value
