@@ -194,7 +194,7 @@ class EstimationPipeline:
         self._state.carry_over(old._state)
         self.counters.update(old.counters)
         self._text = dict(old._text)
-        self._clock.last_ns, self._clock.period_ns = old._clock.last_ns, old._clock.period_ns
+        self._clock.take_over(old._clock)
         self._restart = "new configuration" if same_model else "new model"
         if same_model:
             self._reference.point = old._reference.point
@@ -298,7 +298,8 @@ class EstimationPipeline:
         c = self.counters
         state = self._state
         previous = self._clock.last_ns
-        dt_ns, restart = self._clock.tick(t_ns)
+        stream = None if present is self._all or present.all() else present.tobytes()
+        dt_ns, restart = self._clock.tick(t_ns, stream)
         if restart is not None:
             self._restart = restart
             if t_ns < previous:  # back in time: no joint value is newer than the new stamp

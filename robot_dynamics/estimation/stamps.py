@@ -1,9 +1,44 @@
 """The stamps of the joint_states stream: time since the previous message, gaps, repeats and
-stamps going backwards."""
+stamps going backwards.
+
+Gaps (lost messages) are counted per stream, the messages carrying the same joints (one driver),
+against the median of that stream's recent intervals: drivers publishing different joints
+interleave their stamps, and a stream's first intervals (a burst at start-up) or a change of its
+rate never leave the period estimate stuck.
+"""
+
+WINDOW = 9
+"""Recent intervals per stream whose median is the stream's period."""
+MAX_STREAMS = 64
+"""Streams followed at most (beyond, the table starts afresh)."""
+
+
+class _Stream:
+    """One driver's stamps: the previous one and the recent intervals [ns]."""
+
+    __slots__ = ("last_ns", "intervals", "next")
+
+    def __init__(self):
+        self.last_ns = None
+        self.intervals = []
+        self.next = 0
+
+    def period_ns(self):
+        if not self.intervals:
+            return None
+        ordered = sorted(self.intervals)
+        return ordered[len(ordered) // 2]
+
+    def add(self, d):
+        if len(self.intervals) < WINDOW:
+            self.intervals.append(d)
+        else:
+            self.intervals[self.next] = d
+            self.next = (self.next + 1) % WINDOW
 
 
 class StampClock:
-    """Follows the message stamps and the stream's period.
+    """Follows the message stamps and each stream's period.
 
     Args:
         max_dt_ns: a longer gap [ns] restarts the estimator.
@@ -12,20 +47,29 @@ class StampClock:
 
     Attributes:
         last_ns: the previous stamp [ns] (None before the first message).
-        period_ns: the stream's period estimate [ns] (None before two messages).
     """
 
     def __init__(self, max_dt_ns, counters):
         self.max_dt_ns = max_dt_ns
         self._counters = counters
         self.last_ns = None
-        self.period_ns = None
+        self._streams = {}
 
-    def tick(self, t_ns):
+    def take_over(self, old):
+        """Continue from another clock's stamps (a new pipeline for the same stream).
+
+        Args:
+            old: the previous :class:`StampClock`.
+        """
+        self.last_ns = old.last_ns
+        self._streams = old._streams
+
+    def tick(self, t_ns, stream=None):
         """Take a new stamp.
 
         Args:
             t_ns: the message stamp [ns].
+            stream: hashable key of the message's driver (its joints; None: all joints).
 
         Returns:
             tuple: ``(dt_ns, restart)``: the time since the previous stamp [ns] (None when the
@@ -33,6 +77,7 @@ class StampClock:
             or why: a stamp going backwards, a gap beyond ``max_dt_ns``).
         """
         c = self._counters
+        self._count_gaps(t_ns, stream)
         last = self.last_ns
         self.last_ns = t_ns
         if last is None:
@@ -44,17 +89,30 @@ class StampClock:
         if d == 0:
             c["stamps_repeated"] += 1
             return 0, None
-        period = self.period_ns
-        if period is None:
-            self.period_ns = d
-        elif d > 1.5 * period:
-            c["stamp_gaps"] += 1
-            c["skipped_messages"] += max(int(round(d / period)) - 1, 1)
-        else:
-            self.period_ns = period + (d - period) // 20
         if d > self.max_dt_ns:
             return None, f"gap of {d * 1e-9:.6g} s between stamps"
         return d, None
+
+    def _count_gaps(self, t_ns, key):
+        s = self._streams.get(key)
+        if s is None:
+            if len(self._streams) >= MAX_STREAMS:
+                self._streams = {}
+            s = self._streams[key] = _Stream()
+        last = s.last_ns
+        if last is not None and t_ns <= last:
+            if t_ns < last:
+                s.last_ns = t_ns  # the stream starts again from there
+            return
+        s.last_ns = t_ns
+        if last is None:
+            return
+        d = t_ns - last
+        period = s.period_ns()
+        if period is not None and d > 1.5 * period:
+            self._counters["stamp_gaps"] += 1
+            self._counters["skipped_messages"] += max(int(round(d / period)) - 1, 1)
+        s.add(d)
 
 
 __all__ = ["StampClock"]

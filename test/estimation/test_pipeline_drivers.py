@@ -1,5 +1,6 @@
 """The estimation pipeline on what real drivers send, with plain pytest: partial messages merged
-per joint, NaN efforts that keep gravity flowing and pause the estimation, stale efforts that
+per joint, lost messages counted per driver (two drivers interleaving, a burst at start-up),
+NaN efforts that keep gravity flowing and pause the estimation, stale efforts that
 give no phantom wrench, effort scale and offset, plausibility bounds refused with a named
 reason, and absurd samples after which the estimate is correct again at once.
 """
@@ -28,6 +29,37 @@ def test_partial_messages_merge_per_joint(panda):
     q2[1] += 0.4
     out = p.update(T0 + 2 * MS, np.where(one, q2, math.nan), None, None, present=one)
     np.testing.assert_allclose(out.gravity, panda.gravity_torques(q2), atol=1e-12)
+
+
+def test_lost_messages_counted_per_driver(panda):
+    """Two drivers at 1 kHz, 0.3 ms apart, each publishing its own joints: no gap while both
+    keep their rate; three messages the first driver loses are three skipped messages."""
+    p = pipe(panda)
+    tau = held_torques(panda, Q, F_EXT)
+    arm = np.arange(7) < 4
+    lost = {40, 41, 42}
+    for k in range(80):
+        for present, offset in ((arm, 0), (~arm, 300_000)):
+            if present is arm and k in lost:
+                continue
+            t = T0 + k * MS + offset
+            p.update(t, np.where(present, Q, math.nan), np.zeros(7), tau, present=present)
+    s = p.status()
+    assert (s["stamp_gaps"], s["skipped_messages"]) == (1, 3)
+
+
+def test_a_start_up_burst_leaves_no_gaps_behind(panda):
+    """A driver's first messages 0.1 ms apart, then 1 kHz: after a few messages nothing more is
+    counted as lost."""
+    p = pipe(panda)
+    tau = held_torques(panda, Q, F_EXT)
+    stamps = [T0 + k * 100_000 for k in range(4)] + [T0 + k * MS for k in range(1, 200)]
+    for k, t in enumerate(stamps):
+        p.update(t, Q, np.zeros(7), tau)
+        if k == 20:
+            early = p.status()["skipped_messages"]
+    s = p.status()
+    assert s["skipped_messages"] == early and s["stamp_gaps"] <= 6
 
 
 def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
