@@ -70,8 +70,8 @@ def _check(values, bound, what):
     if bad.any():
         index = np.unravel_index(int(np.argmax(bad)), values.shape) if values.ndim else ()
         raise RequestError(
-            f"{what}{list(index) if index else ''} = {values[index]} is not finite or beyond "
-            f"+-{bound:g}"
+            f"{what}{[int(i) for i in index] if index else ''} = {values[index]} is not finite "
+            f"or beyond +-{bound:g}"
         )
     return values
 

@@ -164,6 +164,10 @@ def test_services_against_the_core(dynamics_node, panda):
     req = SimulateForwardDynamics.Request(duration=0.1, integrator="magic")
     res = node.call("simulate", req)
     assert not res.success and "magic" in res.message
+    req = SimulateForwardDynamics.Request(duration=0.1, apply_external_wrench=True)
+    req.external_wrench.torque.y = float("nan")
+    res = node.call("simulate", req)
+    assert not res.success and "external_wrench[4] = nan" in res.message, res.message
     node.proc.assert_alive()
 
 
