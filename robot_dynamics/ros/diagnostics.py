@@ -3,10 +3,10 @@ pairs, and a level with the reasons.
 
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
-raised; WARN when joint_states were refused, shed or skipped since the last status, efforts are
-stale, the estimation paused on every message since the last status (positions missing, no or
-stale velocities or efforts: the pipeline's ``last_pause`` says which) or the selected wrench
-problem is near-singular; OK otherwise.
+raised; WARN when no joint_states came or they were refused, shed or skipped since the last
+status, efforts are stale, the estimation paused on every message since the last status
+(positions missing, no or stale velocities or efforts: the pipeline's ``last_pause`` says which)
+or the selected wrench problem is near-singular; OK otherwise.
 """
 
 import time
@@ -46,6 +46,7 @@ class DynamicsDiagnostics:
         refused = int(pipeline.get("refused", 0))
         withheld = int(pipeline.get("commands_withheld", 0))
         seen = {
+            "received": count["received"],
             "messages": int(pipeline.get("messages", 0)),
             "refused": refused,
             "paused": int(pipeline.get("estimation_paused", 0)),
@@ -71,6 +72,12 @@ class DynamicsDiagnostics:
                 )
             if grew["callback_errors"]:
                 errors.append(f"a callback raised: {node.callback_errors.last}")
+            if not grew["received"]:
+                warnings.append(
+                    "no joint_states since the last status"
+                    if count["received"]
+                    else "no joint_states received yet"
+                )
             if grew["refused"]:
                 warnings.append(f"{grew['refused']} joint_states messages refused")
             if grew["shed"]:

@@ -374,12 +374,14 @@ def _status_while_publishing(node, make_msg, predicate, timeout=60.0):
 
 
 def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
-    """A driver that leaves out a joint, the velocities or the efforts: no wrench is estimated,
-    and /diagnostics says WARN with the reason, naming the joints."""
+    """No driver yet, a driver that leaves out a joint, the velocities or the efforts, a driver
+    that stopped: /diagnostics says WARN with the reason, naming the joints."""
     names = list(panda.joint_names)
     g = panda.gravity_torques(Q)
     node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
     node.wait_connected(("gravity_torques", "external_wrench"))
+    status, _ = node.diagnostics()
+    assert status.level == status.WARN and "no joint_states received yet" in status.message
     cases = (
         (names[:6], Q[:6], np.zeros(6), g[:6], "waiting for positions of joints ['panda_joint7']"),
         (names, Q, None, g, "no velocity for joints"),
@@ -396,3 +398,5 @@ def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
         node, lambda: node.joint_state(names, Q, np.zeros(7), g), lambda s: s.level == s.OK
     )
     assert status.message == "ok" and node.inbox["external_wrench"].messages
+    status, _ = node.diagnostics(lambda s, v: s.level != s.OK)  # the driver stopped
+    assert status.level == status.WARN and "no joint_states since the last status" in status.message
