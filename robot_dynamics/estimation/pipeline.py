@@ -56,6 +56,7 @@ COUNTERS = (
     "observer_restarts",
     "stamps_backwards",
     "stamps_repeated",
+    "stamps_interleaved",
     "stamp_gaps",
     "skipped_messages",
     "nonfinite_outputs",
@@ -477,7 +478,11 @@ class EstimationPipeline:
         if not self._fresh_efforts(sample):
             return
         if sample.dt_ns == 0:
-            self._pause(out, "the same stamp as the previous message", restart=False)
+            self._pause(
+                out,
+                "no time since the previous message (the same stamp, or another driver's older)",
+                restart=False,
+            )
             return
         tau_ext = self._external_torques(sample)
         if self._finite(tau_ext, "external torques") is None:

@@ -1,6 +1,10 @@
 """The stamps of the joint_states stream: time since the previous message, gaps, repeats and
 stamps going backwards.
 
+Several drivers (streams: the messages carrying the same joints) interleave: a message of one
+driver stamped a little before the newest message of another is merged without an observer step
+(``stamps_interleaved``); only a stream's own stamp going backwards restarts the estimator.
+
 Gaps (lost messages) are counted per stream, the messages carrying the same joints (one driver),
 against the median of that stream's recent intervals: drivers publishing different joints
 interleave their stamps, and a stream's first intervals (a burst at start-up) or a change of its
@@ -43,7 +47,7 @@ class StampClock:
     Args:
         max_dt_ns: a longer gap [ns] restarts the estimator.
         counters: the pipeline's counters (``stamps_backwards``, ``stamps_repeated``,
-            ``stamp_gaps``, ``skipped_messages``).
+            ``stamps_interleaved``, ``stamp_gaps``, ``skipped_messages``).
 
     Attributes:
         last_ns: the previous stamp [ns] (None before the first message).
@@ -53,6 +57,7 @@ class StampClock:
         self.max_dt_ns = max_dt_ns
         self._counters = counters
         self.last_ns = None
+        self._last_stream = None  # the stream of the message that set last_ns
         self._streams = {}
 
     def take_over(self, old):
@@ -61,7 +66,7 @@ class StampClock:
         Args:
             old: the previous :class:`StampClock`.
         """
-        self.last_ns = old.last_ns
+        self.last_ns, self._last_stream = old.last_ns, old._last_stream
         self._streams = old._streams
 
     def tick(self, t_ns, stream=None):
@@ -73,13 +78,19 @@ class StampClock:
 
         Returns:
             tuple: ``(dt_ns, restart)``: the time since the previous stamp [ns] (None when the
-            estimator must restart, 0 for a repeated stamp) and the reason to restart (None,
-            or why: a stamp going backwards, a gap beyond ``max_dt_ns``).
+            estimator must restart; 0 for a repeated stamp, and for another driver's stamp up to
+            ``max_dt_ns`` older than the newest, which stays the newest) and the reason to
+            restart (None, or why: a stamp going backwards within a stream, a gap beyond
+            ``max_dt_ns``).
         """
         c = self._counters
         self._count_gaps(t_ns, stream)
         last = self.last_ns
-        self.last_ns = t_ns
+        if last is not None and t_ns < last and stream != self._last_stream:
+            if last - t_ns <= self.max_dt_ns:  # another driver's message came late
+                c["stamps_interleaved"] += 1
+                return 0, None
+        self.last_ns, self._last_stream = t_ns, stream
         if last is None:
             return None, None
         d = t_ns - last

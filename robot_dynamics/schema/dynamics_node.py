@@ -125,8 +125,9 @@ ESTIMATION = Section(
         Param(
             "observer_max_dt",
             0.5,
-            "A joint_states stamp gap longer than this (or a stamp going backwards) restarts "
-            "the observer and filter.",
+            "A joint_states stamp gap longer than this (or a driver's stamp going backwards) "
+            "restarts the observer and filter; another driver's message stamped up to this much "
+            "before the newest is merged without an observer step.",
             D,
             units="s",
             range=(0.0, 60.0),
