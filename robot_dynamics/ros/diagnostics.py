@@ -3,10 +3,10 @@ pairs, and a level with the reasons.
 
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
-raised; WARN when no joint_states came or they were refused, shed or skipped since the last
-status, efforts are stale, the estimation paused on every message since the last status
-(positions missing, no or stale velocities or efforts: the pipeline's ``last_pause`` says which)
-or the selected wrench problem is near-singular; OK otherwise.
+raised; WARN when no joint_states came or they (or ~/reference messages) were refused, shed or
+skipped since the last status, efforts are stale, the estimation paused on every message since
+the last status (positions missing, no or stale velocities or efforts: the pipeline's
+``last_pause`` says which) or the selected wrench problem is near-singular; OK otherwise.
 """
 
 import time
@@ -50,6 +50,7 @@ class DynamicsDiagnostics:
             "messages": int(pipeline.get("messages", 0)),
             "refused": refused,
             "paused": int(pipeline.get("estimation_paused", 0)),
+            "reference_refused": int(pipeline.get("reference_refused", 0)),
             "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
             "skipped_messages": int(pipeline.get("skipped_messages", 0)),
             "shed": node._latest.shed,
@@ -80,6 +81,8 @@ class DynamicsDiagnostics:
                 )
             if grew["refused"]:
                 warnings.append(f"{grew['refused']} joint_states messages refused")
+            if grew["reference_refused"]:
+                warnings.append(f"{grew['reference_refused']} ~/reference messages refused")
             if grew["shed"]:
                 warnings.append(
                     f"{grew['shed']} joint_states shed (a newer one came before the node took "

@@ -374,8 +374,8 @@ def _status_while_publishing(node, make_msg, predicate, timeout=60.0):
 
 
 def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
-    """No driver yet, a driver that leaves out a joint, the velocities or the efforts, a driver
-    that stopped: /diagnostics says WARN with the reason, naming the joints."""
+    """No driver yet, a driver that leaves out a joint, the velocities or the efforts, a bad
+    ~/reference, a driver that stopped: /diagnostics says WARN with the reason."""
     names = list(panda.joint_names)
     g = panda.gravity_torques(Q)
     node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
@@ -398,5 +398,13 @@ def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
         node, lambda: node.joint_state(names, Q, np.zeros(7), g), lambda s: s.level == s.OK
     )
     assert status.message == "ok" and node.inbox["external_wrench"].messages
+    bad = trajectory(names[:3], [Q[:3]])  # a reference must give every joint
+
+    def with_bad_reference():
+        node.reference_pub.publish(bad)
+        return node.joint_state(names, Q, np.zeros(7), g)
+
+    status = _status_while_publishing(node, with_bad_reference, lambda s: s.level != s.OK)
+    assert status.level == status.WARN and "~/reference messages refused" in status.message
     status, _ = node.diagnostics(lambda s, v: s.level != s.OK)  # the driver stopped
     assert status.level == status.WARN and "no joint_states since the last status" in status.message
