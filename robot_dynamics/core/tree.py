@@ -563,7 +563,8 @@ def default_tip(tree):
 
     The single leaf at the end of a chain of moving bodies (``tip_candidates``); with several:
     :data:`TOOL_FRAME` when it is a link of the model (the ROS-Industrial convention, e.g.
-    the official UR description's leaves ``ft_frame``, ``tool0``, ``base``); else the leaf
+    the official UR description's leaves ``ft_frame``, ``tool0``, ``base``), or the one link
+    whose name ends in it (a ``tf_prefix``'s ``left_tool0``); else the leaf
     that ends the longest chain of moving bodies (movable joints counted, mimic joints
     included), when it is the only leaf of the deepest body; else None.
 
@@ -578,6 +579,9 @@ def default_tip(tree):
         return candidates[0]
     if TOOL_FRAME in tree.frames:
         return TOOL_FRAME
+    prefixed = [name for name in tree.frames if name.endswith(TOOL_FRAME)]
+    if len(prefixed) == 1:  # a tf_prefix's "left_tool0" or "arm/tool0"
+        return prefixed[0]
     if not candidates:
         return None
     depth = tree.ancestors.sum(axis=1)  # moving bodies from the base to each body

@@ -28,7 +28,8 @@ def model_section(tip_link_use):
             Param(
                 "tip_link",
                 "",
-                "Tip link; empty = the single leaf ending a chain, else tool0, else the leaf "
+                "Tip link; empty = the single leaf ending a chain, else tool0 (or the one link "
+                "named <prefix>tool0), else the leaf "
                 f"ending the longest chain. {tip_link_use}",
                 Type.STRING,
             ),

@@ -5,6 +5,7 @@ payload, armature, friction from <dynamics>, and files that urdf_parser_py rejec
 
 import logging
 import pathlib
+import re
 import warnings
 
 import numpy as np
@@ -236,6 +237,21 @@ def test_tool0_is_the_tip_of_the_official_ur_description_shape(rng):
     assert_close(model.gravity_torques(q), reference.gravity_torques(q), 1e-9, "UR shape g")
     assert_close(model.jacobian(q), reference.jacobian(q, "tool0"), 1e-9, "UR shape J tool0")
     assert pin.buildModelFromXML(UR_SHAPE_URDF).nv == 6
+
+
+def test_a_prefixed_tool0_is_the_tip():
+    """The UR shape with a tf_prefix (every link and joint named left_...): left_tool0 is the
+    tip; a second ..tool0 makes it ambiguous again."""
+    prefixed = re.sub(r'(name|link)="', r'\1="left_', UR_SHAPE_URDF.replace('name="ur5e"', ""))
+    model = RobotModel.from_urdf_string(prefixed)
+    assert model.tip_link == "left_tool0"
+    two = prefixed.replace(
+        "</robot>",
+        '  <link name="right_tool0"/>\n'
+        '  <joint name="j" type="fixed"><parent link="left_base"/><child link="right_tool0"/>'
+        "</joint>\n</robot>",
+    )
+    assert RobotModel.from_urdf_string(two).tip_link is None
 
 
 def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():

@@ -77,7 +77,8 @@ def common_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--tip-link",
         default=None,
-        help="tip frame (default: the only leaf ending a chain, else tool0, else the leaf "
+        help="tip frame (default: the only leaf ending a chain, else tool0 or the one "
+        "<prefix>tool0, else the leaf "
         "ending the longest chain)",
     )
     common.add_argument(
