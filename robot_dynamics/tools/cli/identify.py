@@ -31,6 +31,7 @@ import numpy as np
 from robot_dynamics.core.filter_window import base_parameter_fit
 from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
+from robot_dynamics.core.inertia import inertia_inconsistency
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.identified_parameters import parameters_path
 
@@ -48,9 +49,12 @@ from .node_params import add_params_option, node_model
 from .identify_data import (
     add_data_options,
     data_report,
+    effort_scale_warnings,
     finite_or_none,
+    held_joint_warnings,
     load_data,
     nominal_friction_note,
+    nominal_torque_ratios,
     prismatic_joints,
 )
 
@@ -128,8 +132,16 @@ def cmd_identify(run: Invocation):
     pred = Y @ result.theta
     rms_nominal = _rms(test.tau - pred_nominal)
     rms_identified = _rms(test.tau - pred)
+    ratios = nominal_torque_ratios(
+        test.tau, pred_nominal, test.qd, data.effort_mask, args.velocity_threshold
+    )
+    warnings = out.setdefault("warnings", [])
+    warnings += held_joint_warnings(model, data.report.held, hold_sources)
+    warnings += effort_scale_warnings(
+        model.joint_names, ratios, data.report.effort_scale is not None
+    )
     params_path = parameters_path(args.out)
-    params_text = write_outputs(args, model, xml, data, selection, result, params_path)
+    params_text = write_outputs(args, model, xml, data, selection, result, params_path, warnings)
     nominal_bodies = result.theta_nominal[: layout.n_inertial].reshape(-1, 10)
     bodies = result.body_parameters()
     validation = "held-out" if args.holdout > 0 else "training (no --holdout)"
@@ -151,6 +163,7 @@ def cmd_identify(run: Invocation):
             "condition_number": float(result.condition_number),
             "rms_nominal": [finite_or_none(x) for x in rms_nominal],
             "rms_identified": [finite_or_none(x) for x in rms_identified],
+            "nominal_torque_ratio": [finite_or_none(x) for x in ratios],
             "residual_sigma": [finite_or_none(x) for x in result.joint_sigma],
             "base_parameters": [
                 {"name": name, "value": float(v), "std": float(s)}
@@ -500,26 +513,97 @@ def cmd_identify_payload(run: Invocation):
         }
     )
     data_lines, out["data_preparation"] = data_report(data, hold_sources)
+    mass_bad = not est.mass > 0
+    inertia_bad = est.inertia is not None and inertia_inconsistency(est.inertia)
+    warnings = out.setdefault("warnings", [])
+    warnings += held_joint_warnings(model, data.report.held, hold_sources)
+    warnings += _payload_warnings(args, model, data, est, mass_bad, inertia_bad, friction)
 
     def pm(v, e, unit, scale=1.0, decimals=4):
         if not np.isfinite(v):
             return "not determined"
         return f"{v * scale:.{decimals}f} +- {e * scale:.2g} {unit}"
 
+    odd = "  (not physical: warning payload-inconsistent)"
     lines = [
         f"payload on {est.frame} from {est.samples} samples of {args.data} "
         f"({data.dropped} dropped)",
         *data_lines,
-        f"mass  {pm(est.mass, est.mass_std, 'kg')}",
+        f"mass  {pm(est.mass, est.mass_std, 'kg')}" + (odd if mass_bad else ""),
     ]
     for k, axis in enumerate("xyz"):
         lines.append(f"com {axis} {pm(est.com[k], est.com_std[k], 'mm', 1000.0, 2)}")
     if est.inertia is not None:
-        lines.append("inertia about the centre of mass [kg m^2], frame axes:")
+        lines.append(
+            "inertia about the centre of mass [kg m^2], frame axes:" + (odd if inertia_bad else "")
+        )
         lines += ["  " + np.array2string(row, precision=5) for row in est.inertia]
     lines += [f"note: {u}" for u in est.undetermined]
     lines.append("residual torque rms [Nm]: " + np.array2string(est.residual_rms, precision=3))
     return lines
+
+
+#: share of the samples at or near rest above which a static fit's stiction bias is noted
+NEAR_REST_SHARE = 0.25
+
+
+def _payload_warnings(args, model, data, est, mass_bad, inertia_bad, friction):
+    """The identified payload's warnings: not physically consistent (``payload-inconsistent``);
+    mostly at rest with efforts that look motor-side (``payload-at-rest``: the model has joint
+    friction on a measured joint, an effort scale was applied, or the payload is not physical),
+    where stiction holds the torque anywhere within the breakaway friction.
+
+    Args:
+        args: the parsed command line (``velocity_threshold``).
+        model: the model without the payload.
+        data: the prepared :class:`~robot_dynamics.core.joint_data.JointData`.
+        est: the :class:`~robot_dynamics.core.payload.PayloadEstimate`.
+        mass_bad: the mass is not positive.
+        inertia_bad: why the inertia about the centre of mass is not physical, or a false value.
+        friction: whether the model's joint friction was subtracted.
+
+    Returns:
+        list: warning strings.
+    """
+    warnings = []
+    frame = est.frame
+    if mass_bad or inertia_bad:
+        what = []
+        if mass_bad:
+            what.append(f"its mass {est.mass:.4g} kg is not positive")
+        if inertia_bad:
+            what.append(f"its inertia about the centre of mass {inertia_bad}")
+        warnings.append(
+            f"payload-inconsistent: the payload on {frame} is not physically consistent: "
+            + "; ".join(what)
+            + ". The fit took for load what the model does not explain (torque offsets, joint "
+            "friction or stiction, a wrong effort scale): check the effort conversion (--params, "
+            "--effort-offset, --effort-scale) and the friction model; do not use these numbers"
+        )
+    mask = np.asarray(data.effort_mask, bool)
+    near = float(np.mean(np.all(np.abs(data.qd[:, mask]) <= args.velocity_threshold, axis=1)))
+    fr = model.friction
+    levels = np.asarray(fr.coulomb) + (0.0 if fr.stribeck is None else np.asarray(fr.stribeck))
+    with_friction = [n for n, f, m in zip(model.joint_names, levels, mask) if f > 0 and m]
+    scaled = data.report.effort_scale is not None and np.any(data.report.effort_scale != 1.0)
+    motor_side = (friction and with_friction) or scaled or mass_bad or inertia_bad
+    if near >= NEAR_REST_SHARE and motor_side:
+        why = (
+            f"the model has joint friction on {', '.join(with_friction)}"
+            if friction and with_friction
+            else "an effort scale was applied"
+            if scaled
+            else "the payload is not physical"
+        )
+        warnings.append(
+            f"payload-at-rest: {100 * near:.0f} % of the samples are at or near rest (every "
+            f"measured joint slower than {args.velocity_threshold:g} rad/s) and the efforts look "
+            f"motor-side ({why}): at rest a motor-side torque holds any stiction within the "
+            "breakaway friction, which the friction model (0 at rest) does not remove and a "
+            "static fit takes for load, so mass and centre of mass can be off by far more than "
+            "their standard errors. Use link-side joint torques, or a recording in motion"
+        )
+    return warnings
 
 
 def _node_conversions(args, model, params):

@@ -257,6 +257,105 @@ def data_report(data, hold_sources):
     return lines, info
 
 
+def held_joint_warnings(model, held, hold_sources):
+    """A warning per joint the recording does not carry whose hold position is a default (not
+    ``--hold``): if it moved, the links it carries were fitted in the wrong pose.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        held: ``(joint, position)`` of the held joints (``JointData.report.held``).
+        hold_sources: joint -> where its hold position comes from ("given" for ``--hold``).
+
+    Returns:
+        list: warning strings, ``joint-not-recorded: ...``.
+    """
+    tree = model.tree
+    body = {name: b for b, name in enumerate(tree.body_joint_names)}
+    warnings = []
+    for joint, pos in held:
+        source = hold_sources.get(joint, "given")
+        if source == "given":
+            continue
+        carried = np.flatnonzero(tree.ancestors[:, body[joint]])
+        links = ", ".join(tree.body_link_names[b] for b in carried)
+        warnings.append(
+            f"joint-not-recorded: {joint} is not in the recording and was held at {pos:g} "
+            f"({source}): if it moved, the identification of the links it carries ({links}) is "
+            f"not meaningful; record {joint}, or give the position it stood at with --hold "
+            f"{joint}=POS"
+        )
+    return warnings
+
+
+#: measured/nominal torque scale outside [1/SCALE_FACTOR, SCALE_FACTOR]: efforts in another unit
+SCALE_FACTOR = 3.0
+#: share of a joint's measured torque variation the nominal torques must explain to be compared
+SCALE_MIN_R2 = 0.5
+
+
+def nominal_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
+    """Per joint, the least-squares scale of the nominal model's torques in the measured ones,
+    viscous and Coulomb friction and an offset fitted alongside (about 1 for torques in N m or
+    N, the URDF's inertials a few tens of percent off; the torque per unit of effort's inverse
+    for motor currents).
+
+    Args:
+        tau: (N, n) measured torques (the recording's efforts after ``--effort-scale`` and
+            ``--effort-offset``).
+        nominal: (N, n) the nominal model's torques at the same samples.
+        qd: (N, n) joint velocities [rad/s or m/s].
+        effort_mask: (n,) bool, the joints with a measured torque.
+        velocity_threshold: ``v_eps`` of the Coulomb friction's smooth sign [rad/s or m/s].
+
+    Returns:
+        ndarray: (n,) the scales; NaN where no torque is measured or the nominal torques explain
+        less than :data:`SCALE_MIN_R2` of the measured ones' variation beside friction and offset
+        (too little to tell a scale).
+    """
+    N, n = tau.shape
+    ratios = np.full(n, np.nan)
+    for k in np.flatnonzero(effort_mask):
+        v = qd[:, k]
+        Q, _ = np.linalg.qr(np.column_stack([v, np.tanh(v / velocity_threshold), np.ones(N)]))
+        nom = nominal[:, k] - Q @ (Q.T @ nominal[:, k])
+        meas = tau[:, k] - Q @ (Q.T @ tau[:, k])
+        nn, mm, nm = nom @ nom, meas @ meas, nom @ meas
+        if nn > 0 and mm > 0 and nm**2 >= SCALE_MIN_R2 * nn * mm:
+            ratios[k] = nm / nn
+    return ratios
+
+
+def effort_scale_warnings(names, ratios, scale_given):
+    """A warning when the measured torques of some joints are far from the nominal model's in
+    size (:func:`nominal_torque_ratios` outside ``1 / SCALE_FACTOR`` to ``SCALE_FACTOR``).
+
+    Args:
+        names: joint names, model order.
+        ratios: (n,) of :func:`nominal_torque_ratios`.
+        scale_given: whether ``--effort-scale`` was given (or a parameters file's).
+
+    Returns:
+        list: none or one warning string, ``effort-scale: ...``.
+    """
+    bad = [
+        (name, r)
+        for name, r in zip(names, ratios)
+        if np.isfinite(r) and not 1.0 / SCALE_FACTOR <= r <= SCALE_FACTOR
+    ]
+    if not bad:
+        return []
+    given = "with the given --effort-scale " if scale_given else ""
+    return [
+        f"effort-scale: the measured torques {given}are not the nominal model's in size: "
+        + ", ".join(f"{name} x{r:.3g}" for name, r in bad)
+        + " (least-squares scale of the measured on the nominal URDF's torques, friction and "
+        f"offset fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): "
+        "efforts in another unit, such as motor currents? The identified masses scale with "
+        "them. Give the torque per unit of effort with --effort-scale (the node's "
+        "effort_scale; about 1 / the ratio)"
+    ]
+
+
 def finite_or_none(x):
     """``float(x)``, or None for NaN or infinity (JSON has no NaN).
 
@@ -311,8 +410,11 @@ def prismatic_joints(model):
 __all__ = [
     "add_data_options",
     "data_report",
+    "effort_scale_warnings",
     "finite_or_none",
+    "held_joint_warnings",
     "load_data",
+    "nominal_torque_ratios",
     "nominal_friction_note",
     "prismatic_joints",
 ]

@@ -134,7 +134,7 @@ def fit_model(args, model, train, test):
     return selection, result
 
 
-def write_outputs(args, model, xml, data, selection, result, params_path):
+def write_outputs(args, model, xml, data, selection, result, params_path, warnings=()):
     """Write the identified URDF (``args.out``) and the node's parameters file.
 
     Args:
@@ -146,6 +146,7 @@ def write_outputs(args, model, xml, data, selection, result, params_path):
         selection: the :class:`~robot_dynamics.core.friction_identification.ModelSelection`.
         result: the :class:`~robot_dynamics.core.identification.IdentificationResult`.
         params_path: where the parameters file goes.
+        warnings: the run's warnings, written as ``warning:`` comments at the file's top.
 
     Returns:
         str: the parameters file's text.
@@ -165,6 +166,7 @@ def write_outputs(args, model, xml, data, selection, result, params_path):
         f"identified from {args.data} with the URDF {os.path.basename(args.out)}",
         f"friction model per joint: {choices}",
         "effort_offset = the recording's offset - the fitted torque offset",
+        *(f"warning: {w}" for w in warnings),
     )
     text = parameters_file_text(values, model, comments)
     with open(args.out, "w") as f:
