@@ -288,6 +288,49 @@ def test_identify_a_logged_arm_csv_window_chosen_and_fixed(tmp_path, capsys, rng
     assert np.all(rms_chosen[:4] < 0.5 * rms_fixed[:4]), (rms_chosen, rms_fixed)
 
 
+def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):
+    # the driver reports motor currents (effort = (tau - offset) / scale, with signs) of the
+    # perturbed robot with friction and torque offsets; identify is not told (no
+    # --effort-scale): a named warning gives the joints and the ratio, the run goes on; the
+    # same recording with its conversion, and the torques themselves, do not warn
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    names = list(model.joint_names)
+    scale = np.array([12.0, -10.0, 9.0, 8.0, -3.0, 2.5, 2.0])
+    rec = record(model, rng, 20.0, effort_scale=scale)
+    path = tmp_path / "currents.csv"
+    path.write_text(csv_text(names, rec))
+    argv = ("identify", "panda", path, *FIT, "--filter-window", "0.15", "--json")
+    code, out, err = run(capsys, *argv, "--out", tmp_path / "a.urdf")
+    assert code == 0, err
+    report = json.loads(out)
+    (warning,) = report["warnings"]
+    assert warning.startswith("effort-scale: the measured torques are not the nominal model's")
+    assert "--effort-scale" in warning and "motor currents" in warning
+    ratios = np.array([np.nan if r is None else r for r in report["nominal_torque_ratio"]])
+    judged = np.isfinite(ratios)
+    assert judged[:4].all(), ratios
+    np.testing.assert_allclose(ratios[judged], 1.0 / scale[judged], rtol=0.3)
+    for k in np.flatnonzero(judged):  # named where outside 1/3 to 3 (joint 6's x0.4 is not)
+        named = f"{names[k]} x{ratios[k]:.3g}" in warning
+        assert named == (not 1 / 3 <= ratios[k] <= 3), (names[k], ratios[k], warning)
+    assert (tmp_path / "a.yaml").read_text().count("# warning: effort-scale: ") == 1
+    # the conversion given: friction, offsets and the URDF's errors stay within the bounds
+    code, out, err = run(capsys, *argv, "--out", tmp_path / "b.urdf", "--effort-scale", *scale)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["warnings"] == [] and "warning" not in (tmp_path / "b.yaml").read_text()
+    ratios = np.array([np.nan if r is None else r for r in report["nominal_torque_ratio"]])
+    assert np.isfinite(ratios[:4]).all() and np.nanmax(np.abs(np.log(ratios))) < np.log(1.5)
+    path.write_text(csv_text(names, record(model, rng, 20.0)))
+    code, out, err = run(capsys, *argv, "--out", tmp_path / "c.urdf")
+    assert code == 0 and json.loads(out)["warnings"] == [], err
+    # a wrong scale given (N m read as mN m): the same warning, saying a scale was given
+    code, out, err = run(capsys, *argv[:-1], "--out", tmp_path / "d.urdf", "--effort-scale",
+                         *["1000"] * 7)  # fmt: skip
+    assert code == 0, err
+    assert "warning: effort-scale: the measured torques with the given --effort-scale " in err
+
+
 def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
     # prismatic torso + 7-joint arm recorded; head and gripper in the URDF only; efforts are
     # motor currents (reduction x torque constant, with signs); the wrist reports exactly 0
@@ -333,6 +376,19 @@ def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
         {"joint": "head_1", "position": 0.0, "source": "URDF zero"},
         {"joint": "head_2", "position": pytest.approx(head_2), "source": "given"},
     ]
+    # a named warning for each held joint whose position is a default (head_2's is given)
+    not_recorded = {
+        w.split()[1]: w for w in report["warnings"] if w.startswith("joint-not-recorded: ")
+    }
+    assert set(not_recorded) == {"gripper_left", "gripper_right", "head_1"}, report["warnings"]
+    assert len(report["warnings"]) == 3  # the converted currents are the model's torques
+    assert (
+        "joint-not-recorded: head_1 is not in the recording and was held at 0 (URDF zero): if it "
+        "moved, the identification of the links it carries (head_link_1, head_link_2) is not "
+        "meaningful; record head_1, or give the position it stood at with --hold head_1=POS"
+    ) == not_recorded["head_1"]
+    assert "held at 0.0205 (mid-range)" in not_recorded["gripper_left"]
+    assert "the links it carries (finger_left)" in not_recorded["gripper_left"]
     unmeasured = {u["joint"]: u["reason"] for u in prep["unmeasured"]}
     assert {j: unmeasured[j] for j in arm[4:]} == dict.fromkeys(
         arm[4:], "effort exactly 0 in every sample"

@@ -337,6 +337,7 @@ def test_identify_payload_from_static_poses(tmp_path, capsys):
     assert report["inertia"] is None and "inertia: not determined" in report["undetermined"][0]
     assert max(report["residual_rms"]) < 0.05  # torque noise 0.05 N m, smoothed
     assert report["data_preparation"]["at_rest"] == 1.0
+    assert report["warnings"] == []  # link-side torques at rest: nothing odd
     code, stdout, err = run(capsys, "identify-payload", "panda", tmp_path / "static")
     assert code == 0 and re.search(r"mass  (1\.99|2\.00?)\d* \+- ", stdout), stdout
     assert "note: inertia: not determined" in stdout
@@ -461,6 +462,7 @@ def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, ca
     # is left of the ripple after the chosen window adds a few hundredths of a N m
     assert abs(report["mass"] - mass) < 0.01
     assert np.all(np.abs(np.array(report["com"]) - com) < 1e-3), report["com"]
+    assert report["warnings"] == []  # currents converted, in motion: nothing odd
     assert report["residual_rms"][6] is None and max(report["residual_rms"][:6]) < 0.1
     prep = report["data_preparation"]
     assert prep["filter_window"] >= 0.1 and prep["at_rest"] == 0.0
@@ -493,6 +495,85 @@ def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, ca
     ):
         code, _, err = run(capsys, "identify-payload", "panda", path, *options)
         assert code == 2 and message in err, (options, err)
+
+
+def test_identify_payload_warns_of_stiction_at_rest(tmp_path, capsys):
+    # motor-side torques (joints with 1.5 N m of Coulomb friction, as the URDF says) in five
+    # static poses: at rest each joint holds whatever stiction the approach left, anywhere in
+    # +-1.5 N m, which the friction model (0 at rest) cannot remove; a named warning says so,
+    # the payload is still reported
+    rng = np.random.default_rng(17)
+    text = open(bundled_urdf_path("panda")).read()
+    text = text.replace('<dynamics damping="0.003" friction="0.0"/>', '<dynamics friction="1.5"/>')
+    urdf = tmp_path / "panda_friction.urdf"
+    urdf.write_text(text)
+    model = RobotModel.from_urdf_file(str(urdf))
+    truth = model.with_payload(1.5, np.array([0.01, -0.02, 0.06]), frame="tool")
+    poses = rng.uniform(*model.position_limits, (5, 7)) * 0.6
+    messages, t = [], 0.0
+    for pose in poses:
+        stiction = rng.uniform(-1.5, 1.5, 7)
+        for _ in range(150):
+            tau = truth.gravity_torques(pose) + stiction + 0.05 * rng.normal(size=7)
+            messages.append((t, model.joint_names, pose + 1e-5 * rng.normal(size=7), 0 * tau, tau))
+            t += 0.01
+        t += 2.0
+    write_bag(tmp_path / "static", messages)
+    argv = ("identify-payload", str(urdf), tmp_path / "static", "--frame", "tool")
+    code, stdout, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    report = json.loads(stdout)
+    (warning,) = [w for w in report["warnings"] if w.startswith("payload-at-rest: ")]
+    assert warning.startswith("payload-at-rest: 100 % of the samples are at or near rest")
+    assert "(the model has joint friction on panda_joint1, panda_joint2, " in warning
+    assert "Use link-side joint torques, or a recording in motion" in warning
+    assert abs(report["mass"] - 1.5) > 5 * report["mass_std"]  # what the warning says
+    # told not to subtract friction (link-side torques): no warning
+    code, stdout, err = run(capsys, *argv, "--no-friction", "--json")
+    assert code == 0 and json.loads(stdout)["warnings"] == [], err
+
+
+def test_identify_payload_says_when_the_payload_is_not_physical(tmp_path, capsys):
+    # the URDF carries a 1 kg tool on the Panda's tool frame that was off in the recording
+    # (the robot moving, so the inertia is determined): the payload found is minus the tool,
+    # negative mass and an inertia about its centre of mass that is negative definite; named
+    # next to the numbers and in a warning
+    rng = np.random.default_rng(23)
+    text = open(bundled_urdf_path("panda")).read()
+    tool = (
+        '<link name="gripper"><inertial><origin xyz="0 0 0.05"/><mass value="1.0"/>'
+        '<inertia ixx="0.004" ixy="0" ixz="0" iyy="0.005" iyz="0" izz="0.003"/></inertial>'
+        '</link><joint name="gripper_mount" type="fixed"><parent link="tool"/>'
+        '<child link="gripper"/></joint></robot>'
+    )
+    urdf = tmp_path / "panda_gripper.urdf"
+    urdf.write_text(text.replace("</robot>", tool))
+    bare = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+
+    def torques(t, q, qd, qdd):
+        return bare.inverse_dynamics(q, qd, qdd) + bare.friction_torques(qd)
+
+    rec = record(bare, rng, 12.0, torques=torques, logged=False)
+    path = tmp_path / "run.csv"
+    path.write_text(csv_text(bare.joint_names, rec))
+    code, stdout, err = run(
+        capsys, "identify-payload", str(urdf), path, "--frame", "tool", "--json"
+    )
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert abs(report["mass"] + 1.0) < 0.05 and np.all(np.linalg.eigvalsh(report["inertia"]) < 0)
+    (warning,) = report["warnings"]
+    assert warning.startswith(
+        "payload-inconsistent: the payload on tool is not physically consistent: its mass "
+    )
+    assert "is not positive; its inertia about the centre of mass is not positive" in warning
+    code, stdout, err = run(capsys, "identify-payload", str(urdf), path, "--frame", "tool")
+    assert code == 0 and "warning: payload-inconsistent: " in err
+    lines = stdout.splitlines()
+    mass = next(line for line in lines if line.startswith("mass  "))
+    inertia = next(line for line in lines if line.startswith("inertia about the centre"))
+    for line in (mass, inertia):
+        assert line.endswith("  (not physical: warning payload-inconsistent)"), line
 
 
 def test_identify_payload_subtracts_friction_with_the_given_velocity_threshold(tmp_path, capsys):

@@ -549,9 +549,9 @@ NEAR_REST_SHARE = 0.25
 
 def _payload_warnings(args, model, data, est, mass_bad, inertia_bad, friction):
     """The identified payload's warnings: not physically consistent (``payload-inconsistent``);
-    mostly at rest with efforts that look motor-side (``payload-at-rest``: the model has joint
-    friction on a measured joint, an effort scale was applied, or the payload is not physical),
-    where stiction holds the torque anywhere within the breakaway friction.
+    mostly at or near rest with efforts that look motor-side (``payload-at-rest``: the model
+    subtracts joint friction on a measured joint, or an effort scale was applied), where
+    stiction holds the torque anywhere within the breakaway friction.
 
     Args:
         args: the parsed command line (``velocity_threshold``).
@@ -586,14 +586,11 @@ def _payload_warnings(args, model, data, est, mass_bad, inertia_bad, friction):
     levels = np.asarray(fr.coulomb) + (0.0 if fr.stribeck is None else np.asarray(fr.stribeck))
     with_friction = [n for n, f, m in zip(model.joint_names, levels, mask) if f > 0 and m]
     scaled = data.report.effort_scale is not None and np.any(data.report.effort_scale != 1.0)
-    motor_side = (friction and with_friction) or scaled or mass_bad or inertia_bad
-    if near >= NEAR_REST_SHARE and motor_side:
+    if near >= NEAR_REST_SHARE and ((friction and with_friction) or scaled):
         why = (
             f"the model has joint friction on {', '.join(with_friction)}"
             if friction and with_friction
             else "an effort scale was applied"
-            if scaled
-            else "the payload is not physical"
         )
         warnings.append(
             f"payload-at-rest: {100 * near:.0f} % of the samples are at or near rest (every "
