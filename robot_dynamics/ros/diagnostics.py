@@ -125,7 +125,6 @@ class DynamicsDiagnostics:
             "messages_processed": int(pipeline.get("messages", 0)) - refused,
             "rejected_messages": refused,
             "last_rejection": pipeline.get("last_refusal", ""),
-            "reference_rejected": int(pipeline.get("reference_refused", 0)),
             "unknown_joints": " ".join(sorted(node._unknown)),
             "effort_command": "on" if node._values["publish_effort_command"] else "off",
             "effort_commands_published": count["commands"],

@@ -406,5 +406,7 @@ def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
 
     status = _status_while_publishing(node, with_bad_reference, lambda s: s.level != s.OK)
     assert status.level == status.WARN and "~/reference messages refused" in status.message
+    values = {kv.key: kv.value for kv in status.values}
+    assert int(values["reference_refused"]) >= 1 and "reference_rejected" not in values
     status, _ = node.diagnostics(lambda s, v: s.level != s.OK)  # the driver stopped
     assert status.level == status.WARN and "no joint_states since the last status" in status.message
