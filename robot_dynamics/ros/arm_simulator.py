@@ -73,7 +73,7 @@ Run-time changes
 Physics options
     ``hold_until_first_command`` (default false): the joints stay braked (frozen at rest, effort
     0) until the first command, as an arm whose brakes open when its controller starts.
-    ``friction`` (default true): the joint friction model acts on the joints: the URDF
+    ``joint_friction`` (default true): the joint friction model acts on the joints: the URDF
     ``<dynamics damping friction>``, or the ``friction.*`` parameters (viscous, Coulomb,
     asymmetry, Stribeck; :mod:`robot_dynamics.schema.friction`) over it.
     ``effort_limit_saturation`` (default true): commands are clipped at the URDF effort limits.

@@ -79,7 +79,7 @@ SIMULATION = Section(
             range=(0.0, 60.0),
         ),
         Param(
-            "friction",
+            "joint_friction",
             True,
             "Apply the joint friction model (friction.*; default the URDF damping and friction).",
             B,

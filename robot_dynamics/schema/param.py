@@ -230,7 +230,9 @@ class NodeSchema:
         sections: its :class:`Section` entries.
 
     Raises:
-        ValueError: a name declared twice.
+        ValueError: a name declared twice, or a name that is the dotted prefix of another
+            (``friction`` beside ``friction.viscous``: a parameters file nests the second under
+            the first, which cannot be a value and a mapping at once).
     """
 
     node: str
@@ -242,6 +244,14 @@ class NodeSchema:
             if p.name in seen:
                 raise ValueError(f"{self.node}: parameter {p.name} declared twice")
             seen.add(p.name)
+        for name in seen:
+            parts = name.split(".")
+            for k in range(1, len(parts)):
+                prefix = ".".join(parts[:k])
+                if prefix in seen:
+                    raise ValueError(
+                        f"{self.node}: parameter {prefix} is the prefix of parameter {name}"
+                    )
 
     @property
     def params(self):

@@ -37,8 +37,7 @@ come from them through the node's own functions
 :func:`~robot_dynamics.ros.dynamics_parameters.build_model`).
 
 Writing (:func:`parameters_yaml`, for the dynamics node or the simulated arm: the node's
-:class:`~robot_dynamics.schema.NodeSchema`) nests dotted names (a name whose prefix is a
-parameter too stays a dotted key), writes doubles with a decimal
+:class:`~robot_dynamics.schema.NodeSchema`) nests dotted names, writes doubles with a decimal
 point or an exponent (so that ``rcl`` types them as doubles), strings quoted, ``# [units]`` after
 each value that has units, and checks every value against the node's declarations first (the
 parameters rclpy gives every node, ``use_sim_time`` and ``qos_overrides.*``, pass as they are).
@@ -591,14 +590,11 @@ def parameters_yaml(values, node="/**", comments=(), check=True, schema=DYNAMICS
         plain.update(_checked(own, schema, "the values to write"))
     tree = {}
     for name, value in plain.items():
-        parts = name.split(".")
-        level, depth = tree, 0
-        # nested below each prefix that is not a parameter itself (``friction: true`` beside
-        # ``friction.asymmetry: [...]``: that one stays a dotted key, as rcl reads it)
-        while depth < len(parts) - 1 and ".".join(parts[: depth + 1]) not in plain:
-            level = level.setdefault(parts[depth], {})
-            depth += 1
-        level[".".join(parts[depth:])] = value
+        *parents, leaf = name.split(".")
+        level = tree
+        for part in parents:
+            level = level.setdefault(part, {})
+        level[leaf] = value
     lines = [f"# {line}" if line else "#" for line in comments]
     lines += [f"{node}:", f"  {PARAMETERS_KEY}:"]
 

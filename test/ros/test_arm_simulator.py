@@ -179,7 +179,7 @@ def test_free_fall_matches_core_simulate(arm_simulator, ros_node):
         publish_rate=250.0,
         publish_clock=True,
         hold_until_first_command=True,
-        friction=True,
+        joint_friction=True,
     )
     sim.wait_states(5)
     # braked: nothing moves, effort 0, stamps are simulated time (publish_clock) in 4 ms steps
@@ -232,7 +232,7 @@ def test_energy_conserved_without_friction(arm_simulator, ros_node):
         publish_rate=250.0,
         publish_clock=True,
         hold_until_first_command=True,
-        friction=False,
+        joint_friction=False,
     )
     sim.wait_states(3)
     sim.release(2)
@@ -263,7 +263,7 @@ def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_n
         joints=joints,
         gravity=[0.0, 0.0, 0.0],
         initial_positions=PANDA_HOME.tolist(),
-        friction=False,
+        joint_friction=False,
     )
     sim.wait_states(2)
 
@@ -337,7 +337,7 @@ def test_external_wrench_matches_core_step(arm_simulator, ros_node, axes):
         read(bundled_urdf_path("panda")),
         gravity=[0.0, 0.0, 0.0],
         initial_positions=PANDA_HOME.tolist(),
-        friction=False,
+        joint_friction=False,
         publish_clock=True,
         integration_rate=1000.0,
         publish_rate=500.0,
@@ -450,7 +450,7 @@ def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
         gravity=[0.0, 0.0, 0.0],
         joints=["panda_joint7"],
         initial_positions=[0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 2.5],
-        friction=True,
+        joint_friction=True,
         position_limits=True,
     )
     sim.wait_states(2)

@@ -96,6 +96,24 @@ def test_both_nodes_declare_the_same_friction_parameters():
     ]
 
 
+def test_no_parameter_name_is_the_dotted_prefix_of_another():
+    """A parameters file (and ``ros2 param dump``) nests ``a.b`` under ``a``: a parameter ``a``
+    beside ``a.b`` would have to be a value and a mapping at once."""
+    for schema in SCHEMAS:
+        names = {p.name for p in schema.params}
+        nested = {".".join(n.split(".")[:k]) for n in names for k in range(1, n.count(".") + 1)}
+        assert not names & nested, (schema.node, sorted(names & nested))
+
+
+def test_a_schema_refuses_a_name_that_is_the_dotted_prefix_of_another():
+    flag = Param("friction", True, "on/off", Type.BOOL)
+    level = Param("friction.level", 1.0, "level", Type.DOUBLE, range=(0.0, 2.0))
+    with pytest.raises(
+        ValueError, match="parameter friction is the prefix of parameter friction.level"
+    ):
+        NodeSchema("n", (Section("s", "S", (flag, level)),))
+
+
 def test_reason_names_the_entry_or_the_label():
     p = DYNAMICS_NODE["effort_offset"]
     assert p.reason([0.0, 2.0e6]) == "entry 1: must be <= 1000000.0, got 2000000.0"

@@ -113,7 +113,7 @@ def test_identified_urdf_and_parameters_remove_the_phantom_wrench(
         "initial_positions": q0.tolist(),
         "publish_rate": RECORD_RATE,
         "hold_until_first_command": True,
-        "friction": True,
+        "joint_friction": True,
         "friction.asymmetry": (ASYMMETRY * coulomb * sign).tolist(),
         "friction.stribeck": (STRIBECK * coulomb * (np.arange(model.n) % 2 == 0)).tolist(),
         "friction.stribeck_velocity": [0.08] * model.n,

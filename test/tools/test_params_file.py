@@ -359,7 +359,7 @@ def test_written_files_read_back_equal(tmp_path):
 
 
 ARM_VALUES = {
-    "friction": True,
+    "joint_friction": True,
     "friction.asymmetry": [0.1, -0.2],
     "friction.stribeck_velocity": [0.05, 0.08],
     "joint_impedance.stiffness": [10, 20.5],  # an int for a double: written as a double
@@ -372,12 +372,14 @@ ARM_VALUES = {
 
 
 def test_a_simulated_arm_file_is_written_from_its_declarations():
-    """The arm_simulator's file: its declarations' order, units and checks; a parameter with
-    names below it (``friction``, ``friction.asymmetry``) keeps them as dotted keys; rclpy's own
-    parameters as they are."""
+    """The arm_simulator's file: its declarations' order, units and checks, dotted names
+    nested; rclpy's own parameters as they are."""
     text = parameters_yaml(ARM_VALUES, schema=ARM_SIMULATOR)
     assert "    initial_positions: [0.1, 0.2]  # [rad or m]\n" in text
-    assert "    friction: true\n    friction.asymmetry: [0.1, -0.2]  # [Nm or N]\n" in text
+    assert (
+        "    joint_friction: true\n    friction:\n      asymmetry: [0.1, -0.2]  # [Nm or N]\n"
+        in text
+    )
     assert "    joint_impedance:\n      stiffness: [10.0, 20.5]  # [Nm/rad]\n" in text
     assert text.endswith(
         "    use_sim_time: true\n    qos_overrides:\n      /ns/joint_states:\n"
@@ -385,7 +387,7 @@ def test_a_simulated_arm_file_is_written_from_its_declarations():
     )
     assert comment_problems(ARM_SIMULATOR, text) == []
     bad = comment_problems(ARM_SIMULATOR, text.replace("[Nm or N]", "[N]"))
-    assert bad == ["parameters file:6: friction.asymmetry: the comment must start with [Nm or N]"]
+    assert bad == ["parameters file:7: friction.asymmetry: the comment must start with [Nm or N]"]
     with pytest.raises(ParametersFileError, match="'observer_gain' is not a parameter of the arm"):
         parameters_yaml({"observer_gain": 1.0}, schema=ARM_SIMULATOR)
     with pytest.raises(ParametersFileError, match="external_wrench_axes: must be one of"):
@@ -394,7 +396,7 @@ def test_a_simulated_arm_file_is_written_from_its_declarations():
 
 @pytest.mark.ros
 def test_a_simulated_arm_file_reads_in_rcl_as_written(tmp_path, rclpy_context):
-    """rcl reads the arm_simulator's file as the values written (the dotted keys included)."""
+    """rcl reads the arm_simulator's file as the values written (the nested names included)."""
     from rclpy.context import Context
     from rclpy.node import Node
 

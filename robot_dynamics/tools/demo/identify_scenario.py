@@ -458,7 +458,7 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
     true_path = os.path.join(log_dir, "true_robot.urdf")
     with open(true_path, "w") as fh:
         fh.write(true.urdf)
-    sim_params = dict(sim_params, robot_description=true.urdf, friction=True)
+    sim_params = dict(sim_params, robot_description=true.urdf, joint_friction=True)
     sim_params["effort_noise"] = float(args.torque_noise)
     sim_params["effort_noise_seed"] = int(args.seed)
     node_params = dict(node_params, friction_compensation=True)

@@ -212,7 +212,7 @@ def demo_settings(args) -> Tuple[RobotSetup, Dict, Dict, float, float]:
         "initial_positions": setup.q0.tolist(),
         "integration_rate": float(rate),
         "publish_rate": float(args.publish_rate),
-        "friction": not pendulum,
+        "joint_friction": not pendulum,
         "hold_until_first_command": True,
         "external_wrench_duration": 0.0,
         # the demo re-sends the wrench at ~50 Hz and sends zeros to release: a long timeout only
