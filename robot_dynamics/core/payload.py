@@ -21,6 +21,7 @@ import numpy as np
 from .errors import InvalidInputError
 from .friction import DEFAULT_VELOCITY_THRESHOLD
 from .identification import IdentificationError, measured_rows, stacked_regressor
+from .inertia import inertia_inconsistency
 from .regressor import (
     BODY_PARAMETER_NAMES,
     ParameterLayout,
@@ -32,6 +33,9 @@ from .validation import check_vector
 
 #: singular values below this fraction of the largest count as not determined
 DETERMINED_TOLERANCE = 1e-6
+
+#: share of the samples at or near rest from which a static fit's stiction bias is warned of
+NEAR_REST_SHARE = 0.25
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,4 +295,74 @@ def payload_fit(
     return fit
 
 
-__all__ = ["PayloadEstimate", "frame_parameter_map", "identify_payload", "payload_fit"]
+def payload_warnings(model, estimate, qd, *, effort_mask, velocity_threshold, friction, scaled):
+    """The named warnings of an identified payload (each ``"name: text"``), the same for the
+    ``identify-payload`` command and the dynamics node's ``~/identify_payload``.
+
+    - ``payload-inconsistent``: the mass is not positive, or the inertia about the centre of
+      mass is not physically consistent
+      (:func:`~robot_dynamics.core.inertia.inertia_inconsistency`).
+    - ``payload-at-rest``: at least :data:`NEAR_REST_SHARE` of the samples have every measured
+      joint at or below ``velocity_threshold`` while the efforts look motor-side (the model's
+      friction subtracted on a measured joint that has some, or an effort scale applied): at
+      rest a motor-side torque holds any stiction within the breakaway friction, which the
+      friction model (0 at rest) does not remove and a static fit takes for load.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel` the payload was fitted on.
+        estimate: the :class:`PayloadEstimate`.
+        qd: (N, n) joint velocities of the fitted samples [rad/s or m/s].
+        effort_mask: (n,) bool, the joints whose torque was fitted.
+        velocity_threshold: the friction's ``v_eps`` [rad/s or m/s]: "at or near rest" below it.
+        friction: whether the model's joint friction was subtracted.
+        scaled: whether an effort scale other than 1 converted the measured efforts.
+
+    Returns:
+        list: the warning strings (empty when nothing is odd).
+    """
+    warnings = []
+    mass_bad = not estimate.mass > 0.0
+    inertia_bad = estimate.inertia is not None and inertia_inconsistency(estimate.inertia)
+    if mass_bad or inertia_bad:
+        what = []
+        if mass_bad:
+            what.append(f"its mass {float(estimate.mass):.4g} kg is not positive")
+        if inertia_bad:
+            what.append(f"its inertia about the centre of mass {inertia_bad}")
+        warnings.append(
+            f"payload-inconsistent: the payload on {estimate.frame} is not physically "
+            "consistent: " + "; ".join(what) + ". The fit took for load what the model does not "
+            "explain (torque offsets, joint friction or stiction, a wrong effort scale): check "
+            "the effort conversion (effort scale and offset) and the friction model"
+        )
+    mask = np.asarray(effort_mask, bool)
+    qd = np.asarray(qd, dtype=float)
+    near = float(np.mean(np.all(np.abs(qd[:, mask]) <= velocity_threshold, axis=1)))
+    fr = model.friction
+    levels = np.asarray(fr.coulomb) + (0.0 if fr.stribeck is None else np.asarray(fr.stribeck))
+    with_friction = [n for n, f, m in zip(model.joint_names, levels, mask) if f > 0 and m]
+    if near >= NEAR_REST_SHARE and ((friction and with_friction) or scaled):
+        why = (
+            f"the model has joint friction on {', '.join(with_friction)}"
+            if friction and with_friction
+            else "an effort scale was applied"
+        )
+        warnings.append(
+            f"payload-at-rest: {100 * near:.0f} % of the samples are at or near rest (every "
+            f"measured joint slower than {velocity_threshold:g} rad/s) and the efforts look "
+            f"motor-side ({why}): at rest a motor-side torque holds any stiction within the "
+            "breakaway friction, which the friction model (0 at rest) does not remove and a "
+            "static fit takes for load, so mass and centre of mass can be off by far more than "
+            "their standard errors. Use link-side joint torques, or a recording in motion"
+        )
+    return warnings
+
+
+__all__ = [
+    "NEAR_REST_SHARE",
+    "PayloadEstimate",
+    "frame_parameter_map",
+    "identify_payload",
+    "payload_fit",
+    "payload_warnings",
+]

@@ -26,7 +26,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.parameter import Parameter
 
 from robot_dynamics.core.filter_window import smooth_with_window
-from robot_dynamics.core.payload import identify_payload, payload_fit
+from robot_dynamics.core.payload import identify_payload, payload_fit, payload_warnings
 from robot_dynamics.core.urdf import URDFError, check_inertia_tensor
 from robot_dynamics.estimation import validate_config
 from robot_dynamics.estimation.sample_buffer import JointSampleBuffer
@@ -171,6 +171,7 @@ class PayloadService:
             frame=frame,
             friction=True,
             velocity_threshold=threshold,
+            effort_mask=prepared.effort_mask,
         )
         self._fill(response, estimate, model, prepared, stride)
         com_ok = bool(np.all(estimate.determined[1:4]))
@@ -188,8 +189,20 @@ class PayloadService:
                 "model, and that nothing else touches the arm"
             )
             return
-        response.message = f"payload identified from {used}" + (
-            "; " + "; ".join(estimate.undetermined) if estimate.undetermined else ""
+        warnings = payload_warnings(
+            model,
+            estimate,
+            prepared.qd[::stride],
+            effort_mask=prepared.effort_mask,
+            velocity_threshold=threshold,
+            friction=True,
+            scaled=bool(np.any(resolved.effort_scale != 1.0)),
+        )
+        for warning in warnings:
+            self._node.get_logger().warn(f"identify_payload: {warning}")
+        response.message = "; ".join(
+            [f"payload identified from {used}", *estimate.undetermined]
+            + [f"warning {warning}" for warning in warnings]
         )
         if request.apply:
             self._apply(request, response, estimate)

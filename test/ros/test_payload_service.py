@@ -3,7 +3,8 @@ the core's ``model.with_payload``, with noise; positions with encoder noise, vel
 driver's ripple) -> mass within 1 %, COM within 5 mm, no inertia made up; apply=true
 sets the payload.* parameters and the node's gravity torques then include the payload. Errors
 (no joint states, too few poses, a mass that is not positive, a bad window or frame) -> success
-false naming the reason."""
+false naming the reason. Motor-side torques at rest (joint friction in the model, stiction
+held in each pose): identified, with the named warning payload-at-rest in the message."""
 
 import time
 
@@ -78,6 +79,7 @@ def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda)
 
     result = identify(node, client)
     assert result.success, result.message
+    assert "warning" not in result.message  # link-side torques, no joint friction
     assert result.frame == "tool"
     assert abs(result.mass - MASS) < 0.01 * MASS, result.mass
     com = np.array([result.com.x, result.com.y, result.com.z])
@@ -131,3 +133,29 @@ def test_a_mass_that_is_not_positive_is_no_payload(dynamics_node, panda):
     assert "not positive" in result.message and "'tool'" in result.message, result.message
     assert result.mass == pytest.approx(-MASS, rel=0.01)
     assert node.get_parameter("payload.mass") == 0.0
+
+
+def test_a_static_fit_on_motor_side_torques_warns_of_stiction(dynamics_node, panda):
+    """A model with 1.5 N m of joint friction (motor-side torques) and four static poses, each
+    holding its own stiction within +-1.5 N m: the friction model (0 at rest) cannot remove it;
+    the answer is still a payload, with the warning payload-at-rest in the message."""
+    names = list(panda.joint_names)
+    urdf = read(PANDA_URDF).replace(
+        '<dynamics damping="0.003" friction="0.0"/>', '<dynamics friction="1.5"/>'
+    )
+    assert 'friction="1.5"' in urdf
+    truth = panda.with_payload(MASS, COM)
+    rng = np.random.default_rng(5)
+    node = dynamics_node(urdf=urdf, wrench_estimation="static")
+    node.wait_connected(("gravity_torques",))
+    client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
+    start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
+    for i, q in enumerate(POSES):
+        stiction = rng.uniform(-1.5, 1.5, len(q))
+        publish_pose(node, names, q, truth.gravity_torques(q) + stiction, start + i * 10**9, rng)
+    node.wait_for("gravity_torques")
+    node.t.spin_for(0.5)
+    result = identify(node, client)
+    assert result.success, result.message
+    assert "; warning payload-at-rest: 100 % of the samples are at or near rest" in result.message
+    assert "the model has joint friction on panda_joint1, " in result.message

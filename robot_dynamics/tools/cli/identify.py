@@ -463,7 +463,7 @@ def cmd_identify_payload(run: Invocation):
     """
     run, params = node_model(run)
     args, model, path, xml, bundled, out = run
-    from robot_dynamics.core.payload import identify_payload, payload_fit
+    from robot_dynamics.core.payload import identify_payload, payload_fit, payload_warnings
 
     if params is not None:
         _node_conversions(args, model, params)
@@ -517,7 +517,16 @@ def cmd_identify_payload(run: Invocation):
     inertia_bad = est.inertia is not None and inertia_inconsistency(est.inertia)
     warnings = out.setdefault("warnings", [])
     warnings += held_joint_warnings(model, data.report.held, hold_sources)
-    warnings += _payload_warnings(args, model, data, est, mass_bad, inertia_bad, friction)
+    scaled = data.report.effort_scale is not None and np.any(data.report.effort_scale != 1.0)
+    warnings += payload_warnings(
+        model,
+        est,
+        data.qd,
+        effort_mask=data.effort_mask,
+        velocity_threshold=args.velocity_threshold,
+        friction=friction,
+        scaled=bool(scaled),
+    )
 
     def pm(v, e, unit, scale=1.0, decimals=4):
         if not np.isfinite(v):
@@ -541,66 +550,6 @@ def cmd_identify_payload(run: Invocation):
     lines += [f"note: {u}" for u in est.undetermined]
     lines.append("residual torque rms [Nm]: " + np.array2string(est.residual_rms, precision=3))
     return lines
-
-
-#: share of the samples at or near rest above which a static fit's stiction bias is noted
-NEAR_REST_SHARE = 0.25
-
-
-def _payload_warnings(args, model, data, est, mass_bad, inertia_bad, friction):
-    """The identified payload's warnings: not physically consistent (``payload-inconsistent``);
-    mostly at or near rest with efforts that look motor-side (``payload-at-rest``: the model
-    subtracts joint friction on a measured joint, or an effort scale was applied), where
-    stiction holds the torque anywhere within the breakaway friction.
-
-    Args:
-        args: the parsed command line (``velocity_threshold``).
-        model: the model without the payload.
-        data: the prepared :class:`~robot_dynamics.core.joint_data.JointData`.
-        est: the :class:`~robot_dynamics.core.payload.PayloadEstimate`.
-        mass_bad: the mass is not positive.
-        inertia_bad: why the inertia about the centre of mass is not physical, or a false value.
-        friction: whether the model's joint friction was subtracted.
-
-    Returns:
-        list: warning strings.
-    """
-    warnings = []
-    frame = est.frame
-    if mass_bad or inertia_bad:
-        what = []
-        if mass_bad:
-            what.append(f"its mass {est.mass:.4g} kg is not positive")
-        if inertia_bad:
-            what.append(f"its inertia about the centre of mass {inertia_bad}")
-        warnings.append(
-            f"payload-inconsistent: the payload on {frame} is not physically consistent: "
-            + "; ".join(what)
-            + ". The fit took for load what the model does not explain (torque offsets, joint "
-            "friction or stiction, a wrong effort scale): check the effort conversion (--params, "
-            "--effort-offset, --effort-scale) and the friction model; do not use these numbers"
-        )
-    mask = np.asarray(data.effort_mask, bool)
-    near = float(np.mean(np.all(np.abs(data.qd[:, mask]) <= args.velocity_threshold, axis=1)))
-    fr = model.friction
-    levels = np.asarray(fr.coulomb) + (0.0 if fr.stribeck is None else np.asarray(fr.stribeck))
-    with_friction = [n for n, f, m in zip(model.joint_names, levels, mask) if f > 0 and m]
-    scaled = data.report.effort_scale is not None and np.any(data.report.effort_scale != 1.0)
-    if near >= NEAR_REST_SHARE and ((friction and with_friction) or scaled):
-        why = (
-            f"the model has joint friction on {', '.join(with_friction)}"
-            if friction and with_friction
-            else "an effort scale was applied"
-        )
-        warnings.append(
-            f"payload-at-rest: {100 * near:.0f} % of the samples are at or near rest (every "
-            f"measured joint slower than {args.velocity_threshold:g} rad/s) and the efforts look "
-            f"motor-side ({why}): at rest a motor-side torque holds any stiction within the "
-            "breakaway friction, which the friction model (0 at rest) does not remove and a "
-            "static fit takes for load, so mass and centre of mass can be off by far more than "
-            "their standard errors. Use link-side joint torques, or a recording in motion"
-        )
-    return warnings
 
 
 def _node_conversions(args, model, params):
