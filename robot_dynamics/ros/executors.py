@@ -283,9 +283,14 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
         args: command-line arguments for ``rclpy.init``.
         before_spin: optional (node) -> None, called once everything is built.
 
+    A start-up parameter value the node refuses
+    (:class:`~robot_dynamics.ros.parameters.StartupParameterError`) ends the process with one
+    error line naming the parameter, the value, what it takes and where the value came from.
+
     Returns:
-        int: 0.
+        int: 0, or 1 for a refused start-up parameter value.
     """
+    from .parameters import StartupParameterError, start_up_source
     from .process import stop_request
 
     stop = stop_request()
@@ -294,7 +299,13 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
         if not stop.requested:  # (else a signal came during the imports: nothing to start)
             rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
         if not stop.requested:
-            node = make_node()
+            try:
+                node = make_node()
+            except StartupParameterError as error:
+                source = start_up_source(sys.argv if args is None else args, error.node, error.name)
+                logger = rclpy.logging.get_logger(error.node.strip("/").replace("/", "."))
+                logger.error(error.line(source))
+                return 1
         if not stop.requested:
             executors = tuple(make_node_executors(node))
             if before_spin is not None:

@@ -14,7 +14,14 @@ Kept hand-written rather than ``generate_parameter_library_py``: that library ge
 build time from YAML and is not on PyPI for the wheel environment this package runs in.
 """
 
-from rclpy.exceptions import ParameterUninitializedException
+import fnmatch
+
+import yaml
+from rclpy.exceptions import (
+    InvalidParameterTypeException,
+    InvalidParameterValueException,
+    ParameterUninitializedException,
+)
 from rclpy.parameter import Parameter
 from rcl_interfaces.msg import (
     FloatingPointRange,
@@ -23,7 +30,7 @@ from rcl_interfaces.msg import (
     SetParametersResult,
 )
 
-from robot_dynamics.schema import Type
+from robot_dynamics.schema import Type, as_declared_type
 
 
 def descriptor(p):
@@ -55,8 +62,69 @@ def descriptor(p):
     return d
 
 
+class StartupParameterError(ValueError):
+    """A start-up value (parameters file, ``-p name:=value``) the node refuses.
+
+    Args:
+        node: the node's fully qualified name.
+        name: the parameter's name.
+        value: the value given.
+        reason: why it is refused (without the name).
+        allowed: what the parameter takes, e.g. ``"a double; value in [0.0, 10000.0]"``.
+
+    Attributes:
+        node, name, value, reason, allowed: as given.
+    """
+
+    def __init__(self, node, name, value, reason, allowed):
+        self.node, self.name, self.value = node, name, value
+        self.reason, self.allowed = reason, allowed
+        super().__init__(f"parameter {name} = {value!r}: {reason} (allowed: {allowed})")
+
+    def line(self, source=""):
+        """The one error line a process ends with.
+
+        Args:
+            source: where the value came from, e.g. ``"in /path/params.yaml"`` ("" = unknown).
+
+        Returns:
+            str: ``"parameter <name> = <value> <source>: <reason> (allowed: ...)"``.
+        """
+        where = f" {source}" if source else ""
+        return (
+            f"parameter {self.name} = {self.value!r}{where}: {self.reason} "
+            f"(allowed: {self.allowed})"
+        )
+
+
+_TYPE_WORDS = {
+    Type.BOOL: "a bool",
+    Type.INTEGER: "an integer",
+    Type.DOUBLE: "a double",
+    Type.STRING: "a string",
+    Type.BOOL_ARRAY: "a list of bools",
+    Type.INTEGER_ARRAY: "a list of integers",
+    Type.DOUBLE_ARRAY: "a list of doubles",
+    Type.STRING_ARRAY: "a list of strings",
+}
+
+
+def allowed(p):
+    """What a parameter takes, in words.
+
+    Args:
+        p: the :class:`~robot_dynamics.schema.Param`.
+
+    Returns:
+        str: its type and constraints, e.g. ``"a double; value in [0.0, 10000.0]"``.
+    """
+    return "; ".join(filter(None, [_TYPE_WORDS[p.type], p.constraints()]))
+
+
 def declare(node, params):
-    """Declare every ``Param`` on ``node``.
+    """Declare every ``Param`` on ``node``, a start-up value (parameters file, command line)
+    taken in the declared type where nothing is lost (:func:`as_declared_types`, as for a set
+    request).
 
     Args:
         node: the node.
@@ -66,42 +134,154 @@ def declare(node, params):
         dict: ``{name: value}`` as set (overrides applied).
 
     Raises:
-        ValueError: a start-up value (command line, parameters file) is refused, naming the
-            parameter and why.
+        StartupParameterError: a start-up value is refused (wrong type, range, choices, check).
     """
     values = {}
     for p in params:
         d = descriptor(p)
-        if isinstance(p.default, (list, tuple)) and len(p.default) == 0:
-            # rclpy types an empty list as a byte array: declare by type, then set it empty
-            # unless an override (command line, YAML) already gave it a value.
-            node.declare_parameter(p.name, Parameter.Type(p.type), d)
-            try:
-                node.get_parameter(p.name).value
-            except ParameterUninitializedException:
-                node.set_parameters([Parameter(p.name, Parameter.Type(p.type), [])])
-        else:
-            node.declare_parameter(p.name, p.default, d)
+        try:
+            _declare(node, p, d)
+        except (InvalidParameterTypeException, InvalidParameterValueException):
+            given = _start_up_parameter(node, p.name)
+            (value,) = as_declared_types([given], {p.name: p.type}.get)
+            refused = _refusal(p, value)
+            if refused:
+                raise StartupParameterError(
+                    node.get_fully_qualified_name(), p.name, given.value, refused, allowed(p)
+                ) from None
+            _declare(node, p, d, value)
         value = node.get_parameter(p.name).value
         reason = p.reason(value)
         if reason:
-            raise ValueError(f"parameter {p.name}: {reason}")
+            raise StartupParameterError(
+                node.get_fully_qualified_name(), p.name, value, reason, allowed(p)
+            )
         values[p.name] = value
     return values
 
 
-_WIDENED = {(Type.INTEGER, Type.DOUBLE), (Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY)}
-_ARRAYS = (Type.BOOL_ARRAY, Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY, Type.STRING_ARRAY)
+def _declare(node, p, d, start_up=None):
+    """Declare ``p``: with the start-up value rclpy holds for it, or with ``start_up`` (a
+    ``Parameter`` in the declared type) instead."""
+    if isinstance(p.default, (list, tuple)) and len(p.default) == 0:
+        # rclpy types an empty list as a byte array: declare by type, then set it empty
+        # unless a start-up value gave it one.
+        node.declare_parameter(p.name, Parameter.Type(p.type), d, start_up is not None)
+        if start_up is not None:
+            node.set_parameters([start_up])
+        try:
+            node.get_parameter(p.name).value
+        except ParameterUninitializedException:
+            node.set_parameters([Parameter(p.name, Parameter.Type(p.type), [])])
+    elif start_up is None:
+        node.declare_parameter(p.name, p.default, d)
+    else:
+        node.declare_parameter(p.name, start_up.value, d, True)
+
+
+def _start_up_parameter(node, name):
+    """The start-up value rclpy holds for ``name``, as the ``Parameter`` it came as (declared
+    dynamically typed for the moment it takes to read it)."""
+    node.declare_parameter(name, None, ParameterDescriptor(dynamic_typing=True))
+    try:
+        return node.get_parameter(name)
+    finally:
+        node.undeclare_parameter(name)
+
+
+def _refusal(p, parameter):
+    """Why ``p`` refuses the ``Parameter`` (None: it takes it)."""
+    if parameter.type_.value != p.type:
+        got = _TYPE_WORDS.get(parameter.type_.value, parameter.type_.name.lower())
+        return f"must be {_TYPE_WORDS[p.type]}, got {got}"
+    return p.reason(parameter.value)
+
+
+def start_up_source(args, node, name):
+    """Where the start-up value of a parameter came from: the last ``--params-file`` that sets
+    it for the node, or ``-p name:=value``, whichever comes last in the ROS arguments (as rcl
+    applies them).
+
+    Args:
+        args: the process's command-line arguments (``sys.argv``).
+        node: the node's fully qualified name (``/ns/name``).
+        name: the parameter's name.
+
+    Returns:
+        str: ``"in <file>"``, ``"on the command line (-p)"`` or "" (not found).
+    """
+    source, in_ros, k = "", False, 0
+    args = list(args or ())
+    while k < len(args):
+        arg = args[k]
+        if arg == "--ros-args":
+            in_ros = True
+        elif arg == "--":
+            in_ros = False
+        elif in_ros and arg == "--params-file" and k + 1 < len(args):
+            k += 1
+            if name in _file_parameters(args[k], node):
+                source = f"in {args[k]}"
+        elif in_ros and arg in ("-p", "--param") and k + 1 < len(args):
+            k += 1
+            key = args[k].split(":=", 1)[0]
+            if key.split(":")[-1] == name and (":" not in key or _matches(key.split(":")[0], node)):
+                source = "on the command line (-p)"
+        k += 1
+    return source
+
+
+def _matches(pattern, node):
+    """Whether a parameters file's node key (``/**``, ``/ns/name``, ``name``, with ``*`` and
+    ``**`` wildcards) names the node ``/ns/name``."""
+    pattern = pattern if pattern.startswith("/") else "/" + pattern
+    if pattern == "/**":
+        return True
+    return fnmatch.fnmatchcase(node, pattern.replace("**", "*")) or (
+        "/" not in pattern[1:] and pattern[1:] == node.rsplit("/", 1)[-1]
+    )
+
+
+def _file_parameters(path, node):
+    """The dotted parameter names a parameters file sets for the node (empty when unreadable)."""
+    try:
+        with open(path) as fh:
+            data = yaml.safe_load(fh)
+    except (OSError, yaml.YAMLError):
+        return set()
+    names = set()
+
+    def walk(mapping, prefix):
+        for key, value in mapping.items():
+            if isinstance(value, dict):
+                walk(value, f"{prefix}{key}.")
+            else:
+                names.add(f"{prefix}{key}")
+
+    def sections(mapping, path_so_far):
+        for key, value in (mapping or {}).items():
+            if not isinstance(value, dict):
+                continue
+            if key == "ros__parameters":
+                if _matches(path_so_far or "/**", node):
+                    walk(value, "")
+            else:
+                sections(value, f"{path_so_far}/{str(key).strip('/')}")
+
+    if isinstance(data, dict):
+        sections(data, "")
+    return names
 
 
 def as_declared_types(parameters, declared_type):
-    """A set request's parameters in their declared types where nothing is lost: an integer for
-    a double (``ros2 param set /node observer_gain 100``), integers for a double array
-    (``effort_scale "[1, 1, -1]"``) and an empty list for any array (``"[]"``, which the command
-    line types as a bool array). Anything else is left as it came (rclpy refuses a wrong type).
+    """A set request's (or start-up) parameters in their declared types where nothing is lost
+    (:func:`~robot_dynamics.schema.as_declared_type`: an integer for a double, ``ros2 param set
+    /node observer_gain 100``; integers for a double array, ``effort_scale "[1, 1, -1]"``; an
+    empty list for any array, ``"[]"``, which the command line types as a bool array). Anything
+    else is left as it came (rclpy refuses a wrong type).
 
     Args:
-        parameters: the ``rclpy.parameter.Parameter`` list of the request.
+        parameters: ``rclpy.parameter.Parameter`` list.
         declared_type: ``f(name) -> Type`` of the declared parameter, or None.
 
     Returns:
@@ -110,13 +290,10 @@ def as_declared_types(parameters, declared_type):
     out = []
     for p in parameters:
         want = declared_type(p.name)
-        have = p.type_.value
-        if want is not None and have != want:
-            if (have, want) in _WIDENED:
-                value = float(p.value) if want == Type.DOUBLE else [float(v) for v in p.value]
+        if want is not None and p.type_.value != want:
+            value = as_declared_type(p.value, p.type_.value, want)
+            if value is not None:
                 p = Parameter(p.name, Parameter.Type(int(want)), value)
-            elif have in _ARRAYS and want in _ARRAYS and len(p.value) == 0:
-                p = Parameter(p.name, Parameter.Type(int(want)), [])
         out.append(p)
     return out
 

@@ -21,7 +21,7 @@ from .arm_simulator import ARM_SIMULATOR
 from .dynamics_node import DYNAMICS_NODE, EXECUTOR_KINDS
 from .files import comment_problems
 from .model import MODEL_PARAMS
-from .param import NodeSchema, Param, Section, Type, unique_strings
+from .param import NodeSchema, Param, Section, Type, as_declared_type, unique_strings
 
 SCHEMAS = (DYNAMICS_NODE, ARM_SIMULATOR)
 """The schema of every node of the package."""
@@ -36,6 +36,7 @@ __all__ = [
     "SCHEMAS",
     "Section",
     "Type",
+    "as_declared_type",
     "comment_problems",
     "unique_strings",
 ]

@@ -48,6 +48,31 @@ PYTHON_TYPES = {
 }
 """The Python type of each parameter type in a configuration dataclass (arrays: tuples)."""
 _NUMERIC = (Type.DOUBLE, Type.INTEGER, Type.DOUBLE_ARRAY, Type.INTEGER_ARRAY)
+_WIDENED = {(Type.INTEGER, Type.DOUBLE), (Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY)}
+
+
+def as_declared_type(value, have, want):
+    """A parameter value in its declared type where nothing is lost: an integer for a double
+    (``observer_gain: 100``), integers for a double array (``[1, 1, -1]``) and an empty list
+    for any array type (which ``rcl`` types as it likes). The one conversion of every path a
+    value takes into a node: set requests, start-up values, parameters files read.
+
+    Args:
+        value: the value, of parameter type ``have``.
+        have: its :class:`Type` (or the int of it).
+        want: the declared :class:`Type`.
+
+    Returns:
+        the value in type ``want`` (``value`` itself when ``have == want``), or None when it has
+        another type that does not convert.
+    """
+    if have == want:
+        return value
+    if (have, want) in _WIDENED:
+        return float(value) if want == Type.DOUBLE else [float(v) for v in value]
+    if have in ARRAY_TYPES and want in ARRAY_TYPES and len(value) == 0:
+        return []
+    return None
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ with ``--ros-args --params-file FILE``:
   unset: the node then takes its declared empty default, or refuses to start when the default
   is not empty.
 - Values are checked against the node's declarations
-  (:data:`robot_dynamics.schema.DYNAMICS_NODE`): the declared type exactly (the node
-  refuses ``observer_gain: 50``, an integer, for a double parameter: write ``50.0``), ranges,
+  (:data:`robot_dynamics.schema.DYNAMICS_NODE`): the declared type, an integer taken for a
+  double as the node takes it (:func:`~robot_dynamics.schema.as_declared_type`), ranges,
   lengths, choices. A name the node does not declare is refused in a section that names the
   node (the node would ignore it silently; there it is almost always a typo); in a wildcard
   section shared with other nodes only when it is close to a declared name (the others are
@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass, field
 
 from robot_dynamics.core.errors import ParametersFileError
-from robot_dynamics.schema import DYNAMICS_NODE, Type
+from robot_dynamics.schema import DYNAMICS_NODE, Type, as_declared_type
 from robot_dynamics.schema.param import ARRAY_OF
 
 from .rcl_scalars import scalar_value
@@ -237,23 +237,18 @@ def _check(spec, ptype, value, where):
             f"start (its default is {spec.default!r})",
             parameter=name,
         )
-    if ptype != spec.type:
-        hint = ""
-        if spec.type == DOUBLE and ptype == INTEGER:
-            hint = f" (write {value}.0)"
-        elif spec.type == _ARRAY_OF[DOUBLE] and ptype == _ARRAY_OF[INTEGER]:
-            hint = " (write every entry with a decimal point, e.g. 1.0)"
-        elif spec.type == STRING:
-            hint = " (quote it)"
+    converted = as_declared_type(value, ptype, spec.type)
+    if converted is None:
+        hint = " (quote it)" if spec.type == STRING else ""
         raise ParametersFileError(
             f"{where}: parameter {name} must be a {_TYPE_NAMES.get(spec.type, spec.type)}, "
             f"got the {_TYPE_NAMES.get(ptype, ptype)} {value!r}{hint}",
             parameter=name,
         )
-    reason = spec.reason(value)
+    reason = spec.reason(converted)
     if reason:
         raise ParametersFileError(f"{where}: parameter {name}: {reason}", parameter=name)
-    return list(value) if isinstance(value, (list, tuple)) else value
+    return list(converted) if isinstance(converted, (list, tuple)) else converted
 
 
 def _close_names(name, specs):

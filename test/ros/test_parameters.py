@@ -8,7 +8,14 @@ import pytest
 from rclpy.parameter import Parameter
 from rcl_interfaces.msg import ParameterType
 
-from robot_dynamics.ros.parameters import as_declared_types, descriptor, validate
+from robot_dynamics.ros.parameters import (
+    StartupParameterError,
+    allowed,
+    as_declared_types,
+    descriptor,
+    start_up_source,
+    validate,
+)
 from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE, SCHEMAS, Type
 
 pytestmark = pytest.mark.ros
@@ -77,3 +84,40 @@ def test_as_declared_types_widens_without_loss_only():
     ):
         (out,) = as_declared_types([kept], declared.get)
         assert out.type_ == kept.type_ and out.value == kept.value
+
+
+def test_a_start_up_source_is_the_last_file_or_p_that_sets_it_for_the_node(tmp_path):
+    both = tmp_path / "both.yaml"
+    both.write_text("/**:\n  ros__parameters:\n    observer_gain: 1.0\n")
+    other = tmp_path / "other.yaml"
+    other.write_text(
+        "/other_node:\n  ros__parameters:\n    observer_gain: 2.0\n"
+        "arm:\n  dynamics_node:\n    ros__parameters:\n      contact:\n        force_on: 3.0\n"
+    )
+    node = "/arm/dynamics_node"
+    args = ["dynamics_node", "--ros-args", "--params-file", str(both)]
+    assert start_up_source(args, node, "observer_gain") == f"in {both}"
+    # a section for another node does not count; the later of a file and -p does
+    args += ["--params-file", str(other), "-p", "tip_link:=tool0"]
+    assert start_up_source(args, node, "observer_gain") == f"in {both}"
+    assert start_up_source(args, node, "contact.force_on") == f"in {other}"
+    assert start_up_source(args, node, "tip_link") == "on the command line (-p)"
+    args += ["--params-file", str(both)]
+    assert start_up_source(args, node, "observer_gain") == f"in {both}"
+    assert start_up_source(args + ["-p", "observer_gain:=3"], node, "observer_gain") == (
+        "on the command line (-p)"
+    )
+    # only ROS arguments count; a name nobody sets has no source
+    assert start_up_source(["x", "-p", "tip_link:=a"], node, "tip_link") == ""
+    assert start_up_source(args, node, "base_link") == ""
+
+
+def test_a_start_up_error_line_names_parameter_value_allowed_and_source():
+    p = DYNAMICS_NODE["observer_gain"]
+    error = StartupParameterError("/dynamics_node", p.name, "abc", "must be a double", allowed(p))
+    assert error.line("in /p.yaml") == (
+        "parameter observer_gain = 'abc' in /p.yaml: must be a double "
+        "(allowed: a double; value in (0.0, 10000.0])"
+    )
+    assert allowed(ARM_SIMULATOR["joint_friction"]) == "a bool"
+    assert allowed(DYNAMICS_NODE["wrench_estimation"]).startswith("a string; one of ")

@@ -381,9 +381,9 @@ def test_errors_exit_codes_and_messages(arm, free_run, pushed, tmp_path, capsys)
     _, data = free_run
     out = str(tmp_path / "x")
     bad = tmp_path / "bad.yaml"
-    bad.write_text("/**:\n  ros__parameters:\n    observer_gain: 50\n")
+    bad.write_text("/**:\n  ros__parameters:\n    observer_gain: -50.0\n")
     code, _, err = run(capsys, "estimate", urdf, data, "--params", str(bad), "--out", out)
-    assert code == 2 and str(bad) in err and "observer_gain" in err and "write 50.0" in err
+    assert code == 2 and str(bad) in err and "observer_gain" in err and "must be > 0.0" in err
     code, text, _ = run(
         capsys, "estimate", urdf, data, "--params", str(bad), "--out", out, "--json"
     )

@@ -188,8 +188,8 @@ def test_scalar_typing_equals_rcl(tmp_path, rclpy_context):
 @pytest.mark.parametrize(
     "body, parameter, fragments",
     [
-        ("observer_gain: 50", "observer_gain", ("must be a double", "write 50.0")),
-        ("effort_scale: [1, 2]", "effort_scale", ("integer array", "decimal point")),
+        ("observer_gain: fifty", "observer_gain", ("must be a double", "string 'fifty'")),
+        ("effort_scale: [a, b]", "effort_scale", ("must be a double array", "string array")),
         ("gravity: [0, 0, -9.81]", "gravity", ("one type", "1.0, not 1")),
         ("observer_gain: -1.0", "observer_gain", ("must be > 0.0",)),
         ("observer_gain: .nan", "observer_gain", ("finite",)),
@@ -427,6 +427,7 @@ def test_the_dynamics_node_reads_what_the_reader_reads(tmp_path):
     from rclpy.context import Context
 
     from robot_dynamics.ros.dynamics_node import DynamicsNode
+    from robot_dynamics.ros.parameters import StartupParameterError
 
     text = parameters_yaml(
         {
@@ -437,9 +438,13 @@ def test_the_dynamics_node_reads_what_the_reader_reads(tmp_path):
             "payload.com": [0.0, 0.01, 0.1],
         }
     )
-    text += "dynamics_node:\n  ros__parameters:\n    observer_gain: 40.0\n    tip_link: tip\n"
+    # integers for doubles: taken as the doubles they are, by both
+    text += (
+        "dynamics_node:\n  ros__parameters:\n    observer_gain: 40\n    tip_link: tip\n"
+        "    effort_scale: [1, -1]\n"
+    )
     good = write(tmp_path, text)
-    bad = write(tmp_path, "/**:\n  ros__parameters:\n    observer_gain: 40\n", "bad.yaml")
+    bad = write(tmp_path, "/**:\n  ros__parameters:\n    observer_gain: -40.0\n", "bad.yaml")
 
     def start(path):
         context = Context()
@@ -458,8 +463,9 @@ def test_the_dynamics_node_reads_what_the_reader_reads(tmp_path):
     for name, value in expected.items():
         assert (list(got[name]) if isinstance(value, list) else got[name]) == value, name
     assert expected["observer_gain"] == 40.0 and expected["tip_link"] == "tip"
-    refused(bad, "observer_gain")
-    with pytest.raises(Exception, match="observer_gain"):
+    assert isinstance(got["observer_gain"], float) and list(got["effort_scale"]) == [1.0, -1.0]
+    refused(bad, "observer_gain", "must be > 0.0")
+    with pytest.raises(StartupParameterError, match="observer_gain = -40.0: must be > 0.0"):
         start(bad)
 
 

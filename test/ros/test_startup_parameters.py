@@ -1,0 +1,131 @@
+"""Start-up parameter values of both nodes as a user gives them (``--params-file``, ``-p``), the
+nodes run as processes over DDS: an integer for a double, integers for a double array and an
+empty list for any array are taken in the declared type, as ``ros2 param set`` takes them; a
+value the node refuses ends the process with exit code 1 and one error line naming the
+parameter, the value, what it takes and where the value came from, without a traceback."""
+
+import pytest
+import yaml
+
+from robot_dynamics.tools.bundled import bundled_urdf_path
+
+from node_test_helpers import read
+
+rclpy = pytest.importorskip("rclpy")
+from rcl_interfaces.msg import ParameterType  # noqa: E402
+from rcl_interfaces.srv import GetParameters  # noqa: E402
+
+PENDULUM = read(bundled_urdf_path("double_pendulum"))
+
+
+def _params_file(tmp_path, values, name="params.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump({"/**": {"ros__parameters": values}}))
+    return str(path)
+
+
+def _start(start_process, console_script, script, ns, path, *more):
+    argv = console_script(script) + ["--ros-args", "-r", f"__ns:={ns}", "--params-file", path]
+    return start_process(argv + list(more), name=script)
+
+
+@pytest.mark.parametrize(
+    "script, in_file, on_command_line, expected",
+    [
+        (
+            "dynamics_node",
+            {"observer_gain": 100, "effort_scale": [1, -1]},
+            ["-p", "friction_velocity_threshold:=1", "-p", "wrench_components:=[]"],
+            {
+                "observer_gain": (ParameterType.PARAMETER_DOUBLE, 100.0),
+                "effort_scale": (ParameterType.PARAMETER_DOUBLE_ARRAY, [1.0, -1.0]),
+                "friction_velocity_threshold": (ParameterType.PARAMETER_DOUBLE, 1.0),
+                "wrench_components": (ParameterType.PARAMETER_STRING_ARRAY, []),
+            },
+        ),
+        (
+            "arm_simulator",
+            {"integration_rate": 500, "friction": {"viscous": [1, 2]}},
+            ["-p", "max_lag:=1", "-p", "joints:=[]"],
+            {
+                "integration_rate": (ParameterType.PARAMETER_DOUBLE, 500.0),
+                "friction.viscous": (ParameterType.PARAMETER_DOUBLE_ARRAY, [1.0, 2.0]),
+                "max_lag": (ParameterType.PARAMETER_DOUBLE, 1.0),
+                "joints": (ParameterType.PARAMETER_STRING_ARRAY, []),
+            },
+        ),
+    ],
+)
+def test_integers_for_doubles_and_empty_lists_are_taken_in_the_declared_type(
+    script,
+    in_file,
+    on_command_line,
+    expected,
+    start_process,
+    console_script,
+    ros_node,
+    unique_name,
+    tmp_path,
+):
+    ns = "/" + unique_name
+    path = _params_file(tmp_path, {"robot_description": PENDULUM, **in_file})
+    proc = _start(start_process, console_script, script, ns, path, *on_command_line)
+    proc.wait_for_output(r"model loaded", timeout=60.0)
+    client = ros_node.node.create_client(GetParameters, f"{ns}/{script}/get_parameters")
+    names = list(expected)
+    values = ros_node.call(client, GetParameters.Request(names=names)).values
+    for name, value in zip(names, values):
+        ptype, want = expected[name]
+        got = value.double_value if ptype == ParameterType.PARAMETER_DOUBLE else None
+        if ptype == ParameterType.PARAMETER_DOUBLE_ARRAY:
+            got = list(value.double_array_value)
+        elif ptype == ParameterType.PARAMETER_STRING_ARRAY:
+            got = list(value.string_array_value)
+        assert (value.type, got) == (ptype, want), name
+    proc.assert_alive()
+
+
+@pytest.mark.parametrize(
+    "script, in_file, on_command_line, line",
+    [
+        (
+            "dynamics_node",
+            {"observer_gain": -5.0},
+            [],
+            "parameter observer_gain = -5.0 in {path}: must be > 0.0, got -5.0 "
+            "(allowed: a double; value in (0.0, 10000.0])",
+        ),
+        (
+            "dynamics_node",
+            {},
+            ["-p", "executor:=fast"],
+            "parameter executor = 'fast' on the command line (-p): must be one of ['split', "
+            "'split_events', 'multi_threaded', 'events'], got 'fast' (allowed: a string; one of "
+            "'split', 'split_events', 'multi_threaded', 'events')",
+        ),
+        (
+            "arm_simulator",
+            {"max_lag": "long"},
+            [],
+            "parameter max_lag = 'long' in {path}: must be a double, got a string "
+            "(allowed: a double; value in [0.0, 60.0])",
+        ),
+        (
+            "arm_simulator",
+            {"max_lag": 0.5},
+            ["-p", "effort_noise_seed:=1.5"],
+            "parameter effort_noise_seed = 1.5 on the command line (-p): must be an integer, "
+            "got a double (allowed: an integer; value in [-1, 2147483647])",
+        ),
+    ],
+)
+def test_a_refused_start_up_value_ends_the_process_with_one_error_line(
+    script, in_file, on_command_line, line, start_process, console_script, unique_name, tmp_path
+):
+    path = _params_file(tmp_path, in_file)
+    proc = _start(start_process, console_script, script, "/" + unique_name, path, *on_command_line)
+    assert proc.wait(60.0) == 1, proc.output()
+    output = proc.output()
+    errors = [text for text in output.splitlines() if "[ERROR]" in text]
+    assert len(errors) == 1 and errors[0].endswith(line.format(path=path)), output
+    assert "Traceback" not in output, output
