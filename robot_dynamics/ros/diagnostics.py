@@ -123,8 +123,6 @@ class DynamicsDiagnostics:
             "messages_received": count["received"],
             "messages_shed": node._latest.shed,
             "messages_processed": int(pipeline.get("messages", 0)) - refused,
-            "rejected_messages": refused,
-            "last_rejection": pipeline.get("last_refusal", ""),
             "unknown_joints": " ".join(sorted(node._unknown)),
             "effort_command": "on" if node._values["publish_effort_command"] else "off",
             "effort_commands_published": count["commands"],
