@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.schema import DYNAMICS_NODE, Type, as_declared_type
-from robot_dynamics.schema.param import ARRAY_OF
+from robot_dynamics.schema.param import ARRAY_OF, ENTRY_TYPE
 
 from .rcl_scalars import scalar_value
 
@@ -400,7 +400,10 @@ class NodeParameters:
 
 def _checked(values, schema, source):
     """``values`` as the node holds them (doubles as floats, arrays as lists), each checked
-    against its declaration in ``schema``, or ParametersFileError naming it and ``source``."""
+    against its declaration in ``schema``, or ParametersFileError naming it and ``source``.
+
+    Values take their declared type through :func:`~robot_dynamics.schema.as_declared_type`
+    (the node's conversion), a list entry by entry (Python writes ``[0, 0, -9.81]``)."""
     specs = _specs(schema)
     checked = {}
     for name, value in values.items():
@@ -408,19 +411,15 @@ def _checked(values, schema, source):
         if spec is None:
             raise _unknown(name, specs, source, schema)
         value = list(value) if isinstance(value, (list, tuple)) else value
-        if spec.type in (DOUBLE, _ARRAY_OF[DOUBLE]):
-            value = _as_doubles(value)
+        if isinstance(value, list) and spec.type in ENTRY_TYPE:
+            entry = ENTRY_TYPE[spec.type]
+            entries = [as_declared_type(v, _python_type(v), entry) for v in value]
+            value = value if None in entries else entries
         ptype = _type_of(value)
         if ptype == 0:
             ptype, value = spec.type, []
         checked[name] = _check(spec, ptype, value, source)
     return checked
-
-
-def _as_doubles(value):
-    if isinstance(value, list):
-        return [float(v) if _python_type(v) == INTEGER else v for v in value]
-    return float(value) if _python_type(value) == INTEGER else value
 
 
 def default_parameters():

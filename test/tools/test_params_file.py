@@ -320,6 +320,35 @@ def test_overrides_are_checked_like_file_values():
         default_parameters().with_values({"tip_lnk": "tool"})
 
 
+def test_overrides_take_their_type_through_the_nodes_conversion(monkeypatch):
+    """Integers given for doubles (a scalar, every entry of a list, mixed lists as Python writes
+    them) are converted by schema.as_declared_type, the conversion of the node itself."""
+    from robot_dynamics.schema import Type, as_declared_type
+    from robot_dynamics.tools import params_file
+
+    calls = []
+
+    def spy(value, have, want):
+        calls.append((value, have, want))
+        return as_declared_type(value, have, want)
+
+    monkeypatch.setattr(params_file, "as_declared_type", spy)
+    params = default_parameters().with_values(
+        {"observer_gain": 20, "gravity": [0, 0, -9.8], "effort_scale": [1, -1]}
+    )
+    assert params.values["observer_gain"] == 20.0
+    assert isinstance(params.values["observer_gain"], float)
+    assert params.values["gravity"] == [0.0, 0.0, -9.8]
+    assert params.values["effort_scale"] == [1.0, -1.0]
+    entries = params.values["gravity"] + params.values["effort_scale"]
+    assert all(isinstance(v, float) for v in entries)
+    assert (20, Type.INTEGER, Type.DOUBLE) in calls
+    assert [c for c in calls if c[0] == 0] == [(0, Type.INTEGER, Type.DOUBLE)] * 2
+    assert (1, Type.INTEGER, Type.DOUBLE) in calls
+    with pytest.raises(ParametersFileError, match="parameter gravity must be a double array"):
+        default_parameters().with_values({"gravity": [0, True, -9.8]})
+
+
 # ------------------------------------------------------------------ writing
 def test_written_files_read_back_equal(tmp_path):
     import numpy as np
