@@ -38,6 +38,7 @@ first); then the context is shut down.
 
 import concurrent.futures
 import os
+import re
 import sys
 import threading
 import time
@@ -285,10 +286,12 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
 
     A start-up parameter value the node refuses
     (:class:`~robot_dynamics.ros.parameters.StartupParameterError`) ends the process with one
-    error line naming the parameter, the value, what it takes and where the value came from.
+    error line naming the parameter, the value, what it takes and where the value came from;
+    ROS arguments ``rclpy.init`` refuses (a malformed ``-p`` value, a parameters file that is not
+    YAML) with one error line giving ``rcl``'s reason, which names the argument.
 
     Returns:
-        int: 0, or 1 for a refused start-up parameter value.
+        int: 0, or 1 for refused ROS arguments or a refused start-up parameter value.
     """
     from .parameters import StartupParameterError, start_up_source
     from .process import stop_request
@@ -297,7 +300,12 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
     node, executors, threads, halt = None, (), [], threading.Event()
     try:
         if not stop.requested:  # (else a signal came during the imports: nothing to start)
-            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+            refused = _init(args)
+            if refused:
+                program = (sys.argv if args is None else args or [""])[0]
+                name = os.path.splitext(os.path.basename(program))[0] or "rclpy"
+                rclpy.logging.get_logger(name).error(refused)
+                return 1
         if not stop.requested:
             try:
                 node = make_node()
@@ -333,6 +341,31 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
         _stop(node, executors, threads, halt)
         stop.stopped()
     return 0
+
+
+def _init(args):
+    """``rclpy.init`` with ``args``; None, or the one line of why it refused them.
+
+    ``rcl`` logs a line of its own ("Failed to parse global arguments") before it refuses: its
+    ``rcl`` logger is held at FATAL while it parses, so that the returned line is the only one.
+
+    Args:
+        args: command-line arguments (None: ``sys.argv``).
+
+    Returns:
+        str or None: e.g. ``cannot start: failed to initialize rcl: Couldn't parse parameter
+        override rule: '-p gravity:=[0,0,-9.81]'. Error: ...``, without rcl's source locations.
+    """
+    fatal = rclpy.logging.LoggingSeverity.FATAL
+    rclpy.logging.set_logger_level("rcl", fatal)
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    except Exception as error:  # rclpy raises its RCLError, a RuntimeError, for refused arguments
+        text = re.sub(r"\s*, at \S+:\d+", "", str(error))
+        return "cannot start: " + " ".join(text.split())
+    if rclpy.logging.get_logger_effective_level("rcl") == fatal:  # (no --log-level rcl:=...)
+        rclpy.logging.set_logger_level("rcl", rclpy.logging.LoggingSeverity.UNSET)
+    return None
 
 
 def _stop(node, executors, threads, halt):

@@ -129,3 +129,45 @@ def test_a_refused_start_up_value_ends_the_process_with_one_error_line(
     errors = [text for text in output.splitlines() if "[ERROR]" in text]
     assert len(errors) == 1 and errors[0].endswith(line.format(path=path)), output
     assert "Traceback" not in output, output
+
+
+@pytest.mark.parametrize(
+    "program, make_arguments, fragments",
+    [
+        (
+            ("module", "robot_dynamics.ros.dynamics_node"),
+            lambda tmp_path: ["-p", "gravity:=[0,0,-9.81]"],
+            ("parameter override rule: '-p gravity:=[0,0,-9.81]'", "same type"),
+        ),
+        (
+            ("script", "dynamics_node"),
+            lambda tmp_path: ["--params-file", _text_file(tmp_path, "a: [b\n")],
+            ("params file: '--params-file ", "bad.yaml'"),
+        ),
+        (
+            ("script", "arm_simulator"),
+            lambda tmp_path: ["-p", "max_lag:=[1, 2.5]"],
+            ("parameter override rule: '-p max_lag:=[1, 2.5]'", "same type"),
+        ),
+    ],
+)
+def test_refused_ros_arguments_end_the_process_with_one_error_line(
+    program, make_arguments, fragments, start_process, console_script, python_module, tmp_path
+):
+    """Arguments rclpy.init refuses (a list of integers and doubles, a parameters file that is
+    not YAML), given as a user gives them: exit code 1 and one error line naming the argument."""
+    kind, name = program
+    argv = python_module(name) if kind == "module" else console_script(name)
+    proc = start_process(argv + ["--ros-args"] + make_arguments(tmp_path), name="refused")
+    assert proc.wait(60.0) == 1, proc.output()
+    output = proc.output()
+    lines = [text for text in output.splitlines() if text.strip()]
+    assert len(lines) == 1 and "[ERROR]" in lines[0] and "cannot start" in lines[0], output
+    assert all(fragment in lines[0] for fragment in fragments), output
+    assert "Traceback" not in output and ", at /" not in output, output
+
+
+def _text_file(tmp_path, text, name="bad.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
