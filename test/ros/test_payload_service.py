@@ -50,18 +50,25 @@ def identify(node, client, window=0.0, frame="", apply=False):
     return node.t.call(client, request, TIMEOUT)
 
 
+def payload_node(dynamics_node, urdf, names):
+    """A dynamics node on ``urdf`` (static wrench estimation), its ~/identify_payload client and
+    the stamp [ns] to publish the first pose at."""
+    node = dynamics_node(urdf=urdf, wrench_estimation="static")
+    node.wait_connected(("gravity_torques",))
+    client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
+    start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
+    return node, client, start
+
+
 def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda):
     names = list(panda.joint_names)
     truth = panda.with_payload(MASS, COM)
     rng = np.random.default_rng(7)
-    node = dynamics_node(urdf=read(PANDA_URDF), wrench_estimation="static")
-    node.wait_connected(("gravity_torques",))
-    client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
+    node, client, start = payload_node(dynamics_node, read(PANDA_URDF), names)
 
     empty = identify(node, client)
     assert not empty.success and "no joint states" in empty.message
 
-    start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
     publish_pose(node, names, POSES[0], truth.gravity_torques(POSES[0]), start, rng)
     node.wait_for("gravity_torques")
     node.t.spin_for(0.3)
@@ -118,10 +125,7 @@ def test_a_mass_that_is_not_positive_is_no_payload(dynamics_node, panda):
     names = list(panda.joint_names)
     heavier = panda.with_payload(MASS, COM)
     rng = np.random.default_rng(11)
-    node = dynamics_node(urdf=read(PANDA_URDF), wrench_estimation="static")
-    node.wait_connected(("gravity_torques",))
-    client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
-    start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
+    node, client, start = payload_node(dynamics_node, read(PANDA_URDF), names)
     for i, q in enumerate(POSES):
         lighter = 2.0 * panda.gravity_torques(q) - heavier.gravity_torques(q)
         publish_pose(node, names, q, lighter, start + i * 10**9, rng)
@@ -146,10 +150,7 @@ def test_a_static_fit_on_motor_side_torques_warns_of_stiction(dynamics_node, pan
     assert 'friction="1.5"' in urdf
     truth = panda.with_payload(MASS, COM)
     rng = np.random.default_rng(5)
-    node = dynamics_node(urdf=urdf, wrench_estimation="static")
-    node.wait_connected(("gravity_torques",))
-    client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
-    start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
+    node, client, start = payload_node(dynamics_node, urdf, names)
     for i, q in enumerate(POSES):
         stiction = rng.uniform(-1.5, 1.5, len(q))
         publish_pose(node, names, q, truth.gravity_torques(q) + stiction, start + i * 10**9, rng)

@@ -497,17 +497,27 @@ def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, ca
         assert code == 2 and message in err, (options, err)
 
 
+def panda_with_coulomb_friction(tmp_path, friction):
+    """The bundled Panda with ``friction`` [N m] of Coulomb friction on every joint (no damping):
+    its URDF path and model."""
+    text = open(bundled_urdf_path("panda")).read()
+    text = text.replace(
+        '<dynamics damping="0.003" friction="0.0"/>', f'<dynamics friction="{friction}"/>'
+    )
+    urdf = tmp_path / "panda_friction.urdf"
+    urdf.write_text(text)
+    model = RobotModel.from_urdf_file(str(urdf))
+    assert np.all(np.asarray(model.friction.coulomb) == friction)
+    return urdf, model
+
+
 def test_identify_payload_warns_of_stiction_at_rest(tmp_path, capsys):
     # motor-side torques (joints with 1.5 N m of Coulomb friction, as the URDF says) in five
     # static poses: at rest each joint holds whatever stiction the approach left, anywhere in
     # +-1.5 N m, which the friction model (0 at rest) cannot remove; a named warning says so,
     # the payload is still reported
     rng = np.random.default_rng(17)
-    text = open(bundled_urdf_path("panda")).read()
-    text = text.replace('<dynamics damping="0.003" friction="0.0"/>', '<dynamics friction="1.5"/>')
-    urdf = tmp_path / "panda_friction.urdf"
-    urdf.write_text(text)
-    model = RobotModel.from_urdf_file(str(urdf))
+    urdf, model = panda_with_coulomb_friction(tmp_path, 1.5)
     truth = model.with_payload(1.5, np.array([0.01, -0.02, 0.06]), frame="tool")
     poses = rng.uniform(*model.position_limits, (5, 7)) * 0.6
     messages, t = [], 0.0
@@ -581,11 +591,7 @@ def test_identify_payload_subtracts_friction_with_the_given_velocity_threshold(t
     # 0.2 rad/s, a 1.2 kg load: the fit matches the torques only with that threshold; the
     # velocities carry a ripple (three components of 0.006 rad/s at 11-22 Hz per joint)
     rng = np.random.default_rng(11)
-    text = open(bundled_urdf_path("panda")).read()
-    text = text.replace('<dynamics damping="0.003" friction="0.0"/>', '<dynamics friction="1.5"/>')
-    urdf = tmp_path / "panda_friction.urdf"
-    urdf.write_text(text)
-    model = RobotModel.from_urdf_file(str(urdf))
+    urdf, model = panda_with_coulomb_friction(tmp_path, 1.5)
     mass, com = 1.2, np.array([0.0, 0.01, 0.05])
     loaded = model.with_payload(mass, com, np.diag([0.003, 0.003, 0.002]), frame="tool")
 
