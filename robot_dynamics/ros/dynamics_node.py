@@ -298,6 +298,13 @@ class DynamicsNode(Node):
                 f"processed, older ones shed ({latest.shed} so far)",
             )
 
+    def _reference_clock_ns(self):
+        """Now [ns] on the clock a ~/reference ages by: ROS time when it is simulated
+        (``use_sim_time``, the /clock publisher's), else the monotonic clock (no system clock
+        steps)."""
+        clock = self.get_clock()
+        return clock.now().nanoseconds if clock.ros_time_is_active else time.monotonic_ns()
+
     def _hot_path_error(self, error):
         self.callback_errors.record(error)
         self._log(
@@ -339,7 +346,7 @@ class DynamicsNode(Node):
             sample = pipeline.ingest(t_ns, position, velocity, effort, present=present)
             out = sample.out
             if sample.ready:
-                pipeline.command(sample, now_ns=time.monotonic_ns())
+                pipeline.command(sample, now_ns=self._reference_clock_ns())
                 self._publish_command(active, out)
                 pipeline.estimate(sample)
                 self._payload.record(active.names, t_ns, position, velocity, effort)
@@ -465,7 +472,7 @@ class DynamicsNode(Node):
                 self._log("reference_refused", 5.0, "warning", f"~/reference refused: {error}")
                 return
             try:
-                active.pipeline.set_reference(time.monotonic_ns(), *fields)
+                active.pipeline.set_reference(self._reference_clock_ns(), *fields)
             except ValueError as error:  # InvalidInputError, counted by the pipeline
                 self._log("reference_refused", 5.0, "warning", f"~/reference refused: {error}")
 

@@ -89,7 +89,8 @@ SIMULATION = Section(
         Param(
             "effort_limit_saturation",
             True,
-            "Clip commands at the URDF effort limits.",
+            "Clip commands at the URDF effort limits (a joint whose limit is 0 or missing: not "
+            "clipped).",
             B,
             config="saturation",
         ),

@@ -193,7 +193,8 @@ ESTIMATION = Section(
         Param(
             "reference_timeout",
             0.5,
-            "A ~/reference older than this is ignored; 0 = never expires.",
+            "A ~/reference received longer ago than this is ignored (simulated time under "
+            "use_sim_time); 0 = never expires.",
             D,
             units="s",
             range=(0.0, 3600.0),
@@ -368,7 +369,8 @@ COMMAND = Section(
         Param(
             "clamp_effort_command",
             True,
-            "Clamp ~/effort_command to the URDF effort limits.",
+            "Clamp ~/effort_command to the URDF effort limits (a joint whose limit is 0 or "
+            "missing: not clamped).",
             B,
             config="clamp_effort_command",
         ),

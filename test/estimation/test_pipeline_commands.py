@@ -5,12 +5,13 @@ and the last guard that withholds non-finite outputs.
 """
 
 import math
+import re
 from unittest import mock
 
 import numpy as np
 import pytest
 
-from pipeline_helpers import MS, Q, T0, pipe
+from pipeline_helpers import MS, PANDA_URDF, Q, T0, pipe
 
 from robot_dynamics import RobotModel
 from robot_dynamics.core import InvalidInputError, StateTerms
@@ -94,6 +95,43 @@ def test_friction_compensation_smooth_sign(panda):
     tau = model.inverse_dynamics(Q, qd, np.zeros(7)) + smooth
     out = p.update(T0, Q, qd, tau)
     np.testing.assert_allclose(out.external_torques, 0.0, atol=1e-9)
+
+
+def test_command_clamp_at_the_limit_and_without_one():
+    """A command at its joint's limit passes as it is; beyond it, the limit; a joint whose URDF
+    effort limit is 0 or missing is not clamped (and its efforts not bounded)."""
+    with open(PANDA_URDF) as f:
+        text = f.read()
+    text = text.replace('effort="87.0" velocity="2.175"/>', 'effort="0" velocity="2.175"/>', 1)
+    text = re.sub(r'(<joint name="panda_joint2".*?)<limit [^>]*/>', r"\1", text, 1, re.S)
+    model = RobotModel.from_urdf_string(text)
+    limits = model.effort_limits
+    assert limits[0] == 0.0 and limits[1] == np.inf and np.isfinite(limits[2:]).all()
+    q_ref, qd_ref = Q + 0.1, np.full(7, 0.2)
+    qdd_ref = np.linspace(300.0, -300.0, 7)
+    raw = model.inverse_dynamics(q_ref, qd_ref, qdd_ref)
+    assert np.all(np.abs(raw[:2]) > 87.0) and np.any(np.abs(raw[2:]) > limits[2:])
+    p = pipe(model, command_source="feedforward")
+    p.set_reference(T0, q_ref, qd_ref, qdd_ref)
+    effort = np.r_[1e4, -1e4, np.zeros(5)]  # far beyond 10 x 87 N m, on the unbounded joints
+    out = p.update(T0, Q, np.zeros(7), effort)
+    assert not out.refused
+    np.testing.assert_array_equal(out.command[:2], raw[:2])
+    np.testing.assert_array_equal(out.command[2:], np.clip(raw[2:], -limits[2:], limits[2:]))
+    # exactly at the limits: the values as they are
+    at_limit = RobotModel.from_urdf_string(text).inverse_dynamics(Q, np.zeros(7), np.zeros(7))
+    edge = text
+    for name, value in zip(model.joint_names[2:], at_limit[2:]):
+        edge = re.sub(
+            rf'(<joint name="{name}".*?<limit [^>]*effort=")[^"]*"',
+            rf'\g<1>{abs(float(value))!r}"',
+            edge,
+            1,
+            re.S,
+        )
+    p = pipe(RobotModel.from_urdf_string(edge))
+    out = p.update(T0, Q, None, None)
+    np.testing.assert_allclose(out.command, at_limit, rtol=0, atol=1e-12)
 
 
 def test_command_sources_clamping_and_the_command_before_the_estimation(panda):

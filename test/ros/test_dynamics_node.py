@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 import pytest
+from builtin_interfaces.msg import Time
+from rosgraph_msgs.msg import Clock
 
 from node_test_helpers import (
     F_EXT,
@@ -253,6 +255,45 @@ def test_feedforward_reference_and_effort_command(dynamics_node, panda):
     bad = node.set_parameters(friction__viscous=[0.1, 0.2])[0]
     assert not bad.successful and "friction.viscous must have 7 values" in bad.reason
     node.proc.assert_alive()
+
+
+def test_reference_ages_on_simulated_time(dynamics_node, panda):
+    """Under use_sim_time a ~/reference ages on /clock's time: it outlives reference_timeout of
+    wall time while the simulation stands still, and expires once simulated time passes it."""
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF), use_sim_time=True, reference_timeout=0.5)
+    node.wait_connected(("feedforward_torques",))
+    clock_pub = node.node.create_publisher(Clock, "/clock", 10)
+    sim_ns = [1000 * 10**9]
+    reference = []
+
+    def make():
+        sec, nanosec = divmod(sim_ns[0], 10**9)
+        clock_pub.publish(Clock(clock=Time(sec=sec, nanosec=nanosec)))
+        for msg in reference:
+            node.reference_pub.publish(msg)
+        return node.joint_state(names, Q, np.zeros(7))
+
+    def close_to(expected):
+        return lambda m: np.allclose(efforts(m, names), expected, rtol=0, atol=1e-9)
+
+    free = panda.inverse_dynamics(Q, np.zeros(7), np.zeros(7))
+    at_ref = panda.inverse_dynamics(Q + 0.1, np.zeros(7), np.zeros(7))
+    node.publish_until(make, "feedforward_torques", close_to(free))
+    reference.append(trajectory(names, [Q + 0.1]))
+    node.publish_until(make, "feedforward_torques", close_to(at_ref))
+    reference.clear()
+    inbox = node.inbox["feedforward_torques"]
+    seen = len(inbox.messages)
+    wall_end = time.monotonic() + 4 * 0.5  # the clock stands still for 4 x reference_timeout
+    while time.monotonic() < wall_end:
+        node.publish(make())
+        node.t.spin_for(0.02)
+    held = inbox.messages[seen:]
+    assert len(held) > 10
+    assert all(close_to(at_ref)(m) for m in held), "the reference expired on wall time"
+    sim_ns[0] += 600_000_000  # simulated time passes the timeout
+    node.publish_until(make, "feedforward_torques", close_to(free))
 
 
 def test_partial_unordered_and_unknown_joints(dynamics_node, panda):
