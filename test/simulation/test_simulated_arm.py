@@ -37,13 +37,15 @@ def panda():
 
 
 def make_arm(model, **changes):
+    unknown = set(changes) - set(DEFAULTS)
+    assert not unknown, f"not arm_simulator parameters: {sorted(unknown)}"
     values = {**DEFAULTS, **changes}
     return SimulatedArm(model, ArmSettings.from_values(model, values))
 
 
 def test_free_fall_equals_the_core_fixed_step_integration(panda):
     q0 = np.array(BUNDLED["panda"].home)
-    arm = make_arm(panda, initial_positions=list(q0), friction=False)
+    arm = make_arm(panda, initial_positions=list(q0), joint_friction=False)
     q, qd = q0.copy(), np.zeros(panda.n)
     for _ in range(300):
         arm.step()
@@ -81,7 +83,7 @@ def test_bad_commands_are_refused_by_name_and_the_previous_one_kept(panda, torqu
 
 
 def test_effort_is_the_average_of_the_drive_torques_since_the_last_sample(panda):
-    arm = make_arm(panda, friction=False)
+    arm = make_arm(panda, joint_friction=False)
     arm.command(np.full(panda.n, 1.0))
     arm.step()
     arm.command(np.full(panda.n, 3.0))
@@ -97,7 +99,7 @@ def test_external_wrench_equals_the_core_step_and_ends(panda, axes):
     arm = make_arm(
         panda,
         initial_positions=list(q0),
-        friction=False,
+        joint_friction=False,
         external_wrench_axes=axes,
         external_wrench_duration=0.0025,
     )
@@ -201,7 +203,7 @@ def test_impedance_torque_is_part_of_the_effort(panda):
 
 
 def test_a_diverging_step_resets_the_arm(panda):
-    arm = make_arm(panda, effort_limit_saturation=False, friction=False)
+    arm = make_arm(panda, effort_limit_saturation=False, joint_friction=False)
     arm.command(np.full(panda.n, 1e9))
     for _ in range(50):
         arm.step()
@@ -241,7 +243,7 @@ def test_the_options_are_the_declared_parameters_as_they_are(panda):
         assert fields[name].default == p.default, name
         assert fields[name].type is type(p.default), name
     changes = {"hold_until_first_command": True, "external_wrench_axes": "link"}
-    changes.update(command_timeout=0.5, effort_noise=0.01, friction=False)
+    changes.update(command_timeout=0.5, effort_noise=0.01, joint_friction=False)
     settings = ArmSettings.from_values(panda, {**DEFAULTS, **changes})
     for name, p in options.items():
         assert getattr(settings, name) == changes.get(p.name, p.default), name
@@ -249,9 +251,9 @@ def test_the_options_are_the_declared_parameters_as_they_are(panda):
 
 
 def test_effort_noise_is_on_the_reported_effort_only(panda):
-    values = {**DEFAULTS, "effort_noise": 0.5, "friction": False}
+    values = {**DEFAULTS, "effort_noise": 0.5, "joint_friction": False}
     arm = SimulatedArm(panda, ArmSettings.from_values(panda, values), rng=np.random.default_rng(3))
-    quiet = make_arm(panda, friction=False)
+    quiet = make_arm(panda, joint_friction=False)
     samples = []
     for _ in range(400):
         arm.step()
@@ -317,8 +319,10 @@ def test_effort_scale_and_offset_of_the_reported_effort(panda):
     n = panda.n
     scale = np.array([2.0, -1.0, 0.5, 1.0, 1.0, 4.0, -2.0])
     offset = np.linspace(-0.3, 0.3, n)
-    arm = make_arm(panda, friction=False, effort_scale=list(scale), effort_offset=list(offset))
-    plain = make_arm(panda, friction=False)
+    arm = make_arm(
+        panda, joint_friction=False, effort_scale=list(scale), effort_offset=list(offset)
+    )
+    plain = make_arm(panda, joint_friction=False)
     tau = np.linspace(1.0, 7.0, n)
     for a in (arm, plain):
         a.command(tau)
