@@ -71,8 +71,22 @@ def end_stop_gains(model, q, frequency, damping_ratio):
     return omega**2 * inertia, 2.0 * float(damping_ratio) * omega * inertia
 
 
+def effort_bounds(limits):
+    """The bound on |tau| of each joint: its URDF effort limit where that is finite and > 0,
+    else infinite (a limit of 0 or a missing ``<limit>`` bounds nothing).
+
+    Args:
+        limits: (n,) effort limits [N m or N].
+
+    Returns:
+        ndarray: (n,) bounds [N m or N], ``inf`` for the joints without a limit.
+    """
+    limits = np.asarray(limits, dtype=float)
+    return np.where(np.isfinite(limits) & (limits > 0), limits, np.inf)
+
+
 def saturate(tau, limits):
-    """Clip torques to ``[-limits, limits]`` where a limit is finite and > 0 (URDF effort).
+    """Clip torques to the joints' :func:`effort_bounds` (URDF effort limits).
 
     Args:
         tau: (..., n) torques [N m or N].
@@ -81,6 +95,5 @@ def saturate(tau, limits):
     Returns:
         ndarray: (..., n) clipped torques.
     """
-    limits = np.asarray(limits, dtype=float)
-    active = np.isfinite(limits) & (limits > 0)
-    return np.where(active, np.clip(tau, -limits, limits), tau)
+    bound = effort_bounds(limits)
+    return np.clip(tau, -bound, bound)

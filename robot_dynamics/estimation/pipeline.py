@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from robot_dynamics.core import dynamics
+from robot_dynamics.core.actuation import effort_bounds
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.core.estimation import MomentumObserver, external_wrench
 from robot_dynamics.core.state_terms import StateTerms
@@ -117,11 +118,9 @@ class EstimationPipeline:
         self._differentiated = config.static_acceleration == "differentiated"
         self._effort_timeout_ns = int(round(config.effort_timeout * 1e9))
         self._velocity_timeout_ns = int(round(config.velocity_timeout * 1e9))
-        limits = np.asarray(model.effort_limits, dtype=float)
-        known = np.isfinite(limits) & (limits > 0)
-        self._clamp = config.clamp_effort_command and bool(np.any(known))
-        self._clamp_limits = np.where(known, limits, np.inf)
+        self._clamp_limits = effort_bounds(model.effort_limits)
         self._clamp_lower = -self._clamp_limits
+        self._clamp = config.clamp_effort_command and bool(np.isfinite(self._clamp_limits).any())
         self._raw_effort = bool(
             np.all(resolved.effort_scale == 1.0) and np.all(resolved.effort_offset == 0.0)
         )
@@ -635,6 +634,18 @@ class EstimationPipeline:
             str: "idle" | "collecting" | "done" | "failed: <reason>".
         """
         return self._tare.state
+
+    @property
+    def unclamped_joints(self):
+        """The joints whose effort command ``clamp_effort_command`` leaves unbounded (their URDF
+        effort limit is 0 or missing); empty when the clamp is off.
+
+        Returns:
+            tuple: joint names, model order.
+        """
+        if not self.config.clamp_effort_command:
+            return ()
+        return tuple(_names(self.joint_names, ~np.isfinite(self._clamp_limits)))
 
     @property
     def bias(self):

@@ -187,6 +187,14 @@ class DynamicsNode(Node):
             f"{float(values['payload.mass'])} kg; wrench_frame {pipeline.wrench_frame!r}, "
             f"components {' '.join(pipeline.wrench_components)}"
         )
+        unclamped = set(pipeline.unclamped_joints)
+        if values["publish_effort_command"] and active.command_index is not None:
+            unclamped &= {active.names[j] for j in active.command_index}
+            if unclamped:
+                self.get_logger().warn(
+                    f"clamp_effort_command: joints {sorted(unclamped)} have no URDF effort limit "
+                    "(0 or missing): their ~/effort_command is not clamped"
+                )
         if old is None or active.parsed is not old.parsed:  # built from a URDF
             log_model_notes(
                 self.get_logger(),

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from robot_dynamics.core.actuation import end_stop_gains, saturate
+from robot_dynamics.core.actuation import effort_bounds, end_stop_gains, saturate
 from core_helpers import load_model
 
 
@@ -47,3 +47,5 @@ def test_saturate_only_finite_positive_limits():
     tau = np.array([5.0, -5.0, 5.0, 5.0])
     limits = np.array([2.0, 2.0, np.inf, 0.0])
     np.testing.assert_allclose(saturate(tau, limits), [2.0, -2.0, 5.0, 5.0])
+    np.testing.assert_array_equal(effort_bounds(limits), [2.0, 2.0, np.inf, np.inf])
+    np.testing.assert_array_equal(effort_bounds([-1.0, np.nan]), [np.inf, np.inf])

@@ -99,7 +99,8 @@ def test_friction_compensation_smooth_sign(panda):
 
 def test_command_clamp_at_the_limit_and_without_one():
     """A command at its joint's limit passes as it is; beyond it, the limit; a joint whose URDF
-    effort limit is 0 or missing is not clamped (and its efforts not bounded)."""
+    effort limit is 0 or missing is not clamped (and its efforts not bounded): the pipeline
+    names those joints."""
     with open(PANDA_URDF) as f:
         text = f.read()
     text = text.replace('effort="87.0" velocity="2.175"/>', 'effort="0" velocity="2.175"/>', 1)
@@ -112,6 +113,8 @@ def test_command_clamp_at_the_limit_and_without_one():
     raw = model.inverse_dynamics(q_ref, qd_ref, qdd_ref)
     assert np.all(np.abs(raw[:2]) > 87.0) and np.any(np.abs(raw[2:]) > limits[2:])
     p = pipe(model, command_source="feedforward")
+    assert p.unclamped_joints == ("panda_joint1", "panda_joint2")
+    assert pipe(model, clamp_effort_command=False).unclamped_joints == ()
     p.set_reference(T0, q_ref, qd_ref, qdd_ref)
     effort = np.r_[1e4, -1e4, np.zeros(5)]  # far beyond 10 x 87 N m, on the unbounded joints
     out = p.update(T0, Q, np.zeros(7), effort)

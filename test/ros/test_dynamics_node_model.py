@@ -5,6 +5,8 @@ gravity and armature changed at run time (the services use the changed model), a
 by parameter and by topic (a malformed one refused with the old model kept, a valid one
 replacing it)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,19 @@ def test_robot_description_topic(dynamics_node, panda, pendulum):
         lambda: node.joint_state(names, Q), "gravity_torques", lambda m: list(m.name) == names
     )
     np.testing.assert_allclose(efforts(msg, names), panda.gravity_torques(Q), atol=1e-9)
+
+
+def test_command_joints_without_an_effort_limit_are_named_at_load(dynamics_node):
+    """A URDF whose first joint has effort limit 0 and whose second has no <limit>: with the
+    effort command and its clamp on, the node warns at load that their command is not
+    clamped."""
+    text = read(PANDA_URDF).replace(
+        'effort="87.0" velocity="2.175"/>', 'effort="0" velocity="2.175"/>', 1
+    )
+    text = re.sub(r'(<joint name="panda_joint2".*?)<limit [^>]*/>', r"\1", text, 1, re.S)
+    node = dynamics_node(urdf=text, publish_effort_command=True)
+    node.proc.wait_for_output(
+        r"WARN.*clamp_effort_command: joints \['panda_joint1', 'panda_joint2'\] have no URDF "
+        r"effort limit",
+        timeout=60.0,
+    )
