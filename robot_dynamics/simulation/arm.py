@@ -37,6 +37,8 @@ from robot_dynamics.core.spatial import wrench_in_frame
 from robot_dynamics.schema import ARM_SIMULATOR
 from robot_dynamics.schema.derive import config_class, config_from_values
 
+_PARAMETER_NAMES = frozenset(p.name for p in ARM_SIMULATOR.params)
+
 NANO = 1_000_000_000
 _PARAMS = ARM_SIMULATOR.params
 _OPTIONS = tuple(p for p in _PARAMS if p.config is not None)  # the fields of ArmOptions
@@ -153,8 +155,14 @@ class ArmSettings(ArmOptions):
             ValueError: naming the parameter: an unknown or repeated joint, a per-joint value of
                 the wrong length, a negative impedance, an option outside its declaration (an
                 unknown wrench axes choice), friction coefficients the friction model refuses, a
-                zero effort_scale.
+                zero effort_scale; a name that is not an ``arm_simulator`` parameter.
         """
+        unknown_params = sorted(set(values) - _PARAMETER_NAMES)
+        if unknown_params:
+            raise ValueError(
+                f"not arm_simulator parameters: {', '.join(unknown_params)} (see "
+                "robot_dynamics.schema.ARM_SIMULATOR)"
+            )
         n = model.n
         names = list(model.joint_names)
         joints = list(values["joints"] or names)

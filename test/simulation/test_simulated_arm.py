@@ -37,8 +37,6 @@ def panda():
 
 
 def make_arm(model, **changes):
-    unknown = set(changes) - set(DEFAULTS)
-    assert not unknown, f"not arm_simulator parameters: {sorted(unknown)}"
     values = {**DEFAULTS, **changes}
     return SimulatedArm(model, ArmSettings.from_values(model, values))
 
@@ -333,3 +331,8 @@ def test_effort_scale_and_offset_of_the_reported_effort(panda):
     # the dynamics node's conversion tau = scale * effort + offset gives the torque back
     np.testing.assert_allclose(scale * effort + offset, plain.sample().effort, atol=1e-12)
     np.testing.assert_allclose(arm.q, plain.q, atol=0)
+
+
+def test_a_name_that_is_not_a_parameter_is_refused(panda):
+    with pytest.raises(ValueError, match="not arm_simulator parameters: friction "):
+        ArmSettings.from_values(panda, {**DEFAULTS, "friction": False})
