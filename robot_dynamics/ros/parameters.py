@@ -14,8 +14,6 @@ Kept hand-written rather than ``generate_parameter_library_py``: that library ge
 build time from YAML and is not on PyPI for the wheel environment this package runs in.
 """
 
-import fnmatch
-
 import yaml
 from rclpy.exceptions import (
     InvalidParameterTypeException,
@@ -31,6 +29,8 @@ from rcl_interfaces.msg import (
 )
 
 from robot_dynamics.schema import Type, as_declared_type
+from robot_dynamics.schema.files import node_name_matches, node_name_tokens
+from robot_dynamics.schema.param import TYPE_NAMES
 
 
 def descriptor(p):
@@ -97,16 +97,10 @@ class StartupParameterError(ValueError):
         )
 
 
-_TYPE_WORDS = {
-    Type.BOOL: "a bool",
-    Type.INTEGER: "an integer",
-    Type.DOUBLE: "a double",
-    Type.STRING: "a string",
-    Type.BOOL_ARRAY: "a list of bools",
-    Type.INTEGER_ARRAY: "a list of integers",
-    Type.DOUBLE_ARRAY: "a list of doubles",
-    Type.STRING_ARRAY: "a list of strings",
-}
+def _a(type_):
+    """A parameter type's name with its article ("a double", "an integer")."""
+    name = TYPE_NAMES[type_]
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
 def allowed(p):
@@ -118,7 +112,7 @@ def allowed(p):
     Returns:
         str: its type and constraints, e.g. ``"a double; value in [0.0, 10000.0]"``.
     """
-    return "; ".join(filter(None, [_TYPE_WORDS[p.type], p.constraints()]))
+    return "; ".join(filter(None, [_a(p.type), p.constraints()]))
 
 
 def declare(node, params):
@@ -192,8 +186,9 @@ def _start_up_parameter(node, name):
 def _refusal(p, parameter):
     """Why ``p`` refuses the ``Parameter`` (None: it takes it)."""
     if parameter.type_.value != p.type:
-        got = _TYPE_WORDS.get(parameter.type_.value, parameter.type_.name.lower())
-        return f"must be {_TYPE_WORDS[p.type]}, got {got}"
+        got = parameter.type_.value
+        got = _a(got) if got in TYPE_NAMES else parameter.type_.name.lower()
+        return f"must be {_a(p.type)}, got {got}"
     return p.reason(parameter.value)
 
 
@@ -231,15 +226,10 @@ def start_up_source(args, node, name):
     return source
 
 
-def _matches(pattern, node):
-    """Whether a parameters file's node key (``/**``, ``/ns/name``, ``name``, with ``*`` and
-    ``**`` wildcards) names the node ``/ns/name``."""
-    pattern = pattern if pattern.startswith("/") else "/" + pattern
-    if pattern == "/**":
-        return True
-    return fnmatch.fnmatchcase(node, pattern.replace("**", "*")) or (
-        "/" not in pattern[1:] and pattern[1:] == node.rsplit("/", 1)[-1]
-    )
+def _matches(key, node):
+    """Whether a parameters file's node key (``/**``, ``/ns/name``, ``name``, with rcl's ``*``
+    and ``**`` wildcards) names the node ``/ns/name``."""
+    return node_name_matches(node_name_tokens(key), node_name_tokens(node))
 
 
 def _file_parameters(path, node):
@@ -266,7 +256,7 @@ def _file_parameters(path, node):
                 if _matches(path_so_far or "/**", node):
                     walk(value, "")
             else:
-                sections(value, f"{path_so_far}/{str(key).strip('/')}")
+                sections(value, f"{path_so_far}/{key}")
 
     if isinstance(data, dict):
         sections(data, "")

@@ -8,6 +8,40 @@ writes it. Files are read (and their values checked) by
 
 import re
 
+
+def node_name_tokens(name):
+    """The tokens of a node name or of a parameters file's node key (``/ns/name`` ->
+    ``["ns", "name"]``; the wildcards ``*`` and ``**`` kept as tokens).
+
+    Args:
+        name: the name or key.
+
+    Returns:
+        list: its tokens.
+    """
+    return [token for token in name.split("/") if token]
+
+
+def node_name_matches(pattern, target):
+    """rcl's node name wildcards: ``*`` one token, ``**`` any number of tokens.
+
+    Args:
+        pattern: :func:`node_name_tokens` of a parameters file's node key.
+        target: :func:`node_name_tokens` of a node's fully qualified name.
+
+    Returns:
+        bool: whether the key names the node.
+    """
+    if not pattern:
+        return not target
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(node_name_matches(rest, target[k:]) for k in range(len(target) + 1))
+    if not target:
+        return False
+    return (head == "*" or head == target[0]) and node_name_matches(rest, target[1:])
+
+
 _KEY_LINE = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][A-Za-z0-9_.]*):(?P<rest>.*)$")
 _UNITS = re.compile(r"^\[([^\]]+)\]")
 

@@ -48,6 +48,17 @@ PYTHON_TYPES = {
 }
 """The Python type of each parameter type in a configuration dataclass (arrays: tuples)."""
 _NUMERIC = (Type.DOUBLE, Type.INTEGER, Type.DOUBLE_ARRAY, Type.INTEGER_ARRAY)
+TYPE_NAMES = {
+    Type.BOOL: "bool",
+    Type.INTEGER: "integer",
+    Type.DOUBLE: "double",
+    Type.STRING: "string",
+    Type.BOOL_ARRAY: "bool array",
+    Type.INTEGER_ARRAY: "integer array",
+    Type.DOUBLE_ARRAY: "double array",
+    Type.STRING_ARRAY: "string array",
+}
+"""The name of each parameter type in messages."""
 _WIDENED = {(Type.INTEGER, Type.DOUBLE), (Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY)}
 
 

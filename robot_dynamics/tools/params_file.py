@@ -53,7 +53,8 @@ from dataclasses import dataclass, field
 
 from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.schema import DYNAMICS_NODE, Type, as_declared_type
-from robot_dynamics.schema.param import ARRAY_OF, ENTRY_TYPE
+from robot_dynamics.schema.files import node_name_matches, node_name_tokens
+from robot_dynamics.schema.param import ARRAY_OF, ENTRY_TYPE, TYPE_NAMES
 
 from .rcl_scalars import scalar_value
 
@@ -66,16 +67,6 @@ _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # the ROS parameter types of scalars read from a file
 BOOL, INTEGER, DOUBLE, STRING = Type.BOOL, Type.INTEGER, Type.DOUBLE, Type.STRING
 _ARRAY_OF = ARRAY_OF
-_TYPE_NAMES = {
-    1: "bool",
-    2: "integer",
-    3: "double",
-    4: "string",
-    6: "bool array",
-    7: "integer array",
-    8: "double array",
-    9: "string array",
-}
 _UNSET = object()  # an empty sequence: rcl leaves the parameter unset
 
 
@@ -89,27 +80,11 @@ class _Entry:
     line: int
 
 
-def _node_tokens(name):
-    return [token for token in name.split("/") if token]
-
-
 def _qualified(node_name):
-    tokens = _node_tokens(node_name)
+    tokens = node_name_tokens(node_name)
     if not tokens:
         raise ValueError(f"node name {node_name!r} is empty")
     return tokens
-
-
-def _matches(pattern, target):
-    """rcl's node name wildcards: ``*`` one token, ``**`` any number of tokens."""
-    if not pattern:
-        return not target
-    head, rest = pattern[0], pattern[1:]
-    if head == "**":
-        return any(_matches(rest, target[k:]) for k in range(len(target) + 1))
-    if not target:
-        return False
-    return (head == "*" or head == target[0]) and _matches(rest, target[1:])
 
 
 class _Reader:
@@ -158,7 +133,7 @@ class _Reader:
                 self._parameters(value, "", entries)
                 self.sections.append((tokens, entries))
                 continue
-            new = _node_tokens(key)
+            new = node_name_tokens(key)
             bad = [t for t in new if t not in ("*", "**") and not _NAME_TOKEN.fullmatch(t)]
             if bad or not new:
                 raise self._fail(
@@ -204,7 +179,7 @@ class _Reader:
             if types and ptype not in types:
                 raise self._fail(
                     f"parameter {name}: entries of one list must have one type ({value!r} is "
-                    f"a {_TYPE_NAMES[ptype]}, the first a {_TYPE_NAMES[next(iter(types))]}; "
+                    f"a {TYPE_NAMES[ptype]}, the first a {TYPE_NAMES[next(iter(types))]}; "
                     "write doubles as 1.0, not 1)",
                     item,
                     name,
@@ -241,8 +216,8 @@ def _check(spec, ptype, value, where):
     if converted is None:
         hint = " (quote it)" if spec.type == STRING else ""
         raise ParametersFileError(
-            f"{where}: parameter {name} must be a {_TYPE_NAMES.get(spec.type, spec.type)}, "
-            f"got the {_TYPE_NAMES.get(ptype, ptype)} {value!r}{hint}",
+            f"{where}: parameter {name} must be a {TYPE_NAMES.get(spec.type, spec.type)}, "
+            f"got the {TYPE_NAMES.get(ptype, ptype)} {value!r}{hint}",
             parameter=name,
         )
     reason = spec.reason(converted)
@@ -463,11 +438,11 @@ def read_parameters_file(path, node=NODE_NAME):
     target = _qualified(node)
     merged = {}  # name -> (entry, True when set by a section that names this node alone)
     for tokens, entries in reader.sections:
-        if _matches(tokens, target):
+        if node_name_matches(tokens, target):
             own = not any(token in ("*", "**") for token in tokens)
             for entry in entries:
                 merged[entry.name] = (entry, own)
-    if not any(_matches(tokens, target) for tokens, _ in reader.sections):
+    if not any(node_name_matches(tokens, target) for tokens, _ in reader.sections):
         names = ", ".join("/" + "/".join(tokens) for tokens, _ in reader.sections)
         raise ParametersFileError(
             f"{path}: no section for node /{'/'.join(target)} (sections: {names}; '/**:' "
