@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
-from robot_dynamics.core.friction import FRICTION_TERMS
+from robot_dynamics.core.friction import FRICTION_TERMS, smooth_sign
 
 from .arguments import parse_joint_vector
 from .errors import CLIError
@@ -316,7 +316,7 @@ def nominal_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
     ratios = np.full(n, np.nan)
     for k in np.flatnonzero(effort_mask):
         v = qd[:, k]
-        Q, _ = np.linalg.qr(np.column_stack([v, np.tanh(v / velocity_threshold), np.ones(N)]))
+        Q, _ = np.linalg.qr(np.column_stack([v, smooth_sign(v, velocity_threshold), np.ones(N)]))
         nom = nominal[:, k] - Q @ (Q.T @ nominal[:, k])
         meas = tau[:, k] - Q @ (Q.T @ tau[:, k])
         nn, mm, nm = nom @ nom, meas @ meas, nom @ meas
