@@ -16,9 +16,10 @@ class ContactState:
         in_contact: the detector's state.
         changed: it switched with this message.
         link: the isolated link while in contact: the body moved by the most distal joint
-            whose external torque is above its level (the contact frame, where the wrench is
-            estimated, when only the force or moment magnitudes trigger); '' when not in
-            contact.
+            whose external torque is above its start level (``torque_on``); while no joint is
+            above it and the release levels hold the contact, the link isolated last; the
+            contact frame, where the wrench is estimated, when only the force or moment
+            magnitudes trigger; '' when not in contact.
         force: ``|f|`` of the estimated wrench [N] (nan without a wrench).
         moment: ``|n|`` [N m] (nan without a wrench).
         contacts: contacts started so far (since the last estimation reset).
@@ -40,7 +41,8 @@ class ContactDetector:
     force_on`` or ``|n| > moment_on``) at every message for ``min_duration``; it ends when no
     release level is exceeded (``torque_off``, ``force_off``, ``moment_off``) for
     ``min_duration``. Isolation: a contact on body k shows residual only on the joints between
-    the base and k, so the most distal joint above its level names the body.
+    the base and k, so the most distal joint above its start level names the body; the link
+    is kept while the contact fades between the start and release levels.
 
     Args:
         model: the RobotModel (joint -> link and depth of each actuated joint).
@@ -96,9 +98,8 @@ class ContactDetector:
             if self.in_contact
             else (c.torque_on, c.force_on, c.moment_on)
         )
-        over = None
-        if levels[0] is not None:
-            over = np.abs(tau_ext) > levels[0]
+        magnitude = None if c.torque_on is None else np.abs(tau_ext)
+        over = None if magnitude is None else magnitude > levels[0]
         active = bool(over is not None and over.any())
         active = active or (c.force_on > 0.0 and force > levels[1])
         active = active or (c.moment_on > 0.0 and moment > levels[2])
@@ -114,11 +115,17 @@ class ContactDetector:
                     self.contacts += 1
         else:
             self._pending_since = None
-        if self.in_contact:
-            if active:  # follow the contact while its levels are exceeded
-                self.link = self._isolate(over)
-        else:
+        if not self.in_contact:
             self.link = ""
+        elif magnitude is None:
+            self.link = self.contact_frame
+        else:
+            # isolated on the start levels: while only the release levels hold the contact, the
+            # link stays the one isolated last (a fading push does not wander proximal, where
+            # the longer lever arms keep the residual above the release levels longest)
+            detected = magnitude > c.torque_on
+            if detected.any() or not self.link:
+                self.link = self._isolate(detected)
         return ContactState(self.in_contact, changed, self.link, force, moment, self.contacts)
 
     def state(self):

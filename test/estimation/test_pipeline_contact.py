@@ -110,6 +110,44 @@ def test_contact_isolates_the_link(panda):
     assert pipe(panda).update(T0, Q, np.zeros(7), tau).contact is None
 
 
+def test_contact_link_holds_while_a_push_fades_and_follows_a_new_one(panda):
+    """A push on link 4 fading out: once no joint is above its start level, the release levels
+    hold the contact, and the proximal joints (longer lever arms) stay above them longest; the
+    link stays panda_link4 until the contact ends. A strong push on link 2 during a contact
+    moves the link there."""
+    on, off = 0.5, 0.2
+    p = pipe(
+        panda,
+        wrench_estimation="static",
+        contact={"torque_on": (on,) * 7, "torque_off": (off,) * 7, "min_duration": 0.0},
+    )
+    axis4 = panda.frame_pose(Q, frame="panda_link4")[:3, 2]  # joint 4 turns about z4
+    f_link4 = np.r_[0.0, 20.0, -10.0, 1.0 * axis4]
+    unit = held_torques(panda, Q, f_link4, frame="panda_link4") - panda.gravity_torques(Q)
+    tau4, tau_max = abs(unit[3]), np.abs(unit[:4]).max()
+    # a proximal joint carries more of the push: above the release level when joint 4 is below
+    assert off < 0.9 * off * tau_max / tau4 < on
+    rest = panda.gravity_torques(Q)
+    # scales: well above the start levels, then joint 4 below its release level while the
+    # proximal joint is still above it, then nothing above any release level
+    scales = [2.0 * on / tau4, 0.9 * on / tau_max, 0.9 * off / tau4, 0.9 * off / tau_max]
+    links, in_contact = [], []
+    for k, scale in enumerate(scales):
+        out = p.update(T0 + k * MS, Q, np.zeros(7), rest + scale * unit)
+        links.append(out.contact.link)
+        in_contact.append(out.contact.in_contact)
+    assert in_contact == [True, True, True, False]
+    assert links == ["panda_link4", "panda_link4", "panda_link4", ""]
+    # a contact moving to link 2 (above the start levels there, nothing beyond joint 2)
+    axis2 = panda.frame_pose(Q, frame="panda_link2")[:3, 2]
+    f_link2 = np.r_[0.0, 30.0, 10.0, 3.0 * axis2]
+    tau2 = held_torques(panda, Q, f_link2, frame="panda_link2")
+    out = p.update(T0 + 4 * MS, Q, np.zeros(7), rest + 2.0 * on / tau4 * unit)
+    assert out.contact.in_contact and out.contact.link == "panda_link4"
+    out = p.update(T0 + 5 * MS, Q, np.zeros(7), tau2)
+    assert out.contact.in_contact and out.contact.link == "panda_link2"
+
+
 def test_contact_during_a_simulated_push(arm3):
     """The observer on a simulated 3-DOF arm pushed from 0.2 s on: no contact before, one onset
     min_duration after the estimate crosses the level, held for the rest of the push."""
