@@ -214,6 +214,26 @@ class NodeClient:
         assert self.t.spin_until(check, timeout), "no matching diagnostics status"
         return found[0]
 
+    def diagnostics_while_publishing(self, make_msg, predicate, timeout=TIMEOUT, period=0.02):
+        """Publish make_msg() every ``period`` s until a diagnostics status of this node
+        satisfies predicate(status, {key: value}); returns (status, {key: value})
+        (AssertionError with the last statuses seen on timeout)."""
+        inbox = self.inbox["diagnostics"]
+        inbox.clear()
+        deadline = time.monotonic() + timeout
+        seen = []
+        while time.monotonic() < deadline:
+            self.publish(make_msg())
+            self.t.spin_for(period)
+            for status in inbox.messages:
+                values = {kv.key: kv.value for kv in status.values}
+                if predicate(status, values):
+                    return status, values
+                seen.append(status.message)
+            inbox.clear()
+        self.proc.assert_alive()
+        raise AssertionError(f"no matching diagnostics status; the last: {seen[-3:]}")
+
 
 def efforts(msg, names):
     """Effort of a JointState output reordered to ``names``."""

@@ -19,6 +19,7 @@ from node_test_helpers import (
     F_EXT,
     PANDA_URDF,
     Q,
+    TIMEOUT,
     efforts,
     in_tip_frame,
     read,
@@ -122,23 +123,28 @@ def test_momentum_observer_converges_on_moving_arm(dynamics_node, panda):
     # stamps 4 ms apart (the observer integrates over the stamps, not the arrival times).
     q, qd, qdd = state(0.0)
     node.publish_until(lambda: message(0, q, qd, torques(q, qd, qdd)), "gravity_torques")
-    node.inbox["external_wrench"].clear()
+    inbox = node.inbox["external_wrench"]
+    inbox.clear()
     steps = int(2.0 / dt)
     for k in range(1, steps + 1):
         q, qd, qdd = state(k * dt)
         node.publish(message(k, q, qd, torques(q, qd, qdd)))
         node.t.spin_for(0.002)
-    node.t.spin_for(0.5)
-    late = [
-        m
-        for m in node.inbox["external_wrench"].messages
-        if (m.header.stamp.sec * 10**9 + m.header.stamp.nanosec - t0) * 1e-9 >= 1.0
-    ]
-    assert len(late) >= 0.5 * (steps - int(1.0 / dt)), "too few wrench estimates"
+
+    def seconds(m):  # the estimate's stamp, from the start of the motion [s]
+        return (m.header.stamp.sec * 10**9 + m.header.stamp.nanosec - t0) * 1e-9
+
+    # A loaded node serves fewer of the states (it sheds the older ones), never the newest: the
+    # estimates follow the motion to its end, however many there are in between.
+    end = (steps - 10) * dt
+    assert node.t.spin_until(lambda: any(seconds(m) >= end for m in inbox.messages), TIMEOUT), (
+        "no wrench estimate for the end of the motion"
+    )
+    late = [m for m in inbox.messages if seconds(m) >= 1.0]
+    assert len(late) >= 5, "too few wrench estimates"
 
     def expected(m):
-        t = (m.header.stamp.sec * 10**9 + m.header.stamp.nanosec - t0) * 1e-9
-        return in_tip_frame(panda, state(t)[0], F_EXT)
+        return in_tip_frame(panda, state(seconds(m))[0], F_EXT)
 
     errors = np.array([np.abs(wrench_array(m) - expected(m)).max() for m in late])
     # While moving, the observer lags the changing J^T f by ~1/K (first-order filter).
@@ -185,10 +191,14 @@ def test_feedforward_reference_and_effort_command(dynamics_node, panda):
     ref = trajectory(
         order, [q_ref[perm], Q[perm]], [qd_ref[perm], qd_ref[perm]], [qdd_ref[perm], qdd_ref[perm]]
     )
-    node.reference_pub.publish(ref)
     expected_ref = panda.inverse_dynamics(q_ref, qd_ref, qdd_ref)
+
+    def with_reference():  # the reference again with each state: it expires after 0.5 s
+        node.reference_pub.publish(ref)
+        return make()
+
     ff = node.publish_until(
-        make,
+        with_reference,
         "feedforward_torques",
         lambda m: np.allclose(efforts(m, names), expected_ref, rtol=0, atol=1e-9),
     )
@@ -404,24 +414,6 @@ def test_static_estimator_with_differentiated_acceleration(dynamics_node, panda)
     node.publish_until(make, "external_wrench", lambda m: error(m) > 1e-3)
 
 
-def _status_while_publishing(node, make_msg, predicate, timeout=60.0):
-    """Publish make_msg() every 20 ms until a diagnostics status of the node satisfies
-    predicate(status); returns it."""
-    inbox = node.inbox["diagnostics"]
-    inbox.clear()
-    deadline = time.monotonic() + timeout
-    seen = []
-    while time.monotonic() < deadline:
-        node.publish(make_msg())
-        node.t.spin_for(0.02)
-        for status in inbox.messages:
-            if predicate(status):
-                return status
-            seen.append(status.message)
-        inbox.clear()
-    raise AssertionError(f"no matching diagnostics status; the last: {seen[-3:]}")
-
-
 def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
     """No driver yet, a driver that leaves out a joint, the velocities or the efforts, a bad
     ~/reference, a driver that stopped: /diagnostics says WARN with the reason."""
@@ -437,25 +429,29 @@ def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
         (names, Q, np.zeros(7), None, "stale effort for panda_joint1"),
     )
     for joints, q, qd, tau, reason in cases:
-        status = _status_while_publishing(
-            node, lambda: node.joint_state(joints, q, qd, tau), lambda s: reason in s.message
+        status, _ = node.diagnostics_while_publishing(
+            lambda: node.joint_state(joints, q, qd, tau), lambda s, v: reason in s.message
         )
         assert status.level == status.WARN, status.message
     assert "estimation paused" not in status.message  # the stale effort says it once
     node.inbox["external_wrench"].clear()
-    status = _status_while_publishing(
-        node, lambda: node.joint_state(names, Q, np.zeros(7), g), lambda s: s.level == s.OK
+    status, _ = node.diagnostics_while_publishing(
+        lambda: node.joint_state(names, Q, np.zeros(7), g), lambda s, v: s.level == s.OK
     )
-    assert status.message == "ok" and node.inbox["external_wrench"].messages
+    assert status.message == "ok"
+    node.wait_for("external_wrench")  # another topic: it may come after the status
     bad = trajectory(names[:3], [Q[:3]])  # a reference must give every joint
 
     def with_bad_reference():
         node.reference_pub.publish(bad)
         return node.joint_state(names, Q, np.zeros(7), g)
 
-    status = _status_while_publishing(node, with_bad_reference, lambda s: s.level != s.OK)
-    assert status.level == status.WARN and "~/reference messages refused" in status.message
-    values = {kv.key: kv.value for kv in status.values}
+    # (a loaded node may also report shed or skipped joint_states, or a period without any)
+    status, values = node.diagnostics_while_publishing(
+        with_bad_reference, lambda s, v: "~/reference messages refused" in s.message
+    )
+    assert status.level == status.WARN, status.message
     assert int(values["reference_refused"]) >= 1 and "reference_rejected" not in values
-    status, _ = node.diagnostics(lambda s, v: s.level != s.OK)  # the driver stopped
-    assert status.level == status.WARN and "no joint_states since the last status" in status.message
+    # the driver stopped (the next status may still count the last messages)
+    status, _ = node.diagnostics(lambda s, v: "no joint_states since the last status" in s.message)
+    assert status.level == status.WARN, status.message
