@@ -9,7 +9,7 @@ requirement).
 import numpy as np
 import pytest
 
-from node_test_helpers import PANDA_URDF, PENDULUM_URDF, Q, efforts, read
+from node_test_helpers import PANDA_URDF, PENDULUM_URDF, Q, TIMEOUT, efforts, read
 
 from rclpy.duration import Duration
 from rclpy.qos import ReliabilityPolicy
@@ -85,7 +85,7 @@ def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(
     for msg in burst:  # as fast as this process publishes: many times the node's rate
         node.publish(msg)
     # every sample the publisher still holds (its newest) has reached the node's reader
-    assert node.joint_pub.wait_for_all_acked(Duration(seconds=10))
+    assert node.joint_pub.wait_for_all_acked(Duration(seconds=TIMEOUT))
     node.t.spin_for(1.0)
     inbox = node.inbox["feedforward_torques"]
     seen = len(inbox.messages)
@@ -98,7 +98,7 @@ def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(
         return shed > 0 and received == int(values["messages_processed"]) + shed
 
     node.diagnostics(accounted)
-    node.proc.wait_for_output(r"older ones shed", timeout=10.0)
+    node.proc.wait_for_output(r"older ones shed", timeout=TIMEOUT)
     last = inbox.messages[-1].header.stamp
     # the last state served is among the newest (the middleware keeps the latest 10)
     assert last.sec * 10**9 + last.nanosec in stamps[-10:]

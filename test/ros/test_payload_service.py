@@ -6,8 +6,6 @@ sets the payload.* parameters and the node's gravity torques then include the pa
 false naming the reason. Motor-side torques at rest (joint friction in the model, stiction
 held in each pose): identified, with the named warning payload-at-rest in the message."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -34,15 +32,24 @@ RIPPLE = 0.01  # [rad/s] per component, three per joint at 11-22 Hz
 
 
 def publish_pose(node, names, q, tau_true, start_ns, rng):
+    """Publish one pose's states, each once the node has served the one before: every state
+    is served (none shed), however slowly a loaded node answers."""
     f = rng.uniform(11.0, 22.0, (3, len(q)))
     phase = rng.uniform(0.0, 2 * np.pi, (3, len(q)))
+    served = node.inbox["gravity_torques"]
     for k in range(SAMPLES_PER_POSE):
         t_ns = start_ns + k * PERIOD_NS
         tau = tau_true + rng.normal(0.0, NOISE, tau_true.shape)
         position = q + rng.normal(0.0, 1e-5, len(q))
         velocity = RIPPLE * np.sin(2 * np.pi * f * t_ns * 1e-9 + phase).sum(axis=0)
         node.publish(node.joint_state(names, position, velocity, tau, t_ns))
-        time.sleep(0.002)  # the node reads best effort, 10 deep: no bursts
+        assert node.t.spin_until(
+            lambda: served.last is not None and stamp_ns(served.last) >= t_ns, TIMEOUT
+        ), f"the state stamped {t_ns} was not served"
+
+
+def stamp_ns(msg):
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
 def identify(node, client, window=0.0, frame="", apply=False):
@@ -50,35 +57,34 @@ def identify(node, client, window=0.0, frame="", apply=False):
     return node.t.call(client, request, TIMEOUT)
 
 
-def payload_node(dynamics_node, urdf, names):
-    """A dynamics node on ``urdf`` (static wrench estimation), its ~/identify_payload client and
-    the stamp [ns] to publish the first pose at."""
-    node = dynamics_node(urdf=urdf, wrench_estimation="static")
+def payload_node(dynamics_node, unique_name, urdf, names):
+    """A dynamics node on ``urdf`` (static wrench estimation, joint_states read reliably: no
+    state lost on the way), its ~/identify_payload client and the stamp [ns] to publish the
+    first pose at."""
+    reliable = {f"/{unique_name}/joint_states": {"subscription": {"reliability": "reliable"}}}
+    node = dynamics_node(urdf=urdf, wrench_estimation="static", qos_overrides=reliable)
     node.wait_connected(("gravity_torques",))
     client = node.node.create_client(IdentifyPayload, node.fq + "/identify_payload")
     start = node.joint_state(names, POSES[0]).header.stamp.sec * 1_000_000_000
     return node, client, start
 
 
-def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda):
+def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda, unique_name):
     names = list(panda.joint_names)
     truth = panda.with_payload(MASS, COM)
     rng = np.random.default_rng(7)
-    node, client, start = payload_node(dynamics_node, read(PANDA_URDF), names)
+    node, client, start = payload_node(dynamics_node, unique_name, read(PANDA_URDF), names)
 
     empty = identify(node, client)
     assert not empty.success and "no joint states" in empty.message
 
     publish_pose(node, names, POSES[0], truth.gravity_torques(POSES[0]), start, rng)
-    node.wait_for("gravity_torques")
-    node.t.spin_for(0.3)
     one = identify(node, client)
     assert not one.success, one.message
     assert "not determined" in one.message, one.message
 
     for i in range(1, len(POSES)):  # a second apart: the node's window is 10 s
         publish_pose(node, names, POSES[i], truth.gravity_torques(POSES[i]), start + i * 10**9, rng)
-    node.t.spin_for(0.5)
     bad_window = identify(node, client, window=-1.0)
     assert not bad_window.success and "window" in bad_window.message
     bad_frame = identify(node, client, frame="no_such_link")
@@ -119,18 +125,16 @@ def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda)
     assert np.abs(efforts(gravity, names) - panda.gravity_torques(q)).max() > 0.5
 
 
-def test_a_mass_that_is_not_positive_is_no_payload(dynamics_node, panda):
+def test_a_mass_that_is_not_positive_is_no_payload(dynamics_node, panda, unique_name):
     """Torques that fit a load of -1.3 kg exactly (the arm held up by more than its weight): the
     fit determines mass and COM, but no payload is identified and nothing is applied."""
     names = list(panda.joint_names)
     heavier = panda.with_payload(MASS, COM)
     rng = np.random.default_rng(11)
-    node, client, start = payload_node(dynamics_node, read(PANDA_URDF), names)
+    node, client, start = payload_node(dynamics_node, unique_name, read(PANDA_URDF), names)
     for i, q in enumerate(POSES):
         lighter = 2.0 * panda.gravity_torques(q) - heavier.gravity_torques(q)
         publish_pose(node, names, q, lighter, start + i * 10**9, rng)
-    node.wait_for("gravity_torques")
-    node.t.spin_for(0.5)
     assert not identify(node, client).success
     result = identify(node, client, apply=True)
     assert not result.success and not result.applied, result.message
@@ -139,7 +143,7 @@ def test_a_mass_that_is_not_positive_is_no_payload(dynamics_node, panda):
     assert node.get_parameter("payload.mass") == 0.0
 
 
-def test_a_static_fit_on_motor_side_torques_warns_of_stiction(dynamics_node, panda):
+def test_a_static_fit_on_motor_side_torques_warns_of_stiction(dynamics_node, panda, unique_name):
     """A model with 1.5 N m of joint friction (motor-side torques) and four static poses, each
     holding its own stiction within +-1.5 N m: the friction model (0 at rest) cannot remove it;
     the answer is still a payload, with the warning payload-at-rest in the message."""
@@ -150,12 +154,10 @@ def test_a_static_fit_on_motor_side_torques_warns_of_stiction(dynamics_node, pan
     assert 'friction="1.5"' in urdf
     truth = panda.with_payload(MASS, COM)
     rng = np.random.default_rng(5)
-    node, client, start = payload_node(dynamics_node, urdf, names)
+    node, client, start = payload_node(dynamics_node, unique_name, urdf, names)
     for i, q in enumerate(POSES):
         stiction = rng.uniform(-1.5, 1.5, len(q))
         publish_pose(node, names, q, truth.gravity_torques(q) + stiction, start + i * 10**9, rng)
-    node.wait_for("gravity_torques")
-    node.t.spin_for(0.5)
     result = identify(node, client)
     assert result.success, result.message
     assert "; warning payload-at-rest: 100 % of the samples are at or near rest" in result.message
