@@ -303,19 +303,18 @@ def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_n
     assert ros_node.spin_until(
         lambda: sim.command([0.0, 0.0, 0.3]) or settled({"panda_joint4": 0.3}), 20
     )
-    ros_node.spin_for(0.2)
     # a command of the wrong length, or with NaN, is rejected and counted; the node goes on
     sim.command([1.0, 2.0])
     sim.command([float("nan"), 0.0, 0.0])
-    ros_node.spin_for(0.5)
+    wrong_length = re.escape(
+        "~/commands has 2 values, expected 3 (ordered by parameter joints: "
+        "panda_joint7, panda_joint1, panda_joint4)"
+    )
+    sim.proc.wait_for_output(wrong_length, timeout=60.0)
+    sim.proc.wait_for_output(r"NaN/inf for panda_joint7", timeout=60.0)
+    sim.wait_states(500, timeout=60.0)  # a second of simulated time after the rejections
     sim.proc.assert_alive()
     assert settled({"panda_joint4": 0.3, "panda_joint7": 0.0})  # the last valid command holds
-    out = sim.proc.output()
-    assert (
-        "~/commands has 2 values, expected 3 (ordered by parameter joints: "
-        "panda_joint7, panda_joint1, panda_joint4)" in out
-    )
-    assert "NaN/inf for panda_joint7" in out
 
 
 @pytest.mark.parametrize("axes", [None, "base"])
@@ -348,7 +347,11 @@ def test_external_wrench_matches_core_step(arm_simulator, ros_node, axes):
     assert ros_node.spin_until(lambda: sim.wrench_pub.get_subscription_count() > 0, 20)
     sim.push(f_msg, "tool")  # once: each message restarts the 40 ms
     assert ros_node.spin_until(lambda: any(np.any(a[2]) for a in sim.applied), 20)
-    ros_node.spin_for(0.5)
+    # until the wrench is long over, and the states of the replay below have arrived
+    end_ns = next(s for s, _, w in sim.applied if np.any(w)) + 300 * 1_000_000
+    assert ros_node.spin_until(
+        lambda: sim.applied[-1][0] > end_ns and sim.states[-1][0] > end_ns, 60
+    )
     on = [(s, w) for s, frame, w in sim.applied if np.any(w)]
     # 40 steps of 1 ms, starting at a publication (2 steps) boundary: 20 messages
     assert len(on) == 20 and on[-1][0] - on[0][0] == 38_000_000, [s for s, _ in on]
@@ -458,7 +461,9 @@ def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
     assert ros_node.spin_until(
         lambda: sim.command([3.0]) or sim.states[-1][2][6] > upper - 1e-3, 20
     )
-    ros_node.spin_for(1.0)
+    # a second of simulated time at the stop (a loaded simulator takes longer)
+    reached_ns = sim.states[-1][0]
+    assert ros_node.spin_until(lambda: sim.states[-1][0] >= reached_ns + NS_PER_S, 60)
     q7 = np.array([st[2][6] for st in sim.states[-100:]])
     assert np.all(q7 < upper + 5e-3) and np.all(q7 > upper - 1e-3), (q7.min(), q7.max())
     assert abs(sim.states[-1][3][6]) < 0.05
@@ -487,20 +492,30 @@ def test_integration_rate_change_keeps_the_clock_monotonic(arm_simulator, ros_no
 def test_runtime_gravity_applies_to_a_urdf_from_the_topic(arm_simulator, ros_node):
     """A URDF that came from the topic is rebuilt when gravity changes (a change that
     reports success takes effect)."""
-    sim = arm_simulator(None, wait_loaded=False, initial_positions=[0.3, -0.2])
+    start = [0.3, -0.2]
+    # gravity in the plane of the pendulum's joints (about z): it swings
+    sim = arm_simulator(None, wait_loaded=False, initial_positions=start, gravity=[0.0, -9.81, 0.0])
     qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
     pub.publish(String(data=read(bundled_urdf_path("double_pendulum"))))
     sim.proc.wait_for_output(r"model loaded from topic robot_description", timeout=60.0)
+    assert ros_node.spin_until(
+        lambda: sim.states and np.max(np.abs(sim.states[-1][2] - start)) > 0.01, 60
+    )
     result = sim.set_parameters(gravity=[0.0, 0.0, 0.0])[0]
     assert result.successful, result.reason
-    sim.proc.wait_for_output(r"model loaded from parameters \['gravity'\]", timeout=60.0)
-    # weightless, reset to rest: the pendulum stays at its initial configuration
-    count = len(sim.states)
-    sim.wait_states(100)
-    late = [st for st in sim.states[count:]][-50:]
-    for st in late:
-        np.testing.assert_allclose(st[2], [0.3, -0.2], atol=1e-9)
+    found = sim.proc.wait_for_output(
+        r"model loaded from parameters \['gravity'\].*"
+        r"applied to the messages stamped after (\d+)\.(\d{9}) s",
+        timeout=60.0,
+    )
+    boundary_ns = int(found.group(1)) * NS_PER_S + int(found.group(2))
+    # weightless, reset to rest: from the change on, the pendulum stays at its initial
+    # configuration (messages published before the change may arrive after it: by stamp)
+    assert ros_node.spin_until(lambda: sum(st[0] > boundary_ns for st in sim.states) >= 100, 60)
+    after = [st for st in sim.states if st[0] > boundary_ns]
+    for st in after:
+        np.testing.assert_allclose(st[2], start, atol=1e-9)
 
 
 def test_clearing_the_parameter_switches_to_the_topic(arm_simulator, ros_node):
