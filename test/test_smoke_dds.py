@@ -31,7 +31,7 @@ def test_joint_state_and_service_between_two_processes(start_process, unique_nam
     ns = "/" + unique_name
     seed = int(unique_name[1:], 16) % 100000
     talker = start_process([sys.executable, PEER, "talker", ns, str(seed)], name="talker")
-    talker.wait_for_output(r"READY")
+    talker.wait_for_output(r"READY", timeout=60.0)
     listener = start_process([sys.executable, PEER, "listener", ns], name="listener")
     assert listener.wait(timeout=90) == 0, listener.output()
     line = listener.wait_for_output(r"RESULT (.*)").group(1)
@@ -61,7 +61,7 @@ def test_service_call_from_test_process(start_process, ros_node, unique_name):
 
     ns = "/" + unique_name
     talker = start_process([sys.executable, PEER, "talker", ns, "7"], name="talker")
-    talker.wait_for_output(r"READY")
+    talker.wait_for_output(r"READY", timeout=60.0)
 
     received = []
     ros_node.node.create_subscription(JointState, ns + "/joint_states", received.append, 10)

@@ -10,7 +10,8 @@ smoke_peer.py talker <ns> <seed>
 smoke_peer.py listener <ns>
     Node 'smoke_listener' in namespace <ns>: waits for one JointState on joint_states, calls
     get_mass_matrix with it, prints one JSON line 'RESULT {...}' with the received state and
-    the response, and exits 0 (1 on timeout).
+    the response, and exits 0 (1 on timeout; a call without an answer is sent again every
+    RESEND_S).
 """
 
 import json
@@ -25,6 +26,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
 JOINTS = ["joint_a", "joint_b", "joint_c"]
+RESEND_S = 10.0  # a service call without an answer is sent again after this long [s]
 
 
 def mass_matrix_of(q):
@@ -111,14 +113,21 @@ def run_listener(ns, timeout=60.0):
             print("ERROR service not available", flush=True)
             return 1
         state = received[0]
-        future = client.call_async(GetMassMatrix.Request(joint_state=state))
-        rclpy.spin_until_future_complete(
-            node, future, timeout_sec=max(0.0, deadline - time.monotonic())
-        )
-        if not future.done():
+        request = GetMassMatrix.Request(joint_state=state)
+        # Fast DDS can drop the response to a call made right after discovery (the client's
+        # response reader not matched yet): the call is sent again every RESEND_S until one of
+        # them is answered (the service answers from the request alone).
+        futures, answered = [], None
+        while answered is None and time.monotonic() < deadline:
+            futures.append(client.call_async(request))
+            resend = min(deadline, time.monotonic() + RESEND_S)
+            while answered is None and time.monotonic() < resend:
+                rclpy.spin_once(node, timeout_sec=0.1)
+                answered = next((f for f in futures if f.done()), None)
+        if answered is None:
             print("ERROR no service response", flush=True)
             return 1
-        resp = future.result()
+        resp = answered.result()
         print(
             "RESULT "
             + json.dumps(
