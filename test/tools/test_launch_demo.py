@@ -25,7 +25,8 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from robot_dynamics.tools.bundled import BUNDLED  # noqa: E402
+from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path  # noqa: E402
+from robot_dynamics.tools.robots import build_model, resolve_robot  # noqa: E402
 
 pytestmark = [pytest.mark.launch_test, pytest.mark.ros]
 
@@ -47,14 +48,11 @@ def demo_nodes():
     )
 
 
-def _in_base(estimate, state):
+def _in_base(model, estimate, state):
     """An estimate (WrenchStamped at its frame_id) in base axes about the tool origin."""
-    from robot_dynamics.tools.bundled import bundled_urdf_path
     from robot_dynamics.tools.demo.analysis import estimates_in_base_at_tip
-    from robot_dynamics.tools.robots import build_model, resolve_robot
     from robot_dynamics.ros.conversions import wrench_from_msg
 
-    model = build_model(resolve_robot(bundled_urdf_path("panda")))
     q = np.array(state.position)[[list(state.name).index(n) for n in model.joint_names]]
     return estimates_in_base_at_tip(
         model, wrench_from_msg(estimate.wrench), estimate.header.frame_id, "tool", q
@@ -76,8 +74,9 @@ def test_launched_demo_holds_and_estimates_a_push():
         )
         push = node.create_publisher(WrenchStamped, f"/{NS}/arm_simulator/external_wrench", 10)
 
-        def spin(seconds, wrench=None):
-            deadline = time.monotonic() + seconds
+        def spin_until(check, wrench=None, timeout=60.0):
+            """Spin (pushing ``wrench`` N along the tool z, when given) until check() holds."""
+            deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
                 if wrench is not None:
                     msg = WrenchStamped()
@@ -85,19 +84,26 @@ def test_launched_demo_holds_and_estimates_a_push():
                     msg.wrench.force.z = float(wrench)
                     push.publish(msg)
                 executor.spin_once(timeout_sec=0.02)
+                if states and estimates and check():
+                    return True
+            return False
 
-        deadline = time.monotonic() + 60.0
-        while not (states and estimates) and time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.05)
-        assert states and estimates, "the launched nodes did not come up"
-        spin(2.0)
+        model = build_model(resolve_robot(bundled_urdf_path("panda")))
+        assert spin_until(lambda: True), "the launched nodes did not come up"
         home = np.array(BUNDLED["panda"].home)
-        assert np.max(np.abs(np.array(states[-1].position) - home)) < 1e-3  # held
-        spin(1.5, wrench=-10.0)
+
+        def held():
+            return np.max(np.abs(np.array(states[-1].position) - home)) < 1e-3
+
+        assert spin_until(held), f"not held at home: {states[-1].position}"
+
         # the estimate is what a sensor at the tool reads (tool axes): into base axes to compare
-        f = _in_base(estimates[-1], states[-1])
-        np.testing.assert_allclose(f[:3], [0.0, 0.0, -10.0], atol=0.5)
-        spin(1.0, wrench=0.0)
-        np.testing.assert_allclose(_in_base(estimates[-1], states[-1]), 0.0, atol=0.5)
+        def reads(wrench):
+            return np.allclose(
+                _in_base(model, estimates[-1], states[-1])[: len(wrench)], wrench, atol=0.5
+            )
+
+        assert spin_until(lambda: reads([0.0, 0.0, -10.0]), wrench=-10.0), "push not estimated"
+        assert spin_until(lambda: reads([0.0] * 6), wrench=0.0), "release not estimated"
     finally:
         rclpy.shutdown(context=context)
