@@ -15,7 +15,11 @@ Robot: example-robot-data's Panda arm (7 DOF, panda_hand as the tip), a moving s
 configuration every message along a smooth trajectory, 1 kHz stamps). Times: per message, the
 minimum and the median over ``--repeat`` rounds of ``--number`` messages, in µs.
 
-Usage: python benchmarks/bench_pipeline.py [--number 2000] [--repeat 7]
+``--period S`` paces the messages as a node receives them (one every S seconds, the process
+sleeping in between) and times each call by the thread's CPU time: what a message costs when the
+caches went cold between messages (a node at 1 kHz), rather than back to back in a tight loop.
+
+Usage: python benchmarks/bench_pipeline.py [--number 2000] [--repeat 7] [--period 0.001]
 Needs: numpy, pin, example-robot-data (test-only oracles), robot_dynamics on the path.
 """
 
@@ -104,16 +108,32 @@ class PinocchioPipeline:
         return g, command, ff, residual, wrench
 
 
-def rounds(fn, count, number, repeat):
-    """Per-call times [µs] of ``fn(i)`` over messages i, ``repeat`` rounds of ``number``."""
+def rounds(fn, count, number, repeat, period=0.0):
+    """Per-call times [µs] of ``fn(i)`` over messages i, ``repeat`` rounds of ``number``.
+
+    Back to back (``period`` 0): the wall time of each round over ``number``. Paced: one call
+    every ``period`` s (sleeping until the next), each timed by the thread's CPU time.
+    """
     times = []
     i = 0
     for _ in range(repeat):
-        start = time.perf_counter()
+        if not period:
+            start = time.perf_counter()
+            for _ in range(number):
+                fn(i % count)
+                i += 1
+            times.append((time.perf_counter() - start) / number * 1e6)
+            continue
+        cpu = 0.0
+        due = time.perf_counter()
         for _ in range(number):
+            due += period
+            start = time.thread_time()
             fn(i % count)
+            cpu += time.thread_time() - start
             i += 1
-        times.append((time.perf_counter() - start) / number * 1e6)
+            time.sleep(max(0.0, due - time.perf_counter()))
+        times.append(cpu / number * 1e6)
     return times
 
 
@@ -121,6 +141,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--number", type=int, default=2000, help="messages per round")
     parser.add_argument("--repeat", type=int, default=7, help="rounds (interleaved)")
+    parser.add_argument(
+        "--period",
+        type=float,
+        default=0.0,
+        help="seconds between messages, timed by thread CPU (0: back to back)",
+    )
     args = parser.parse_args(argv)
     if pin is None or not robot_urdfs.has_erd():
         print(
@@ -168,12 +194,16 @@ def main(argv=None):
     offset_ns = [0]
     ta, tb = [], []
     for _ in range(args.repeat):
-        ta += rounds(ours, count, args.number, 1)
-        tb += rounds(theirs, count, args.number, 1)
+        ta += rounds(ours, count, args.number, 1, args.period)
+        tb += rounds(theirs, count, args.number, 1, args.period)
         offset_ns[0] += count * 1_000_000
     a_min, a_med = min(ta), statistics.median(ta)
     b_min, b_med = min(tb), statistics.median(tb)
-    print(f"bench_pipeline: Panda arm, {args.repeat} x {args.number} messages, µs per message")
+    paced = f"one every {args.period * 1e3:g} ms" if args.period else "back to back"
+    print(
+        f"bench_pipeline: Panda arm, {args.repeat} x {args.number} messages ({paced}), "
+        "µs per message"
+    )
     print(f"{'':34s} {'min':>8s} {'median':>8s}")
     print(f"{'EstimationPipeline.update':34s} {a_min:8.1f} {a_med:8.1f}")
     print(f"{'Pinocchio + numpy (same outputs)':34s} {b_min:8.1f} {b_med:8.1f}")
