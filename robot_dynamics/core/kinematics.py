@@ -40,11 +40,7 @@ def body_transforms(tree, q_full):
     T = T.reshape(batch + (nb, 4, 4))
     schedule = tree.fk_levels if q_full.size >= LEVEL_LOOP_BATCH * nb else tree.fk_jumps
     for bodies, parents in schedule:
-        if isinstance(bodies, slice):
-            # in place: numpy buffers the overlapping operands itself
-            np.matmul(T[..., parents, :, :], T[..., bodies, :, :], out=T[..., bodies, :, :])
-        else:
-            T[..., bodies, :, :] = T[..., parents, :, :] @ T[..., bodies, :, :]
+        T[..., bodies, :, :] = T[..., parents, :, :] @ T[..., bodies, :, :]
     return T
 
 
