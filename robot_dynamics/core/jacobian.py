@@ -40,9 +40,9 @@ def frame_jacobian_full(tree, kin, frame):
         return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
     z = kin.zh[..., 0]
     d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]  # frame origin relative to joints
-    d_x_z = (skew(d) @ z[..., None])[..., 0]  # revolute: v = z x d = -(d x z)
+    z_x_d = (skew(z) @ d[..., None])[..., 0]  # revolute: v = z x d
     mask = tree.ancestors[info.body, :, None]  # (nb, 1): the joints that move the frame
-    cols = np.concatenate([-d_x_z, z], axis=-1) * mask
+    cols = np.concatenate([z_x_d, z], axis=-1) * mask
     if tree.has_prismatic:
         prismatic = tree.prismatic
         cols[..., prismatic, :3] = z[..., prismatic, :] * mask[prismatic]
