@@ -103,6 +103,8 @@ class KinematicTree:
         armature: (n,) reflected rotor inertia [kg m^2 or kg] on M's diagonal (default 0).
 
     Compiled at construction (not arguments):
+        body_of_joint: joint name -> its body's index, for every body joint (actuated and
+            mimic; a read-only mapping).
         descendants: (nb, nb) ``ancestors.T``: 1.0 where column i is in the subtree of row j
             (C-contiguous, the backward passes' subtree sums).
         strict_ancestors: (nb, nb) ``ancestors`` without the diagonal.
@@ -155,6 +157,7 @@ class KinematicTree:
     gravity: np.ndarray = STANDARD_GRAVITY
     armature: np.ndarray = None
     # compiled in __post_init__
+    body_of_joint: dict = dataclasses.field(init=False, repr=False)
     descendants: np.ndarray = dataclasses.field(init=False, repr=False)
     strict_ancestors: np.ndarray = dataclasses.field(init=False, repr=False)
     strict_descendants: np.ndarray = dataclasses.field(init=False, repr=False)
@@ -247,6 +250,9 @@ def _compile(tree):
     cols[:, 3, 1] = masses
     prismatic = tree.joint_type == PRISMATIC
     return {
+        "body_of_joint": MappingProxyType(
+            {name: b for b, name in enumerate(tree.body_joint_names)}
+        ),
         "descendants": np.ascontiguousarray(anc.T),
         "strict_ancestors": strict,
         "strict_descendants": np.ascontiguousarray(strict.T),

@@ -54,12 +54,11 @@ class ContactDetector:
         self.config = resolved
         self.contact_frame = contact_frame or ""
         tree = model.tree
-        body_of = {name: b for b, name in enumerate(tree.body_joint_names)}
-        bodies = np.array([body_of[name] for name in model.joint_names], dtype=np.intp)
+        bodies = np.array([tree.body_of_joint[name] for name in model.joint_names], dtype=np.intp)
         self._links = tuple(tree.body_link_names[b] for b in bodies)
         # depth (number of ancestors-or-self) + a tie breaker on the index: argmax picks the
         # most distal flagged joint
-        depth = tree.ancestors.sum(axis=1)[bodies] if len(bodies) else np.zeros(0)
+        depth = tree.depth[bodies] if len(bodies) else np.zeros(0)
         self._rank = depth * (model.n + 1) + np.arange(model.n) + 1.0
         self.in_contact = False
         self.link = ""

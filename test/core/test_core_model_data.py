@@ -72,6 +72,9 @@ def test_compiled_tree_agrees_with_its_definitions(name):
     np.testing.assert_array_equal(tree.strict_ancestors, anc - np.eye(nb))
     np.testing.assert_array_equal(tree.strict_descendants, (anc - np.eye(nb)).T)
     np.testing.assert_array_equal(tree.depth, anc.sum(axis=1))
+    assert [tree.body_of_joint[name] for name in tree.body_joint_names] == list(range(nb))
+    with pytest.raises(TypeError):
+        tree.body_of_joint["x"] = 0  # read-only
     # levels: every body once, from the base outwards, parents distinct within a group and
     # placed in an earlier group
     seen = []

@@ -270,13 +270,12 @@ def held_joint_warnings(model, held, hold_sources):
         list: warning strings, ``joint-not-recorded: ...``.
     """
     tree = model.tree
-    body = {name: b for b, name in enumerate(tree.body_joint_names)}
     warnings = []
     for joint, pos in held:
         source = hold_sources.get(joint, "given")
         if source == "given":
             continue
-        carried = np.flatnonzero(tree.ancestors[:, body[joint]])
+        carried = np.flatnonzero(tree.ancestors[:, tree.body_of_joint[joint]])
         links = ", ".join(tree.body_link_names[b] for b in carried)
         warnings.append(
             f"joint-not-recorded: {joint} is not in the recording and was held at {pos:g} "
@@ -403,7 +402,7 @@ def prismatic_joints(model):
     from robot_dynamics.core.tree import PRISMATIC
 
     tree = model.tree
-    body = {name: b for b, name in enumerate(tree.body_joint_names)}
+    body = tree.body_of_joint
     return [bool(tree.joint_type[body[name]] == PRISMATIC) for name in model.joint_names]
 
 
