@@ -295,6 +295,25 @@ def payload_fit(
     return fit
 
 
+def payload_inconsistency(estimate):
+    """What is not physical in an identified payload.
+
+    Args:
+        estimate: the :class:`PayloadEstimate`.
+
+    Returns:
+        tuple: ``(mass, inertia)``: the text of each problem, or "" where there is none (the
+        mass not positive; the inertia about the centre of mass not physically consistent,
+        :func:`~robot_dynamics.core.inertia.inertia_inconsistency`).
+    """
+    mass = "" if estimate.mass > 0.0 else f"its mass {float(estimate.mass):.4g} kg is not positive"
+    inertia = ""
+    if estimate.inertia is not None:
+        problem = inertia_inconsistency(estimate.inertia)
+        inertia = f"its inertia about the centre of mass {problem}" if problem else ""
+    return mass, inertia
+
+
 def payload_warnings(model, estimate, qd, *, effort_mask, velocity_threshold, friction, scaled):
     """The named warnings of an identified payload (each ``"name: text"``), the same for the
     ``identify-payload`` command and the dynamics node's ``~/identify_payload``.
@@ -321,14 +340,8 @@ def payload_warnings(model, estimate, qd, *, effort_mask, velocity_threshold, fr
         list: the warning strings (empty when nothing is odd).
     """
     warnings = []
-    mass_bad = not estimate.mass > 0.0
-    inertia_bad = estimate.inertia is not None and inertia_inconsistency(estimate.inertia)
-    if mass_bad or inertia_bad:
-        what = []
-        if mass_bad:
-            what.append(f"its mass {float(estimate.mass):.4g} kg is not positive")
-        if inertia_bad:
-            what.append(f"its inertia about the centre of mass {inertia_bad}")
+    what = [problem for problem in payload_inconsistency(estimate) if problem]
+    if what:
         warnings.append(
             f"payload-inconsistent: the payload on {estimate.frame} is not physically "
             "consistent: " + "; ".join(what) + ". The fit took for load what the model does not "
@@ -364,5 +377,6 @@ __all__ = [
     "frame_parameter_map",
     "identify_payload",
     "payload_fit",
+    "payload_inconsistency",
     "payload_warnings",
 ]

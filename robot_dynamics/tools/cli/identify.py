@@ -31,7 +31,6 @@ import numpy as np
 from robot_dynamics.core.filter_window import base_parameter_fit
 from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
-from robot_dynamics.core.inertia import inertia_inconsistency
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.identified_parameters import parameters_path
 
@@ -463,7 +462,12 @@ def cmd_identify_payload(run: Invocation):
     """
     run, params = node_model(run)
     args, model, path, xml, bundled, out = run
-    from robot_dynamics.core.payload import identify_payload, payload_fit, payload_warnings
+    from robot_dynamics.core.payload import (
+        identify_payload,
+        payload_fit,
+        payload_inconsistency,
+        payload_warnings,
+    )
 
     if params is not None:
         _node_conversions(args, model, params)
@@ -513,8 +517,7 @@ def cmd_identify_payload(run: Invocation):
         }
     )
     data_lines, out["data_preparation"] = data_report(data, hold_sources)
-    mass_bad = not est.mass > 0
-    inertia_bad = est.inertia is not None and inertia_inconsistency(est.inertia)
+    mass_bad, inertia_bad = payload_inconsistency(est)
     warnings = out.setdefault("warnings", [])
     warnings += held_joint_warnings(model, data.report.held, hold_sources)
     scaled = data.report.effort_scale is not None and np.any(data.report.effort_scale != 1.0)
