@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from rclpy.parameter import Parameter
+from rclpy.time import Time
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -233,6 +234,11 @@ class NodeClient:
             inbox.clear()
         self.proc.assert_alive()
         raise AssertionError(f"no matching diagnostics status; the last: {seen[-3:]}")
+
+
+def stamp_ns(msg):
+    """The header stamp of a message [ns]."""
+    return Time.from_msg(msg.header.stamp).nanoseconds
 
 
 def efforts(msg, names):

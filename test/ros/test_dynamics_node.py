@@ -23,6 +23,7 @@ from node_test_helpers import (
     efforts,
     in_tip_frame,
     read,
+    stamp_ns,
     trajectory,
     wrench_array,
 )
@@ -132,7 +133,7 @@ def test_momentum_observer_converges_on_moving_arm(dynamics_node, panda):
         node.t.spin_for(0.002)
 
     def seconds(m):  # the estimate's stamp, from the start of the motion [s]
-        return (m.header.stamp.sec * 10**9 + m.header.stamp.nanosec - t0) * 1e-9
+        return (stamp_ns(m) - t0) * 1e-9
 
     # A loaded node serves fewer of the states (it sheds the older ones), never the newest: the
     # estimates follow the motion to its end, however many there are in between.
@@ -299,9 +300,6 @@ def test_reference_ages_on_simulated_time(dynamics_node, panda):
     # The clock stands still for at least 4 x reference_timeout of wall time, and until a few
     # commands have arrived for states published after 2 x reference_timeout (a loaded machine
     # answers slowly; the outputs carry the stamps of the states they were computed from).
-    def stamp_ns(m):
-        return m.header.stamp.sec * 10**9 + m.header.stamp.nanosec
-
     late_ns = None  # the stamp of the first state published after 2 x reference_timeout
 
     def late():
@@ -410,7 +408,7 @@ def test_static_estimator_with_differentiated_acceleration(dynamics_node, panda)
         return node.joint_state(names, q, qd, tau, stamp_ns=t0 + k[0] * int(dt * 1e9))
 
     def error(m):  # against F_EXT as the tip frame reads it at the message's configuration
-        step = round((m.header.stamp.sec * 10**9 + m.header.stamp.nanosec - t0) / (dt * 1e9))
+        step = round((stamp_ns(m) - t0) / (dt * 1e9))
         return np.abs(wrench_array(m) - in_tip_frame(panda, state(step * dt)[0], F_EXT)).max()
 
     wrench = node.publish_until(make, "external_wrench", lambda m: error(m) <= 1e-6, period=0.004)

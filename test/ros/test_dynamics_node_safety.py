@@ -15,7 +15,15 @@ import time
 import numpy as np
 import pytest
 
-from node_test_helpers import PANDA_URDF, Q, efforts, read, trajectory, wrench_array
+from node_test_helpers import (
+    PANDA_URDF,
+    Q,
+    efforts,
+    read,
+    stamp_ns,
+    trajectory,
+    wrench_array,
+)
 
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -435,9 +443,6 @@ def test_nan_rejected_counted_and_node_alive(dynamics_node, panda):
     for _ in range(200):  # 200 stamps 1 ms apart: 0.2 s of stamps
         node.publish(node.joint_state(names, q2, np.zeros(7), bad_effort))
         node.t.spin_for(0.005)
-
-    def stamp_ns(m):
-        return m.header.stamp.sec * 10**9 + m.header.stamp.nanosec
 
     # gravity kept flowing: a few gravity torques of q2 stamped after the effort went stale
     flowing = []

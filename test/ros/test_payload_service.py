@@ -9,7 +9,7 @@ held in each pose): identified, with the named warning payload-at-rest in the me
 import numpy as np
 import pytest
 
-from node_test_helpers import PANDA_URDF, TIMEOUT, efforts, read
+from node_test_helpers import PANDA_URDF, TIMEOUT, efforts, read, stamp_ns
 
 from robot_dynamics_interfaces.srv import IdentifyPayload
 
@@ -46,10 +46,6 @@ def publish_pose(node, names, q, tau_true, start_ns, rng):
         assert node.t.spin_until(
             lambda: served.last is not None and stamp_ns(served.last) >= t_ns, TIMEOUT
         ), f"the state stamped {t_ns} was not served"
-
-
-def stamp_ns(msg):
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
 def identify(node, client, window=0.0, frame="", apply=False):
