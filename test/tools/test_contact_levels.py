@@ -69,10 +69,10 @@ def detector_onsets(replay, levels, min_duration):
         n = len(replay.joint_names)
         joint_names = replay.joint_names
 
-        class tree:
-            body_joint_names = replay.joint_names
+        class tree:  # a serial chain
+            body_of_joint = {name: b for b, name in enumerate(replay.joint_names)}
             body_link_names = tuple(f"l{i}" for i in range(len(replay.joint_names)))
-            ancestors = np.tril(np.ones((len(replay.joint_names),) * 2, dtype=bool))
+            depth = np.arange(1, len(replay.joint_names) + 1)
 
     config = ContactConfig(
         torque_on=tuple(levels["contact.torque_on"]),
