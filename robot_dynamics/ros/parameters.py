@@ -14,7 +14,6 @@ Kept hand-written rather than ``generate_parameter_library_py``: that library ge
 build time from YAML and is not on PyPI for the wheel environment this package runs in.
 """
 
-import yaml
 from rclpy.exceptions import (
     InvalidParameterTypeException,
     InvalidParameterValueException,
@@ -28,8 +27,14 @@ from rcl_interfaces.msg import (
     SetParametersResult,
 )
 
+from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.schema import Type, as_declared_type
-from robot_dynamics.schema.files import node_name_matches, node_name_tokens
+from robot_dynamics.schema.files import (
+    node_name_matches,
+    node_name_tokens,
+    read_sections,
+    sections_for,
+)
 from robot_dynamics.schema.param import TYPE_NAMES
 
 
@@ -203,7 +208,8 @@ def start_up_source(args, node, name):
         name: the parameter's name.
 
     Returns:
-        str: ``"in <file>"``, ``"on the command line (-p)"`` or "" (not found).
+        str: ``"in <file>"``, ``"on the command line (-p)"`` or "" (not found; a file that
+        cannot be read or is not a parameters file sets nothing).
     """
     source, in_ros, k = "", False, 0
     args = list(args or ())
@@ -215,7 +221,7 @@ def start_up_source(args, node, name):
             in_ros = False
         elif in_ros and arg == "--params-file" and k + 1 < len(args):
             k += 1
-            if name in _file_parameters(args[k], node):
+            if _file_sets(args[k], node, name):
                 source = f"in {args[k]}"
         elif in_ros and arg in ("-p", "--param") and k + 1 < len(args):
             k += 1
@@ -232,35 +238,15 @@ def _matches(key, node):
     return node_name_matches(node_name_tokens(key), node_name_tokens(node))
 
 
-def _file_parameters(path, node):
-    """The dotted parameter names a parameters file sets for the node (empty when unreadable)."""
+def _file_sets(path, node, name):
+    """Whether the parameters file ``path`` sets ``name`` for the node ``/ns/name`` (False when
+    it cannot be read or is not a parameters file)."""
     try:
-        with open(path) as fh:
-            data = yaml.safe_load(fh)
-    except (OSError, yaml.YAMLError):
-        return set()
-    names = set()
-
-    def walk(mapping, prefix):
-        for key, value in mapping.items():
-            if isinstance(value, dict):
-                walk(value, f"{prefix}{key}.")
-            else:
-                names.add(f"{prefix}{key}")
-
-    def sections(mapping, path_so_far):
-        for key, value in (mapping or {}).items():
-            if not isinstance(value, dict):
-                continue
-            if key == "ros__parameters":
-                if _matches(path_so_far or "/**", node):
-                    walk(value, "")
-            else:
-                sections(value, f"{path_so_far}/{key}")
-
-    if isinstance(data, dict):
-        sections(data, "")
-    return names
+        sections = read_sections(path)
+    except ParametersFileError:
+        return False
+    matching = sections_for(sections, node_name_tokens(node))
+    return any(entry.name == name for section in matching for entry in section.entries)
 
 
 def as_declared_types(parameters, declared_type):

@@ -6,10 +6,11 @@ read-only, the configuration field it sets) in a :class:`Section` of its node's
 the nodes' ``ParameterDescriptor`` and set-request validation
 (:mod:`robot_dynamics.ros.parameters`), the estimation pipeline's
 :class:`~robot_dynamics.estimation.PipelineConfig` (fields, defaults, docstring, validation and
-the mapping from node parameters: :mod:`robot_dynamics.schema.derive`), parameters files read,
-written and checked (:mod:`robot_dynamics.tools.params_file`, the units comments:
-:mod:`robot_dynamics.schema.files`) and the parameter tables of ``docs/parameters.md``
-(``python -m robot_dynamics.tools.params_doc``, checked current by a test).
+the mapping from node parameters: :mod:`robot_dynamics.schema.derive`), parameters files
+(walked as rcl reads them, and their units comments: :mod:`robot_dynamics.schema.files`; checked
+against a node's declarations and written: :mod:`robot_dynamics.tools.params_file`) and the
+parameter tables of ``docs/parameters.md`` (``python -m robot_dynamics.tools.params_doc``, checked
+current by a test).
 
 A new parameter is one declaration here (in the section whose behaviour it changes: ``model``
 rebuilds the model, ``derived`` re-derives it, a ``config`` path makes it a field of the

@@ -5,7 +5,8 @@ choices, units, description, whether it is read at start-up only, and the field 
 configuration dataclass it feeds (``config``). :mod:`robot_dynamics.ros.parameters` turns it into
 a ``ParameterDescriptor`` and validates set requests with :meth:`Param.reason`;
 :mod:`robot_dynamics.schema.derive` builds configuration dataclasses from it;
-:mod:`robot_dynamics.schema.files` writes and reads parameter files through it.
+:mod:`robot_dynamics.schema.files` types the values of parameters files with its types and
+:mod:`robot_dynamics.tools.params_file` checks and writes them through it.
 """
 
 import enum

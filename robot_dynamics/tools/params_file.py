@@ -16,10 +16,14 @@ with ``--ros-args --params-file FILE``:
 - Types, as ``rcl`` gives them: a quoted scalar is a string; an unquoted one is a bool
   (``true``/``false``, ``yes``/``no``, ``on``/``off`` and their capitalised forms), else an
   integer (C ``strtol``: ``10``, ``0x1f``, ``017`` octal), else a double (``1.0``, ``1e-3``,
-  ``.inf``), else a string (:mod:`robot_dynamics.tools.rcl_scalars`). A sequence takes the
+  ``.inf``), else a string (:mod:`robot_dynamics.schema.rcl_scalars`). A sequence takes the
   type of its entries, which must all have one type. An empty sequence leaves the parameter
   unset: the node then takes its declared empty default, or refuses to start when the default
   is not empty.
+
+The file is walked into sections of typed entries by
+:func:`robot_dynamics.schema.files.read_sections` (shared with the node, which reads it to say
+in which file a refused start-up value was set); the values are checked here.
 - Values are checked against the node's declarations
   (:data:`robot_dynamics.schema.DYNAMICS_NODE`): the declared type, an integer taken for a
   double as the node takes it (:func:`~robot_dynamics.schema.as_declared_type`), ranges,
@@ -48,36 +52,25 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import re
 from dataclasses import dataclass, field
 
 from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.schema import DYNAMICS_NODE, Type, as_declared_type
-from robot_dynamics.schema.files import node_name_matches, node_name_tokens
+from robot_dynamics.schema.files import (
+    PARAMETERS_KEY,
+    UNSET,
+    node_name_tokens,
+    read_sections,
+    sections_for,
+)
 from robot_dynamics.schema.param import ARRAY_OF, ENTRY_TYPE, TYPE_NAMES
-
-from .rcl_scalars import scalar_value
 
 NODE_NAME = "dynamics_node"
 """The dynamics node's default name: the section a parameters file is read for."""
 
-PARAMETERS_KEY = "ros__parameters"
-
-_NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # the ROS parameter types of scalars read from a file
 BOOL, INTEGER, DOUBLE, STRING = Type.BOOL, Type.INTEGER, Type.DOUBLE, Type.STRING
 _ARRAY_OF = ARRAY_OF
-_UNSET = object()  # an empty sequence: rcl leaves the parameter unset
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """One parameter value read from a file."""
-
-    name: str
-    type: int
-    value: object
-    line: int
 
 
 def _qualified(node_name):
@@ -85,112 +78,6 @@ def _qualified(node_name):
     if not tokens:
         raise ValueError(f"node name {node_name!r} is empty")
     return tokens
-
-
-class _Reader:
-    """The YAML of one parameters file as sections of typed entries."""
-
-    def __init__(self, path, text):
-        self.path = path
-        self.sections = []  # (node name tokens, [entries]) in file order
-        import yaml
-
-        try:
-            documents = list(yaml.compose_all(text, Loader=_loader(yaml)))
-        except yaml.YAMLError as error:
-            raise ParametersFileError(f"{path}: not YAML: {error}", path) from None
-        documents = [d for d in documents if d is not None]
-        if len(documents) != 1 or not isinstance(documents[0], yaml.MappingNode):
-            raise ParametersFileError(
-                f"{path}: a parameters file is one YAML mapping of node names "
-                "(e.g. '/**:' or 'dynamics_node:') to 'ros__parameters:'",
-                path,
-            )
-        self._yaml = yaml
-        self._walk(documents[0], [])
-        if not self.sections:
-            raise ParametersFileError(f"{path}: no '{PARAMETERS_KEY}' section", path)
-
-    def _fail(self, message, node, parameter=""):
-        return ParametersFileError(
-            f"{self.path}, line {node.start_mark.line + 1}: {message}", self.path, parameter
-        )
-
-    def _key(self, key_node):
-        if not isinstance(key_node, self._yaml.ScalarNode):
-            raise self._fail("a key must be a name", key_node)
-        return key_node.value
-
-    def _walk(self, mapping, tokens):
-        for key_node, value in mapping.value:
-            key = self._key(key_node)
-            if key == PARAMETERS_KEY:
-                if not tokens:
-                    raise self._fail(f"no node name before '{PARAMETERS_KEY}'", key_node)
-                entries = []
-                if not isinstance(value, self._yaml.MappingNode):
-                    raise self._fail(f"'{PARAMETERS_KEY}' must be a mapping of names", value)
-                self._parameters(value, "", entries)
-                self.sections.append((tokens, entries))
-                continue
-            new = node_name_tokens(key)
-            bad = [t for t in new if t not in ("*", "**") and not _NAME_TOKEN.fullmatch(t)]
-            if bad or not new:
-                raise self._fail(
-                    f"{key!r} is not a node name (name tokens are letters, digits and '_', or "
-                    "the wildcards '*' and '**')",
-                    key_node,
-                )
-            if not isinstance(value, self._yaml.MappingNode):
-                raise self._fail(
-                    f"{key!r}: expected a node name with '{PARAMETERS_KEY}:' below it", value
-                )
-            self._walk(value, tokens + new)
-
-    def _parameters(self, mapping, prefix, entries):
-        yaml = self._yaml
-        for key_node, value in mapping.value:
-            name = prefix + self._key(key_node)
-            if isinstance(value, yaml.MappingNode):
-                self._parameters(value, name + ".", entries)
-            elif isinstance(value, yaml.SequenceNode):
-                entries.append(self._sequence(name, value))
-            else:
-                ptype, typed = self._scalar(name, value)
-                entries.append(_Entry(name, ptype, typed, value.start_mark.line + 1))
-
-    def _scalar(self, name, node):
-        if not isinstance(node, self._yaml.ScalarNode):
-            raise self._fail(f"parameter {name}: not a value", node, name)
-        quoted = node.style in ("'", '"')
-        if not quoted and node.value == "":
-            raise self._fail(f"parameter {name}: no value", node, name)
-        return scalar_value(node.value, quoted)
-
-    def _sequence(self, name, node):
-        line = node.start_mark.line + 1
-        if not node.value:
-            return _Entry(name, 0, _UNSET, line)
-        types, values = set(), []
-        for item in node.value:
-            if not isinstance(item, self._yaml.ScalarNode):
-                raise self._fail(f"parameter {name}: a list of lists or mappings", item, name)
-            ptype, value = self._scalar(name, item)
-            if types and ptype not in types:
-                raise self._fail(
-                    f"parameter {name}: entries of one list must have one type ({value!r} is "
-                    f"a {TYPE_NAMES[ptype]}, the first a {TYPE_NAMES[next(iter(types))]}; "
-                    "write doubles as 1.0, not 1)",
-                    item,
-                    name,
-                )
-            types.add(ptype)
-            values.append(value)
-        return _Entry(name, _ARRAY_OF[types.pop()], values, line)
-
-
-def _loader(yaml):
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _specs(schema=DYNAMICS_NODE):
@@ -204,7 +91,7 @@ def _declared_default_is_empty(spec):
 def _check(spec, ptype, value, where):
     """The value as the node holds it, or ParametersFileError naming the parameter."""
     name = spec.name
-    if value is _UNSET:
+    if value is UNSET:
         if _declared_default_is_empty(spec):
             return []
         raise ParametersFileError(
@@ -429,26 +316,20 @@ def read_parameters_file(path, node=NODE_NAME):
             and the line).
     """
     path = str(path)
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ParametersFileError(f"cannot read parameters file {path!r}: {error}", path) from None
-    reader = _Reader(path, text)
+    sections = read_sections(path)
     target = _qualified(node)
-    merged = {}  # name -> (entry, True when set by a section that names this node alone)
-    for tokens, entries in reader.sections:
-        if node_name_matches(tokens, target):
-            own = not any(token in ("*", "**") for token in tokens)
-            for entry in entries:
-                merged[entry.name] = (entry, own)
-    if not any(node_name_matches(tokens, target) for tokens, _ in reader.sections):
-        names = ", ".join("/" + "/".join(tokens) for tokens, _ in reader.sections)
+    matching = sections_for(sections, target)
+    if not matching:
+        names = ", ".join("/" + "/".join(section.tokens) for section in sections)
         raise ParametersFileError(
             f"{path}: no section for node /{'/'.join(target)} (sections: {names}; '/**:' "
             "applies to every node)",
             path,
         )
+    merged = {}  # name -> (entry, True when set by a section that names this node alone)
+    for section in matching:
+        for entry in section.entries:
+            merged[entry.name] = (entry, not section.wildcard)
     specs = _specs()
     values = {name: _copy(spec.default) for name, spec in specs.items()}
     lines = {}
@@ -605,5 +486,4 @@ __all__ = [
     "parameters_yaml",
     "read_parameters_file",
     "read_parameters_files",
-    "scalar_value",
 ]

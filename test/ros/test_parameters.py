@@ -110,6 +110,12 @@ def test_a_start_up_source_is_the_last_file_or_p_that_sets_it_for_the_node(tmp_p
     # only ROS arguments count; a name nobody sets has no source
     assert start_up_source(["x", "-p", "tip_link:=a"], node, "tip_link") == ""
     assert start_up_source(args, node, "base_link") == ""
+    # a file that cannot be read or is not a parameters file sets nothing
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("/**:\n  ros__parameters:\n    observer_gain: [1.0\n")
+    for path in (broken, tmp_path / "missing.yaml"):
+        later = args + ["--params-file", str(path)]
+        assert start_up_source(later, node, "observer_gain") == f"in {both}"
 
 
 def test_a_start_up_error_line_names_parameter_value_allowed_and_source():

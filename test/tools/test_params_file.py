@@ -1,9 +1,10 @@
 """Node parameters files (robot_dynamics.tools.params_file): read as rcl and the dynamics node
-read them (sections, wildcards, precedence, nesting, rcl's scalar typing, the node's declared
-types and ranges), refused with a ParametersFileError naming the file and the parameter, written
-so that they read back equal; the simulated arm's files written from its declarations. Three
-tests compare with rclpy itself in this process (an rclpy Context initialised with
-``--params-file``: rcl's parser, the node's declarations); no messages are exchanged."""
+read them (sections, wildcards, precedence, nesting, the node's declared types and ranges),
+refused with a ParametersFileError naming the file and the parameter, written so that they read
+back equal; the simulated arm's files written from its declarations. Two tests compare with
+rclpy itself in this process (an rclpy Context initialised with ``--params-file``: rcl's parser,
+the node's declarations); no messages are exchanged. The file's sections and rcl's typing of
+its scalars: test/schema/test_files.py."""
 
 import math
 
@@ -19,21 +20,6 @@ from robot_dynamics.tools.params_file import (
     parameters_yaml,
     read_parameters_file,
 )
-from robot_dynamics.tools.rcl_scalars import scalar_value
-
-SCALARS = [
-    *"true True TRUE yes Yes YES y Y on On ON false no n N off OFF Off tRue YeS".split(),
-    *"10 -10 +10 0 00 017 08 09.5 0x1f 0X1F -0x10 0x 1_000 0b101 12abc".split(),
-    "9223372036854775807",
-    "9223372036854775808",
-    "-9223372036854775809",
-    *"1.0 1. -.5 .5 1e3 1E3 1e-3 -1.5e+2 1e400 1e-400 1e-310 2.5e-308".split(),
-    *".inf -.inf +.inf .Inf .NAN .nan inf -inf Infinity nan NaN 0x1p3 0x1.8p1 0x.8".split(),
-    *"~ null abc 1.0.0 1e e5 1:30".split(),
-    "'5'",
-    '"true"',
-    "' 5'",
-]
 
 
 def write(tmp_path, text, name="params.yaml"):
@@ -138,50 +124,6 @@ def test_empty_list_takes_the_empty_default_or_is_refused(tmp_path):
     assert read_parameters_file(ok).values["contact.torque_on"] == []
     bad = write(tmp_path, "/**:\n  ros__parameters:\n    gravity: []\n", "bad.yaml")
     refused(bad, "gravity", "empty list", "refuses to start")
-
-
-# ------------------------------------------------------------------ typing
-def test_scalars_are_typed_as_rcl_types_them():
-    assert scalar_value("true", False) == (1, True)
-    assert scalar_value("Off", False) == (1, False)
-    assert scalar_value("017", False) == (2, 15)
-    assert scalar_value("0x1f", False) == (2, 31)
-    assert scalar_value("08", False) == (3, 8.0)  # strtol stops at 8; strtod reads it
-    assert scalar_value("9223372036854775808", False) == (3, 9223372036854775808.0)
-    assert scalar_value("50", False) == (2, 50)
-    assert scalar_value("50.0", False) == (3, 50.0)
-    assert scalar_value("1e400", False) == (4, "1e400")  # ERANGE: a string
-    assert scalar_value("1_000", False) == (4, "1_000")
-    assert scalar_value("~", False) == (4, "~")
-    assert scalar_value("true", True) == (4, "true")
-    t, v = scalar_value("-.inf", False)
-    assert t == 3 and v == -math.inf
-
-
-@pytest.mark.ros
-def test_scalar_typing_equals_rcl(tmp_path, rclpy_context):
-    """Every scalar of SCALARS gets the type and value rcl's parser gives it."""
-    from rclpy.context import Context
-    from rclpy.node import Node
-
-    lines = ["/**:", "  ros__parameters:"] + [f"    p{i}: {c}" for i, c in enumerate(SCALARS)]
-    path = write(tmp_path, "\n".join(lines) + "\n")
-    context = Context()
-    context.init(args=["x", "--ros-args", "--params-file", path])
-    try:
-        node = Node("typing", context=context, automatically_declare_parameters_from_overrides=True)
-        for i, case in enumerate(SCALARS):
-            quoted = case[0] in "'\""
-            ptype, value = scalar_value(case[1:-1] if quoted else case, quoted)
-            expected = node.get_parameter(f"p{i}")
-            assert ptype == expected.type_.value, case
-            if isinstance(value, float) and math.isnan(value):
-                assert math.isnan(expected.value), case
-            else:
-                assert value == expected.value, case
-        node.destroy_node()
-    finally:
-        context.shutdown()
 
 
 # ------------------------------------------------------------------ refusals

@@ -7,7 +7,7 @@ string."""
 import math
 import re
 
-from robot_dynamics.schema import Type
+from .param import Type
 
 BOOL, INTEGER, DOUBLE, STRING = Type.BOOL, Type.INTEGER, Type.DOUBLE, Type.STRING
 
