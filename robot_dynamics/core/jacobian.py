@@ -61,12 +61,13 @@ def to_local_axes(J, W_T_F):
     Returns:
         ndarray: same shape as ``J``, in the frame's axes.
     """
-    Rt = W_T_F[..., :3, :3].swapaxes(-1, -2)
+    R = W_T_F[..., :3, :3]
     if J.ndim == W_T_F.ndim - 1:
-        return np.concatenate(
-            [(Rt @ J[..., :3, None])[..., 0], (Rt @ J[..., 3:, None])[..., 0]], axis=-1
-        )
-    return np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
+        # the halves as rows: [v; w] -> [v^T; w^T] R = [(R^T v)^T; (R^T w)^T]
+        return (J.reshape(J.shape[:-1] + (2, 3)) @ R).reshape(J.shape)
+    # both halves [J_v; J_w] by one broadcast product: R^T J_v, R^T J_w
+    Rt = W_T_F[..., None, :3, :3].swapaxes(-1, -2)
+    return (Rt @ J.reshape(J.shape[:-2] + (2, 3, J.shape[-1]))).reshape(J.shape)
 
 
 def frame_acceleration_bias(tree, kin, qd, frame):
