@@ -12,9 +12,9 @@ Each process is started as its console script starts it (the script's two lines,
 tree's entry point runs whatever the venv's scripts were generated from). Two runs go on at a
 time. The moments are drawn as fractions of the phase they fall in (the start-up phase
 measured on this machine), so the plan is the same everywhere and the waits are not speed
-requirements. The start-up moments begin once the interpreter runs the script's first line
-(twice the interpreter's own start-up time, measured): a signal before that gets the system's
-default action, whatever the program.
+requirements. The start-up moments begin once the process catches SIGTERM (its console
+script's first line installs the handlers; Linux's /proc/PID/status shows it): a signal before
+that gets the system's default action, whatever the program.
 """
 
 import collections
@@ -22,7 +22,6 @@ import os
 import queue
 import random
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -66,14 +65,21 @@ def console_script(name):
     ]
 
 
-def interpreter_startup():
-    """Twice the longest of three starts of the interpreter up to its first line of code [s]."""
-    times = []
-    for _ in range(3):
-        t0 = time.monotonic()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-        times.append(time.monotonic() - t0)
-    return 2.0 * max(times)
+def wait_until_signals_caught(pid, timeout=120.0):
+    """Wait until process ``pid`` catches SIGINT and SIGTERM (``SigCgt`` in /proc/PID/status);
+    at once where /proc is not there."""
+    mask = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                caught = next(int(line.split()[1], 16) for line in fh if line.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            return
+        if caught & mask == mask:
+            return
+        time.sleep(0.002)
+    raise AssertionError(f"process {pid} did not install its signal handlers in {timeout} s")
 
 
 class Feed:
@@ -109,9 +115,6 @@ class Runs:
         self.startup = []  # seconds from the process start to its model, observed
         self.failures = []
         self.done = collections.Counter()
-        # A signal before the interpreter runs the console script's first line gets Python's
-        # (or the system's) default action: the moments start after that.
-        self.interpreter = interpreter_startup()
 
     def publisher(self, msg_type, topic, qos):
         with self.lock:
@@ -186,7 +189,9 @@ class Runs:
         proc, ready, cleanup = start(i, entry)
         try:
             if moment == "starting":
-                first = self.interpreter
+                # before its handlers a signal gets the system's default action: from there on
+                wait_until_signals_caught(proc.pid)
+                first = time.monotonic() - t0
                 delay = first + fraction * max(0.0, 1.2 * self.startup_time() - first)
                 time.sleep(max(0.0, delay - (time.monotonic() - t0)))
             else:
