@@ -18,6 +18,7 @@ from .estimation import MomentumObserver, WrenchEstimate
 from .inertia import InertiaWarning
 from .model import RobotModel, StateTerms
 from .simulate import SimulationResult
+from .tree import MimicWarning
 
 __all__ = [
     "AmbiguousTipError",
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidURDFValueError",
     "KinematicTreeError",
+    "MimicWarning",
     "ModelTooLargeError",
     "MomentumObserver",
     "RobotDynamicsError",

@@ -82,6 +82,9 @@ class RobotModel(CheckedAlgorithms):
         inertia_adjustments: tuple of messages, empty unless ``balance_inertia`` changed an
             inertia.
         inertia_warnings: tuple of :class:`~robot_dynamics.core.inertia.InertiaWarning`.
+        mimic_warnings: tuple of :class:`~robot_dynamics.core.tree.MimicWarning`: each
+            ``<mimic>`` that names no movable joint of the model, its joint loaded as an
+            independent actuated joint (the tree's ``mimic_warnings``).
 
     Raises:
         InvalidInputError: the tree's gravity or armature out of bounds; tip_link not a str.
@@ -488,6 +491,13 @@ class RobotModel(CheckedAlgorithms):
     def effort_limits(self):
         """(n,) joint effort limits [N m or N]."""
         return self.tree.effort_limit
+
+    @property
+    def mimic_warnings(self):
+        """Tuple of :class:`~robot_dynamics.core.tree.MimicWarning`: each ``<mimic>`` of the
+        URDF that names no movable joint of the model (its joint is an independent actuated
+        joint)."""
+        return self.tree.mimic_warnings
 
     @property
     def mimic_joints(self):

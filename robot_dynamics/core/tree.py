@@ -67,6 +67,43 @@ class FrameInfo:
         object.__setattr__(self, "T_body_frame", frozen_array(self.T_body_frame))
 
 
+#: Rules of :class:`MimicWarning`: the joint a ``<mimic>`` names is not in the URDF, is a fixed
+#: joint, or is not below the model's base link.
+MIMIC_TARGET_MISSING = "mimic_target_missing"
+MIMIC_TARGET_FIXED = "mimic_target_fixed"
+MIMIC_TARGET_OUTSIDE = "mimic_target_outside_model"
+
+
+@dataclass(frozen=True)
+class MimicWarning:
+    """A ``<mimic>`` that names no movable joint of the model: its joint is loaded as an
+    independent actuated joint (as Pinocchio's default parser and MoveIt load it).
+
+    Attributes:
+        joint: the joint with the ``<mimic>`` element.
+        target: the joint it names.
+        rule: :data:`MIMIC_TARGET_MISSING`, :data:`MIMIC_TARGET_FIXED` or
+            :data:`MIMIC_TARGET_OUTSIDE`.
+        base_link: the model's base link (for :data:`MIMIC_TARGET_OUTSIDE`).
+    """
+
+    joint: str
+    target: str
+    rule: str
+    base_link: str = ""
+
+    def __str__(self):
+        which = {
+            MIMIC_TARGET_MISSING: "which the URDF does not have",
+            MIMIC_TARGET_FIXED: "a fixed joint",
+            MIMIC_TARGET_OUTSIDE: f"which is not below base link {self.base_link!r}",
+        }[self.rule]
+        return (
+            f"joint {self.joint!r} mimics {self.target!r}, {which}: loaded as an independent "
+            f"joint ({self.rule})"
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class KinematicTree:
     """Frozen model data: nb bodies (movable joints), n actuated joints; all arrays read-only.
@@ -99,6 +136,8 @@ class KinematicTree:
         ancestors: (nb, nb) 1.0 where column j is an ancestor-or-self of row i.
         leaf_links: links with no child link, below the base.
         tip_candidates: leaf links at the end of a chain of bodies.
+        mimic_warnings: :class:`MimicWarning` per ``<mimic>`` that names no movable joint of
+            the model (its joint is actuated).
         gravity: (3,) gravity [m/s^2] in the base frame (default ``STANDARD_GRAVITY``).
         armature: (n,) reflected rotor inertia [kg m^2 or kg] on M's diagonal (default 0).
 
@@ -154,6 +193,7 @@ class KinematicTree:
     ancestors: np.ndarray
     leaf_links: tuple
     tip_candidates: tuple
+    mimic_warnings: tuple = ()
     gravity: np.ndarray = STANDARD_GRAVITY
     armature: np.ndarray = None
     # compiled in __post_init__
@@ -392,7 +432,9 @@ def build_tree(robot, base_link=None):
 
     Raises:
         KinematicTreeError: links missing, a link with two parents, several roots, joint
-            cycles (also a cycle not connected to the root), unknown base link, mimic problems.
+            cycles (also a cycle not connected to the root), unknown base link, mimic joints
+            that form a cycle. A ``<mimic>`` naming no movable joint of the model loads with a
+            :class:`MimicWarning` (``mimic_warnings``).
         UnsupportedJointError: a floating or planar joint below the base link (names it and
             its child link, the base that leaves it out).
     """
@@ -488,19 +530,18 @@ def build_tree(robot, base_link=None):
 
     # Actuated joints and the mimic map.
     body_index = {name: b for b, name in enumerate(body_joint)}
-    actuated = [name for name in body_joint if joint_by_name[name].mimic is None]
+    mimic_warnings = _mimic_warnings(body_joint, body_index, joint_by_name, base_link)
+    independent = {w.joint for w in mimic_warnings}
+    actuated = [
+        name for name in body_joint if joint_by_name[name].mimic is None or name in independent
+    ]
     act_index = {name: k for k, name in enumerate(actuated)}
     G = np.zeros((nb, len(actuated)))
     q_offset = np.zeros(nb)
     for b, name in enumerate(body_joint):
         multiplier, offset, driver, seen = 1.0, 0.0, name, {name}
-        while joint_by_name[driver].mimic is not None:
+        while joint_by_name[driver].mimic is not None and driver not in independent:
             target, m, o = joint_by_name[driver].mimic
-            if target not in body_index:
-                raise KinematicTreeError(
-                    f"joint {driver!r} mimics {target!r}, which is not a movable joint "
-                    f"below base link {base_link!r}"
-                )
             multiplier, offset = multiplier * m, offset * m + o
             driver = target
             if driver in seen:
@@ -560,8 +601,27 @@ def build_tree(robot, base_link=None):
         ancestors=ancestors,
         leaf_links=leaf_links,
         tip_candidates=tip_candidates,
+        mimic_warnings=mimic_warnings,
     )
     return tree
+
+
+def _mimic_warnings(body_joint, body_index, joint_by_name, base_link):
+    """:class:`MimicWarning` of the body joints whose ``<mimic>`` names no body joint."""
+    warnings = []
+    for name in body_joint:
+        mimic = joint_by_name[name].mimic
+        if mimic is None or mimic[0] in body_index:
+            continue
+        target = joint_by_name.get(mimic[0])
+        if target is None:
+            rule = MIMIC_TARGET_MISSING
+        elif target.type == "fixed":
+            rule = MIMIC_TARGET_FIXED
+        else:
+            rule = MIMIC_TARGET_OUTSIDE
+        warnings.append(MimicWarning(name, mimic[0], rule, base_link))
+    return tuple(warnings)
 
 
 def default_tip(tree):

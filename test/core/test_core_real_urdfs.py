@@ -3,9 +3,9 @@ Pinocchio's (1e-9 of the largest reference value).
 
 The files are found through the installed example-robot-data package (robot_urdfs.robots_dir) and
 parametrise the tests, TIAGo, PR2, Romeo, the Allegro hands, ANYmal+Kinova and B1+Z1 among
-them. One file Pinocchio's default (mimic-less) parser takes is refused, for a stated reason
-that the test checks (REFUSED), which Pinocchio's mimic parser gives too. Joints are mapped by
-name, mimic joints reduced through q_full = G q + offset (oracles.PinOracle). Two random
+them (and Alex's psyonic hands, whose finger <mimic> elements name joints the file does not
+have: those fingers load as independent joints, with warnings). Joints are mapped by name,
+mimic joints reduced through q_full = G q + offset (oracles.PinOracle). Two random
 configurations per file.
 """
 
@@ -31,21 +31,10 @@ from robot_dynamics.core.errors import (  # noqa: E402
     UnsupportedJointError,
 )
 from robot_dynamics.core.inertia import INDEFINITE_BODY  # noqa: E402
+from robot_dynamics.core.tree import MIMIC_TARGET_MISSING  # noqa: E402
 
 TOL = 1e-9
 N_CONF = 2
-
-#: Files Pinocchio's default parser loads that the package refuses: (error, words of the
-#: message, whether balance_inertia loads it).
-REFUSED = {
-    # finger joints mimic 'index_q1', ... which the file does not have (it has
-    # 'Left_index_q1'): Pinocchio's mimic parser refuses it too
-    "alex_description/urdf/alex_psyonic_hands.urdf": (
-        KinematicTreeError,
-        ("'Left_index_q2'", "'index_q1'"),
-        False,
-    ),
-}
 
 #: Files the issue reported refused by default; each must be among the files tested.
 NAMED = (
@@ -85,22 +74,26 @@ def _path(rel):
 
 def test_the_files_of_the_issue_are_tested():
     assert set(NAMED) <= set(FILES), sorted(set(NAMED) - set(FILES))
-    assert set(REFUSED) <= set(FILES)
     assert len(FILES) >= 60
 
 
-@pytest.mark.parametrize("rel", sorted(REFUSED), ids=sorted(REFUSED))
-def test_refused_files_say_why(rel):
-    error, words, balance_loads = REFUSED[rel]
-    with pytest.raises(error) as ei:
-        RobotModel.from_urdf_file(_path(rel))
-    for word in words:
-        assert word in str(ei.value), str(ei.value)
-    if balance_loads:
-        assert RobotModel.from_urdf_file(_path(rel), balance_inertia=True).inertia_adjustments
+def test_mimics_of_joints_a_file_does_not_have_load_as_independent_joints():
+    """alex_psyonic_hands: each finger's second joint mimics 'index_q1', ... (the file's joints
+    are 'Left_index_q1', ...): loaded as independent joints, one warning each."""
+    rel = "alex_description/urdf/alex_psyonic_hands.urdf"
+    assert rel in FILES
+    model = RobotModel.from_urdf_file(_path(rel))
+    warned = {w.joint: w for w in model.mimic_warnings}
+    fingers = [
+        f"{side}_{f}_q2" for side in ("Left", "Right") for f in ("index", "middle", "ring", "pinky")
+    ]
+    assert sorted(warned) == sorted(fingers)
+    assert all(w.rule == MIMIC_TARGET_MISSING for w in warned.values())
+    assert warned["Left_index_q2"].target == "index_q1"
+    assert set(fingers) <= set(model.joint_names)
 
 
-@pytest.mark.parametrize("rel", [f for f in FILES if f not in REFUSED])
+@pytest.mark.parametrize("rel", FILES)
 def test_loads_by_default_and_equals_pinocchio(rel, rng):
     xml = open(_path(rel)).read()
     model = RobotModel.from_urdf_string(xml)
@@ -132,8 +125,6 @@ def test_inertia_warnings_are_what_strict_refuses():
     """strict_inertia refuses exactly the files that load with inertia warnings."""
     warned = 0
     for rel in FILES:
-        if rel in REFUSED:
-            continue
         model = RobotModel.from_urdf_file(_path(rel))
         if model.inertia_warnings:
             warned += 1
@@ -151,7 +142,7 @@ def test_romeo_hips_load_with_exact_indefinite_body_warnings():
     comparison with Pinocchio is test_loads_by_default_and_equals_pinocchio); strict_inertia
     refuses them."""
     rel = "romeo_description/urdf/romeo_laas_small.urdf"
-    assert rel in FILES and rel not in REFUSED
+    assert rel in FILES
     path = _path(rel)
     model = RobotModel.from_urdf_file(path)
     bodies = [w for w in model.inertia_warnings if w.rule == INDEFINITE_BODY]
@@ -170,7 +161,7 @@ def test_romeo_grippers_make_m_singular_and_forward_dynamics_says_which():
     dynamics by CRBA and by the articulated-body algorithm refuse with the joint's name
     (Pinocchio's M has the same zero row)."""
     rel = "romeo_description/urdf/romeo_laas_small.urdf"
-    assert rel in FILES and rel not in REFUSED
+    assert rel in FILES
     model = RobotModel.from_urdf_file(_path(rel))
     q = np.zeros(model.n)
     k = model.joint_index("l_gripper_joint")

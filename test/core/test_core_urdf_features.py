@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
-from robot_dynamics.core.errors import AmbiguousTipError
+from robot_dynamics.core.errors import AmbiguousTipError, KinematicTreeError
+from robot_dynamics.core.tree import (
+    MIMIC_TARGET_FIXED,
+    MIMIC_TARGET_MISSING,
+    MIMIC_TARGET_OUTSIDE,
+)
 
 import oracles
 import robot_urdfs
@@ -288,6 +293,56 @@ def test_mimic_joints_count_in_the_chain_length():
     panda = load_model("panda_gripper")
     assert panda.tip_link is None
     assert set(panda.tree.tip_candidates) == {"panda_leftfinger", "panda_rightfinger"}
+
+
+_MIMIC = '<mimic joint="j3" multiplier="-0.7" offset="0.2"/>'
+_NO_MIMIC = robot_urdfs.MIXED_URDF.replace(_MIMIC, "")
+
+
+@pytest.mark.parametrize(
+    "target, base_link, rule",
+    [
+        ("j3_typo", None, MIMIC_TARGET_MISSING),
+        ("tool_joint", None, MIMIC_TARGET_FIXED),
+        ("j3", "l3", MIMIC_TARGET_OUTSIDE),
+    ],
+)
+def test_a_mimic_of_no_movable_joint_loads_as_an_independent_joint(target, base_link, rule, rng):
+    """A <mimic> naming a joint the URDF lacks, a fixed joint, or a joint above the base link
+    loads (as Pinocchio's default parser loads it): its joint is actuated, with a warning that
+    names both joints and the rule; the dynamics are those of the URDF without the <mimic>."""
+    xml = robot_urdfs.MIXED_URDF.replace(_MIMIC, _MIMIC.replace('"j3"', f'"{target}"'))
+    model = RobotModel.from_urdf_string(xml, base_link=base_link)
+    assert "j5" in model.joint_names and model.mimic_joints == {}
+    (warning,) = model.mimic_warnings
+    assert (warning.joint, warning.target, warning.rule) == ("j5", target, rule)
+    assert "'j5'" in str(warning) and f"'{target}'" in str(warning) and rule in str(warning)
+    reference = RobotModel.from_urdf_string(_NO_MIMIC, base_link=base_link)
+    assert reference.mimic_warnings == ()
+    _same_dynamics(model, reference, rng, what=rule)
+
+
+def test_a_mimic_of_an_independent_mimic_joint_follows_it():
+    """j6 mimics j5, whose own <mimic> names no joint: j5 is actuated and j6 follows it."""
+    xml = robot_urdfs.MIXED_URDF.replace(_MIMIC, _MIMIC.replace('"j3"', '"gone"')).replace(
+        '<limit lower="-3" upper="3" effort="20" velocity="3"/>\n  </joint>\n  <link name="l6">',
+        '<limit lower="-3" upper="3" effort="20" velocity="3"/>\n'
+        '    <mimic joint="j5" multiplier="2.0" offset="-0.1"/>\n  </joint>\n  <link name="l6">',
+    )
+    model = RobotModel.from_urdf_string(xml)
+    assert [w.joint for w in model.mimic_warnings] == ["j5"]
+    assert model.mimic_joints == {"j6": ("j5", 2.0, -0.1)}
+    assert model.joint_names == ("j1", "j2", "j3", "j4", "j5")
+
+
+def test_mimic_joints_that_form_a_cycle_are_refused():
+    xml = robot_urdfs.MIXED_URDF.replace(_MIMIC, _MIMIC.replace('"j3"', '"j6"')).replace(
+        '<limit lower="-3" upper="3" effort="20" velocity="3"/>\n  </joint>\n  <link name="l6">',
+        '<limit lower="-3" upper="3" effort="20" velocity="3"/>\n'
+        '    <mimic joint="j5"/>\n  </joint>\n  <link name="l6">',
+    )
+    with pytest.raises(KinematicTreeError, match="cycle"):
+        RobotModel.from_urdf_string(xml)
 
 
 def test_with_payload_point_mass_equals_urdf(rng):

@@ -33,7 +33,6 @@ from robot_dynamics.core.errors import (
     KinematicTreeError,
     ModelTooLargeError,
     RobotDynamicsError,
-    UnsupportedJointError,
     URDFError,
 )
 
@@ -443,10 +442,7 @@ def test_real_placeholder_inertias_load_with_warnings_strict_refuses_balance_bal
         except RobotDynamicsError as err:
             if not (isinstance(err, InvalidURDFValueError) and "<inertia>" in str(err)):
                 continue
-        try:
-            model = RobotModel.from_urdf_file(path, max_links=5000, balance_inertia=True)
-        except (KinematicTreeError, UnsupportedJointError):
-            continue  # balanced, but refused for its joints (e.g. a mimic of a missing joint)
+        model = RobotModel.from_urdf_file(path, max_links=5000, balance_inertia=True)
         assert model.inertia_adjustments and model.inertia_warnings == (), path
         balanced_files += 1
         if model.n:

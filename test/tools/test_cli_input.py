@@ -262,6 +262,33 @@ def test_exit_codes_follow_the_error_types(tmp_path, capsys):
     assert code == 3 and "free" in err
 
 
+def test_a_mimic_of_a_missing_joint_is_a_warning(tmp_path, capsys):
+    """A <mimic> naming a joint the URDF does not have: the joint is actuated; info lists the
+    warning (text and --json), the other commands print it on stderr."""
+    urdf = tmp_path / "mimic.urdf"
+    urdf.write_text(
+        "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.01' iyz='0' izz='0.01'/></inertial></link>"
+        "<joint name='j' type='revolute'><parent link='a'/><child link='b'/><axis xyz='1 0 0'/>"
+        "<limit lower='-1' upper='1' effort='10' velocity='1'/><mimic joint='master'/></joint>"
+        "</robot>"
+    )
+    data = run_json(capsys, "info", urdf)
+    assert data["joint_names"] == ["j"] and data["mimic_joints"] == []
+    (warning,) = data["mimic_warnings"]
+    assert (warning["joint"], warning["mimics"], warning["rule"]) == (
+        "j",
+        "master",
+        "mimic_target_missing",
+    )
+    assert cli.main(["info", str(urdf)]) == 0
+    assert "warning: joint 'j' mimics 'master'" in capsys.readouterr().out
+    assert cli.main(["gravity", str(urdf), "--q", "0.1"]) == 0
+    assert "warning: joint 'j' mimics 'master', which the URDF does not have" in (
+        capsys.readouterr().err
+    )
+
+
 def test_inertia_warnings_strict_inertia_and_balance_inertia(tmp_path, capsys):
     """A moving link breaking the triangle inequality loads with a warning (listed by info,
     one line on stderr for the other commands); --strict-inertia refuses it on every command,

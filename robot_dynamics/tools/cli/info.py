@@ -133,6 +133,10 @@ def cmd_info(run: Invocation) -> List[str]:
             "mimic_joints": mimic,
             "link_masses": {link: tree["links"].get(link, 0.0) for link in below},
             "total_mass": total_mass,
+            "mimic_warnings": [
+                {"joint": w.joint, "mimics": w.target, "rule": w.rule, "message": str(w)}
+                for w in model.mimic_warnings
+            ],
             "inertia_warnings": [
                 {
                     "link": w.link,
@@ -177,6 +181,7 @@ def cmd_info(run: Invocation) -> List[str]:
         )
     else:
         lines.append("mimic joints: none")
+    lines += [f"warning: {w}" for w in model.mimic_warnings]
     if model.tip_link is None:
         candidates = model.tree.tip_candidates or model.leaf_links
         lines.append(

@@ -58,6 +58,9 @@ def load_model(args):
         raise CLIError(f"URDF {label}: {exc}", EXIT_USAGE) from None
     for note in model.inertia_adjustments:
         print(f"robot-dynamics: balance_inertia: {note}", file=sys.stderr)
+    if args.command != "info":
+        for warning in model.mimic_warnings:
+            print(f"robot-dynamics: warning: {warning}", file=sys.stderr)
     if model.inertia_warnings and args.command != "info":
         print(
             f"robot-dynamics: warning: {len(model.inertia_warnings)} link inertia(s) loaded "
