@@ -350,7 +350,7 @@ def test_unknown_base_and_tip_links_name_the_argument():
     assert ei.value.argument is None
 
 
-def test_mimic_of_unknown_joint():
+def test_mimic_of_unknown_joint_is_a_warning():
     xml = _robot(
         _link("base"),
         _link("a"),
@@ -358,9 +358,10 @@ def test_mimic_of_unknown_joint():
         _joint("j1", "base", "a"),
         _joint("j2", "a", "b", extra='<mimic joint="phantom_joint" multiplier="1"/>'),
     )
-    with pytest.raises(URDFError) as ei:
-        RobotModel.from_urdf_string(xml)
-    assert "phantom_joint" in str(ei.value)
+    model = RobotModel.from_urdf_string(xml)  # loads, j2 independent, with a named warning
+    assert model.joint_names == ("j1", "j2")
+    (warning,) = model.mimic_warnings
+    assert "phantom_joint" in str(warning) and "'j2'" in str(warning)
 
 
 def test_bad_gravity_and_armature():
