@@ -18,15 +18,15 @@ from .estimation import MomentumObserver, WrenchEstimate
 from .inertia import InertiaWarning
 from .model import RobotModel, StateTerms
 from .simulate import SimulationResult
-from .tree import MimicWarning
+from .tree import JointWarning
 
 __all__ = [
     "AmbiguousTipError",
     "InertiaWarning",
     "InvalidInputError",
     "InvalidURDFValueError",
+    "JointWarning",
     "KinematicTreeError",
-    "MimicWarning",
     "ModelTooLargeError",
     "MomentumObserver",
     "RobotDynamicsError",

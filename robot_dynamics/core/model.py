@@ -82,9 +82,8 @@ class RobotModel(CheckedAlgorithms):
         inertia_adjustments: tuple of messages, empty unless ``balance_inertia`` changed an
             inertia.
         inertia_warnings: tuple of :class:`~robot_dynamics.core.inertia.InertiaWarning`.
-        mimic_warnings: tuple of :class:`~robot_dynamics.core.tree.MimicWarning`: each
-            ``<mimic>`` that names no movable joint of the model, its joint loaded as an
-            independent actuated joint (the tree's ``mimic_warnings``).
+        joint_warnings: tuple of :class:`~robot_dynamics.core.tree.JointWarning`: the joints
+            loaded otherwise than their URDF elements say (the tree's ``joint_warnings``).
 
     Raises:
         InvalidInputError: the tree's gravity or armature out of bounds; tip_link not a str.
@@ -493,11 +492,12 @@ class RobotModel(CheckedAlgorithms):
         return self.tree.effort_limit
 
     @property
-    def mimic_warnings(self):
-        """Tuple of :class:`~robot_dynamics.core.tree.MimicWarning`: each ``<mimic>`` of the
-        URDF that names no movable joint of the model (its joint is an independent actuated
-        joint)."""
-        return self.tree.mimic_warnings
+    def joint_warnings(self):
+        """Tuple of :class:`~robot_dynamics.core.tree.JointWarning`: the model's joints loaded
+        otherwise than their URDF elements say (a negative damping or friction loaded as 0,
+        ``lower > upper`` loaded without position limits, a ``<mimic>`` naming no movable joint
+        of the model loaded as an independent joint)."""
+        return self.tree.joint_warnings
 
     @property
     def mimic_joints(self):

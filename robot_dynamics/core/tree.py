@@ -67,41 +67,36 @@ class FrameInfo:
         object.__setattr__(self, "T_body_frame", frozen_array(self.T_body_frame))
 
 
-#: Rules of :class:`MimicWarning`: the joint a ``<mimic>`` names is not in the URDF, is a fixed
-#: joint, or is not below the model's base link.
+#: Rules of :class:`JointWarning`.
+NEGATIVE_DAMPING = "negative_damping"
+NEGATIVE_FRICTION = "negative_friction"
+INVERTED_LIMITS = "inverted_limits"
 MIMIC_TARGET_MISSING = "mimic_target_missing"
 MIMIC_TARGET_FIXED = "mimic_target_fixed"
 MIMIC_TARGET_OUTSIDE = "mimic_target_outside_model"
 
 
 @dataclass(frozen=True)
-class MimicWarning:
-    """A ``<mimic>`` that names no movable joint of the model: its joint is loaded as an
-    independent actuated joint (as Pinocchio's default parser and MoveIt load it).
+class JointWarning:
+    """A joint loaded otherwise than its URDF element says: what the element says is not physical
+    (a negative damping or friction, ``lower > upper``) or names no movable joint of the model
+    (a ``<mimic>``), while the rigid-body numbers stay meaningful.
 
     Attributes:
-        joint: the joint with the ``<mimic>`` element.
-        target: the joint it names.
-        rule: :data:`MIMIC_TARGET_MISSING`, :data:`MIMIC_TARGET_FIXED` or
-            :data:`MIMIC_TARGET_OUTSIDE`.
-        base_link: the model's base link (for :data:`MIMIC_TARGET_OUTSIDE`).
+        joint: the joint's name.
+        rule: :data:`NEGATIVE_DAMPING`, :data:`NEGATIVE_FRICTION`, :data:`INVERTED_LIMITS`,
+            :data:`MIMIC_TARGET_MISSING` (the ``<mimic>`` names a joint the URDF does not have),
+            :data:`MIMIC_TARGET_FIXED` (a fixed joint) or :data:`MIMIC_TARGET_OUTSIDE` (a joint
+            not below the model's base link; a mimic joint is then independent and actuated).
+        message: what the element says and what the model does instead.
     """
 
     joint: str
-    target: str
     rule: str
-    base_link: str = ""
+    message: str
 
     def __str__(self):
-        which = {
-            MIMIC_TARGET_MISSING: "which the URDF does not have",
-            MIMIC_TARGET_FIXED: "a fixed joint",
-            MIMIC_TARGET_OUTSIDE: f"which is not below base link {self.base_link!r}",
-        }[self.rule]
-        return (
-            f"joint {self.joint!r} mimics {self.target!r}, {which}: loaded as an independent "
-            f"joint ({self.rule})"
-        )
+        return f"joint {self.joint!r}: {self.message} ({self.rule})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,8 +131,9 @@ class KinematicTree:
         ancestors: (nb, nb) 1.0 where column j is an ancestor-or-self of row i.
         leaf_links: links with no child link, below the base.
         tip_candidates: leaf links at the end of a chain of bodies.
-        mimic_warnings: :class:`MimicWarning` per ``<mimic>`` that names no movable joint of
-            the model (its joint is actuated).
+        joint_warnings: :class:`JointWarning` of the model's joints loaded otherwise than their
+            URDF elements say (a negative damping or friction, ``lower > upper``, a ``<mimic>``
+            naming no movable joint of the model: its joint is then actuated).
         gravity: (3,) gravity [m/s^2] in the base frame (default ``STANDARD_GRAVITY``).
         armature: (n,) reflected rotor inertia [kg m^2 or kg] on M's diagonal (default 0).
 
@@ -193,7 +189,7 @@ class KinematicTree:
     ancestors: np.ndarray
     leaf_links: tuple
     tip_candidates: tuple
-    mimic_warnings: tuple = ()
+    joint_warnings: tuple = ()
     gravity: np.ndarray = STANDARD_GRAVITY
     armature: np.ndarray = None
     # compiled in __post_init__
@@ -434,7 +430,7 @@ def build_tree(robot, base_link=None):
         KinematicTreeError: links missing, a link with two parents, several roots, joint
             cycles (also a cycle not connected to the root), unknown base link, mimic joints
             that form a cycle. A ``<mimic>`` naming no movable joint of the model loads with a
-            :class:`MimicWarning` (``mimic_warnings``).
+            :class:`JointWarning` (``joint_warnings``).
         UnsupportedJointError: a floating or planar joint below the base link (names it and
             its child link, the base that leaves it out).
     """
@@ -532,6 +528,9 @@ def build_tree(robot, base_link=None):
     body_index = {name: b for b, name in enumerate(body_joint)}
     mimic_warnings = _mimic_warnings(body_joint, body_index, joint_by_name, base_link)
     independent = {w.joint for w in mimic_warnings}
+    joint_warnings = (
+        tuple(w for w in robot.joint_warnings if w.joint in body_index) + mimic_warnings
+    )
     actuated = [
         name for name in body_joint if joint_by_name[name].mimic is None or name in independent
     ]
@@ -601,13 +600,13 @@ def build_tree(robot, base_link=None):
         ancestors=ancestors,
         leaf_links=leaf_links,
         tip_candidates=tip_candidates,
-        mimic_warnings=mimic_warnings,
+        joint_warnings=joint_warnings,
     )
     return tree
 
 
 def _mimic_warnings(body_joint, body_index, joint_by_name, base_link):
-    """:class:`MimicWarning` of the body joints whose ``<mimic>`` names no body joint."""
+    """:class:`JointWarning` of the body joints whose ``<mimic>`` names no body joint."""
     warnings = []
     for name in body_joint:
         mimic = joint_by_name[name].mimic
@@ -615,12 +614,13 @@ def _mimic_warnings(body_joint, body_index, joint_by_name, base_link):
             continue
         target = joint_by_name.get(mimic[0])
         if target is None:
-            rule = MIMIC_TARGET_MISSING
+            rule, which = MIMIC_TARGET_MISSING, "which the URDF does not have"
         elif target.type == "fixed":
-            rule = MIMIC_TARGET_FIXED
+            rule, which = MIMIC_TARGET_FIXED, "a fixed joint"
         else:
-            rule = MIMIC_TARGET_OUTSIDE
-        warnings.append(MimicWarning(name, mimic[0], rule, base_link))
+            rule, which = MIMIC_TARGET_OUTSIDE, f"which is not below base link {base_link!r}"
+        message = f"<mimic> names {mimic[0]!r}, {which}: loaded as an independent joint"
+        warnings.append(JointWarning(name, rule, message))
     return tuple(warnings)
 
 

@@ -23,9 +23,16 @@ and the field:
   every change in :attr:`RobotDescription.adjustments`;
 - joint axes of movable joints of non-zero length (fixed joints may have any finite axis);
 - ``<limit>``: ``effort`` and ``velocity`` required, finite and >= 0; ``lower``/``upper`` finite
-  (URDF default 0) and ``lower <= upper`` for revolute and prismatic joints;
-- ``<dynamics>`` damping and friction in ``[0, MAX_FRICTION]``;
+  (URDF default 0);
+- ``<dynamics>`` damping and friction at most :data:`MAX_FRICTION`;
 - ``<mimic>`` multiplier and offset at most :data:`MAX_MIMIC` in magnitude.
+
+What is not physical in a joint's element but leaves the rigid-body numbers meaningful loads
+otherwise, with a :class:`~robot_dynamics.core.tree.JointWarning` (in
+:attr:`RobotDescription.joint_warnings`; the model's joints' in ``RobotModel.joint_warnings``)
+saying what the model does instead: a negative damping or friction loads as 0
+(``negative_damping``, ``negative_friction``); a revolute or prismatic ``<limit>`` with
+``lower > upper`` loads without position limits (``inverted_limits``).
 
 These bounds keep every product the algorithms form finite for joint inputs within
 ``robot_dynamics.core.validation.MAX_INPUT``. The document may have at most ``max_links`` links
@@ -56,7 +63,13 @@ from .inertia import (
     link_rule,
 )
 from .spatial import homogeneous, rpy_to_matrix, spatial_inertia
-from .tree import FREE_JOINTS
+from .tree import (
+    FREE_JOINTS,
+    INVERTED_LIMITS,
+    NEGATIVE_DAMPING,
+    NEGATIVE_FRICTION,
+    JointWarning,
+)
 
 #: Default bound on the number of links (and of joints) of a URDF document.
 MAX_LINKS = 1000
@@ -141,6 +154,9 @@ class RobotDescription:
             consistent on its own (:func:`~robot_dynamics.core.inertia.link_rule`; judged with
             the tree by :func:`~robot_dynamics.core.inertia.check_inertias`); empty with
             ``balance_inertia``.
+        joint_warnings: :class:`~robot_dynamics.core.tree.JointWarning` of every joint loaded
+            otherwise than its element says (a negative damping or friction,
+            ``lower > upper``), in file order.
     """
 
     name: str
@@ -148,6 +164,7 @@ class RobotDescription:
     joints: tuple
     adjustments: tuple = ()
     inconsistent_inertias: tuple = ()
+    joint_warnings: tuple = ()
 
 
 def read_urdf_file(path):
@@ -380,7 +397,7 @@ def _link_name(joint, role, owner):
     return name
 
 
-def _joint(element):
+def _joint(element, warnings):
     name = element.get("name")
     owner = f"joint {name!r}"
     jtype = element.get("type")
@@ -410,16 +427,21 @@ def _joint(element):
         hi = _float(limit, "upper", owner, "<limit upper>", default=(0.0,))
         if jtype in ("revolute", "prismatic"):
             if lo > hi:
-                raise _bad(owner, "<limit>", f"lower {lo} > upper {hi}")
-            lower, upper = lo, hi
+                warnings.append(
+                    JointWarning(
+                        name,
+                        INVERTED_LIMITS,
+                        f"<limit> lower {lo:g} > upper {hi:g}: loaded without position limits",
+                    )
+                )
+            else:
+                lower, upper = lo, hi
     damping = friction = 0.0
     dynamics = element.find("dynamics")
     if dynamics is not None:
-        damping = _float(
-            dynamics, "damping", owner, "<dynamics damping>", (0.0,), 0.0, MAX_FRICTION
-        )
-        friction = _float(
-            dynamics, "friction", owner, "<dynamics friction>", (0.0,), 0.0, MAX_FRICTION
+        damping, friction = (
+            _friction_coefficient(dynamics, field, name, rule, warnings)
+            for field, rule in (("damping", NEGATIVE_DAMPING), ("friction", NEGATIVE_FRICTION))
         )
     mimic = None
     mimic_element = element.find("mimic")
@@ -449,6 +471,21 @@ def _joint(element):
         friction=friction,
         mimic=mimic,
     )
+
+
+def _friction_coefficient(dynamics, field, name, rule, warnings):
+    """A ``<dynamics>`` coefficient of joint ``name``: at most :data:`MAX_FRICTION` in magnitude;
+    a negative one is 0, with a :class:`~robot_dynamics.core.tree.JointWarning`."""
+    owner = f"joint {name!r}"
+    value = _float(
+        dynamics, field, owner, f"<dynamics {field}>", (0.0,), -MAX_FRICTION, MAX_FRICTION
+    )
+    if value >= 0.0:
+        return value
+    warnings.append(
+        JointWarning(name, rule, f"<dynamics {field}> {value:g} is negative: loaded as 0")
+    )
+    return 0.0
 
 
 def _xacro_elements(root):
@@ -498,11 +535,12 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
     joints = root.findall("joint")
     _check_names(links, "link")
     _check_names(joints, "joint")
-    adjustments, inconsistent = [], []
+    adjustments, inconsistent, joint_warnings = [], [], []
     return RobotDescription(
         name=root.get("name", ""),
         links=tuple(_link(link, balance_inertia, adjustments, inconsistent) for link in links),
-        joints=tuple(_joint(joint) for joint in joints),
+        joints=tuple(_joint(joint, joint_warnings) for joint in joints),
         adjustments=tuple(adjustments),
         inconsistent_inertias=tuple(inconsistent),
+        joint_warnings=tuple(joint_warnings),
     )

@@ -100,9 +100,8 @@ def model_from_parameters(text, values):
 
 def log_model_notes(logger, model, without_tip):
     """Log what a node should know about a model built from a URDF: each inertia balanced
-    (``balance_inertia``), each inertia loaded with a warning and each ``<mimic>`` naming no
-    movable joint of the model, at WARN; with no tip link, a WARN naming the candidate leaves and
-    the parameter to set.
+    (``balance_inertia``), each inertia and each joint loaded with a warning, at WARN; with no
+    tip link, a WARN naming the candidate leaves and the parameter to set.
 
     Args:
         logger: the node's logger.
@@ -113,8 +112,8 @@ def log_model_notes(logger, model, without_tip):
         logger.warn(f"balance_inertia: {note}")
     for warning in model.inertia_warnings:
         logger.warn(f"inertia loaded as given (strict_inertia refuses it): {warning}")
-    for warning in model.mimic_warnings:
-        logger.warn(f"mimic ignored: {warning}")
+    for warning in model.joint_warnings:
+        logger.warn(f"joint loaded otherwise than the URDF says: {warning}")
     if model.tip_link is None:
         candidates = model.tree.tip_candidates or model.leaf_links
         logger.warn(

@@ -119,7 +119,7 @@ class DynamicsDiagnostics:
             "model_rejections": description.rejections,
             "last_error": description.last_error,
             "inertia_warnings": "; ".join(map(str, model.inertia_warnings)) if model else "",
-            "mimic_warnings": "; ".join(map(str, model.mimic_warnings)) if model else "",
+            "joint_warnings": "; ".join(map(str, model.joint_warnings)) if model else "",
             "message_rate_hz": f"{rate:.1f}",
             "messages_received": count["received"],
             "messages_shed": node._latest.shed,

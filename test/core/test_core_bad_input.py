@@ -360,7 +360,7 @@ def test_mimic_of_unknown_joint_is_a_warning():
     )
     model = RobotModel.from_urdf_string(xml)  # loads, j2 independent, with a named warning
     assert model.joint_names == ("j1", "j2")
-    (warning,) = model.mimic_warnings
+    (warning,) = model.joint_warnings
     assert "phantom_joint" in str(warning) and "'j2'" in str(warning)
 
 

@@ -119,11 +119,9 @@ BAD_VALUES = [
     ),
     ("lower nan", dict(limit=LIM.replace('lower="-1"', 'lower="nan"')), "j2", "lower"),
     ("upper inf", dict(limit=LIM.replace('upper="1"', 'upper="inf"')), "j2", "upper"),
-    ("lower above upper", dict(limit=LIM.replace('lower="-1"', 'lower="2"')), "j2", "lower"),
     ("damping nan", dict(dynamics='damping="nan"'), "j2", "damping"),
-    ("damping negative", dict(dynamics='damping="-0.1"'), "j2", "damping"),
-    ("friction negative", dict(dynamics='friction="-1"'), "j2", "friction"),
     ("friction inf", dict(dynamics='friction="inf"'), "j2", "friction"),
+    ("damping huge", dict(dynamics='damping="-1e9"'), "j2", "damping"),
     ("mimic multiplier nan", dict(mimic='joint="j1" multiplier="nan"'), "j2", "multiplier"),
     ("mimic offset inf", dict(mimic='joint="j1" offset="inf"'), "j2", "offset"),
     ("mimic multiplier huge", dict(mimic='joint="j1" multiplier="1e200"'), "j2", "multiplier"),
@@ -137,6 +135,56 @@ def test_invalid_urdf_value(case):
         RobotModel.from_urdf_string(two_link(**fields))
     msg = str(ei.value)
     assert repr(culprit) in msg and field in msg, msg
+
+
+JOINT_WARNINGS = [
+    # (id, fields, rule, what the model has instead)
+    ("damping negative", dict(dynamics='damping="-0.1" friction="0.2"'), "negative_damping", {}),
+    ("friction negative", dict(dynamics='damping="0.1" friction="-1"'), "negative_friction", {}),
+    (
+        "lower above upper",
+        dict(limit=LIM.replace('lower="-1"', 'lower="2"')),
+        "inverted_limits",
+        dict(lower=-np.inf, upper=np.inf),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", JOINT_WARNINGS, ids=[c[0] for c in JOINT_WARNINGS])
+def test_what_is_not_physical_in_a_joint_loads_with_a_warning(case, rng):
+    """A negative damping or friction loads as 0, lower > upper without position limits: a
+    JointWarning names the joint, the field and the rule; the rigid-body dynamics are the URDF's."""
+    _, fields, rule, instead = case
+    model = RobotModel.from_urdf_string(two_link(**fields))
+    (warning,) = model.joint_warnings
+    assert (warning.joint, warning.rule) == ("j2", rule)
+    assert "'j2'" in str(warning) and rule in str(warning)
+    reference = RobotModel.from_urdf_string(two_link())
+    assert reference.joint_warnings == ()
+    q, qd, qdd = rng.uniform(-1, 1, (3, 2))
+    np.testing.assert_allclose(model.mass_matrix(q), reference.mass_matrix(q), rtol=1e-15)
+    np.testing.assert_allclose(
+        model.inverse_dynamics(q, qd, qdd), reference.inverse_dynamics(q, qd, qdd), rtol=1e-15
+    )
+    viscous = 0.0 if rule == "negative_damping" else 0.1
+    coulomb = 0.0 if rule == "negative_friction" else 0.2
+    assert (model.friction.viscous[1], model.friction.coulomb[1]) == (viscous, coulomb)
+    lower, upper = model.position_limits
+    expected = (instead.get("lower", -1.0), instead.get("upper", 1.0))
+    assert (lower[1], upper[1]) == expected
+
+
+def test_joint_warnings_are_for_the_model_s_joints():
+    """A warning on a joint above the base link is not the model's."""
+    model = RobotModel.from_urdf_string(
+        two_link(dynamics='damping="-0.1"').replace(
+            '<limit lower="-2" upper="2" effort="5" velocity="1"/></joint>',
+            '<limit lower="-2" upper="2" effort="5" velocity="1"/><dynamics friction="-3"/>'
+            "</joint>",
+        ),
+        base_link="l1",
+    )
+    assert [(w.joint, w.rule) for w in model.joint_warnings] == [("j2", "negative_damping")]
 
 
 def test_missing_required_numbers_are_urdf_errors():

@@ -259,7 +259,7 @@ def test_command_joints_without_an_effort_limit_are_named_at_load(dynamics_node)
 
 def test_a_mimic_of_a_joint_the_description_lacks_loads_with_a_warning(dynamics_node):
     """ARM3's elbow with a <mimic> naming a joint the URDF does not have: the model loads with
-    the elbow as an actuated joint; a WARN and the mimic_warnings diagnostics value name both
+    the elbow as an actuated joint; a WARN and the joint_warnings diagnostics value name both
     joints and the rule."""
     broken = ARM3_URDF.replace(
         '<limit lower="-3" upper="3" effort="30" velocity="3"/></joint>',
@@ -268,10 +268,12 @@ def test_a_mimic_of_a_joint_the_description_lacks_loads_with_a_warning(dynamics_
     )
     assert broken != ARM3_URDF
     node = dynamics_node(urdf=broken, diagnostics_period=0.2)
-    match = node.proc.wait_for_output(r"WARN.*mimic ignored: .*", timeout=60.0)
+    match = node.proc.wait_for_output(
+        r"WARN.*joint loaded otherwise than the URDF says: .*", timeout=60.0
+    )
     for word in ("'elbow'", "'elbow_master'", "mimic_target_missing"):
         assert word in match.group(0), match.group(0)
     assert _value(node, "joints", lambda v: v != "") == "yaw shoulder elbow"
-    warnings = _value(node, "mimic_warnings", lambda v: v != "")
-    assert "'elbow' mimics 'elbow_master'" in warnings
+    warnings = _value(node, "joint_warnings", lambda v: v != "")
+    assert "joint 'elbow': <mimic> names 'elbow_master'" in warnings
     node.proc.assert_alive()

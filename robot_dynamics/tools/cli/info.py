@@ -133,9 +133,9 @@ def cmd_info(run: Invocation) -> List[str]:
             "mimic_joints": mimic,
             "link_masses": {link: tree["links"].get(link, 0.0) for link in below},
             "total_mass": total_mass,
-            "mimic_warnings": [
-                {"joint": w.joint, "mimics": w.target, "rule": w.rule, "message": str(w)}
-                for w in model.mimic_warnings
+            "joint_warnings": [
+                {"joint": w.joint, "rule": w.rule, "message": w.message}
+                for w in model.joint_warnings
             ],
             "inertia_warnings": [
                 {
@@ -181,7 +181,7 @@ def cmd_info(run: Invocation) -> List[str]:
         )
     else:
         lines.append("mimic joints: none")
-    lines += [f"warning: {w}" for w in model.mimic_warnings]
+    lines += [f"warning: {w}" for w in model.joint_warnings]
     if model.tip_link is None:
         candidates = model.tree.tip_candidates or model.leaf_links
         lines.append(

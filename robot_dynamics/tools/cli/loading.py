@@ -59,7 +59,7 @@ def load_model(args):
     for note in model.inertia_adjustments:
         print(f"robot-dynamics: balance_inertia: {note}", file=sys.stderr)
     if args.command != "info":
-        for warning in model.mimic_warnings:
+        for warning in model.joint_warnings:
             print(f"robot-dynamics: warning: {warning}", file=sys.stderr)
     if model.inertia_warnings and args.command != "info":
         print(
