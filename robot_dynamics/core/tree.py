@@ -20,11 +20,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .errors import InvalidURDFValueError, KinematicTreeError, UnsupportedJointError
+from .errors import InvalidURDFValueError, KinematicTreeError
 from .spatial import force_transform, skew
 
 REVOLUTE, PRISMATIC = 0, 1
-#: URDF joint types read but not modelled: refused below the base link.
+#: URDF joint types read but not modelled (robot_dynamics models fixed-base robots): below the
+#: base link they load as fixed joints at their origin, with a :class:`JointWarning`.
 FREE_JOINTS = ("floating", "planar")
 
 #: The tool flange frame of the ROS-Industrial frame convention: the default tip of a tree
@@ -74,6 +75,7 @@ INVERTED_LIMITS = "inverted_limits"
 MIMIC_TARGET_MISSING = "mimic_target_missing"
 MIMIC_TARGET_FIXED = "mimic_target_fixed"
 MIMIC_TARGET_OUTSIDE = "mimic_target_outside_model"
+FREE_JOINT_FIXED = "free_joint_fixed"
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,9 @@ class JointWarning:
         rule: :data:`NEGATIVE_DAMPING`, :data:`NEGATIVE_FRICTION`, :data:`INVERTED_LIMITS`,
             :data:`MIMIC_TARGET_MISSING` (the ``<mimic>`` names a joint the URDF does not have),
             :data:`MIMIC_TARGET_FIXED` (a fixed joint) or :data:`MIMIC_TARGET_OUTSIDE` (a joint
-            not below the model's base link; a mimic joint is then independent and actuated).
+            not below the model's base link; a mimic joint is then independent and actuated);
+            :data:`FREE_JOINT_FIXED` (a floating or planar joint below the base link, loaded as
+            a fixed joint at its origin).
         message: what the element says and what the model does instead.
     """
 
@@ -429,10 +433,9 @@ def build_tree(robot, base_link=None):
     Raises:
         KinematicTreeError: links missing, a link with two parents, several roots, joint
             cycles (also a cycle not connected to the root), unknown base link, mimic joints
-            that form a cycle. A ``<mimic>`` naming no movable joint of the model loads with a
+            that form a cycle. A ``<mimic>`` naming no movable joint of the model, and a floating
+            or planar joint below the base link (loaded as fixed), load with a
             :class:`JointWarning` (``joint_warnings``).
-        UnsupportedJointError: a floating or planar joint below the base link (names it and
-            its child link, the base that leaves it out).
     """
     links = {link.name: link for link in robot.links}
     children = {name: [] for name in links}
@@ -477,6 +480,7 @@ def build_tree(robot, base_link=None):
     base_inertia = links[base_link].inertia
     body_inertia = []
     visited = {base_link}
+    free_warnings = []
     stack = [(joint, -1, np.eye(4)) for joint in reversed(children[base_link])]
     while stack:
         joint, body, T_body_parentlink = stack.pop()
@@ -484,15 +488,19 @@ def build_tree(robot, base_link=None):
             raise KinematicTreeError(f"the URDF's joints form a cycle at link {joint.child!r}")
         visited.add(joint.child)
         if joint.type in FREE_JOINTS:
-            raise UnsupportedJointError(
-                f"joint {joint.name!r} is of type {joint.type!r}: robot_dynamics models "
-                f"fixed-base robots only (revolute, continuous, prismatic, fixed joints); "
-                f"base_link={joint.child!r} fixes the robot at the joint's child link"
+            free_warnings.append(
+                JointWarning(
+                    joint.name,
+                    FREE_JOINT_FIXED,
+                    f"a {joint.type} joint (robot_dynamics models fixed-base robots): loaded as "
+                    f"a fixed joint at its origin; base_link={joint.child!r} makes its child "
+                    "link the base",
+                )
             )
         T_body_joint = T_body_parentlink @ joint.origin
         child = links[joint.child]
         I_link = child.inertia
-        if joint.type == "fixed":
+        if joint.type == "fixed" or joint.type in FREE_JOINTS:
             frames[child.name] = FrameInfo(body, T_body_joint)
             X = force_transform(T_body_joint)
             merged = X @ I_link @ X.T
@@ -529,7 +537,9 @@ def build_tree(robot, base_link=None):
     mimic_warnings = _mimic_warnings(body_joint, body_index, joint_by_name, base_link)
     independent = {w.joint for w in mimic_warnings}
     joint_warnings = (
-        tuple(w for w in robot.joint_warnings if w.joint in body_index) + mimic_warnings
+        tuple(w for w in robot.joint_warnings if w.joint in body_index)
+        + tuple(free_warnings)
+        + mimic_warnings
     )
     actuated = [
         name for name in body_joint if joint_by_name[name].mimic is None or name in independent

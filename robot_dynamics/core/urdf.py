@@ -406,7 +406,7 @@ def _joint(element, warnings):
     parent = _link_name(element, "parent", owner)
     child = _link_name(element, "child", owner)
     origin = _origin(element, owner)
-    if jtype in FREE_JOINTS:  # refused by build_tree below the base link, else never used
+    if jtype in FREE_JOINTS:  # build_tree loads it as a fixed joint at its origin
         inf, axis = math.inf, np.array([1.0, 0.0, 0.0])
         return JointData(name, jtype, parent, child, origin, axis, -inf, inf, inf, inf, 0.0, 0.0)
     axis = np.array(
@@ -520,7 +520,7 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
         KinematicTreeError: duplicate or missing names; no links but xacro elements (an
             unexpanded xacro file).
         UnsupportedJointError: unknown joint types (floating and planar joints are read;
-            ``build_tree`` refuses them below the base link).
+            ``build_tree`` loads them as fixed joints, with a warning).
         InvalidURDFValueError: a number outside its valid range (see the module doc).
     """
     if not (isinstance(max_links, int) and max_links >= 1):

@@ -240,16 +240,6 @@ def test_a_path_is_not_urdf_text_and_text_is_not_a_path():
             RobotModel.from_urdf_file(wrong)
 
 
-@pytest.mark.parametrize("jtype", ["floating", "planar"])
-def test_unsupported_joint(jtype):
-    xml = _robot(_link("base"), _link("a"), _joint("wobbly_joint", "base", "a", jtype=jtype))
-    with pytest.raises(UnsupportedJointError) as ei:
-        RobotModel.from_urdf_string(xml)
-    msg = str(ei.value)
-    assert "wobbly_joint" in msg and jtype in msg and "base_link='a'" in msg, msg
-    assert RobotModel.from_urdf_string(xml, base_link="a").n == 0  # above the base: left out
-
-
 def test_unknown_joint_type():
     xml = _robot(_link("base"), _link("a"), _joint("odd_joint", "base", "a", jtype="helical"))
     with pytest.raises(URDFError) as ei:

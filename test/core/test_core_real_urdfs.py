@@ -28,10 +28,9 @@ from robot_dynamics.core.errors import (  # noqa: E402
     InvalidURDFValueError,
     KinematicTreeError,
     SingularInertiaError,
-    UnsupportedJointError,
 )
 from robot_dynamics.core.inertia import INDEFINITE_BODY  # noqa: E402
-from robot_dynamics.core.tree import MIMIC_TARGET_MISSING  # noqa: E402
+from robot_dynamics.core.tree import FREE_JOINT_FIXED, MIMIC_TARGET_MISSING  # noqa: E402
 
 TOL = 1e-9
 N_CONF = 2
@@ -174,10 +173,11 @@ def test_romeo_grippers_make_m_singular_and_forward_dynamics_says_which():
                 method(q, q, q)
 
 
-def test_a_floating_root_joint_is_refused_unless_the_base_link_leaves_it_out(rng):
-    """g1's file with its commented floating base joint restored: refused by default, naming
-    the joint and the base link that leaves it out; with that base link, the model equals
-    Pinocchio's fixed-base model of the file without the joint."""
+def test_a_floating_root_joint_loads_as_fixed_with_a_warning(rng):
+    """g1's file with its commented floating base joint restored: it loads, the floating joint
+    fixed at its origin, with a warning naming the joint and the base link that leaves it out;
+    by default and with that base link, the model equals Pinocchio's fixed-base model of the
+    file without the joint."""
     rel = "g1_description/urdf/g1_29dof_rev_1_0.urdf"
     assert rel in FILES
     xml = open(_path(rel)).read()
@@ -185,19 +185,21 @@ def test_a_floating_root_joint_is_refused_unless_the_base_link_leaves_it_out(rng
     floating = floating.replace("</joint> -->", "</joint>", 1)
     links = lambda text: len(ET.fromstring(text).findall("link"))  # noqa: E731
     assert 'type="floating"' in floating and links(floating) == links(xml) + 1
-    with pytest.raises(UnsupportedJointError) as ei:
-        RobotModel.from_urdf_string(floating)
-    assert "'floating_base_joint'" in str(ei.value) and "base_link='pelvis'" in str(ei.value)
-    with pytest.raises(UnsupportedJointError):
-        RobotModel.from_urdf_string(floating, base_link="world")
-    model = RobotModel.from_urdf_string(floating, base_link="pelvis")
-    P = oracles.PinOracle(xml, model.joint_names)
-    q = urdf_reader.random_q(P.info, model.joint_names, rng, ())
-    qd, qdd = rng.normal(size=(2, model.n))
-    assert_close(model.inverse_dynamics(q, qd, qdd), P.rnea(q, qd, qdd), TOL, "g1 ID")
-    assert_close(model.mass_matrix(q), P.mass_matrix(q), TOL, "g1 M")
-    frame = model.tip_link or model.leaf_links[-1]
-    assert_close(model.jacobian(q, frame=frame), P.jacobian(q, frame), TOL, f"g1 J {frame}")
+    by_default = RobotModel.from_urdf_string(floating)
+    (warning,) = by_default.joint_warnings
+    assert (warning.joint, warning.rule) == ("floating_base_joint", FREE_JOINT_FIXED)
+    assert "base_link='pelvis'" in str(warning)
+    at_pelvis = RobotModel.from_urdf_string(floating, base_link="pelvis")
+    assert at_pelvis.joint_warnings == ()
+    P = oracles.PinOracle(xml, at_pelvis.joint_names)
+    q = urdf_reader.random_q(P.info, at_pelvis.joint_names, rng, ())
+    qd, qdd = rng.normal(size=(2, at_pelvis.n))
+    for model in (by_default, at_pelvis):
+        assert model.joint_names == at_pelvis.joint_names
+        assert_close(model.inverse_dynamics(q, qd, qdd), P.rnea(q, qd, qdd), TOL, "g1 ID")
+        assert_close(model.mass_matrix(q), P.mass_matrix(q), TOL, "g1 M")
+        frame = at_pelvis.tip_link or at_pelvis.leaf_links[-1]
+        assert_close(model.jacobian(q, frame=frame), P.jacobian(q, frame), TOL, f"g1 J {frame}")
 
 
 XACRO_FILES = sorted(

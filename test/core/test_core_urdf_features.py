@@ -14,6 +14,7 @@ import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import AmbiguousTipError, KinematicTreeError
 from robot_dynamics.core.tree import (
+    FREE_JOINT_FIXED,
     MIMIC_TARGET_FIXED,
     MIMIC_TARGET_MISSING,
     MIMIC_TARGET_OUTSIDE,
@@ -333,6 +334,24 @@ def test_a_mimic_of_an_independent_mimic_joint_follows_it():
     assert [w.joint for w in model.joint_warnings] == ["j5"]
     assert model.mimic_joints == {"j6": ("j5", 2.0, -0.1)}
     assert model.joint_names == ("j1", "j2", "j3", "j4", "j5")
+
+
+@pytest.mark.parametrize("jtype", ["floating", "planar"])
+def test_a_free_joint_loads_as_a_fixed_joint_with_a_warning(jtype, rng):
+    """The mixed robot's mount joint (between its base and the arm, with an origin) as a
+    floating or planar joint: the model is the fixed-base one (the joint fixed at its origin),
+    with a warning naming the joint, its type and the base link that leaves it out."""
+    fixed = '<joint name="mount_joint" type="fixed">'
+    assert fixed in robot_urdfs.MIXED_URDF
+    xml = robot_urdfs.MIXED_URDF.replace(fixed, fixed.replace("fixed", jtype))
+    model = RobotModel.from_urdf_string(xml)
+    (warning,) = model.joint_warnings
+    assert (warning.joint, warning.rule) == ("mount_joint", FREE_JOINT_FIXED)
+    assert jtype in str(warning) and "base_link='mount'" in str(warning)
+    _same_dynamics(model, load_model("mixed"), rng, what=jtype)
+    q = random_state(model, "mixed", rng)[0]
+    assert_close(model.jacobian(q), load_model("mixed").jacobian(q), 1e-12, f"{jtype} J")
+    assert RobotModel.from_urdf_string(xml, base_link="mount").joint_warnings == ()
 
 
 def test_mimic_joints_that_form_a_cycle_are_refused():

@@ -77,12 +77,12 @@ def test_bad_urdfs(tmp_path, capsys):
             "velocity='1'/></joint></robot>",
             "'j'",
         ),
-        "floating.urdf": (
+        "spherical.urdf": (
             "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
             "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
-            "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint>"
+            "<joint name='ball' type='spherical'><parent link='a'/><child link='b'/></joint>"
             "</robot>",
-            "free",
+            "'ball' has unknown type 'spherical'",
         ),
     }
     for name, (text, needle) in cases.items():
@@ -252,14 +252,20 @@ def test_exit_codes_follow_the_error_types(tmp_path, capsys):
     code, err = run_fail(capsys, "info", "panda", "--tip-link", "nolink")
     assert code == 2 and "tip_link 'nolink'" in err
     # ... a URDF that cannot be made into a model below an existing base is the URDF's (3)
-    floating = tmp_path / "floating.urdf"
-    floating.write_text(
-        "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
-        "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>"
-        "<joint name='free' type='floating'><parent link='a'/><child link='b'/></joint></robot>"
+    cycle = tmp_path / "mimic_cycle.urdf"
+    joint = (
+        "<joint name='{0}' type='revolute'><parent link='{1}'/><child link='{2}'/>"
+        "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/>"
+        "<mimic joint='{3}'/></joint>"
     )
-    code, err = run_fail(capsys, "info", floating, "--base-link", "a")
-    assert code == 3 and "free" in err
+    cycle.write_text(
+        "<robot name='x'><link name='a'/><link name='b'/><link name='c'/>"
+        + joint.format("j1", "a", "b", "j2")
+        + joint.format("j2", "b", "c", "j1")
+        + "</robot>"
+    )
+    code, err = run_fail(capsys, "info", cycle, "--base-link", "a")
+    assert code == 3 and "cycle" in err
 
 
 def test_a_mimic_of_a_missing_joint_is_a_warning(tmp_path, capsys):
@@ -284,6 +290,30 @@ def test_a_mimic_of_a_missing_joint_is_a_warning(tmp_path, capsys):
     assert "warning: joint 'j': <mimic> names 'master', which the URDF does not have" in (
         capsys.readouterr().err
     )
+
+
+def test_a_floating_joint_loads_as_fixed_with_a_warning(tmp_path, capsys):
+    """A floating joint between the root and the arm: the arm's joint is the model's, the
+    floating joint fixed at its origin, with a warning naming it and the base link to set."""
+    urdf = tmp_path / "floating.urdf"
+    urdf.write_text(
+        "<robot name='x'><link name='world'/><link name='a'/><link name='b'><inertial>"
+        "<mass value='1'/><origin xyz='0.5 0 0'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.01' iyz='0' izz='0.01'/></inertial></link>"
+        "<joint name='free' type='floating'><parent link='world'/><child link='a'/></joint>"
+        "<joint name='j' type='revolute'><parent link='a'/><child link='b'/><axis xyz='0 1 0'/>"
+        "<limit lower='-1' upper='1' effort='10' velocity='1'/></joint></robot>"
+    )
+    data = run_json(capsys, "info", urdf)
+    assert data["joint_names"] == ["j"] and data["base_link"] == "world"
+    (warning,) = data["joint_warnings"]
+    assert (warning["joint"], warning["rule"]) == ("free", "free_joint_fixed")
+    assert "base_link='a'" in warning["message"]
+    assert cli.main(["gravity", str(urdf), "--q", "0", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: joint 'free': a floating joint" in captured.err
+    # 1 kg at 0.5 m from a horizontal axis: 4.905 N m
+    assert json.loads(captured.out)["gravity_torques"] == pytest.approx([-4.905], abs=1e-12)
 
 
 def test_inertia_warnings_strict_inertia_and_balance_inertia(tmp_path, capsys):
