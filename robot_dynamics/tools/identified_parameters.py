@@ -4,8 +4,8 @@ quantity of the fit that a URDF cannot carry.
 
 The file (:func:`identified_parameters`, :func:`parameters_file_text`; ``/**:
 ros__parameters:``, loadable by ``ros2 launch robot_dynamics dynamics.launch.py
-description_file:=X.urdf params_file:=X.yaml``, by ``--ros-args --params-file X.yaml`` and by the
-CLI's ``--params X.yaml``) holds:
+description_file:=/abs/X.urdf params_file:=/abs/X.yaml``, by ``--ros-args --params-file
+X.yaml`` and by the CLI's ``--params X.yaml``) holds:
 
 - ``friction_compensation: true`` and the ``friction_velocity_threshold`` the fit used;
 - the friction model beyond the URDF's (``friction.asymmetry``, ``friction.stribeck``,

@@ -141,7 +141,9 @@ def test_identify_writes_the_urdf_and_the_node_parameters(arm3_recording, identi
         assert not tiny, (name, tiny[:5])
 
 
-def test_identify_with_fixed_choices_and_the_printed_report(tmp_path, capsys, arm3_recording):
+def test_identify_with_fixed_choices_and_the_printed_report(
+    tmp_path, capsys, monkeypatch, arm3_recording
+):
     model, truth, urdf, bag = arm3_recording
     out = tmp_path / "fixed.urdf"
     argv = ("identify", urdf, bag, "--out", out, "--friction-model", "viscous-coulomb")
@@ -153,11 +155,17 @@ def test_identify_with_fixed_choices_and_the_printed_report(tmp_path, capsys, ar
     values = read_parameters_file(tmp_path / "fixed.yaml").values
     assert values["effort_offset"] == [0.0] * 3 and values["friction.asymmetry"] == [0.0] * 3
     # the human report: the table of the evidence and the choice, the files written
-    code, stdout, err = run(capsys, "identify", urdf, bag, "--out", out, "--offset")
+    # (--out relative to the working directory: the launch command printed names both files by
+    # absolute path, as the launch file looks a relative description_file up in its package)
+    monkeypatch.chdir(tmp_path)
+    code, stdout, err = run(capsys, "identify", urdf, bag, "--out", "fixed.urdf", "--offset")
     assert code == 0, err
     assert "friction model per joint (held-out torque RMS of each [N m]" in stdout
     assert re.search(r"yaw\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+asymmetric\s+\+0\.1\d+ \+- ", stdout)
-    assert f"wrote {tmp_path / 'fixed.yaml'} (ros2 launch robot_dynamics" in stdout
+    assert (
+        "wrote fixed.yaml (ros2 launch robot_dynamics dynamics.launch.py "
+        f"description_file:={tmp_path / 'fixed.urdf'} params_file:={tmp_path / 'fixed.yaml'})"
+    ) in stdout
     # choosing needs held-out data
     code, _, err = run(capsys, "identify", urdf, bag, "--out", out, "--holdout", "0")
     assert code == 2 and "needs held-out data" in err

@@ -23,6 +23,7 @@ URDF (``--out``, :func:`robot_dynamics.core.urdf_writer.identified_urdf`) and be
 from __future__ import annotations
 
 import math
+import os
 import time
 from functools import partial
 
@@ -214,7 +215,8 @@ def cmd_identify(run: Invocation):
     lines.append(f"wrote {args.out}")
     lines.append(
         f"wrote {params_path} (ros2 launch robot_dynamics dynamics.launch.py "
-        f"description_file:={args.out} params_file:={params_path})"
+        f"description_file:={os.path.abspath(args.out)} "
+        f"params_file:={os.path.abspath(params_path)})"
     )
     if args.plot:
         from robot_dynamics.tools.plotting import plot_identification
