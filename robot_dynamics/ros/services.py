@@ -258,7 +258,14 @@ class DynamicsServices:
                     raise RequestError(
                         f"{what}: point {i} has {len(values)} {field} for {m} joint names"
                     )
-                _check(values, bound, f"{what}: point {i} {field}")
+                with np.errstate(invalid="ignore"):
+                    bad = np.flatnonzero(~(np.abs(values) <= bound))  # NaN and inf too
+                if bad.size:
+                    j = int(bad[0])
+                    raise RequestError(
+                        f"{what}: point {i} {field} of joint {traj.joint_names[j]!r} = "
+                        f"{values[j]} is not finite or beyond +-{bound:g}"
+                    )
                 out[i, perm] = values
             arrays[field] = out
         Q, QD, QDD = arrays["positions"], arrays["velocities"], arrays["accelerations"]

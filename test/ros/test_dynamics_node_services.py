@@ -106,6 +106,12 @@ def test_services_against_the_core(dynamics_node, panda):
     req.trajectory.joint_names = order[:6] + ["gripper"]
     res = node.call("compute_inverse_dynamics", req)
     assert not res.success and order[6] in res.message
+    # a value that is not finite is refused naming the point, the field and the joint
+    req.trajectory.joint_names = order
+    req.trajectory.points[7].velocities[2] = math.inf
+    res = node.call("compute_inverse_dynamics", req)
+    assert not res.success
+    assert f"point 7 velocities of joint {order[2]!r} = inf is not finite" in res.message
 
     # simulate from a given state with gravity compensation and an external wrench.
     req = SimulateForwardDynamics.Request()
