@@ -293,7 +293,11 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
     Returns:
         int: 0, or 1 for refused ROS arguments or a refused start-up parameter value.
     """
-    from .parameters import StartupParameterError, start_up_source
+    from .parameters import (
+        StartupParameterError,
+        start_up_source,
+        warn_mistaken_start_up_parameters,
+    )
     from .process import stop_request
 
     stop = stop_request()
@@ -314,6 +318,7 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
                 logger = rclpy.logging.get_logger(error.node.strip("/").replace("/", "."))
                 logger.error(error.line(source))
                 return 1
+            warn_mistaken_start_up_parameters(node, sys.argv if args is None else args)
         if not stop.requested:
             executors = tuple(make_node_executors(node))
             if before_spin is not None:

@@ -30,6 +30,7 @@ from rcl_interfaces.msg import (
 from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.schema import Type, as_declared_type
 from robot_dynamics.schema.files import (
+    mistaken_name,
     node_name_matches,
     node_name_tokens,
     read_sections,
@@ -197,6 +198,48 @@ def _refusal(p, parameter):
     return p.reason(parameter.value)
 
 
+def start_up_settings(args, node):
+    """The parameter values the ROS arguments set for a node, in the order rcl applies them:
+    each ``--params-file`` (its sections for the node) and each ``-p name:=value`` (global, or
+    ``node:name:=value`` naming the node).
+
+    Args:
+        args: the process's command-line arguments (``sys.argv``).
+        node: the node's fully qualified name (``/ns/name``).
+
+    Yields:
+        tuple: ``(name, source, own)``: the parameter's name, where it is set (``"in <file>"``
+        or ``"on the command line (-p)"``) and whether the setting names the node alone (not a
+        wildcard section, not a global ``-p``). A file that cannot be read or is not a
+        parameters file sets nothing (rcl refuses it before the node starts).
+    """
+    target = node_name_tokens(node)
+    in_ros, k = False, 0
+    args = list(args or ())
+    while k < len(args):
+        arg = args[k]
+        if arg == "--ros-args":
+            in_ros = True
+        elif arg == "--":
+            in_ros = False
+        elif in_ros and arg == "--params-file" and k + 1 < len(args):
+            k += 1
+            try:
+                sections = read_sections(args[k])
+            except ParametersFileError:
+                sections = []
+            for section in sections_for(sections, target):
+                for entry in section.entries:
+                    yield entry.name, f"in {args[k]}", not section.wildcard
+        elif in_ros and arg in ("-p", "--param") and k + 1 < len(args):
+            k += 1
+            key = args[k].split(":=", 1)[0]
+            prefix, _, name = key.rpartition(":")
+            if not prefix or _matches(prefix, node):
+                yield name, "on the command line (-p)", bool(prefix)
+        k += 1
+
+
 def start_up_source(args, node, name):
     """Where the start-up value of a parameter came from: the last ``--params-file`` that sets
     it for the node, or ``-p name:=value``, whichever comes last in the ROS arguments (as rcl
@@ -211,42 +254,58 @@ def start_up_source(args, node, name):
         str: ``"in <file>"``, ``"on the command line (-p)"`` or "" (not found; a file that
         cannot be read or is not a parameters file sets nothing).
     """
-    source, in_ros, k = "", False, 0
-    args = list(args or ())
-    while k < len(args):
-        arg = args[k]
-        if arg == "--ros-args":
-            in_ros = True
-        elif arg == "--":
-            in_ros = False
-        elif in_ros and arg == "--params-file" and k + 1 < len(args):
-            k += 1
-            if _file_sets(args[k], node, name):
-                source = f"in {args[k]}"
-        elif in_ros and arg in ("-p", "--param") and k + 1 < len(args):
-            k += 1
-            key = args[k].split(":=", 1)[0]
-            if key.split(":")[-1] == name and (":" not in key or _matches(key.split(":")[0], node)):
-                source = "on the command line (-p)"
-        k += 1
+    source = ""
+    for setting, where, _ in start_up_settings(args, node):
+        if setting == name:
+            source = where
     return source
+
+
+def mistaken_start_up_parameters(args, node, declared):
+    """The parameters the ROS arguments set for a node that it does not declare and that are the
+    user's mistake (:func:`~robot_dynamics.schema.files.mistaken_name`: set for the node alone,
+    or close to a declared name): rcl passes them on and rclpy ignores them.
+
+    Args:
+        args: the process's command-line arguments (``sys.argv``).
+        node: the node's fully qualified name (``/ns/name``).
+        declared: the names the node declares.
+
+    Returns:
+        list: ``(name, source, close declared names)``, each name once (its last setting).
+    """
+    declared = set(declared)
+    found = {}
+    for name, source, own in start_up_settings(args, node):
+        if name in declared:
+            continue
+        close = mistaken_name(name, declared, own)
+        if close is not None:
+            found[name] = (name, source, close)
+    return list(found.values())
+
+
+def warn_mistaken_start_up_parameters(node, args):
+    """Log at WARN each parameter the ROS arguments set for ``node`` by mistake
+    (:func:`mistaken_start_up_parameters`), naming where and the declared names it is close to.
+
+    Args:
+        node: the started ``rclpy`` node, its parameters declared.
+        args: the process's command-line arguments (``sys.argv``).
+    """
+    declared = node.get_parameters_by_prefix("")
+    fqn = node.get_fully_qualified_name()
+    for name, source, close in mistaken_start_up_parameters(args, fqn, declared):
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        node.get_logger().warn(
+            f"parameter {name!r} {source} is not a parameter of this node{hint} (ignored)"
+        )
 
 
 def _matches(key, node):
     """Whether a parameters file's node key (``/**``, ``/ns/name``, ``name``, with rcl's ``*``
     and ``**`` wildcards) names the node ``/ns/name``."""
     return node_name_matches(node_name_tokens(key), node_name_tokens(node))
-
-
-def _file_sets(path, node, name):
-    """Whether the parameters file ``path`` sets ``name`` for the node ``/ns/name`` (False when
-    it cannot be read or is not a parameters file)."""
-    try:
-        sections = read_sections(path)
-    except ParametersFileError:
-        return False
-    matching = sections_for(sections, node_name_tokens(node))
-    return any(entry.name == name for section in matching for entry in section.entries)
 
 
 def as_declared_types(parameters, declared_type):

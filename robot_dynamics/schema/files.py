@@ -18,6 +18,7 @@ that starts with them in brackets (``observer_gain: 50.0  # [1/s] ...``), as
 :func:`robot_dynamics.tools.params_file.parameters_yaml` writes it.
 """
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -121,6 +122,42 @@ def sections_for(sections, target):
         list: the :class:`NodeSection` entries whose key names the node.
     """
     return [section for section in sections if node_name_matches(section.tokens, target)]
+
+
+#: Parameters every rclpy node declares itself (not a node's own declarations).
+ROS_NODE_PARAMETERS = ("use_sim_time", "start_type_description_service")
+
+
+def is_ros_parameter(name):
+    """True for a parameter rclpy declares on every node (``use_sim_time``, QoS overrides)."""
+    return name in ROS_NODE_PARAMETERS or name.startswith("qos_overrides.")
+
+
+def close_names(name, declared):
+    """Declared names close to ``name`` (a typo's candidates), at most three, closest first."""
+    return difflib.get_close_matches(name, list(declared), n=3, cutoff=0.6)
+
+
+def mistaken_name(name, declared, own):
+    """Whether a parameter set for a node that does not declare it is the user's mistake.
+
+    rclpy's own parameters never are; a name set for the node alone (a section or ``-p`` that
+    names it) always is; a name in a wildcard section or a ``-p`` without a node name, shared with
+    other nodes, only when it is close to a declared name (a typo; the others are those nodes').
+
+    Args:
+        name: the parameter's name.
+        declared: the names the node declares.
+        own: whether the setting names the node alone.
+
+    Returns:
+        list | None: the declared names close to ``name`` (possibly empty) when it is a mistake,
+        else None.
+    """
+    if is_ros_parameter(name):
+        return None
+    close = close_names(name, declared)
+    return close if own or close else None
 
 
 def read_sections(path):

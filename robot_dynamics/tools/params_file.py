@@ -49,7 +49,6 @@ parameters rclpy gives every node, ``use_sim_time`` and ``qos_overrides.*``, pas
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from dataclasses import dataclass, field
@@ -59,6 +58,9 @@ from robot_dynamics.schema import DYNAMICS_NODE, Type, as_declared_type
 from robot_dynamics.schema.files import (
     PARAMETERS_KEY,
     UNSET,
+    close_names,
+    is_ros_parameter,
+    mistaken_name,
     node_name_tokens,
     read_sections,
     sections_for,
@@ -113,13 +115,8 @@ def _check(spec, ptype, value, where):
     return list(converted) if isinstance(converted, (list, tuple)) else converted
 
 
-def _close_names(name, specs):
-    """Declared names close to ``name`` (a typo's candidates)."""
-    return difflib.get_close_matches(name, list(specs), n=3, cutoff=0.6)
-
-
 def _unknown(name, specs, where, schema=DYNAMICS_NODE):
-    close = _close_names(name, specs)
+    close = close_names(name, specs)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     node = schema.node.replace("_", " ")
     return ParametersFileError(
@@ -336,9 +333,8 @@ def read_parameters_file(path, node=NODE_NAME):
     for name, (entry, own) in list(merged.items()):
         where = f"{path}, line {entry.line}"
         spec = specs.get(name)
-        if spec is None and (_ros_parameter(name) or not (own or _close_names(name, specs))):
-            # rclpy's own parameters, or another node's in a section shared with it (a name
-            # close to one of ours is taken for a typo and refused)
+        if spec is None and mistaken_name(name, specs, own) is None:
+            # rclpy's own parameters, or another node's in a section shared with it
             del merged[name]
             continue
         try:
@@ -349,15 +345,6 @@ def read_parameters_file(path, node=NODE_NAME):
             raise ParametersFileError(str(error), path, error.parameter) from None
         lines[name] = entry.line
     return NodeParameters(values, frozenset(merged), path, "/" + "/".join(target), lines)
-
-
-#: Parameters every rclpy node declares itself (not the dynamics node's declarations).
-ROS_NODE_PARAMETERS = ("use_sim_time", "start_type_description_service")
-
-
-def _ros_parameter(name):
-    """True for a parameter rclpy declares on every node (``use_sim_time``, QoS overrides)."""
-    return name in ROS_NODE_PARAMETERS or name.startswith("qos_overrides.")
 
 
 def read_parameters_files(paths, node=NODE_NAME):
@@ -436,7 +423,7 @@ def parameters_yaml(values, node="/**", comments=(), check=True, schema=DYNAMICS
     names = sorted(values, key=lambda name: order.get(name, len(order)))
     plain = {name: _plain(values[name]) for name in names}
     if check:
-        own = {name: v for name, v in plain.items() if not _ros_parameter(name)}
+        own = {name: v for name, v in plain.items() if not is_ros_parameter(name)}
         plain.update(_checked(own, schema, "the values to write"))
     tree = {}
     for name, value in plain.items():

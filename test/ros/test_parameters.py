@@ -13,6 +13,7 @@ from robot_dynamics.ros.parameters import (
     allowed,
     as_declared_types,
     descriptor,
+    mistaken_start_up_parameters,
     start_up_source,
     validate,
 )
@@ -116,6 +117,35 @@ def test_a_start_up_source_is_the_last_file_or_p_that_sets_it_for_the_node(tmp_p
     for path in (broken, tmp_path / "missing.yaml"):
         later = args + ["--params-file", str(path)]
         assert start_up_source(later, node, "observer_gain") == f"in {both}"
+
+
+def test_mistaken_start_up_parameters_are_typos_and_names_set_for_the_node_alone(tmp_path):
+    """A name the node does not declare is a mistake when a section or -p names the node alone,
+    or when it is close to a declared name; another node's name in a shared section or a global
+    -p, and rclpy's own parameters, are not; each name once, with its last source."""
+    shared = tmp_path / "shared.yaml"
+    shared.write_text(
+        "/**:\n  ros__parameters:\n    observer_gian: 1.0\n    camera_fps: 30\n"
+        "    use_sim_time: true\n    qos_overrides./tf.publisher.depth: 10\n"
+        "arm:\n  dynamics_node:\n    ros__parameters:\n      foo: 1\n      observer_gain: 2.0\n"
+        "/other_node:\n  ros__parameters:\n    bar: 1\n"
+    )
+    node = "/arm/dynamics_node"
+    declared = ("observer_gain", "observer_max_dt", "tip_link", "use_sim_time")
+    args = ["x", "--ros-args", "--params-file", str(shared)]
+    args += ["-p", "tip_lnk:=tool0", "-p", "exposure:=3", "-p", "/arm/dynamics_node:baz:=1"]
+    found = mistaken_start_up_parameters(args, node, declared)
+    assert found == [
+        ("observer_gian", f"in {shared}", ["observer_gain", "observer_max_dt"]),
+        ("foo", f"in {shared}", []),
+        ("tip_lnk", "on the command line (-p)", ["tip_link"]),
+        ("baz", "on the command line (-p)", []),
+    ]
+    assert mistaken_start_up_parameters(args, "/other_ns/other_node", declared) == [
+        ("observer_gian", f"in {shared}", ["observer_gain", "observer_max_dt"]),
+        ("tip_lnk", "on the command line (-p)", ["tip_link"]),
+    ]
+    assert mistaken_start_up_parameters(["x", "-p", "foo:=1"], node, declared) == []
 
 
 def test_a_start_up_error_line_names_parameter_value_allowed_and_source():

@@ -2,7 +2,9 @@
 nodes run as processes over DDS: an integer for a double, integers for a double array and an
 empty list for any array are taken in the declared type, as ``ros2 param set`` takes them; a
 value the node refuses ends the process with exit code 1 and one error line naming the
-parameter, the value, what it takes and where the value came from, without a traceback."""
+parameter, the value, what it takes and where the value came from, without a traceback; a
+parameter the node does not declare, set for it by mistake, is a WARN naming it, where it is set
+and the declared names it is close to."""
 
 import pytest
 import yaml
@@ -171,3 +173,45 @@ def _text_file(tmp_path, text, name="bad.yaml"):
     path = tmp_path / name
     path.write_text(text)
     return str(path)
+
+
+@pytest.mark.parametrize("script", ["dynamics_node", "arm_simulator"])
+def test_a_mistaken_start_up_parameter_is_a_warning(
+    script, start_process, console_script, unique_name, tmp_path
+):
+    """A typo in a shared section and in -p, and an unknown name in a section for the node
+    alone: one WARN each, naming the parameter, where it is set and the close names; the node
+    starts with the rest."""
+    path = _params_file(
+        tmp_path, {"robot_description": PENDULUM, "tip_lnk": "tip", "camera_fps": 30}
+    )
+    own = tmp_path / "own.yaml"
+    own.write_text(
+        yaml.safe_dump({f"/{unique_name}/{script}": {"ros__parameters": {"frobnicate": 1}}})
+    )
+    proc = _start(
+        start_process,
+        console_script,
+        script,
+        "/" + unique_name,
+        path,
+        "--params-file",
+        str(own),
+        "-p",
+        "base_lnk:=world",
+    )
+    proc.wait_for_output(r"model loaded from parameter robot_description", timeout=60.0)
+    lines = [
+        proc.wait_for_output(pattern, timeout=30.0).group(0)
+        for pattern in (
+            r"WARN.*parameter 'tip_lnk' in .*params\.yaml is not a parameter of this node; "
+            r"did you mean tip_link\b.*\(ignored\)",
+            r"WARN.*parameter 'frobnicate' in .*own\.yaml is not a parameter of this node "
+            r"\(ignored\)",
+            r"WARN.*parameter 'base_lnk' on the command line \(-p\) is not a parameter of this "
+            r"node; did you mean base_link\b",
+        )
+    ]
+    assert len(lines) == 3
+    assert "camera_fps" not in proc.output()
+    proc.assert_alive()
