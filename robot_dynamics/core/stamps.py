@@ -16,11 +16,15 @@ some cycles never reach the log (gaps). The samples themselves are still one cyc
   the stamps only jitter around that base; stamps that do not (going backwards, or scattered
   about it) are kept as they are. :class:`StampReport` says what was found.
 - :func:`robot_time` does both for a recording: repeats dropped (in recording order), the
-  samples left out for other reasons dropped, the rest in stamp order on the time base. Used by
-  identify's data preparation (:func:`robot_dynamics.core.joint_data.clean`) and by the
+  samples left out for other reasons dropped, the rest in stamp order on the time base. A repeat
+  may stand in place of a cycle's own sample (the logger wrote the previous sample again and
+  that cycle is lost): dropped, it leaves a gap, counted apart (``stale_gaps``) when the
+  recording has as many repeats between its two samples as cycles are missing.
+  Used by identify's data preparation (:func:`robot_dynamics.core.joint_data.clean`) and by the
   estimate replay (:mod:`robot_dynamics.tools.replay`).
 """
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +56,10 @@ class StampReport:
         stalls: runs of stamps more than half a cycle late (the logger stalled, then stamped
             what arrived meanwhile in a burst).
         late_samples: samples in them.
+        stale_gaps: of ``gaps``, those the recording fills with repeats of the previous sample
+            (as many repeats between the two samples as cycles missing: the logger wrote a
+            sample again in place of each missing cycle's own; :func:`robot_time` counts them).
+        stale_cycles: cycles missing in them.
     """
 
     samples: int
@@ -68,6 +76,8 @@ class StampReport:
     note: str = ""
     stalls: int = 0
     late_samples: int = 0
+    stale_gaps: int = 0
+    stale_cycles: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,7 +247,23 @@ def robot_time(t, fields, *, usable=None, cycle=None, keep_stamps=False):
     if keep_stamps:
         return Retiming(repeat, index, times, None)
     times, report = time_base(times, cycle)
+    if report.uniform and report.gaps:
+        report = _with_stale_gaps(report, times, repeat, index)
     return Retiming(repeat, index, times, report)
+
+
+def _with_stale_gaps(report, times, repeat, index):
+    """``report`` with its gaps that the recording fills with repeats counted."""
+    k = np.round((times - times[0]) / report.cycle).astype(np.int64)
+    gap = np.flatnonzero(np.diff(k) > 1)
+    missing = np.diff(k)[gap] - 1
+    repeats_before = np.concatenate([[0], np.cumsum(repeat)])  # repeats in recording[:i]
+    a, b = index[gap], index[gap + 1]
+    between = repeats_before[np.maximum(a, b)] - repeats_before[np.minimum(a, b) + 1]
+    stale = between >= missing
+    return dataclasses.replace(
+        report, stale_gaps=int(stale.sum()), stale_cycles=int(missing[stale].sum())
+    )
 
 
 __all__ = [

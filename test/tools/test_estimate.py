@@ -464,7 +464,7 @@ def test_logger_stamps_are_put_on_the_cycle(arm, logged_runs):
     assert report["cycle"] == pytest.approx(1e-3, rel=1e-6)
     assert found["repeated"] == found["repeats_dropped"] == log.repeats > 0
     assert auto["messages"] == count - log.repeats
-    assert report["gaps"] == len(log.gaps) > 0
+    assert report["gaps"] == len(log.gaps) > 0 and report["stale_gaps"] == 0
     assert report["missing_cycles"] == sum(length for _, length in log.gaps)
     assert report["stalls"] == len(log.stalls) > 0
     assert 0 < report["jitter_rms"] < report["jitter_max"]
@@ -510,6 +510,31 @@ def test_stamps_cycle_refuses_stamps_without_a_cycle(arm, tmp_path, capsys):
     auto = _json(urdf, str(path), "--params", params, "--out", out, "--stamps", "auto")
     assert not auto["stamps"]["on_cycle"] and auto["stamps"]["note"]
     assert auto["messages"] == len(stamps)
+
+
+def test_cycles_logged_as_repeats_are_told_apart_from_gaps(arm, tmp_path, capsys):
+    """A logger that writes the previous sample again in place of ~5 % of the cycles (their own
+    samples lost) and loses 8 cycles at a time now and then: the summary counts the single
+    cycles written as repeats apart from the gaps."""
+    _, urdf, params = arm
+    recording = ER.simulate(seed=5, duration=3.0)
+    path = tmp_path / "stale.csv"
+    ER.write_csv(str(path), recording, _names())
+    stamps = np.array([m[0] for m in recording.messages])
+    holes = int(np.count_nonzero(np.diff(stamps) > 5e-3))  # the 8-cycle gaps
+    out = str(tmp_path / "o")
+    summary = _json(urdf, str(path), "--params", params, "--out", out)
+    report = summary["stamps"]["report"]
+    assert report["uniform"] and holes > 0
+    assert report["stale_cycles"] >= report["stale_gaps"] > 0.03 * stamps.size
+    assert report["gaps"] - report["stale_gaps"] == holes
+    code, stdout, err = run(capsys, "estimate", urdf, str(path), "--params", params, "--out", out)
+    assert code == 0, err
+    line = (
+        f"of the gaps, {report['stale_gaps']} ({report['stale_cycles']} cycles) are cycles the "
+        "logger wrote as a repeat of the previous sample"
+    )
+    assert line in stdout, stdout
 
 
 def test_auto_says_why_it_replays_as_recorded(arm, tmp_path, capsys):

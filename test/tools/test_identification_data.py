@@ -22,7 +22,7 @@ from robot_dynamics.core.identification import (
 )
 from robot_dynamics.core.joint_data import DataError, JointSamples, clean, smooth
 from robot_dynamics.core.regressor import ParameterLayout
-from robot_dynamics.core.stamps import repeated_samples, time_base
+from robot_dynamics.core.stamps import repeated_samples, robot_time, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.cli import main as cli_main
 from robot_dynamics.tools.identification_data import write_bag
@@ -90,6 +90,14 @@ def test_time_base_when_a_repeat_replaces_a_sample(rng):
     assert repeat.sum() == stale.size
     t, report = time_base(stamps[~repeat])
     assert report.uniform and report.gaps == report.missing_cycles == stale.size
+    # robot_time knows the repeats: every one of these gaps is a cycle written as a repeat
+    timed = robot_time(stamps, [values[source]])
+    assert timed.report.gaps == timed.report.stale_gaps == timed.report.stale_cycles == stale.size
+    # a repeat stamped beside its original (a second copy) leaves no gap to count
+    extra = np.insert(values, 100, values[99], axis=0)
+    extra_stamps = np.insert(np.arange(cycles) * CYCLE, 100, 99.5 * CYCLE)
+    timed = robot_time(extra_stamps, [extra])
+    assert timed.report.gaps == timed.report.stale_gaps == 0
     assert np.ptp(t - source[~repeat] * CYCLE) < 2e-5  # the cycle from 5 s of 0.3 ms jitter
 
 
@@ -195,7 +203,7 @@ def test_filter_window_chosen_from_the_data_beats_the_short_one(rng):
     data = clean(_samples(names, rec.t, rec.position, rec.effort, rec.velocity), effort_mask="auto")
     report = data.report
     assert report.repeated == rec.log.repeats and report.stamps.uniform
-    assert report.stamps.gaps == len(rec.log.gaps)
+    assert report.stamps.gaps == len(rec.log.gaps) and report.stamps.stale_gaps == 0
     # the cleaned time base is the robot's clock: recover the offset of the logger's clock
     kept = rec.true_t[~repeated_samples([rec.position, rec.velocity, rec.effort])]
     offset = float(np.median(data.t - kept))

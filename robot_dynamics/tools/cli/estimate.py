@@ -42,6 +42,7 @@ from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_fi
 from .arguments import Invocation
 from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
+from .output import stale_gaps_text
 
 _AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 SIGNIFICANT = 3  # digits of the written levels
@@ -386,11 +387,16 @@ def _stamp_lines(stamps):
         f"({r['late_samples']} samples late), {r['gaps']} gaps ({r['missing_cycles']} cycles "
         f"missing), {stamps['repeated']} repeated samples"
     )
+    lines = [found]
+    if r["stale_gaps"]:
+        lines.append(f"  {stale_gaps_text(r['stale_gaps'], r['stale_cycles'])}")
     if stamps["on_cycle"]:
-        done = f"  replayed on that cycle, {stamps['repeats_dropped']} repeats dropped, gaps kept"
+        lines.append(
+            f"  replayed on that cycle, {stamps['repeats_dropped']} repeats dropped, gaps kept"
+        )
     else:
-        done = f"  replayed as recorded (--stamps {stamps['mode']}): {stamps['note']}"
-    return [found, done]
+        lines.append(f"  replayed as recorded (--stamps {stamps['mode']}): {stamps['note']}")
+    return lines
 
 
 def summary_lines(out, args):

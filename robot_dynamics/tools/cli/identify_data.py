@@ -17,6 +17,7 @@ from robot_dynamics.core.friction import FRICTION_TERMS, smooth_sign
 
 from .arguments import parse_joint_vector
 from .errors import CLIError
+from .output import stale_gaps_text
 
 
 def add_data_options(p):
@@ -183,6 +184,8 @@ def data_report(data, hold_sources):
                 + (f", longest {_ms(st.longest_gap)}" if st.gaps else "")
                 + f"); {r.bridged} bridged, {split}"
             )
+            if st.stale_gaps:
+                lines.append(f"  {stale_gaps_text(st.stale_gaps, st.stale_cycles)}")
         else:
             lines.append(f"stamps: {intervals}, used as recorded: {st.note}; {split}")
         info["stamps"] = dataclasses.asdict(st)

@@ -10,6 +10,15 @@ from typing import Dict, List, Sequence
 import numpy as np
 
 
+def stale_gaps_text(stale_gaps: int, stale_cycles: int) -> str:
+    """The gaps a logger filled with repeats (:class:`~robot_dynamics.core.stamps.StampReport`'s
+    ``stale_gaps``, ``stale_cycles``), for the stamp reports of ``identify`` and ``estimate``."""
+    return (
+        f"of the gaps, {stale_gaps} ({stale_cycles} cycles) are cycles the logger wrote as a "
+        "repeat of the previous sample (their own samples lost)"
+    )
+
+
 def fmt_vec(values, precision: int) -> str:
     return "[" + ", ".join(f"{v: .{precision}f}" for v in np.asarray(values, dtype=float)) + "]"
 
