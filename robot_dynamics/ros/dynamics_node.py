@@ -222,7 +222,10 @@ class DynamicsNode(Node):
             config = pipeline_config(new)
             if changed & MODEL_PARAMS:
                 text = new["robot_description"] if "robot_description" in changed else UNCHANGED
-                prepared = self._description.prepare(new, text)
+                try:
+                    prepared = self._description.prepare(new, text)
+                except Exception as error:  # noqa: BLE001 - counted and logged by the description
+                    return type(result)(successful=False, reason=f"{type(error).__name__}: {error}")
                 model = prepared.built.model if prepared.built is not None else None
             elif changed & DP.DERIVE_PARAMS and active is not None:
                 model = DP.derive_model(active.parsed, new)

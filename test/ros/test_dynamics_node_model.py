@@ -65,6 +65,8 @@ def test_refused_description_strict_inertia_and_model_loads(dynamics_node):
     result = node.set_parameters(tip_link="tol")[0]
     assert not result.successful and "did you mean 'tool'" in result.reason, result.reason
     node.proc.wait_for_output(r"parameter tip_link rejected: KinematicTreeError", timeout=60.0)
+    # logged once, by the description (not again as a refused parameter change)
+    assert "parameter change refused" not in node.proc.output()
     last_error = _value(node, "last_error", lambda v: "tip_link" in v)
     assert last_error.startswith("parameter tip_link rejected") and "'tol'" in last_error
 
