@@ -62,17 +62,19 @@ class RequestError(ValueError):
     """A service request that is refused before any work (the message names the field)."""
 
 
-def _check(values, bound, what):
-    """Raise RequestError unless every entry of ``values`` is finite with |v| <= bound."""
+def _check(values, bound, what, names=None):
+    """Raise RequestError unless every entry of ``values`` is finite with |v| <= bound; the
+    message names the entry by its index, or by ``names`` (the joints of a vector)."""
     values = np.asarray(values, dtype=float)
     with np.errstate(invalid="ignore"):
         bad = ~(np.abs(values) <= bound)  # NaN and inf fail the comparison
     if bad.any():
         index = np.unravel_index(int(np.argmax(bad)), values.shape) if values.ndim else ()
-        raise RequestError(
-            f"{what}{[int(i) for i in index] if index else ''} = {values[index]} is not finite "
-            f"or beyond +-{bound:g}"
-        )
+        if names is not None:
+            where = f" of joint {names[index[0]]!r}"
+        else:
+            where = f"{[int(i) for i in index]}" if index else ""
+        raise RequestError(f"{what}{where} = {values[index]} is not finite or beyond +-{bound:g}")
     return values
 
 
@@ -258,14 +260,7 @@ class DynamicsServices:
                     raise RequestError(
                         f"{what}: point {i} has {len(values)} {field} for {m} joint names"
                     )
-                with np.errstate(invalid="ignore"):
-                    bad = np.flatnonzero(~(np.abs(values) <= bound))  # NaN and inf too
-                if bad.size:
-                    j = int(bad[0])
-                    raise RequestError(
-                        f"{what}: point {i} {field} of joint {traj.joint_names[j]!r} = "
-                        f"{values[j]} is not finite or beyond +-{bound:g}"
-                    )
+                _check(values, bound, f"{what}: point {i} {field}", traj.joint_names)
                 out[i, perm] = values
             arrays[field] = out
         Q, QD, QDD = arrays["positions"], arrays["velocities"], arrays["accelerations"]
