@@ -23,7 +23,7 @@ class URDFError(RobotDynamicsError, ValueError):
 
 
 class UnsupportedJointError(URDFError):
-    """A joint type the package does not model (``floating``, ``planar``)."""
+    """A joint type URDF does not define (``helical``, ``spherical``, ...)."""
 
 
 class KinematicTreeError(URDFError):
