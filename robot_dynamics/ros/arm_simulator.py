@@ -219,6 +219,7 @@ class ArmSimulator(Node):
     def _on_set_parameters(self, params: Sequence[Parameter]) -> SetParametersResult:
         result = P.validate(self._specs, params)
         if not result.successful:
+            self.get_logger().warn(f"parameter change refused: {result.reason}")
             return result
         changes = {p.name: p.value for p in params if p.name in self._specs}
         values = {**self._values, **changes}
@@ -226,11 +227,17 @@ class ArmSimulator(Node):
         try:
             if MODEL_PARAMS & changes.keys():
                 text = changes.get("robot_description", UNCHANGED)
-                prepared = self._description.prepare(values, text)
+                try:
+                    prepared = self._description.prepare(values, text)
+                except (RobotDynamicsError, ValueError) as exc:  # logged by the description
+                    reason = f"{type(exc).__name__}: {exc}"
+                    return SetParametersResult(successful=False, reason=reason)
             elif self._arm is not None:
                 settings = ArmSettings.from_values(self._arm.model, values)
         except (RobotDynamicsError, ValueError) as exc:
-            return SetParametersResult(successful=False, reason=f"{type(exc).__name__}: {exc}")
+            reason = f"{type(exc).__name__}: {exc}"
+            self.get_logger().warn(f"parameter change refused: {reason}")
+            return SetParametersResult(successful=False, reason=reason)
         self._values = values
         if prepared is not None:
             source = None if "robot_description" in changes else f"parameters {sorted(changes)}"

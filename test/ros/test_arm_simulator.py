@@ -533,10 +533,16 @@ def test_clearing_the_parameter_switches_to_the_topic(arm_simulator, ros_node):
 
 
 def test_a_path_as_description_is_refused_and_the_node_lives(arm_simulator, ros_node):
-    """A description that is not URDF text is never read as a file (/proc/self/mem)."""
+    """A description that is not URDF text is never read as a file (/proc/self/mem); a refused
+    change is logged once, naming the parameter."""
     sim = arm_simulator(read(bundled_urdf_path("double_pendulum")))
     result = sim.set_parameters(robot_description="/proc/self/mem")[0]
     assert not result.successful and "not URDF XML text" in result.reason
+    sim.proc.wait_for_output(r"parameter robot_description rejected: .*not URDF XML text", 60.0)
+    result = sim.set_parameters(gravity=[0.0, 0.0, 1e9])[0]
+    assert not result.successful and "gravity" in result.reason
+    sim.proc.wait_for_output(r"WARN.*parameter change refused: .*gravity", 60.0)
+    assert sim.proc.output().count("parameter change refused") == 1
     qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     pub = ros_node.node.create_publisher(String, sim.ns + "/robot_description", qos)
     pub.publish(String(data="/proc/self/mem"))
