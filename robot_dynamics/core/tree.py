@@ -81,8 +81,9 @@ FREE_JOINT_FIXED = "free_joint_fixed"
 @dataclass(frozen=True)
 class JointWarning:
     """A joint loaded otherwise than its URDF element says: what the element says is not physical
-    (a negative damping or friction, ``lower > upper``) or names no movable joint of the model
-    (a ``<mimic>``), while the rigid-body numbers stay meaningful.
+    (a negative damping or friction, ``lower > upper``), is a joint a fixed-base model does not
+    have (``floating``, ``planar``) or names no movable joint of the model (a ``<mimic>``), while
+    the rigid-body numbers stay meaningful.
 
     Attributes:
         joint: the joint's name.
