@@ -28,7 +28,13 @@ stays positive gives meaningful, if physically dubious, numbers (as Pinocchio co
     configuration, as with physically consistent inertias; otherwise **sampled**: M(q) has
     no negative eigenvalue at the :data:`SAMPLED_CONFIGURATIONS` configurations of
     :func:`sampled_configurations` (neutral, all joints at their lower and at their upper
-    limits, the rest seeded uniformly within the limits), not a guarantee for every q.
+    limits, the rest seeded uniformly within the limits), not a guarantee for every q;
+  - an actuated joint that moves no mass and no inertia (:data:`MOVES_NO_INERTIA`): every body
+    it drives (its own and its mimic joints') carries, with every link below it, no
+    ``<inertial>`` or a zero mass and zero inertia, as in the ROS-Industrial descriptions, which
+    have no ``<inertial>`` at all. Exact and at every configuration: its gravity and
+    inverse-dynamics torques are 0, M(q) has a zero row and column, and forward dynamics and
+    simulation refuse the model (:class:`~robot_dynamics.core.errors.SingularInertiaError`).
 
 - **Refused** (:class:`~robot_dynamics.core.errors.InvalidURDFValueError`, always): such an
   indefinite body without the exact guarantee when M(q) has a negative eigenvalue (beyond
@@ -39,7 +45,8 @@ stays positive gives meaningful, if physically dubious, numbers (as Pinocchio co
   while parsing, :mod:`robot_dynamics.core.urdf`.)
 - ``strict_inertia`` refuses every warning with the same typed error; ``balance_inertia``
   replaces each inconsistent link tensor by :func:`balanced_inertia` before these checks (each
-  change listed in the description's ``adjustments``), so nothing is left to warn about.
+  change listed in the description's ``adjustments``), so nothing is left to warn about but
+  the joints that move no inertia (balancing gives no link a mass).
 
 A negative principal moment ``-INERTIA_ROUNDING * trace`` is what rounding the six entries of
 a tensor to three significant digits can give. Only indefinite bodies cost more than one
@@ -80,6 +87,7 @@ TRIANGLE = "triangle_inequality"
 ROUNDING = "negative_at_rounding"
 NEGATIVE = "not_positive_semidefinite"
 INDEFINITE_BODY = "indefinite_body"
+MOVES_NO_INERTIA = "moves_no_inertia"
 #: Rule of the refusal: an indefinite body makes M(q) indefinite.
 INDEFINITE_MASS_MATRIX = "indefinite_mass_matrix"
 
@@ -92,14 +100,17 @@ class InertiaWarning:
 
     Attributes:
         link: the link's name (for :data:`INDEFINITE_BODY`: the body's link with the most
-            negative own principal moment).
+            negative own principal moment; for :data:`MOVES_NO_INERTIA`: the link the joint
+            moves).
         rule: :data:`TRIANGLE` (positive semi-definite, breaks the triangle inequality),
             :data:`ROUNDING` (a negative principal moment at the file's rounding),
             :data:`NEGATIVE` (more negative; on a link fixed to the base, or in a moving body
-            that is positive semi-definite as a whole) or :data:`INDEFINITE_BODY` (the moving
-            body is indefinite beyond rounding, M(q) stays positive).
+            that is positive semi-definite as a whole), :data:`INDEFINITE_BODY` (the moving
+            body is indefinite beyond rounding, M(q) stays positive) or
+            :data:`MOVES_NO_INERTIA` (the actuated joint ``joint`` moves no mass or inertia).
         moments: (3,) principal moments [kg m^2] about the centre of mass, ascending: of the
-            link, for :data:`INDEFINITE_BODY` of the body (the link plus the links fixed to it).
+            link, for :data:`INDEFINITE_BODY` of the body (the link plus the links fixed to it),
+            for :data:`MOVES_NO_INERTIA` zeros.
         joint: the movable joint whose body the link belongs to; None when the link never
             moves (fixed to the base, or not below the model's base link).
         exact: for :data:`INDEFINITE_BODY`, True when the body's kinetic energy is >= 0 in
@@ -129,6 +140,13 @@ class InertiaWarning:
                 f"link {self.link!r} <inertia> makes the body moved by joint {self.joint!r} "
                 f"indefinite ({INDEFINITE_BODY}): principal moments [{moments}] kg m^2 about "
                 f"its centre of mass, beyond the file's rounding; loaded as given: {how}"
+            )
+        if self.rule == MOVES_NO_INERTIA:
+            return (
+                f"joint {self.joint!r} moves no mass or inertia ({MOVES_NO_INERTIA}): link "
+                f"{self.link!r} and every link it carries have no <inertial> (or zero mass and "
+                "inertia); its gravity and inverse-dynamics torques are 0, M(q) has a zero row "
+                "and column, forward dynamics and simulation refuse the model"
             )
         what = {
             TRIANGLE: "violates the triangle inequality (the largest principal moment exceeds "
@@ -294,6 +312,21 @@ def sampled_configurations(tree):
     return np.vstack([np.clip(np.zeros(tree.n), lower, upper), lower, upper, drawn])
 
 
+def joints_moving_no_inertia(tree):
+    """The actuated joints that move no mass and no inertia: every body the joint drives (its
+    own, its mimic joints') has, with every body below it, a zero spatial inertia.
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+
+    Returns:
+        list: indices (into ``tree.joint_names``) of those joints, ascending.
+    """
+    carries = np.any(tree.inertia != 0.0, axis=(1, 2))  # (nb,)
+    below = (tree.ancestors.T @ carries) > 0  # (nb,) the body or a body below it carries some
+    return [k for k in range(tree.n) if not np.any(below[tree.G[:, k] != 0.0])]
+
+
 def _exactly_positive(tree, bodies, trace):
     """Whether each body's kinetic energy is >= 0 in every motion its joints can give it: its
     spatial inertia, lifted by the rounding tolerance (a pure couple of INERTIA_ROUNDING times
@@ -353,7 +386,8 @@ def check_inertias(inconsistent, tree, strict=False):
     Returns:
         tuple: :class:`InertiaWarning` per inconsistent link and per indefinite body, in file
         order (an indefinite body where its most negative link is, its other links' negative
-        tensors left to the body's warning).
+        tensors left to the body's warning), then one per actuated joint that moves no inertia
+        (:func:`joints_moving_no_inertia`), in joint order.
 
     Raises:
         InvalidURDFValueError: an indefinite body that makes M(q) indefinite at a sampled
@@ -423,6 +457,13 @@ def check_inertias(inconsistent, tree, strict=False):
                     exact[body],
                 )
             )
+    for k in joints_moving_no_inertia(tree):
+        b = tree.body_joint_names.index(tree.joint_names[k])
+        warnings.append(
+            InertiaWarning(
+                tree.body_link_names[b], MOVES_NO_INERTIA, (0.0, 0.0, 0.0), tree.joint_names[k]
+            )
+        )
     if strict and warnings:
         raise InvalidURDFValueError(
             f"{len(warnings)} inertia(s) not physically consistent and strict_inertia is "

@@ -160,8 +160,8 @@ class RobotModel(CheckedAlgorithms):
             RobotModel: the new model. ``inertia_adjustments``: tuple of messages, empty
             unless ``balance_inertia`` changed something; ``inertia_warnings``: tuple of
             :class:`~robot_dynamics.core.inertia.InertiaWarning`, one per link inertia (or
-            indefinite moving body) loaded although it is not physically consistent (policy:
-            :mod:`robot_dynamics.core.inertia`).
+            indefinite moving body) loaded although it is not physically consistent and one per
+            actuated joint that moves no inertia (policy: :mod:`robot_dynamics.core.inertia`).
 
         Raises:
             URDFError: not XML text (a file path, say), malformed XML, not a ``<robot>``.

@@ -3,17 +3,20 @@ indefinite beyond the file's rounding loads with an ``indefinite_body`` warning 
 make M(q) indefinite (exact: its kinetic energy is >= 0 in every motion its joints can give it)
 or when M(q) has no negative eigenvalue at the sampled configurations; it is refused when M(q)
 is indefinite at one of them, naming the link, the joint and the rule. Motion spans against
-closed forms and against the velocities of a model with every joint kind."""
+closed forms and against the velocities of a model with every joint kind. An actuated joint that
+moves no mass or inertia (a description without ``<inertial>``) loads with a
+``moves_no_inertia`` warning."""
 
 import numpy as np
 import pytest
 
 import robot_urdfs
 from robot_dynamics import RobotModel
-from robot_dynamics.core.errors import InvalidURDFValueError
+from robot_dynamics.core.errors import InvalidURDFValueError, SingularInertiaError
 from robot_dynamics.core.inertia import (
     INDEFINITE_BODY,
     INDEFINITE_MASS_MATRIX,
+    MOVES_NO_INERTIA,
     SAMPLED_CONFIGURATIONS,
     motion_spans,
     sampled_configurations,
@@ -183,3 +186,67 @@ def test_indefinite_body_that_makes_M_indefinite_is_refused(inertia, where, q):
     for word in ("link 'l2'", "joint 'j2'", INDEFINITE_MASS_MATRIX, where, q, "balance_inertia"):
         assert word in msg, (word, msg)
     assert RobotModel.from_urdf_string(xml, balance_inertia=True).inertia_warnings == ()
+
+
+def _chain(inertials, mimic=None):
+    """A chain base -> l1 -> l2 -> l3 of revolute joints j1..j3 (axes z, y, y), each link's
+    ``<inertial>`` content from ``inertials`` ("" for none); ``mimic``: j3 mimics j2."""
+    links = '<link name="base"/>' + "".join(
+        f'<link name="l{i}">' + (f"<inertial>{c}</inertial>" if c else "") + "</link>"
+        for i, c in enumerate(inertials, 1)
+    )
+    joints = "".join(
+        f'<joint name="j{i}" type="revolute"><parent link="{parent}"/><child link="l{i}"/>'
+        f'<origin xyz="0.1 0 0.3"/><axis xyz="{axis}"/>'
+        '<limit lower="-2" upper="2" effort="0" velocity="2"/>'
+        + ('<mimic joint="j2" multiplier="-1"/>' if mimic and i == 3 else "")
+        + "</joint>"
+        for i, (parent, axis) in enumerate(
+            zip(("base", "l1", "l2"), ("0 0 1", "0 1 0", "0 1 0")), 1
+        )
+    )
+    return f'<robot name="chain">{links}{joints}</robot>'
+
+
+def test_joints_that_move_no_inertia_load_with_a_warning():
+    """A ROS-Industrial description has no <inertial> at all: every joint moves nothing. Each
+    loads with a moves_no_inertia warning; its torques are 0, M(q) is 0, forward dynamics
+    refuses it, strict_inertia refuses the model, balance_inertia leaves the warning."""
+    xml = _chain(["", "", ""])
+    model = RobotModel.from_urdf_string(xml)
+    assert [(w.joint, w.link, w.rule) for w in model.inertia_warnings] == [
+        ("j1", "l1", MOVES_NO_INERTIA),
+        ("j2", "l2", MOVES_NO_INERTIA),
+        ("j3", "l3", MOVES_NO_INERTIA),
+    ]
+    assert "'j1'" in str(model.inertia_warnings[0]) and MOVES_NO_INERTIA in str(
+        model.inertia_warnings[0]
+    )
+    q = np.array([0.3, -0.7, 1.1])
+    assert np.all(model.gravity_torques(q) == 0.0) and np.all(model.mass_matrix(q) == 0.0)
+    with pytest.raises(SingularInertiaError):
+        model.forward_dynamics(q, np.zeros(3), np.ones(3))
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf_string(xml, strict_inertia=True)
+    assert "strict_inertia" in str(ei.value) and MOVES_NO_INERTIA in str(ei.value)
+    balanced = RobotModel.from_urdf_string(xml, balance_inertia=True)
+    assert [w.rule for w in balanced.inertia_warnings] == [MOVES_NO_INERTIA] * 3
+
+
+def test_only_the_joints_whose_bodies_and_descendants_carry_nothing_are_warned():
+    """l1 massless but carrying l2: j1 moves inertia (M_11 > 0), no warning; l3 massless at the
+    end: j3 moves nothing (its row and column of M are 0 at every q). A massless j3 that
+    mimics j2 adds nothing to warn about: j2 moves l2."""
+    xml = _chain(["", SMALL, ""])
+    model = RobotModel.from_urdf_string(xml)
+    assert [(w.joint, w.rule) for w in model.inertia_warnings] == [("j3", MOVES_NO_INERTIA)]
+    rng = np.random.default_rng(7)
+    for q in rng.uniform(-2.0, 2.0, (5, 3)):
+        M = model.mass_matrix(q)
+        assert np.all(M[2] == 0.0) and np.all(M[:, 2] == 0.0)
+        assert np.linalg.eigvalsh(M[:2, :2])[0] > 0.0
+    assert RobotModel.from_urdf_string(_chain([SMALL, SMALL, SMALL])).inertia_warnings == ()
+    mimic = RobotModel.from_urdf_string(_chain(["", SMALL, ""], mimic=True))
+    assert mimic.joint_names == ("j1", "j2") and mimic.inertia_warnings == ()
+    tail = RobotModel.from_urdf_string(_chain([SMALL, "", ""], mimic=True))
+    assert [(w.joint, w.link) for w in tail.inertia_warnings] == [("j2", "l2")]

@@ -192,7 +192,7 @@ def cmd_info(run: Invocation) -> List[str]:
         lines += [
             "",
             f"inertia warnings ({len(model.inertia_warnings)}; loaded as given, "
-            "--strict-inertia refuses them, --balance-inertia balances them):",
+            "--strict-inertia refuses them, --balance-inertia balances the inconsistent tensors):",
         ] + [f"  {w}" for w in model.inertia_warnings]
     lines += ["", "tree (joint [type] -> link (mass)):"] + [
         "  " + line
