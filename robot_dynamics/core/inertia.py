@@ -457,17 +457,34 @@ def check_inertias(inconsistent, tree, strict=False):
                     exact[body],
                 )
             )
+    balanceable = bool(warnings)
+    warnings.extend(moves_no_inertia_warnings(tree))
+    if strict and warnings:
+        balance = f"load it with {_BALANCE_HINT}, " if balanceable else ""
+        raise InvalidURDFValueError(
+            f"{len(warnings)} inertia(s) not physically consistent and strict_inertia is "
+            f"set: {'; '.join(map(str, warnings))} (fix the URDF, {balance}or load it without "
+            "strict_inertia to load them with a warning)"
+        )
+    return tuple(warnings)
+
+
+def moves_no_inertia_warnings(tree):
+    """:data:`MOVES_NO_INERTIA` warnings of a tree, one per joint of
+    :func:`joints_moving_no_inertia` (joint order).
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+
+    Returns:
+        tuple: :class:`InertiaWarning` entries.
+    """
+    warnings = []
     for k in joints_moving_no_inertia(tree):
-        b = tree.body_joint_names.index(tree.joint_names[k])
+        b = tree.body_of_joint[tree.joint_names[k]]
         warnings.append(
             InertiaWarning(
                 tree.body_link_names[b], MOVES_NO_INERTIA, (0.0, 0.0, 0.0), tree.joint_names[k]
             )
-        )
-    if strict and warnings:
-        raise InvalidURDFValueError(
-            f"{len(warnings)} inertia(s) not physically consistent and strict_inertia is "
-            f"set: {'; '.join(map(str, warnings))} (fix the URDF, load it with "
-            f"{_BALANCE_HINT}, or without strict_inertia to load them with a warning)"
         )
     return tuple(warnings)

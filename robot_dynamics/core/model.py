@@ -40,6 +40,7 @@ from .errors import (
     UnknownFrameError,
     URDFError,
 )
+from . import inertia as _inertia
 from .inertia import check_inertias
 from .spatial import force_transform, inertia_parameters, spatial_inertia
 from .state_terms import StateTerms
@@ -272,13 +273,17 @@ class RobotModel(CheckedAlgorithms):
     # ---------------------------------------------------------------- derived models
     def _derived(self, tree=None, friction=None):
         """A new model of the same robot (tip link, load notes) with a changed tree or friction
-        model."""
+        model; the joints that move no inertia judged again on a changed tree (a payload)."""
+        warnings = self.inertia_warnings
+        if tree is not None:
+            kept = tuple(w for w in warnings if w.rule != _inertia.MOVES_NO_INERTIA)
+            warnings = kept + _inertia.moves_no_inertia_warnings(tree)
         return RobotModel(
             self.tree if tree is None else tree,
             tip_link=self.tip_link,
             friction=self.friction if friction is None else friction,
             inertia_adjustments=self.inertia_adjustments,
-            inertia_warnings=self.inertia_warnings,
+            inertia_warnings=warnings,
         )
 
     def with_gravity(self, gravity):

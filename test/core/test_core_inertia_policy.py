@@ -229,8 +229,15 @@ def test_joints_that_move_no_inertia_load_with_a_warning():
     with pytest.raises(InvalidURDFValueError) as ei:
         RobotModel.from_urdf_string(xml, strict_inertia=True)
     assert "strict_inertia" in str(ei.value) and MOVES_NO_INERTIA in str(ei.value)
+    assert "balance_inertia" not in str(ei.value)  # balancing gives no link a mass
     balanced = RobotModel.from_urdf_string(xml, balance_inertia=True)
     assert [w.rule for w in balanced.inertia_warnings] == [MOVES_NO_INERTIA] * 3
+    # a payload on the last link gives every joint something to move: no warning is left
+    loaded = model.with_payload(2.0, (0.1, 0.0, 0.0), frame="l3")
+    assert loaded.inertia_warnings == ()
+    assert np.all(np.linalg.eigvalsh(loaded.mass_matrix(q)) >= 0.0)
+    # other changes of the model keep the warnings
+    assert model.with_gravity((0.0, 0.0, -1.0)).inertia_warnings == model.inertia_warnings
 
 
 def test_only_the_joints_whose_bodies_and_descendants_carry_nothing_are_warned():
