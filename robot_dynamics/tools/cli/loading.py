@@ -62,10 +62,10 @@ def load_model(args):
         for warning in model.joint_warnings:
             print(f"robot-dynamics: warning: {warning}", file=sys.stderr)
     if model.inertia_warnings and args.command != "info":
+        rules = sorted({w.rule for w in model.inertia_warnings})
         print(
-            f"robot-dynamics: warning: {len(model.inertia_warnings)} link inertia(s) loaded "
-            "although not physically consistent (listed by `info`; --strict-inertia refuses "
-            "them)",
+            f"robot-dynamics: warning: {len(model.inertia_warnings)} inertia warning(s) "
+            f"({', '.join(rules)}; listed by `info`; --strict-inertia refuses them)",
             file=sys.stderr,
         )
     return model, label, source.urdf, source.bundled
