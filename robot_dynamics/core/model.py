@@ -66,7 +66,8 @@ class RobotModel(CheckedAlgorithms):
             with its gravity and armature.
         tip_link: default frame of Jacobians and wrenches (default:
             :func:`~robot_dynamics.core.tree.default_tip`: the single leaf of a chain, else
-            ``tool0``, else the leaf ending the longest chain; None when none can be chosen).
+            ``tool0``, else the one tool centre point link, else the leaf ending the longest
+            chain; None when none can be chosen).
         friction: the joints' :class:`~robot_dynamics.core.friction.FrictionModel` (default:
             the URDF's ``<dynamics damping friction>``, the tree's ``damping`` and
             ``friction``).

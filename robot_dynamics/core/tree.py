@@ -31,6 +31,11 @@ FREE_JOINTS = ("floating", "planar")
 #: The tool flange frame of the ROS-Industrial frame convention: the default tip of a tree
 #: whose chains end in several leaves.
 TOOL_FRAME = "tool0"
+#: Names of a tool centre point frame in the descriptions of arms with a gripper (Franka's
+#: ``fr3_hand_tcp``, xArm's ``link_tcp``, Kinova Gen3's ``tool_frame``, Jaco's
+#: ``j2s6s200_end_effector``), in order: the tip after ``tool0``, when one link of the model is
+#: named so or ends in ``_`` and the name.
+TCP_FRAMES = ("tcp", "tool_frame", "end_effector")
 #: Default gravity [m/s^2] in the base frame.
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
@@ -641,9 +646,11 @@ def default_tip(tree):
     The single leaf at the end of a chain of moving bodies (``tip_candidates``); with several:
     :data:`TOOL_FRAME` when it is a link of the model (the ROS-Industrial convention, e.g.
     the official UR description's leaves ``ft_frame``, ``tool0``, ``base``), or the one link
-    whose name ends in it (a ``tf_prefix``'s ``left_tool0``); else the leaf
-    that ends the longest chain of moving bodies (movable joints counted, mimic joints
-    included), when it is the only leaf of the deepest body; else None.
+    whose name ends in it (a ``tf_prefix``'s ``left_tool0``); else the one link named as a tool
+    centre point (:data:`TCP_FRAMES`: ``fr3_hand_tcp`` between the fingers of a Franka hand,
+    whose leaves are the fingers); else the leaf that ends the longest chain of moving bodies
+    (movable joints counted, mimic joints included), when it is the only leaf of the deepest
+    body; else None.
 
     Args:
         tree: a :class:`KinematicTree`.
@@ -659,6 +666,10 @@ def default_tip(tree):
     prefixed = [name for name in tree.frames if name.endswith(TOOL_FRAME)]
     if len(prefixed) == 1:  # a tf_prefix's "left_tool0" or "arm/tool0"
         return prefixed[0]
+    for tcp in TCP_FRAMES:
+        named = [name for name in tree.frames if name == tcp or name.endswith("_" + tcp)]
+        if len(named) == 1:
+            return named[0]
     if not candidates:
         return None
     depth = tree.ancestors.sum(axis=1)  # moving bodies from the base to each body

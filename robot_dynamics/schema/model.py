@@ -29,8 +29,9 @@ def model_section(tip_link_use):
                 "tip_link",
                 "",
                 "Tip link; empty = the single leaf ending a chain, else tool0 (or the one link "
-                "named <prefix>tool0), else the leaf "
-                f"ending the longest chain. {tip_link_use}",
+                "named <prefix>tool0), else the one link named tcp, tool_frame or end_effector (or "
+                "ending in _tcp, ...), else the leaf ending the longest chain. "
+                f"{tip_link_use}",
                 Type.STRING,
             ),
             Param(

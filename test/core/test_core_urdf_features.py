@@ -261,16 +261,34 @@ def test_a_prefixed_tool0_is_the_tip():
 
 
 def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():
-    model = RobotModel.from_urdf_string(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
+    model = RobotModel.from_urdf_string(UR_SHAPE_URDF.replace('"tool0"', '"sensor_mount"'))
     assert model.tip_link is None
-    assert set(model.tree.tip_candidates) == {"tcp", "ft_frame"}
+    assert set(model.tree.tip_candidates) == {"sensor_mount", "ft_frame"}
     with pytest.raises(AmbiguousTipError) as ei:
         model.jacobian(np.zeros(model.n))
-    assert "tcp" in str(ei.value) and "ft_frame" in str(ei.value) and "tip_link" in str(ei.value)
+    assert "sensor_mount" in str(ei.value) and "ft_frame" in str(ei.value)
+    assert "tip_link" in str(ei.value)
     # the single leaf of the last body, when ft_frame is gone
-    no_ft = UR_SHAPE_URDF.replace('"tool0"', '"tcp"').replace('<link name="ft_frame"/>', "")
+    no_ft = UR_SHAPE_URDF.replace('"tool0"', '"sensor_mount"').replace(
+        '<link name="ft_frame"/>', ""
+    )
     no_ft = no_ft[: no_ft.index('  <joint name="wrist_3_link-ft_frame"')] + "</robot>"
-    assert RobotModel.from_urdf_string(no_ft).tip_link == "tcp"
+    assert RobotModel.from_urdf_string(no_ft).tip_link == "sensor_mount"
+
+
+@pytest.mark.parametrize(
+    "tcp", ["tcp", "ur_tcp", "tool_frame", "arm_tool_frame", "j2_end_effector"]
+)
+def test_without_tool0_the_one_tool_centre_point_is_the_tip(tcp):
+    """A link named as a tool centre point is the tip when tool0 is not there; two are
+    ambiguous again; tool0 comes first."""
+    model = RobotModel.from_urdf_string(UR_SHAPE_URDF.replace('"tool0"', f'"{tcp}"'))
+    assert model.tip_link == tcp
+    two = UR_SHAPE_URDF.replace('"tool0"', f'"{tcp}"').replace('"ft_frame"', '"other_tcp"')
+    if tcp.endswith("tcp"):
+        assert RobotModel.from_urdf_string(two).tip_link is None
+    with_tool0 = UR_SHAPE_URDF.replace('"ft_frame"', f'"{tcp}"')
+    assert RobotModel.from_urdf_string(with_tool0).tip_link == "tool0"
 
 
 def test_leaf_ending_the_longest_chain_is_the_tip():
@@ -290,10 +308,11 @@ def test_leaf_ending_the_longest_chain_is_the_tip():
 
 
 def test_mimic_joints_count_in_the_chain_length():
-    """The Panda's fingers (finger_joint2 mimics finger_joint1) end chains of equal length."""
+    """The Panda's fingers (finger_joint2 mimics finger_joint1) end chains of equal length: the
+    tip is the hand's tool centre point between them."""
     panda = load_model("panda_gripper")
-    assert panda.tip_link is None
     assert set(panda.tree.tip_candidates) == {"panda_leftfinger", "panda_rightfinger"}
+    assert panda.tip_link == "panda_hand_tcp"
 
 
 _MIMIC = '<mimic joint="j3" multiplier="-0.7" offset="0.2"/>'

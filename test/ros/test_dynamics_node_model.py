@@ -82,10 +82,10 @@ def test_tip_link_of_a_description_with_several_leaves(dynamics_node):
     """The official UR description's shape (leaves ft_frame, tool0, base): tool0 is the tip
     and the wrench frame. Without tool0 no tip can be chosen: a WARN names the candidates
     and tip_link."""
-    no_tool0 = UR_SHAPE_URDF.replace('"tool0"', '"tcp"')
+    no_tool0 = UR_SHAPE_URDF.replace('"tool0"', '"sensor_mount"')
     node = dynamics_node(urdf=no_tool0, diagnostics_period=0.2)
     match = node.proc.wait_for_output(r"WARN.*no tip link.*", timeout=60.0)
-    for word in ("tcp", "ft_frame", "set the parameter tip_link", "no external wrench"):
+    for word in ("sensor_mount", "ft_frame", "set the parameter tip_link", "no external wrench"):
         assert word in match.group(0), match.group(0)
     assert _value(node, "tip_link", lambda v: True) == ""
 

@@ -163,20 +163,21 @@ def test_tool0_is_the_tip_of_a_multi_leaf_robot(capsys):
 
 
 def test_robot_without_a_tip_needs_a_frame(tmp_path, capsys):
-    """The UR description's shape without tool0: two leaves end the last body (tcp, ft_frame);
+    """The UR description's shape without tool0: two leaves end the last body (sensor_mount,
+    ft_frame);
     the error names both and the options."""
     urdf = tmp_path / "no_tool0.urdf"
-    urdf.write_text(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
+    urdf.write_text(UR_SHAPE_URDF.replace('"tool0"', '"sensor_mount"'))
     data = run_json(capsys, "info", urdf)
     assert data["tip_link"] is None
     for command in ("jacobian", "pose", "wrench --tau 0 0 0 0 0 0"):
         name, *options = command.split()
         code, err = run_fail(capsys, name, urdf, *options)
         assert code == 2, err
-        for word in ("tcp", "ft_frame", "--frame", "--tip-link"):
+        for word in ("sensor_mount", "ft_frame", "--frame", "--tip-link"):
             assert word in err, err
-    data = run_json(capsys, "jacobian", urdf, "--tip-link", "tcp")
-    assert data["frame"] == "tcp"
+    data = run_json(capsys, "jacobian", urdf, "--tip-link", "sensor_mount")
+    assert data["frame"] == "sensor_mount"
 
 
 # ------------------------------------------------------------------ robots: xacro, stdin

@@ -113,7 +113,7 @@ def test_demo_on_a_user_urdf(tmp_path, unique_name):
     """--urdf: a UR5 (example-robot-data, leaves ee_link, tool0, base) runs on tool0; a tree
     where no tip can be chosen needs --tip-link, and the message names the candidates."""
     no_tool0 = tmp_path / "no_tool0.urdf"
-    no_tool0.write_text(UR_SHAPE_URDF.replace('"tool0"', '"tcp"'))
+    no_tool0.write_text(UR_SHAPE_URDF.replace('"tool0"', '"sensor_mount"'))
     out = subprocess.run(
         [sys.executable, "-m", "robot_dynamics.tools.demo", "--urdf", str(no_tool0), "--no-live"],
         capture_output=True,
@@ -122,7 +122,7 @@ def test_demo_on_a_user_urdf(tmp_path, unique_name):
         cwd=str(tmp_path),
     )
     assert out.returncode == 2 and "--tip-link" in out.stderr, out.stderr
-    assert "tcp" in out.stderr and "ft_frame" in out.stderr
+    assert "sensor_mount" in out.stderr and "ft_frame" in out.stderr
     ur5 = erd_urdf_path("ur_description", "urdf", "ur5_robot.urdf")
     out, plot, s = run_demo(
         tmp_path,

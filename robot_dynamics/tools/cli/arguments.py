@@ -78,8 +78,8 @@ def common_parser() -> argparse.ArgumentParser:
         "--tip-link",
         default=None,
         help="tip frame (default: the only leaf ending a chain, else tool0 or the one "
-        "<prefix>tool0, else the leaf "
-        "ending the longest chain)",
+        "<prefix>tool0, else the one link named tcp, tool_frame or end_effector (or "
+        "ending in _tcp, ...), else the leaf ending the longest chain)",
     )
     common.add_argument(
         "--gravity",
