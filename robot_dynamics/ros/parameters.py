@@ -274,10 +274,11 @@ def mistaken_start_up_parameters(args, node, declared):
     Returns:
         list: ``(name, source, close declared names)``, each name once (its last setting).
     """
-    declared = set(declared)
+    declared = list(declared)  # in declaration order: the close names come out the same each run
+    known = set(declared)
     found = {}
     for name, source, own in start_up_settings(args, node):
-        if name in declared:
+        if name in known:
             continue
         close = mistaken_name(name, declared, own)
         if close is not None:

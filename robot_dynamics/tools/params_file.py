@@ -20,18 +20,18 @@ with ``--ros-args --params-file FILE``:
   type of its entries, which must all have one type. An empty sequence leaves the parameter
   unset: the node then takes its declared empty default, or refuses to start when the default
   is not empty.
-
-The file is walked into sections of typed entries by
-:func:`robot_dynamics.schema.files.read_sections` (shared with the node, which reads it to say
-in which file a refused start-up value was set); the values are checked here.
 - Values are checked against the node's declarations
   (:data:`robot_dynamics.schema.DYNAMICS_NODE`): the declared type, an integer taken for a
   double as the node takes it (:func:`~robot_dynamics.schema.as_declared_type`), ranges,
   lengths, choices. A name the node does not declare is refused in a section that names the
-  node (the node would ignore it silently; there it is almost always a typo); in a wildcard
-  section shared with other nodes only when it is close to a declared name (the others are
-  those nodes' parameters). ``use_sim_time`` and the other parameters rclpy gives every node
-  are accepted.
+  node (the node would ignore it, with a warning; there it is almost always a typo); in a
+  wildcard section shared with other nodes only when it is close to a declared name (the others
+  are those nodes' parameters): :func:`robot_dynamics.schema.files.mistaken_name`, the rule the
+  node warns by. ``use_sim_time`` and the other parameters rclpy gives every node are accepted.
+
+The file is walked into sections of typed entries by
+:func:`robot_dynamics.schema.files.read_sections` (shared with the node, which reads it to say
+where a start-up value was set); the values are checked here.
 
 Every refusal is a :class:`~robot_dynamics.core.errors.ParametersFileError` naming the file, the
 parameter and, where known, the line. The values are those the node would have: its declared
@@ -72,7 +72,6 @@ NODE_NAME = "dynamics_node"
 
 # the ROS parameter types of scalars read from a file
 BOOL, INTEGER, DOUBLE, STRING = Type.BOOL, Type.INTEGER, Type.DOUBLE, Type.STRING
-_ARRAY_OF = ARRAY_OF
 
 
 def _qualified(node_name):
@@ -141,7 +140,7 @@ def _type_of(value):
     if isinstance(value, (list, tuple)):
         types = {_python_type(v) for v in value}
         if len(types) == 1 and None not in types:
-            return _ARRAY_OF[types.pop()]
+            return ARRAY_OF[types.pop()]
         return None if value else 0
     return _python_type(value)
 
