@@ -71,29 +71,15 @@ def end_stop_gains(model, q, frequency, damping_ratio):
     return omega**2 * inertia, 2.0 * float(damping_ratio) * omega * inertia
 
 
-def effort_bounds(limits):
-    """The bound on |tau| of each joint: its URDF effort limit where that is finite and > 0,
-    else infinite (a limit of 0 or a missing ``<limit>`` bounds nothing).
-
-    Args:
-        limits: (n,) effort limits [N m or N].
-
-    Returns:
-        ndarray: (n,) bounds [N m or N], ``inf`` for the joints without a limit.
-    """
-    limits = np.asarray(limits, dtype=float)
-    return np.where(np.isfinite(limits) & (limits > 0), limits, np.inf)
-
-
 def saturate(tau, limits):
-    """Clip torques to the joints' :func:`effort_bounds` (URDF effort limits).
+    """Clip torques to the joints' effort limits.
 
     Args:
         tau: (..., n) torques [N m or N].
-        limits: (n,) effort limits [N m or N]; 0 or infinite: no limit.
+        limits: (n,) effort limits [N m or N], > 0; infinite: no limit (``model.effort_limits``).
 
     Returns:
         ndarray: (..., n) clipped torques.
     """
-    bound = effort_bounds(limits)
-    return np.clip(tau, -bound, bound)
+    limits = np.asarray(limits, dtype=float)
+    return np.clip(tau, -limits, limits)

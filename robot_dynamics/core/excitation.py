@@ -138,10 +138,14 @@ def optimize_excitation(
     upper = np.where(np.isfinite(upper), upper, np.pi)
     vmax = np.where(np.isfinite(model.velocity_limits), model.velocity_limits, 2.0)
     amax = np.broadcast_to(np.asarray(max_acceleration, dtype=float), (n,))
-    if np.any(upper <= lower) or np.any(vmax <= 0) or np.any(amax <= 0):
+    stuck = [name for name, lo, hi in zip(model.joint_names, lower, upper) if not hi > lo]
+    if stuck:
         raise InvalidInputError(
-            "excitation: every joint needs a position range and positive limits"
+            f"excitation: joints {stuck} have no position range (<limit> lower = upper): they "
+            "cannot be excited"
         )
+    if np.any(amax <= 0):
+        raise InvalidInputError(f"excitation: max_acceleration must be > 0, got {amax.tolist()}")
     layout = ParameterLayout.for_model(model, offset=True) if layout is None else layout
     base = base_parameters(model, layout)
     t = np.linspace(0.0, period, samples, endpoint=False)

@@ -32,7 +32,9 @@ otherwise, with a :class:`~robot_dynamics.core.tree.JointWarning` (in
 :attr:`RobotDescription.joint_warnings`; the model's joints' in ``RobotModel.joint_warnings``)
 saying what the model does instead: a negative damping or friction loads as 0
 (``negative_damping``, ``negative_friction``); a revolute or prismatic ``<limit>`` with
-``lower > upper`` loads without position limits (``inverted_limits``).
+``lower > upper`` loads without position limits (``inverted_limits``); an ``effort`` or
+``velocity`` of 0 (what CAD exporters and ROS-Industrial descriptions write when the limit is not
+known) loads as no such limit (``zero_limit``).
 
 These bounds keep every product the algorithms form finite for joint inputs within
 ``robot_dynamics.core.validation.MAX_INPUT``. The document may have at most ``max_links`` links
@@ -68,6 +70,7 @@ from .tree import (
     INVERTED_LIMITS,
     NEGATIVE_DAMPING,
     NEGATIVE_FRICTION,
+    ZERO_LIMIT,
     JointWarning,
 )
 
@@ -423,6 +426,9 @@ def _joint(element, warnings):
     if limit is not None:
         effort = _float(limit, "effort", owner, "<limit effort>", low=0.0)
         velocity = _float(limit, "velocity", owner, "<limit velocity>", low=0.0)
+        if jtype != "fixed" and 0.0 in (effort, velocity):
+            warnings.append(_zero_limit(name, effort, velocity))
+            effort, velocity = (math.inf if x == 0.0 else x for x in (effort, velocity))
         lo = _float(limit, "lower", owner, "<limit lower>", default=(0.0,))
         hi = _float(limit, "upper", owner, "<limit upper>", default=(0.0,))
         if jtype in ("revolute", "prismatic"):
@@ -470,6 +476,18 @@ def _joint(element, warnings):
         damping=damping,
         friction=friction,
         mimic=mimic,
+    )
+
+
+def _zero_limit(name, effort, velocity):
+    """The :class:`~robot_dynamics.core.tree.JointWarning` of a ``<limit>`` with an effort or
+    velocity of 0: no joint that moves has it, so it is loaded as no such limit."""
+    fields = [field for field, value in (("effort", effort), ("velocity", velocity)) if value == 0]
+    said = " ".join(f'{field}="0"' for field in fields)
+    instead = " and no ".join(fields)
+    unclamped = " (the effort command is not clamped)" if effort == 0 else ""
+    return JointWarning(
+        name, ZERO_LIMIT, f"<limit {said}>: loaded as no {instead} limit{unclamped}"
     )
 
 

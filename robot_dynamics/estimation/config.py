@@ -156,9 +156,8 @@ ABSURD_POSITION = 1.0e6
 
 
 def _bound(limits, factor, absurd):
-    limits = np.asarray(limits, dtype=float)
-    known = np.isfinite(limits) & (limits > 0)
-    return np.where(known, np.minimum(factor * np.where(known, limits, 1.0), absurd), absurd)
+    """factor x the URDF limits (> 0; infinite: none), at most ``absurd``."""
+    return np.minimum(factor * np.asarray(limits, dtype=float), absurd)
 
 
 def validate_config(model, config):

@@ -27,7 +27,6 @@ import math
 import numpy as np
 
 from robot_dynamics.core import dynamics
-from robot_dynamics.core.actuation import effort_bounds
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.core.estimation import MomentumObserver, external_wrench
 from robot_dynamics.core.state_terms import StateTerms
@@ -118,7 +117,7 @@ class EstimationPipeline:
         self._differentiated = config.static_acceleration == "differentiated"
         self._effort_timeout_ns = int(round(config.effort_timeout * 1e9))
         self._velocity_timeout_ns = int(round(config.velocity_timeout * 1e9))
-        self._clamp_limits = effort_bounds(model.effort_limits)
+        self._clamp_limits = np.asarray(model.effort_limits, dtype=float)
         self._clamp_lower = -self._clamp_limits
         self._clamp = config.clamp_effort_command and bool(np.isfinite(self._clamp_limits).any())
         self._raw_effort = bool(

@@ -27,6 +27,7 @@ import threading
 from std_msgs.msg import String
 
 from robot_dynamics.core.errors import RobotDynamicsError
+from robot_dynamics.core.tree import joint_warning_lines
 
 from .qos import robot_description_qos
 
@@ -112,8 +113,8 @@ def log_model_notes(logger, model, without_tip):
         logger.warn(f"balance_inertia: {note}")
     for warning in model.inertia_warnings:
         logger.warn(f"inertia loaded as given (strict_inertia refuses it): {warning}")
-    for warning in model.joint_warnings:
-        logger.warn(f"joint loaded otherwise than the URDF says: {warning}")
+    for line in joint_warning_lines(model.joint_warnings):
+        logger.warn(f"joint loaded otherwise than the URDF says: {line}")
     if model.tip_link is None:
         candidates = model.tree.tip_candidates or model.leaf_links
         logger.warn(

@@ -13,6 +13,8 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
+from robot_dynamics.core.tree import joint_warning_lines
+
 
 def _text(value):
     if isinstance(value, bool):
@@ -119,7 +121,7 @@ class DynamicsDiagnostics:
             "model_rejections": description.rejections,
             "last_error": description.last_error,
             "inertia_warnings": "; ".join(map(str, model.inertia_warnings)) if model else "",
-            "joint_warnings": "; ".join(map(str, model.joint_warnings)) if model else "",
+            "joint_warnings": "; ".join(joint_warning_lines(model.joint_warnings)) if model else "",
             "message_rate_hz": f"{rate:.1f}",
             "messages_received": count["received"],
             "messages_shed": node._latest.shed,

@@ -16,6 +16,7 @@ import pytest
 import robot_urdfs
 from robot_dynamics import RobotModel
 from robot_dynamics.core.friction import FrictionModel
+from robot_dynamics.core.tree import joint_warning_lines
 from robot_dynamics.core.inertia import (
     INDEFINITE_BODY,
     INERTIA_ROUNDING,
@@ -148,13 +149,32 @@ JOINT_WARNINGS = [
         "inverted_limits",
         dict(lower=-np.inf, upper=np.inf),
     ),
+    (
+        "effort zero",
+        dict(limit=LIM.replace('effort="10"', 'effort="0"')),
+        "zero_limit",
+        dict(effort=np.inf),
+    ),
+    (
+        "velocity zero",
+        dict(limit=LIM.replace('velocity="2"', 'velocity="0.0"')),
+        "zero_limit",
+        dict(velocity=np.inf),
+    ),
+    (
+        "effort and velocity zero",
+        dict(limit=LIM.replace('effort="10" velocity="2"', 'effort="0" velocity="0"')),
+        "zero_limit",
+        dict(effort=np.inf, velocity=np.inf),
+    ),
 ]
 
 
 @pytest.mark.parametrize("case", JOINT_WARNINGS, ids=[c[0] for c in JOINT_WARNINGS])
 def test_what_is_not_physical_in_a_joint_loads_with_a_warning(case, rng):
-    """A negative damping or friction loads as 0, lower > upper without position limits: a
-    JointWarning names the joint, the field and the rule; the rigid-body dynamics are the URDF's."""
+    """A negative damping or friction loads as 0, lower > upper without position limits, an effort
+    or velocity limit of 0 as no such limit: a JointWarning names the joint, the field and the
+    rule; the rigid-body dynamics are the URDF's."""
     _, fields, rule, instead = case
     model = RobotModel.from_urdf_string(two_link(**fields))
     (warning,) = model.joint_warnings
@@ -173,6 +193,30 @@ def test_what_is_not_physical_in_a_joint_loads_with_a_warning(case, rng):
     lower, upper = model.position_limits
     expected = (instead.get("lower", -1.0), instead.get("upper", 1.0))
     assert (lower[1], upper[1]) == expected
+    assert model.effort_limits[1] == instead.get("effort", 10.0)
+    assert model.velocity_limits[1] == instead.get("velocity", 2.0)
+    for field in ("effort", "velocity"):
+        assert (f'{field}="0"' in warning.message) == (field in instead), warning.message
+
+
+def test_joint_warning_lines_name_every_joint_of_one_message_once():
+    """Both joints with effort="0": one line naming both; j2's other zero field, a negative
+    damping: lines of their own; the order is the first warning's of each."""
+    both = two_link(limit='lower="-1" upper="1" effort="0" velocity="2"').replace(
+        'effort="5"', 'effort="0"'
+    )
+    model = RobotModel.from_urdf_string(both)
+    assert [w.joint for w in model.joint_warnings] == ["j1", "j2"]
+    message = '<limit effort="0">: loaded as no effort limit (the effort command is not clamped)'
+    assert joint_warning_lines(model.joint_warnings) == [
+        f"joints 'j1', 'j2': {message} (zero_limit)"
+    ]
+    mixed = RobotModel.from_urdf_string(
+        two_link(limit='lower="-1" upper="1" effort="10" velocity="0"', dynamics='damping="-1"')
+    )
+    lines = joint_warning_lines(mixed.joint_warnings)
+    assert lines == [str(w) for w in mixed.joint_warnings] and len(lines) == 2
+    assert lines[0].startswith("joint 'j2': <limit velocity=\"0\">")
 
 
 def test_joint_warnings_are_for_the_model_s_joints():

@@ -317,6 +317,35 @@ def test_a_floating_joint_loads_as_fixed_with_a_warning(tmp_path, capsys):
     assert json.loads(captured.out)["gravity_torques"] == pytest.approx([-4.905], abs=1e-12)
 
 
+def test_no_limit_is_null_in_json_and_a_zero_limit_is_a_warning(tmp_path, capsys):
+    """A continuous joint without <limit> and a revolute joint with effort and velocity 0 (as
+    ROS-Industrial descriptions write): neither has limits; info's --json says null (strict
+    JSON) and names the zero limit's joint in a warning, as the other commands do on stderr."""
+    urdf = tmp_path / "limits.urdf"
+    inertial = (
+        "<inertial><mass value='1'/><origin xyz='0.1 0 0'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.01' iyz='0' izz='0.01'/></inertial>"
+    )
+    urdf.write_text(
+        f"<robot name='x'><link name='a'/><link name='b'>{inertial}</link>"
+        f"<link name='c'>{inertial}</link>"
+        "<joint name='spin' type='continuous'><parent link='a'/><child link='b'/>"
+        "<axis xyz='0 0 1'/></joint>"
+        "<joint name='lift' type='revolute'><parent link='b'/><child link='c'/>"
+        "<origin xyz='0.2 0 0'/><axis xyz='0 1 0'/>"
+        "<limit lower='-1' upper='1' effort='0' velocity='0'/></joint></robot>"
+    )
+    data = run_json(capsys, "info", urdf)
+    for joint in data["joints"]:
+        assert joint["effort_limit"] is None and joint["velocity_limit"] is None, joint
+    assert [j["lower"] for j in data["joints"]] == [None, -1.0]
+    (warning,) = data["joint_warnings"]
+    assert (warning["joint"], warning["rule"]) == ("lift", "zero_limit")
+    assert 'effort="0" velocity="0"' in warning["message"] and "not clamped" in warning["message"]
+    assert cli.main(["gravity", str(urdf), "--q", "0", "0"]) == 0
+    assert 'warning: joint \'lift\': <limit effort="0" velocity="0">' in capsys.readouterr().err
+
+
 def test_inertia_warnings_strict_inertia_and_balance_inertia(tmp_path, capsys):
     """A moving link breaking the triangle inequality loads with a warning (listed by info,
     one line on stderr for the other commands); --strict-inertia refuses it on every command,

@@ -59,13 +59,17 @@ def pendulum():
     )
 
 
+def _not_json(constant):
+    raise AssertionError(f"--json wrote {constant}, which strict JSON (RFC 8259) does not have")
+
+
 def run_json(capsys, *argv):
     """``cli.main(argv + ["--json"])`` in-process: exit code 0 and ``"ok": true``; the parsed
-    JSON output."""
+    JSON output, strict (no NaN or Infinity)."""
     code = cli.main([*map(str, argv), "--json"])
     out = capsys.readouterr()
     assert code == 0, out.err
-    data = json.loads(out.out)
+    data = json.loads(out.out, parse_constant=_not_json)
     assert data["ok"] is True
     return data
 

@@ -50,7 +50,6 @@ from .identify_data import (
     add_data_options,
     data_report,
     effort_scale_warnings,
-    finite_or_none,
     held_joint_warnings,
     load_data,
     nominal_friction_note,
@@ -161,10 +160,10 @@ def cmd_identify(run: Invocation):
             "base_parameter_count": int(result.base.count),
             "parameter_count": int(layout.size),
             "condition_number": float(result.condition_number),
-            "rms_nominal": [finite_or_none(x) for x in rms_nominal],
-            "rms_identified": [finite_or_none(x) for x in rms_identified],
-            "nominal_torque_ratio": [finite_or_none(x) for x in ratios],
-            "residual_sigma": [finite_or_none(x) for x in result.joint_sigma],
+            "rms_nominal": [float(x) for x in rms_nominal],
+            "rms_identified": [float(x) for x in rms_identified],
+            "nominal_torque_ratio": [float(x) for x in ratios],
+            "residual_sigma": [float(x) for x in result.joint_sigma],
             "base_parameters": [
                 {"name": name, "value": float(v), "std": float(s)}
                 for name, v, s in zip(result.base.names, result.beta, result.beta_std)
@@ -499,8 +498,8 @@ def cmd_identify_payload(run: Invocation):
     except IdentificationError as exc:
         raise _cli_error(f"{args.data}: {exc}") from None
 
-    def finite(x):
-        return [None if not np.isfinite(v) else float(v) for v in np.ravel(x)]
+    def listed(x):
+        return [float(v) for v in np.ravel(x)]
 
     out.update(
         {
@@ -510,12 +509,12 @@ def cmd_identify_payload(run: Invocation):
             "samples_dropped": int(data.dropped),
             "mass": est.mass,
             "mass_std": est.mass_std,
-            "com": finite(est.com),
-            "com_std": finite(est.com_std),
+            "com": listed(est.com),
+            "com_std": listed(est.com_std),
             "inertia": None if est.inertia is None else np.asarray(est.inertia).tolist(),
-            "inertia_std": None if est.inertia_std is None else finite(est.inertia_std),
+            "inertia_std": None if est.inertia_std is None else listed(est.inertia_std),
             "undetermined": list(est.undetermined),
-            "residual_rms": finite(est.residual_rms),
+            "residual_rms": listed(est.residual_rms),
         }
     )
     data_lines, out["data_preparation"] = data_report(data, hold_sources)

@@ -211,8 +211,8 @@ def data_report(data, hold_sources):
         )
         info["window_choice"] = {
             "candidates": list(choice.candidates),
-            "scores": [finite_or_none(s) for s in choice.scores],
-            "rms": [[finite_or_none(v) for v in rms] for rms in choice.rms],
+            "scores": [float(s) for s in choice.scores],
+            "rms": [[float(v) for v in rms] for rms in choice.rms],
             "notes": list(choice.notes),
         }
     else:
@@ -358,18 +358,6 @@ def effort_scale_warnings(names, ratios, scale_given):
     ]
 
 
-def finite_or_none(x):
-    """``float(x)``, or None for NaN or infinity (JSON has no NaN).
-
-    Args:
-        x: a number.
-
-    Returns:
-        float or None.
-    """
-    return float(x) if np.isfinite(x) else None
-
-
 def nominal_friction_note(model):
     """Whether the nominal model's torques include the URDF's ``<dynamics>`` friction.
 
@@ -413,7 +401,6 @@ __all__ = [
     "add_data_options",
     "data_report",
     "effort_scale_warnings",
-    "finite_or_none",
     "held_joint_warnings",
     "load_data",
     "nominal_torque_ratios",

@@ -24,7 +24,6 @@ from robot_dynamics.core.urdf_writer import identified_urdf
 from robot_dynamics.tools.identified_parameters import identified_parameters, parameters_file_text
 
 from .errors import EXIT_USAGE, CLIError
-from .identify_data import finite_or_none
 
 
 def add_velocity_threshold_option(p):
@@ -190,7 +189,7 @@ def model_json(model, selection, result):
     friction = result.friction_model(model)
 
     def listed(x):
-        return [finite_or_none(v) for v in x]
+        return [float(v) for v in x]
 
     return {
         "friction_model": list(selection.friction),

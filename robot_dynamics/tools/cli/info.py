@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Sequence
 
+from robot_dynamics.core.tree import joint_warning_lines
 
 from .arguments import Invocation
 from .output import fmt_vec
@@ -181,7 +182,7 @@ def cmd_info(run: Invocation) -> List[str]:
         )
     else:
         lines.append("mimic joints: none")
-    lines += [f"warning: {w}" for w in model.joint_warnings]
+    lines += [f"warning: {line}" for line in joint_warning_lines(model.joint_warnings)]
     if model.tip_link is None:
         candidates = model.tree.tip_candidates or model.leaf_links
         lines.append(

@@ -31,6 +31,7 @@ def load_model(args):
     """
     from robot_dynamics import RobotModel
     from robot_dynamics.core.errors import InvalidInputError, RobotDynamicsError, URDFError
+    from robot_dynamics.core.tree import joint_warning_lines
     from robot_dynamics.tools.robots import defaults, resolve_robot
 
     try:
@@ -59,8 +60,8 @@ def load_model(args):
     for note in model.inertia_adjustments:
         print(f"robot-dynamics: balance_inertia: {note}", file=sys.stderr)
     if args.command != "info":
-        for warning in model.joint_warnings:
-            print(f"robot-dynamics: warning: {warning}", file=sys.stderr)
+        for line in joint_warning_lines(model.joint_warnings):
+            print(f"robot-dynamics: warning: {line}", file=sys.stderr)
     if model.inertia_warnings and args.command != "info":
         rules = sorted({w.rule for w in model.inertia_warnings})
         print(

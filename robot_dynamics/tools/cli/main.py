@@ -4,7 +4,6 @@ codes."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Dict, Optional, Sequence
@@ -13,7 +12,7 @@ from . import dynamics, estimate, identify, info, simulate
 from .arguments import Invocation, Parser, common_parser
 from .errors import EXIT_ERROR, EXIT_OK, CLIError, exit_code_of
 from .loading import load_model
-from .output import fail
+from .output import fail, json_text
 
 #: The command families, each with ``add_parsers(sub, common)`` and ``COMMANDS``.
 FAMILIES = (info, dynamics, simulate, identify, estimate)
@@ -77,9 +76,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if as_json:
             out["ok"] = True
-            print(
-                json.dumps(out, indent=None if os.environ.get("ROBOT_DYNAMICS_JSON_COMPACT") else 2)
-            )
+            print(json_text(out))
         else:
             for warning in warnings:
                 print(f"warning: {warning}", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from typing import Dict, List, Sequence
@@ -42,6 +43,32 @@ def short_names(names: Sequence[str]) -> List[str]:
     if prefix and all(len(n) > len(prefix) for n in names):
         return [n[len(prefix) :] if len(prefix) > 2 else n for n in names]
     return names
+
+
+def _json_safe(value):
+    """``value`` with every float that is not finite as None (JSON has no NaN or infinity: a
+    missing limit, a statistic of no samples)."""
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def json_text(out: Dict) -> str:
+    """The ``--json`` document of a command: ``out`` as strict JSON (RFC 8259), a number that is
+    not finite written as ``null``; indented unless ``ROBOT_DYNAMICS_JSON_COMPACT`` is set.
+
+    Args:
+        out: the command's result (dicts, lists, strings, numbers, booleans, None).
+
+    Returns:
+        str: the JSON text.
+    """
+    indent = None if os.environ.get("ROBOT_DYNAMICS_JSON_COMPACT") else 2
+    return json.dumps(_json_safe(out), indent=indent, allow_nan=False)
 
 
 def fail(message: str, code: int, as_json: bool, out: Dict) -> int:

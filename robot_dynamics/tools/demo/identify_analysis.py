@@ -98,7 +98,7 @@ def true_robot(
     com_body = T[:3, :3] @ np.asarray(tool_com, dtype=float) + T[:3, 3]
     bodies[tip.body] += inertia_to_parameters(spatial_inertia(tool_mass, com_body, tool_inertia))
     limits = np.asarray(model.effort_limits, dtype=float)
-    limits = np.where(np.isfinite(limits) & (limits > 0), limits, 87.0)
+    limits = np.where(np.isfinite(limits), limits, 87.0)
     theta[layout.group_slice("viscous")] = limits * rng.uniform(*VISCOUS, model.n)
     theta[layout.group_slice("coulomb")] = limits * rng.uniform(*COULOMB, model.n)
     urdf = identified_urdf(nominal_urdf, model, layout, theta)
