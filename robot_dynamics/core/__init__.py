@@ -18,7 +18,7 @@ from .estimation import MomentumObserver, WrenchEstimate
 from .inertia import InertiaWarning
 from .model import RobotModel, StateTerms
 from .simulate import SimulationResult
-from .tree import JointWarning
+from .joint_warnings import JointWarning
 
 __all__ = [
     "AmbiguousTipError",

@@ -163,6 +163,35 @@ class InertiaWarning:
         return f"link {self.link!r} <inertia> {what}: principal moments [{moments}] kg m^2; {where}"
 
 
+def inertia_warning_lines(warnings):
+    """Report lines of :class:`InertiaWarning` entries: one per warning, except that the
+    :data:`MOVES_NO_INERTIA` ones make one line naming every such joint and link (a description
+    without any ``<inertial>`` gets one line, not one per joint), where the first of them is.
+
+    Args:
+        warnings: InertiaWarnings (``model.inertia_warnings``).
+
+    Returns:
+        list: str lines.
+    """
+    massless = [w for w in warnings if w.rule == MOVES_NO_INERTIA]
+    if len(massless) < 2:
+        return [str(w) for w in warnings]
+    joints = ", ".join(repr(w.joint) for w in massless)
+    links = ", ".join(repr(w.link) for w in massless)
+    together = (
+        f"joints {joints} move no mass or inertia ({MOVES_NO_INERTIA}): links {links} and every "
+        "link they carry have no <inertial> (or zero mass and inertia); their gravity and "
+        "inverse-dynamics torques are 0, M(q) has zero rows and columns, forward dynamics and "
+        "simulation refuse the model"
+    )
+    return [
+        together if w is massless[0] else str(w)
+        for w in warnings
+        if w.rule != MOVES_NO_INERTIA or w is massless[0]
+    ]
+
+
 def _tolerance(I, rtol):
     return rtol * abs(float(np.trace(I))) + INERTIA_ATOL
 

@@ -84,8 +84,9 @@ class RobotModel(CheckedAlgorithms):
         inertia_adjustments: tuple of messages, empty unless ``balance_inertia`` changed an
             inertia.
         inertia_warnings: tuple of :class:`~robot_dynamics.core.inertia.InertiaWarning`.
-        joint_warnings: tuple of :class:`~robot_dynamics.core.tree.JointWarning`: the joints
-            loaded otherwise than their URDF elements say (the tree's ``joint_warnings``).
+        joint_warnings: tuple of :class:`~robot_dynamics.core.joint_warnings.JointWarning`: the
+            joints loaded otherwise than their URDF elements say (the tree's
+            ``joint_warnings``).
 
     Raises:
         InvalidInputError: the tree's gravity or armature out of bounds; tip_link not a str.
@@ -499,10 +500,11 @@ class RobotModel(CheckedAlgorithms):
 
     @property
     def joint_warnings(self):
-        """Tuple of :class:`~robot_dynamics.core.tree.JointWarning`: the model's joints loaded
-        otherwise than their URDF elements say (a negative damping or friction loaded as 0,
-        ``lower > upper`` loaded without position limits, a ``<mimic>`` naming no movable joint
-        of the model loaded as an independent joint)."""
+        """Tuple of :class:`~robot_dynamics.core.joint_warnings.JointWarning`: the model's joints
+        loaded otherwise than their URDF elements say (a negative damping or friction loaded as
+        0, ``lower > upper`` loaded without position limits, an effort or velocity limit of 0
+        as no such limit, a ``<mimic>`` naming no movable joint of the model loaded as an
+        independent joint, a floating or planar joint as fixed)."""
         return self.tree.joint_warnings
 
     @property

@@ -21,6 +21,13 @@ from types import MappingProxyType
 import numpy as np
 
 from .errors import InvalidURDFValueError, KinematicTreeError
+from .joint_warnings import (
+    MIMIC_TARGET_MISSING,
+    MIMIC_TARGET_FIXED,
+    MIMIC_TARGET_OUTSIDE,
+    FREE_JOINT_FIXED,
+    JointWarning,
+)
 from .spatial import force_transform, skew
 
 REVOLUTE, PRISMATIC = 0, 1
@@ -71,67 +78,6 @@ class FrameInfo:
 
     def __post_init__(self):
         object.__setattr__(self, "T_body_frame", frozen_array(self.T_body_frame))
-
-
-#: Rules of :class:`JointWarning`.
-NEGATIVE_DAMPING = "negative_damping"
-NEGATIVE_FRICTION = "negative_friction"
-INVERTED_LIMITS = "inverted_limits"
-ZERO_LIMIT = "zero_limit"
-MIMIC_TARGET_MISSING = "mimic_target_missing"
-MIMIC_TARGET_FIXED = "mimic_target_fixed"
-MIMIC_TARGET_OUTSIDE = "mimic_target_outside_model"
-FREE_JOINT_FIXED = "free_joint_fixed"
-
-
-@dataclass(frozen=True)
-class JointWarning:
-    """A joint loaded otherwise than its URDF element says: what the element says is not physical
-    (a negative damping or friction, ``lower > upper``, an effort or velocity limit of 0), is a
-    joint a fixed-base model does not
-    have (``floating``, ``planar``) or names no movable joint of the model (a ``<mimic>``), while
-    the rigid-body numbers stay meaningful.
-
-    Attributes:
-        joint: the joint's name.
-        rule: :data:`NEGATIVE_DAMPING`, :data:`NEGATIVE_FRICTION`, :data:`INVERTED_LIMITS`,
-            :data:`ZERO_LIMIT` (``<limit effort="0">`` or ``velocity="0"``, as CAD exporters and
-            ROS-Industrial descriptions write for "unknown": loaded as no such limit),
-            :data:`MIMIC_TARGET_MISSING` (the ``<mimic>`` names a joint the URDF does not have),
-            :data:`MIMIC_TARGET_FIXED` (a fixed joint) or :data:`MIMIC_TARGET_OUTSIDE` (a joint
-            not below the model's base link; a mimic joint is then independent and actuated);
-            :data:`FREE_JOINT_FIXED` (a floating or planar joint below the base link, loaded as
-            a fixed joint at its origin).
-        message: what the element says and what the model does instead.
-    """
-
-    joint: str
-    rule: str
-    message: str
-
-    def __str__(self):
-        return f"joint {self.joint!r}: {self.message} ({self.rule})"
-
-
-def joint_warning_lines(warnings):
-    """One line per rule and message of the :class:`JointWarning` list, naming every joint it
-    applies to (a description whose six joints all say ``effort="0"`` gets one line, not six).
-
-    Args:
-        warnings: JointWarnings (``model.joint_warnings``).
-
-    Returns:
-        list: str lines, in the order of each group's first warning.
-    """
-    groups = {}
-    for warning in warnings:
-        groups.setdefault((warning.rule, warning.message), []).append(warning.joint)
-    return [
-        f"joint {joints[0]!r}: {message} ({rule})"
-        if len(joints) == 1
-        else f"joints {', '.join(map(repr, joints))}: {message} ({rule})"
-        for (rule, message), joints in groups.items()
-    ]
 
 
 @dataclass(frozen=True, eq=False)

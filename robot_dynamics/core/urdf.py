@@ -28,7 +28,7 @@ and the field:
 - ``<mimic>`` multiplier and offset at most :data:`MAX_MIMIC` in magnitude.
 
 What is not physical in a joint's element but leaves the rigid-body numbers meaningful loads
-otherwise, with a :class:`~robot_dynamics.core.tree.JointWarning` (in
+otherwise, with a :class:`~robot_dynamics.core.joint_warnings.JointWarning` (in
 :attr:`RobotDescription.joint_warnings`; the model's joints' in ``RobotModel.joint_warnings``)
 saying what the model does instead: a negative damping or friction loads as 0
 (``negative_damping``, ``negative_friction``); a revolute or prismatic ``<limit>`` with
@@ -65,14 +65,14 @@ from .inertia import (
     link_rule,
 )
 from .spatial import homogeneous, rpy_to_matrix, spatial_inertia
-from .tree import (
-    FREE_JOINTS,
+from .joint_warnings import (
     INVERTED_LIMITS,
     NEGATIVE_DAMPING,
     NEGATIVE_FRICTION,
     ZERO_LIMIT,
     JointWarning,
 )
+from .tree import FREE_JOINTS
 
 #: Default bound on the number of links (and of joints) of a URDF document.
 MAX_LINKS = 1000
@@ -157,9 +157,9 @@ class RobotDescription:
             consistent on its own (:func:`~robot_dynamics.core.inertia.link_rule`; judged with
             the tree by :func:`~robot_dynamics.core.inertia.check_inertias`); empty with
             ``balance_inertia``.
-        joint_warnings: :class:`~robot_dynamics.core.tree.JointWarning` of every joint loaded
-            otherwise than its element says (a negative damping or friction,
-            ``lower > upper``), in file order.
+        joint_warnings: :class:`~robot_dynamics.core.joint_warnings.JointWarning` of every
+            joint loaded otherwise than its element says (a negative damping or friction,
+            ``lower > upper``, an effort or velocity limit of 0), in file order.
     """
 
     name: str
@@ -480,8 +480,8 @@ def _joint(element, warnings):
 
 
 def _zero_limit(name, effort, velocity):
-    """The :class:`~robot_dynamics.core.tree.JointWarning` of a ``<limit>`` with an effort or
-    velocity of 0: no joint that moves has it, so it is loaded as no such limit."""
+    """The :class:`~robot_dynamics.core.joint_warnings.JointWarning` of a ``<limit>`` with an
+    effort or velocity of 0: no joint that moves has it, so it is loaded as no such limit."""
     fields = [field for field, value in (("effort", effort), ("velocity", velocity)) if value == 0]
     said = " ".join(f'{field}="0"' for field in fields)
     instead = " and no ".join(fields)
@@ -493,7 +493,7 @@ def _zero_limit(name, effort, velocity):
 
 def _friction_coefficient(dynamics, field, name, rule, warnings):
     """A ``<dynamics>`` coefficient of joint ``name``: at most :data:`MAX_FRICTION` in magnitude;
-    a negative one is 0, with a :class:`~robot_dynamics.core.tree.JointWarning`."""
+    a negative one is 0, with a :class:`~robot_dynamics.core.joint_warnings.JointWarning`."""
     owner = f"joint {name!r}"
     value = _float(
         dynamics, field, owner, f"<dynamics {field}>", (0.0,), -MAX_FRICTION, MAX_FRICTION

@@ -27,7 +27,8 @@ import threading
 from std_msgs.msg import String
 
 from robot_dynamics.core.errors import RobotDynamicsError
-from robot_dynamics.core.tree import joint_warning_lines
+from robot_dynamics.core.inertia import inertia_warning_lines
+from robot_dynamics.core.joint_warnings import joint_warning_lines
 
 from .qos import robot_description_qos
 
@@ -111,15 +112,16 @@ def log_model_notes(logger, model, without_tip):
     """
     for note in model.inertia_adjustments:
         logger.warn(f"balance_inertia: {note}")
-    for warning in model.inertia_warnings:
-        logger.warn(f"inertia loaded as given (strict_inertia refuses it): {warning}")
+    for line in inertia_warning_lines(model.inertia_warnings):
+        logger.warn(f"inertia loaded as given (strict_inertia refuses it): {line}")
     for line in joint_warning_lines(model.joint_warnings):
         logger.warn(f"joint loaded otherwise than the URDF says: {line}")
     if model.tip_link is None:
         candidates = model.tree.tip_candidates or model.leaf_links
         logger.warn(
             f"no tip link: none could be chosen among the leaves ending the model's chains "
-            f"({', '.join(candidates)}; none is tool0); set the parameter tip_link. {without_tip}"
+            f"({', '.join(candidates)}; none is tool0 or a tool centre point); set the parameter "
+            f"tip_link. {without_tip}"
         )
 
 

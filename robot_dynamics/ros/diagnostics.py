@@ -13,7 +13,8 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
-from robot_dynamics.core.tree import joint_warning_lines
+from robot_dynamics.core.inertia import inertia_warning_lines
+from robot_dynamics.core.joint_warnings import joint_warning_lines
 
 
 def _text(value):
@@ -111,6 +112,8 @@ class DynamicsDiagnostics:
         status.message = "; ".join(errors + warnings) or "ok"
         description = node._description
         model = active.model if active is not None else None
+        inertia_lines = inertia_warning_lines(model.inertia_warnings) if model else []
+        joint_lines = joint_warning_lines(model.joint_warnings) if model else []
         values = {
             "model_loaded": active is not None,
             "model_source": description.source,
@@ -120,8 +123,8 @@ class DynamicsDiagnostics:
             "model_loads": count["model_loads"],
             "model_rejections": description.rejections,
             "last_error": description.last_error,
-            "inertia_warnings": "; ".join(map(str, model.inertia_warnings)) if model else "",
-            "joint_warnings": "; ".join(joint_warning_lines(model.joint_warnings)) if model else "",
+            "inertia_warnings": "; ".join(inertia_lines),
+            "joint_warnings": "; ".join(joint_lines),
             "message_rate_hz": f"{rate:.1f}",
             "messages_received": count["received"],
             "messages_shed": node._latest.shed,

@@ -18,6 +18,8 @@ from robot_dynamics.core.inertia import (
     INDEFINITE_MASS_MATRIX,
     MOVES_NO_INERTIA,
     SAMPLED_CONFIGURATIONS,
+    TRIANGLE,
+    inertia_warning_lines,
     motion_spans,
     sampled_configurations,
 )
@@ -222,6 +224,11 @@ def test_joints_that_move_no_inertia_load_with_a_warning():
     assert "'j1'" in str(model.inertia_warnings[0]) and MOVES_NO_INERTIA in str(
         model.inertia_warnings[0]
     )
+    (line,) = inertia_warning_lines(model.inertia_warnings)  # one report line for the three
+    assert line.startswith(
+        f"joints 'j1', 'j2', 'j3' move no mass or inertia ({MOVES_NO_INERTIA}): links 'l1', "
+        "'l2', 'l3' and every link they carry have no <inertial>"
+    )
     q = np.array([0.3, -0.7, 1.1])
     assert np.all(model.gravity_torques(q) == 0.0) and np.all(model.mass_matrix(q) == 0.0)
     with pytest.raises(SingularInertiaError):
@@ -257,3 +264,22 @@ def test_only_the_joints_whose_bodies_and_descendants_carry_nothing_are_warned()
     assert mimic.joint_names == ("j1", "j2") and mimic.inertia_warnings == ()
     tail = RobotModel.from_urdf_string(_chain([SMALL, "", ""], mimic=True))
     assert [(w.joint, w.link) for w in tail.inertia_warnings] == [("j2", "l2")]
+    assert inertia_warning_lines(tail.inertia_warnings) == [str(tail.inertia_warnings[0])]
+
+
+def test_massless_joints_share_one_report_line_beside_the_other_warnings():
+    """l1 breaks the triangle inequality, l2 and l3 carry nothing: the triangle warning keeps its
+    line, the two massless joints share the next."""
+    triangle = (
+        '<mass value="1"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.01"/>'
+    )
+    model = RobotModel.from_urdf_string(_chain([triangle, "", ""]))
+    warnings = model.inertia_warnings
+    assert [(w.rule, w.link) for w in warnings] == [
+        (TRIANGLE, "l1"),
+        (MOVES_NO_INERTIA, "l2"),
+        (MOVES_NO_INERTIA, "l3"),
+    ]
+    lines = inertia_warning_lines(warnings)
+    assert len(lines) == 2 and lines[0] == str(warnings[0])
+    assert lines[1].startswith("joints 'j2', 'j3' move no mass or inertia")

@@ -30,7 +30,7 @@ from robot_dynamics.core.errors import (  # noqa: E402
     SingularInertiaError,
 )
 from robot_dynamics.core.inertia import INDEFINITE_BODY  # noqa: E402
-from robot_dynamics.core.tree import FREE_JOINT_FIXED, MIMIC_TARGET_MISSING  # noqa: E402
+from robot_dynamics.core.joint_warnings import FREE_JOINT_FIXED, MIMIC_TARGET_MISSING  # noqa: E402
 
 TOL = 1e-9
 N_CONF = 2

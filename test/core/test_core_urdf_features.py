@@ -13,7 +13,7 @@ import pytest
 
 from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import AmbiguousTipError, KinematicTreeError
-from robot_dynamics.core.tree import (
+from robot_dynamics.core.joint_warnings import (
     FREE_JOINT_FIXED,
     MIMIC_TARGET_FIXED,
     MIMIC_TARGET_MISSING,

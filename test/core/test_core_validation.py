@@ -16,7 +16,7 @@ import pytest
 import robot_urdfs
 from robot_dynamics import RobotModel
 from robot_dynamics.core.friction import FrictionModel
-from robot_dynamics.core.tree import joint_warning_lines
+from robot_dynamics.core.joint_warnings import joint_warning_lines
 from robot_dynamics.core.inertia import (
     INDEFINITE_BODY,
     INERTIA_ROUNDING,

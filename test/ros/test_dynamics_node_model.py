@@ -279,3 +279,37 @@ def test_a_mimic_of_a_joint_the_description_lacks_loads_with_a_warning(dynamics_
     warnings = _value(node, "joint_warnings", lambda v: v != "")
     assert "joint 'elbow': <mimic> names 'elbow_master'" in warnings
     node.proc.assert_alive()
+
+
+def test_a_description_without_inertials_and_limits_warns_once_per_rule(dynamics_node):
+    """ARM3 as the ROS-Industrial descriptions are written (no <inertial>, effort="0" on every
+    joint): the node loads it and says so in one WARN per rule naming the three joints, the
+    same lines in the diagnostics values; its gravity torques are 0."""
+    bare = re.sub(r"<inertial>.*?</inertial>", "", ARM3_URDF, flags=re.S)
+    bare = re.sub(r'effort="\d+"', 'effort="0"', bare)
+    node = dynamics_node(urdf=bare, diagnostics_period=0.2)
+    joints = "'yaw', 'shoulder', 'elbow'"
+    node.proc.wait_for_output(
+        rf"WARN.*inertia loaded as given.*: joints {joints} move no mass or inertia", timeout=60.0
+    )
+    node.proc.wait_for_output(
+        rf"WARN.*joint loaded otherwise than the URDF says: joints {joints}: "
+        r'<limit effort="0">: loaded as no effort limit',
+        timeout=60.0,
+    )
+    inertia = _value(node, "inertia_warnings", lambda v: v != "")
+    assert inertia.startswith(f"joints {joints} move no mass")
+    assert inertia.count("moves_no_inertia") == 1
+    limits = _value(node, "joint_warnings", lambda v: v != "")
+    assert limits.startswith(f"joints {joints}: <limit") and limits.count("zero_limit") == 1
+    output = node.proc.output()
+    assert output.count("inertia loaded as given") == 1
+    assert output.count("joint loaded otherwise than the URDF says") == 1
+    names = ["yaw", "shoulder", "elbow"]
+    msg = node.publish_until(
+        lambda: node.joint_state(names, [0.1, 0.2, 0.3]),
+        "gravity_torques",
+        lambda m: list(m.name) == names,
+    )
+    assert efforts(msg, names).tolist() == [0.0, 0.0, 0.0]
+    node.proc.assert_alive()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Sequence
 
-from robot_dynamics.core.tree import joint_warning_lines
+from robot_dynamics.core.inertia import inertia_warning_lines
+from robot_dynamics.core.joint_warnings import joint_warning_lines
 
 from .arguments import Invocation
 from .output import fmt_vec
@@ -186,15 +187,15 @@ def cmd_info(run: Invocation) -> List[str]:
     if model.tip_link is None:
         candidates = model.tree.tip_candidates or model.leaf_links
         lines.append(
-            f"no tip link: none could be chosen among {', '.join(candidates)} (none is tool0); "
-            "name one with --tip-link"
+            f"no tip link: none could be chosen among {', '.join(candidates)} (none is tool0 or "
+            "a tool centre point); name one with --tip-link"
         )
     if model.inertia_warnings:
         lines += [
             "",
             f"inertia warnings ({len(model.inertia_warnings)}; loaded as given, "
             "--strict-inertia refuses them, --balance-inertia balances the inconsistent tensors):",
-        ] + [f"  {w}" for w in model.inertia_warnings]
+        ] + [f"  {line}" for line in inertia_warning_lines(model.inertia_warnings)]
     lines += ["", "tree (joint [type] -> link (mass)):"] + [
         "  " + line
         for line in _tree_lines(tree, model.base_link, model.joint_names, model.mimic_joints)

@@ -31,7 +31,7 @@ def load_model(args):
     """
     from robot_dynamics import RobotModel
     from robot_dynamics.core.errors import InvalidInputError, RobotDynamicsError, URDFError
-    from robot_dynamics.core.tree import joint_warning_lines
+    from robot_dynamics.core.joint_warnings import joint_warning_lines
     from robot_dynamics.tools.robots import defaults, resolve_robot
 
     try:
@@ -85,7 +85,8 @@ def no_tip_error(model, option: str = "--frame") -> CLIError:
     candidates = model.tree.tip_candidates or model.leaf_links
     return CLIError(
         f"{option} is needed: no tip link could be chosen among the leaves ending the "
-        f"model's chains ({', '.join(candidates)}; none is tool0); pass {option} or --tip-link"
+        f"model's chains ({', '.join(candidates)}; none is tool0 or a tool centre point); pass "
+        f"{option} or --tip-link"
     )
 
 

@@ -95,7 +95,7 @@ def resolve_setup(args) -> RobotSetup:
         candidates = model.tree.tip_candidates or model.leaf_links
         raise DemoError(
             f"URDF {source.label}: no tip link could be chosen among {', '.join(candidates)} "
-            "(none is tool0); choose one with --tip-link",
+            "(none is tool0 or a tool centre point); choose one with --tip-link",
             EXIT_USAGE,
         )
     if args.q0:
