@@ -36,6 +36,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
+from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.schema import MODEL_PARAMS
 from robot_dynamics_interfaces.msg import ContactState
 
@@ -92,6 +93,7 @@ class DynamicsNode(Node):
         self._command_error = ""
         self._diagnostics_state = DynamicsDiagnostics()
         self._unknown = set()
+        self._name_hint = (None, "")  # ((missing joints, unknown names seen), the hint)
         self._contact = None  # last ContactState message
         self._cmd_msg = Float64MultiArray()
         self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
@@ -179,6 +181,7 @@ class DynamicsNode(Node):
                 active.pipeline = old.pipeline.with_model(active.model, active.pipeline.config)
             self._active = active
             self._unknown = set()
+            self._name_hint = (None, "")
             self._count["model_loads"] += 1
         pipeline = active.pipeline
         self.get_logger().info(
@@ -369,7 +372,8 @@ class DynamicsNode(Node):
                 "missing_positions",
                 5.0,
                 "warning",
-                f"waiting for positions of joints {list(out.missing_positions)}",
+                f"waiting for positions of joints {list(out.missing_positions)}"
+                + self._missing_joints_hint(out.missing_positions),
             )
         self._publish_joints("feedforward", active, stamp, out.feedforward)
         self._publish_joints("gravity", active, stamp, out.gravity)
@@ -439,6 +443,16 @@ class DynamicsNode(Node):
     def _republish_contact(self):
         if self._contact is not None:
             self._pub["contact"].publish(self._contact)
+
+    def _missing_joints_hint(self, missing):
+        """``"; <hint>"`` on how joint_states may name the model's ``missing`` joints (a
+        tf_prefix, a misspelling; see :func:`renamed_joints`), or ''. Computed again only when
+        the missing joints or the unknown names seen change."""
+        key = (missing, len(self._unknown))
+        if self._name_hint[0] != key:
+            hint = renamed_joints(missing, self._unknown)
+            self._name_hint = (key, f"; {hint}" if hint else "")
+        return self._name_hint[1]
 
     def _note_unknown(self, unknown):
         new = [name for name in unknown if name not in self._unknown]

@@ -31,6 +31,7 @@ from robot_dynamics.core.joint_data import (
     clean,
     default_hold,
 )
+from robot_dynamics.estimation.joint_names import renamed_joints
 
 
 # ------------------------------------------------------------------ readers
@@ -218,9 +219,10 @@ def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
 
 def _check_some_joints(joint_names, seen, source):
     if not any(name in seen for name in joint_names):
+        hint = renamed_joints(joint_names, seen)
         raise DataError(
             f"joints {list(joint_names)} of the model are not in {source} (it has "
-            f"{sorted(seen) or 'no joints'}); is it the right robot?"
+            f"{sorted(seen) or 'no joints'}); " + (hint if hint else "is it the right robot?")
         )
 
 
@@ -291,9 +293,11 @@ def read_csv_rows(path, joint_names, complete=True):
             if f"{j}.{field}" not in col
         ]
         if missing:
+            absent = [j for j in joint_names if f"{j}.position" not in col]
+            hint = renamed_joints(absent, sorted(known - set(joint_names)))
             raise DataError(
                 f"CSV {path!r} lacks columns {missing[:4]}{' ...' if len(missing) > 4 else ''} "
-                f"(its joints: {sorted(known)})"
+                f"(its joints: {sorted(known)})" + (f"; {hint}" if hint else "")
             )
     else:
         positions = {h.rsplit(".", 1)[0] for h in header if h.endswith(".position")}

@@ -236,6 +236,7 @@ class Replay:
             numbers in the reasons replaced by '#').
         pauses: reason -> count of messages without an estimate (the same way).
         unknown_joints: joint names in the recording that the model does not have.
+        missing_joints: the model's joints the recording never gave a position.
         wrench_frame: the wrench's link ('' without one).
         wrench_components: the estimated components.
         joint_names: the model's joints.
@@ -252,6 +253,7 @@ class Replay:
     refusals: dict
     pauses: dict
     unknown_joints: tuple
+    missing_joints: tuple
     wrench_frame: str
     wrench_components: tuple
     joint_names: tuple
@@ -362,6 +364,11 @@ def replay(pipeline, messages):
         refusals=refusals,
         pauses=pauses,
         unknown_joints=tuple(sorted(unknown)),
+        missing_joints=tuple(
+            name
+            for name, q in zip(pipeline.joint_names, pipeline.measured_state()[0])
+            if np.isnan(q)
+        ),
         wrench_frame=pipeline.wrench_frame or "",
         wrench_components=tuple(pipeline.wrench_components) if pipeline.wrench_frame else (),
         joint_names=tuple(pipeline.joint_names),

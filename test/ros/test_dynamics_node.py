@@ -8,6 +8,7 @@ Every wait polls for a condition with a generous timeout (a hang guard, never a 
 requirement).
 """
 
+import re
 import time
 
 import numpy as np
@@ -319,6 +320,31 @@ def test_reference_ages_on_simulated_time(dynamics_node, panda):
     assert all(close_to(at_ref)(m) for m in held), "the reference expired on wall time"
     sim_ns[0] += 600_000_000  # simulated time passes the timeout
     node.publish_until(make, "feedforward_torques", close_to(free))
+
+
+def test_joint_states_with_a_tf_prefix_are_named_in_the_warning(dynamics_node, panda):
+    """A driver started with tf_prefix 'left_' beside a description without one: no joint of
+    the model is found; the waiting warning says how the messages name them, and the node goes
+    on (serving once the names match)."""
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF))
+    node.wait_connected()
+    prefixed = ["left_" + name for name in names]
+    match = None
+    for _ in range(3000):
+        node.publish(node.joint_state(prefixed, Q))
+        node.t.spin_for(0.02)
+        match = re.search(r"waiting for positions of joints .*", node.proc.output())
+        if match:
+            break
+    assert match, node.proc.output()
+    assert (
+        "the data names 7 of them with the prefix 'left_' ('left_panda_joint1' for "
+        "'panda_joint1'): a tf_prefix only one side has?" in match.group(0)
+    ), match.group(0)
+    msg = node.publish_until(lambda: node.joint_state(names, Q), "gravity_torques")
+    np.testing.assert_allclose(efforts(msg, names), panda.gravity_torques(Q), atol=1e-9)
+    node.proc.assert_alive()
 
 
 def test_partial_unordered_and_unknown_joints(dynamics_node, panda):

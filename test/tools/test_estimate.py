@@ -555,3 +555,24 @@ def test_auto_says_why_it_replays_as_recorded(arm, tmp_path, capsys):
     assert (
         "replayed as recorded (--stamps auto): the stamps go backwards in recording order" in stdout
     ), stdout
+
+
+def test_a_bag_whose_joints_carry_a_prefix_says_so(arm, tmp_path, capsys):
+    """The pushed arm's joint_states recorded by a driver with tf_prefix 'left_': no message
+    reaches the model's joints, and the refusal says how the bag names them."""
+    _, urdf, params = arm
+    recording = ER.simulate(seed=13, duration=0.5)
+    renamed = [
+        (t, ["left_" + n for n in names], q, qd, tau) for t, names, q, qd, tau in recording.messages
+    ]
+    write_bag(str(tmp_path / "bag"), renamed)
+    code, _, err = run(
+        capsys, "estimate", urdf, str(tmp_path / "bag"), "--params", params, "--out",
+        str(tmp_path / "out"),
+    )  # fmt: skip
+    assert code == 2, err
+    assert "no message with an estimate in the recording" in err
+    assert (
+        "the data names 7 of them with the prefix 'left_' ('left_panda_joint1' for "
+        "'panda_joint1')" in err
+    ), err

@@ -25,6 +25,7 @@ from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.core.stamps import repeated_samples, robot_time, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.cli import main as cli_main
+from robot_dynamics.tools.cli.identify_data import held_joint_warnings
 from robot_dynamics.tools.identification_data import write_bag
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -457,3 +458,21 @@ def test_identify_plot_panels_and_units(tmp_path, n, prismatic):
     assert all(len(ax.lines) == 3 for ax in axes.values() if ax is not unmeasured)
     assert sum(ax.get_xlabel() == "t [s]" for ax in fig.axes) == (2 if n > 3 else 1)
     assert is_png(plot_identification(str(tmp_path / "p.png"), **panels))
+
+
+def test_held_joints_the_recording_names_otherwise_get_a_joint_names_warning():
+    """The head recorded as 'robot_head_1', 'robot_head_2' (a prefix), the gripper not at all:
+    each held joint keeps its joint-not-recorded warning, one joint-names warning says how the
+    recording names the head; without such names, none."""
+    urdf, _, head, gripper = mobile_manipulator_urdf()
+    model = RobotModel.from_urdf_string(urdf)
+    held = [(j, 0.0) for j in head + gripper]
+    sources = dict.fromkeys(head + gripper, "URDF zero")
+    warnings = held_joint_warnings(model, held, sources, ("robot_head_1", "robot_head_2"))
+    assert [w.split(":")[0] for w in warnings] == ["joint-not-recorded"] * 4 + ["joint-names"]
+    assert warnings[-1] == (
+        "joint-names: the recording lacks joints the model has; the data names 2 of them with "
+        "the prefix 'robot_' ('robot_head_1' for 'head_1'): a tf_prefix only one side has?"
+    )
+    assert held_joint_warnings(model, held, sources, ("camera_tilt",)) == warnings[:4]
+    assert held_joint_warnings(model, held, dict.fromkeys(head + gripper, "given"), head) == []

@@ -18,7 +18,13 @@ from robot_dynamics.core.regressor import ParameterLayout, regressor
 from robot_dynamics.tools import cli
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.core.joint_data import at_rest, prepare
-from robot_dynamics.tools.identification_data import DataError, read_bag, read_samples, write_bag
+from robot_dynamics.tools.identification_data import (
+    DataError,
+    read_bag,
+    read_csv_rows,
+    read_samples,
+    write_bag,
+)
 from real_recordings import csv_text, record
 from tools_helpers import perturbed_inertials
 
@@ -167,6 +173,31 @@ def test_csv_input(tmp_path, rng):
         prepare(read_samples(str(tmp_path / "d.csv"), ["x", "z"]))
     with pytest.raises(DataError, match=r"joints \['z', 'w'\] of the model are not in CSV"):
         prepare(read_samples(str(tmp_path / "d.csv"), ["z", "w"]))
+
+
+def test_a_recording_with_a_prefix_or_a_misspelling_says_so(tmp_path, rng):
+    """Columns of joints 'left_x', 'left_y' against a model of 'x', 'y' (a tf_prefix), and a
+    model whose 'wrist_jiont' is misspelled against the CSV's 'wrist_joint': each refusal says
+    how the recording names the model's joints, for a CSV, a bag, and the reader of the
+    estimate command (every joint's position and effort)."""
+    t = np.arange(50) * 0.01
+    q, tau = rng.normal(size=(2, 50, 2))
+    rows = ["time,left_x.position,left_y.position,left_x.effort,left_y.effort"]
+    rows += [f"{t[i]},{q[i, 0]},{q[i, 1]},{tau[i, 0]},{tau[i, 1]}" for i in range(50)]
+    (tmp_path / "p.csv").write_text("\n".join(rows) + "\n")
+    prefix = "the data names 2 of them with the prefix 'left_' ('left_x' for 'x')"
+    with pytest.raises(DataError, match=re.escape(prefix)):
+        read_samples(str(tmp_path / "p.csv"), ["x", "y"])
+    with pytest.raises(DataError, match=re.escape(prefix)):
+        read_csv_rows(str(tmp_path / "p.csv"), ["x", "y"])
+    messages = full_messages(["left_x", "left_y"], t, q, q, tau)
+    write_bag(str(tmp_path / "bag"), messages)
+    with pytest.raises(DataError, match=re.escape(prefix)):
+        read_bag(str(tmp_path / "bag"), ["x", "y"])
+    rows[0] = rows[0].replace("left_y", "wrist_joint").replace("left_x", "elbow_joint")
+    (tmp_path / "m.csv").write_text("\n".join(rows) + "\n")
+    with pytest.raises(DataError, match=re.escape("did you mean 'wrist_joint' for 'wrist_jiont'?")):
+        read_csv_rows(str(tmp_path / "m.csv"), ["elbow_joint", "wrist_jiont"])
 
 
 # ------------------------------------------------------------------ command

@@ -135,7 +135,7 @@ def cmd_identify(run: Invocation):
         test.tau, pred_nominal, test.qd, data.effort_mask, args.velocity_threshold
     )
     warnings = out.setdefault("warnings", [])
-    warnings += held_joint_warnings(model, data.report.held, hold_sources)
+    warnings += held_joint_warnings(model, data.report.held, hold_sources, data.extra_joints)
     warnings += effort_scale_warnings(
         model.joint_names, ratios, data.report.effort_scale is not None
     )
@@ -520,7 +520,7 @@ def cmd_identify_payload(run: Invocation):
     data_lines, out["data_preparation"] = data_report(data, hold_sources)
     mass_bad, inertia_bad = payload_inconsistency(est)
     warnings = out.setdefault("warnings", [])
-    warnings += held_joint_warnings(model, data.report.held, hold_sources)
+    warnings += held_joint_warnings(model, data.report.held, hold_sources, data.extra_joints)
     scaled = data.report.effort_scale is not None and np.any(data.report.effort_scale != 1.0)
     warnings += payload_warnings(
         model,

@@ -14,6 +14,7 @@ import numpy as np
 
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
 from robot_dynamics.core.friction import FRICTION_TERMS, smooth_sign
+from robot_dynamics.estimation.joint_names import renamed_joints
 
 from .arguments import parse_joint_vector
 from .errors import CLIError
@@ -260,17 +261,19 @@ def data_report(data, hold_sources):
     return lines, info
 
 
-def held_joint_warnings(model, held, hold_sources):
+def held_joint_warnings(model, held, hold_sources, unknown=()):
     """A warning per joint the recording does not carry whose hold position is a default (not
-    ``--hold``): if it moved, the links it carries were fitted in the wrong pose.
+    ``--hold``): if it moved, the links it carries were fitted in the wrong pose; and one more
+    when the recording's other joint names look like theirs (a prefix, a misspelling).
 
     Args:
         model: the :class:`~robot_dynamics.core.model.RobotModel`.
         held: ``(joint, position)`` of the held joints (``JointData.report.held``).
         hold_sources: joint -> where its hold position comes from ("given" for ``--hold``).
+        unknown: the recording's joints the model does not have (``JointData.extra_joints``).
 
     Returns:
-        list: warning strings, ``joint-not-recorded: ...``.
+        list: warning strings, ``joint-not-recorded: ...`` and ``joint-names: ...``.
     """
     tree = model.tree
     warnings = []
@@ -286,6 +289,9 @@ def held_joint_warnings(model, held, hold_sources):
             f"not meaningful; record {joint}, or give the position it stood at with --hold "
             f"{joint}=POS"
         )
+    hint = renamed_joints([joint for joint, _ in held], unknown) if warnings else ""
+    if hint:
+        warnings.append(f"joint-names: the recording lacks joints the model has; {hint}")
     return warnings
 
 
