@@ -22,10 +22,10 @@ import numpy as np
 
 from .errors import InvalidURDFValueError, KinematicTreeError
 from .joint_warnings import (
-    MIMIC_TARGET_MISSING,
-    MIMIC_TARGET_FIXED,
-    MIMIC_TARGET_OUTSIDE,
     FREE_JOINT_FIXED,
+    MIMIC_TARGET_FIXED,
+    MIMIC_TARGET_MISSING,
+    MIMIC_TARGET_OUTSIDE,
     JointWarning,
 )
 from .spatial import force_transform, skew
