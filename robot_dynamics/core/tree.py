@@ -39,9 +39,10 @@ FREE_JOINTS = ("floating", "planar")
 #: whose chains end in several leaves.
 TOOL_FRAME = "tool0"
 #: Names of a tool centre point frame in the descriptions of arms with a gripper (Franka's
-#: ``fr3_hand_tcp``, xArm's ``link_tcp``, Kinova Gen3's ``tool_frame``, Jaco's
-#: ``j2s6s200_end_effector``), in order: the tip after ``tool0``, when one link of the model is
-#: named so or ends in ``_`` and the name.
+#: ``fr3_hand_tcp``, xArm's ``link_tcp``, Kinova Gen3's ``tool_frame`` and, with a gripper,
+#: ``end_effector_link``, Jaco's ``j2s6s200_end_effector``), in order: the tip after ``tool0``,
+#: when one link of the model is named so or ends in ``_`` and the name (either followed by
+#: ``_link``).
 TCP_FRAMES = ("tcp", "tool_frame", "end_effector")
 #: Default gravity [m/s^2] in the base frame.
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
@@ -638,7 +639,7 @@ def default_tip(tree):
     if len(prefixed) == 1:  # a tf_prefix's "left_tool0" or "arm/tool0"
         return prefixed[0]
     for tcp in TCP_FRAMES:
-        named = [name for name in tree.frames if name == tcp or name.endswith("_" + tcp)]
+        named = [name for name in tree.frames if _names_tcp(name, tcp)]
         if len(named) == 1:
             return named[0]
     if not candidates:
@@ -647,6 +648,13 @@ def default_tip(tree):
     deepest = max(depth[tree.frames[name].body] for name in candidates)
     ends = [name for name in candidates if depth[tree.frames[name].body] == deepest]
     return ends[0] if len(ends) == 1 else None
+
+
+def _names_tcp(link, tcp):
+    """Whether ``link`` is named as the tool centre point ``tcp``: ``tcp``, or ending in ``_``
+    and ``tcp``, either followed by ``_link`` (Kinova's ``end_effector_link``)."""
+    name = link[: -len("_link")] if link.endswith("_link") else link
+    return name == tcp or name.endswith("_" + tcp)
 
 
 def _unreachable(root, links, children):

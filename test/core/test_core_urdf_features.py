@@ -277,15 +277,24 @@ def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():
 
 
 @pytest.mark.parametrize(
-    "tcp", ["tcp", "ur_tcp", "tool_frame", "arm_tool_frame", "j2_end_effector"]
+    "tcp",
+    [
+        "tcp",
+        "ur_tcp",
+        "arm_tcp_link",
+        "tool_frame",
+        "arm_tool_frame",
+        "j2_end_effector",
+        "end_effector_link",  # Kinova Gen3's flange, the tip with a gripper (no tool_frame)
+    ],
 )
 def test_without_tool0_the_one_tool_centre_point_is_the_tip(tcp):
-    """A link named as a tool centre point is the tip when tool0 is not there; two are
-    ambiguous again; tool0 comes first."""
+    """A link named as a tool centre point (or so followed by _link) is the tip when tool0 is
+    not there; two are ambiguous again; tool0 comes first."""
     model = RobotModel.from_urdf_string(UR_SHAPE_URDF.replace('"tool0"', f'"{tcp}"'))
     assert model.tip_link == tcp
     two = UR_SHAPE_URDF.replace('"tool0"', f'"{tcp}"').replace('"ft_frame"', '"other_tcp"')
-    if tcp.endswith("tcp"):
+    if "tcp" in tcp:
         assert RobotModel.from_urdf_string(two).tip_link is None
     with_tool0 = UR_SHAPE_URDF.replace('"ft_frame"', f'"{tcp}"')
     assert RobotModel.from_urdf_string(with_tool0).tip_link == "tool0"
