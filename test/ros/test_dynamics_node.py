@@ -291,6 +291,15 @@ def test_reference_ages_on_simulated_time(dynamics_node, panda):
 
     free = panda.inverse_dynamics(Q, np.zeros(7), np.zeros(7))
     at_ref = panda.inverse_dynamics(Q + 0.1, np.zeros(7), np.zeros(7))
+
+    # First the node's clock must follow /clock (its publisher is new: discovery takes a
+    # moment): an unstamped state is answered with the simulated time. A reference received
+    # before the first /clock is stamped 0 and expires as soon as the clock starts.
+    def unstamped():
+        make()
+        return node.joint_state(names, Q, np.zeros(7), stamp_ns=0)
+
+    node.publish_until(unstamped, "feedforward_torques", lambda m: stamp_ns(m) == sim_ns[0])
     node.publish_until(make, "feedforward_torques", close_to(free))
     reference.append(trajectory(names, [Q + 0.1]))
     node.publish_until(make, "feedforward_torques", close_to(at_ref))
