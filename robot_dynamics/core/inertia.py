@@ -142,12 +142,7 @@ class InertiaWarning:
                 f"its centre of mass, beyond the file's rounding; loaded as given: {how}"
             )
         if self.rule == MOVES_NO_INERTIA:
-            return (
-                f"joint {self.joint!r} moves no mass or inertia ({MOVES_NO_INERTIA}): link "
-                f"{self.link!r} and every link it carries have no <inertial> (or zero mass and "
-                "inertia); its gravity and inverse-dynamics torques are 0, M(q) has a zero row "
-                "and column, forward dynamics and simulation refuse the model"
-            )
+            return _moves_no_inertia_text([self])
         what = {
             TRIANGLE: "violates the triangle inequality (the largest principal moment exceeds "
             "the sum of the other two)",
@@ -175,21 +170,30 @@ def inertia_warning_lines(warnings):
         list: str lines.
     """
     massless = [w for w in warnings if w.rule == MOVES_NO_INERTIA]
-    if len(massless) < 2:
-        return [str(w) for w in warnings]
-    joints = ", ".join(repr(w.joint) for w in massless)
-    links = ", ".join(repr(w.link) for w in massless)
-    together = (
-        f"joints {joints} move no mass or inertia ({MOVES_NO_INERTIA}): links {links} and every "
-        "link they carry have no <inertial> (or zero mass and inertia); their gravity and "
-        "inverse-dynamics torques are 0, M(q) has zero rows and columns, forward dynamics and "
-        "simulation refuse the model"
-    )
+    first = massless[0] if massless else None
     return [
-        together if w is massless[0] else str(w)
+        _moves_no_inertia_text(massless) if w is first else str(w)
         for w in warnings
-        if w.rule != MOVES_NO_INERTIA or w is massless[0]
+        if w.rule != MOVES_NO_INERTIA or w is first
     ]
+
+
+def _moves_no_inertia_text(warnings):
+    """The report of one or several :data:`MOVES_NO_INERTIA` warnings, naming their joints and
+    links."""
+    joints = ", ".join(repr(w.joint) for w in warnings)
+    links = ", ".join(repr(w.link) for w in warnings)
+    if len(warnings) == 1:
+        who, what = f"joint {joints} moves", f"link {links} and every link it carries"
+        whose, rows = "its", "a zero row and column"
+    else:
+        who, what = f"joints {joints} move", f"links {links} and every link they carry"
+        whose, rows = "their", "zero rows and columns"
+    return (
+        f"{who} no mass or inertia ({MOVES_NO_INERTIA}): {what} have no <inertial> (or zero mass "
+        f"and inertia); {whose} gravity and inverse-dynamics torques are 0, M(q) has {rows}, "
+        "forward dynamics and simulation refuse the model"
+    )
 
 
 def _tolerance(I, rtol):

@@ -41,7 +41,7 @@ class JointWarning:
     message: str
 
     def __str__(self):
-        return f"joint {self.joint!r}: {self.message} ({self.rule})"
+        return _line([self.joint], self.message, self.rule)
 
 
 def joint_warning_lines(warnings):
@@ -57,9 +57,9 @@ def joint_warning_lines(warnings):
     groups = {}
     for warning in warnings:
         groups.setdefault((warning.rule, warning.message), []).append(warning.joint)
-    return [
-        f"joint {joints[0]!r}: {message} ({rule})"
-        if len(joints) == 1
-        else f"joints {', '.join(map(repr, joints))}: {message} ({rule})"
-        for (rule, message), joints in groups.items()
-    ]
+    return [_line(joints, message, rule) for (rule, message), joints in groups.items()]
+
+
+def _line(joints, message, rule):
+    names = ", ".join(map(repr, joints))
+    return f"joint{'s' if len(joints) > 1 else ''} {names}: {message} ({rule})"

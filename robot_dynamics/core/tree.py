@@ -44,6 +44,12 @@ TOOL_FRAME = "tool0"
 #: when one link of the model is named so or ends in ``_`` and the name (either followed by
 #: ``_link``).
 TCP_FRAMES = ("tcp", "tool_frame", "end_effector")
+#: :func:`default_tip`'s rule in a sentence, for the help of ``tip_link`` and ``--tip-link``.
+DEFAULT_TIP_RULE = (
+    "the single leaf ending a chain, else tool0 (or the one link named <prefix>tool0), else the "
+    "one link named tcp, tool_frame or end_effector (or ending in _tcp, ...), else the leaf "
+    "ending the longest chain"
+)
 #: Default gravity [m/s^2] in the base frame.
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
@@ -648,6 +654,23 @@ def default_tip(tree):
     deepest = max(depth[tree.frames[name].body] for name in candidates)
     ends = [name for name in candidates if depth[tree.frames[name].body] == deepest]
     return ends[0] if len(ends) == 1 else None
+
+
+def no_tip_reason(tree):
+    """Why a tree has no default tip, for the messages that ask for one (each adds its remedy).
+
+    Args:
+        tree: a :class:`KinematicTree` whose :func:`default_tip` is None.
+
+    Returns:
+        str: ``"no tip link could be chosen among ... (none is tool0 or a tool centre point)"``
+        naming the leaves ending the model's chains.
+    """
+    candidates = tree.tip_candidates or tree.leaf_links
+    return (
+        f"no tip link could be chosen among the leaves ending the model's chains "
+        f"({', '.join(candidates)}; none is tool0 or a tool centre point)"
+    )
 
 
 def _names_tcp(link, tcp):

@@ -29,6 +29,7 @@ from std_msgs.msg import String
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
+from robot_dynamics.core.tree import no_tip_reason
 
 from .qos import robot_description_qos
 
@@ -117,12 +118,7 @@ def log_model_notes(logger, model, without_tip):
     for line in joint_warning_lines(model.joint_warnings):
         logger.warn(f"joint loaded otherwise than the URDF says: {line}")
     if model.tip_link is None:
-        candidates = model.tree.tip_candidates or model.leaf_links
-        logger.warn(
-            f"no tip link: none could be chosen among the leaves ending the model's chains "
-            f"({', '.join(candidates)}; none is tool0 or a tool centre point); set the parameter "
-            f"tip_link. {without_tip}"
-        )
+        logger.warn(f"{no_tip_reason(model.tree)}; set the parameter tip_link. {without_tip}")
 
 
 class _Prepared:

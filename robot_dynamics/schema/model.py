@@ -1,5 +1,7 @@
 """The parameters a node's model is built from, declared the same in both nodes."""
 
+from robot_dynamics.core.tree import DEFAULT_TIP_RULE
+
 from .param import Param, Section, Type
 
 
@@ -28,10 +30,7 @@ def model_section(tip_link_use):
             Param(
                 "tip_link",
                 "",
-                "Tip link; empty = the single leaf ending a chain, else tool0 (or the one link "
-                "named <prefix>tool0), else the one link named tcp, tool_frame or end_effector (or "
-                "ending in _tcp, ...), else the leaf ending the longest chain. "
-                f"{tip_link_use}",
+                f"Tip link; empty = {DEFAULT_TIP_RULE}. {tip_link_use}",
                 Type.STRING,
             ),
             Param(

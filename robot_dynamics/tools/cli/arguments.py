@@ -9,6 +9,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from robot_dynamics.core.tree import DEFAULT_TIP_RULE
+
 from .errors import EXIT_USAGE, CLIError
 
 
@@ -77,9 +79,7 @@ def common_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--tip-link",
         default=None,
-        help="tip frame (default: the only leaf ending a chain, else tool0 or the one "
-        "<prefix>tool0, else the one link named tcp, tool_frame or end_effector (or "
-        "ending in _tcp, ...), else the leaf ending the longest chain)",
+        help=f"tip frame (default: {DEFAULT_TIP_RULE})",
     )
     common.add_argument(
         "--gravity",

@@ -8,6 +8,7 @@ from typing import Dict, List, Sequence
 
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
+from robot_dynamics.core.tree import no_tip_reason
 
 from .arguments import Invocation
 from .output import fmt_vec
@@ -185,11 +186,7 @@ def cmd_info(run: Invocation) -> List[str]:
         lines.append("mimic joints: none")
     lines += [f"warning: {line}" for line in joint_warning_lines(model.joint_warnings)]
     if model.tip_link is None:
-        candidates = model.tree.tip_candidates or model.leaf_links
-        lines.append(
-            f"no tip link: none could be chosen among {', '.join(candidates)} (none is tool0 or "
-            "a tool centre point); name one with --tip-link"
-        )
+        lines.append(f"{no_tip_reason(model.tree)}; name one with --tip-link")
     if model.inertia_warnings:
         lines += [
             "",

@@ -82,12 +82,9 @@ def no_tip_error(model, option: str = "--frame") -> CLIError:
     Returns:
         CLIError: exit 2, naming the candidate leaves, ``option`` and ``--tip-link``.
     """
-    candidates = model.tree.tip_candidates or model.leaf_links
-    return CLIError(
-        f"{option} is needed: no tip link could be chosen among the leaves ending the "
-        f"model's chains ({', '.join(candidates)}; none is tool0 or a tool centre point); pass "
-        f"{option} or --tip-link"
-    )
+    from robot_dynamics.core.tree import no_tip_reason
+
+    return CLIError(f"{option} is needed: {no_tip_reason(model.tree)}; pass {option} or --tip-link")
 
 
 def frame_option(args, model) -> Optional[str]:

@@ -12,6 +12,7 @@ import numpy as np
 
 from robot_dynamics.core.actuation import end_stop_gains
 from robot_dynamics.core.errors import ParametersFileError
+from robot_dynamics.core.tree import no_tip_reason
 from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE
 from robot_dynamics.tools.params_file import parameters_yaml
 
@@ -92,10 +93,8 @@ def resolve_setup(args) -> RobotSetup:
         raise DemoError(f"--urdf {exc}" if args.urdf else str(exc), EXIT_USAGE) from None
     bundled = source.bundled
     if model.tip_link is None:
-        candidates = model.tree.tip_candidates or model.leaf_links
         raise DemoError(
-            f"URDF {source.label}: no tip link could be chosen among {', '.join(candidates)} "
-            "(none is tool0 or a tool centre point); choose one with --tip-link",
+            f"URDF {source.label}: {no_tip_reason(model.tree)}; choose one with --tip-link",
             EXIT_USAGE,
         )
     if args.q0:
