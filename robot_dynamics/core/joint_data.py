@@ -37,6 +37,7 @@ from scipy.ndimage import maximum_filter1d, minimum_filter1d
 from scipy.signal import savgol_filter
 
 from .identification import IdentificationError
+from .locked_joints import default_positions
 from .stamps import robot_time
 
 
@@ -650,10 +651,8 @@ def default_hold(model):
     Returns:
         tuple: ``(positions (n,) [rad or m], sources (n,) "URDF zero" or "mid-range")``.
     """
-    lower, upper = model.position_limits
-    zero_ok = (lower <= 0.0) & (upper >= 0.0)
-    mid = np.where(np.isfinite(lower) & np.isfinite(upper), 0.5 * (lower + upper), 0.0)
-    return np.where(zero_ok, 0.0, mid), tuple("URDF zero" if z else "mid-range" for z in zero_ok)
+    positions, at_zero = default_positions(*model.position_limits)
+    return positions, tuple("URDF zero" if z else "mid-range" for z in at_zero)
 
 
 __all__ = [

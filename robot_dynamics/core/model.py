@@ -42,6 +42,7 @@ from .errors import (
 )
 from . import inertia as _inertia
 from .inertia import check_inertias
+from .locked_joints import lock_joints
 from .spatial import force_transform, inertia_parameters, spatial_inertia
 from .state_terms import StateTerms
 from .tree import STANDARD_GRAVITY, build_tree, default_tip
@@ -74,6 +75,8 @@ class RobotModel(CheckedAlgorithms):
         inertia_adjustments: messages of the inertias balanced when the URDF was loaded.
         inertia_warnings: :class:`~robot_dynamics.core.inertia.InertiaWarning` of the URDF's
             link inertias loaded although not physically consistent.
+        locked_joints: ``((joint name, position), ...)`` of the URDF joints loaded as fixed
+            joints (see :meth:`from_urdf_string`).
 
     Attributes:
         tree: the frozen model data the algorithms read (read-only arrays; documented in
@@ -84,6 +87,9 @@ class RobotModel(CheckedAlgorithms):
         inertia_adjustments: tuple of messages, empty unless ``balance_inertia`` changed an
             inertia.
         inertia_warnings: tuple of :class:`~robot_dynamics.core.inertia.InertiaWarning`.
+        locked_joints: ``((joint name, position [rad or m]), ...)``: the URDF's movable joints
+            locked (fixed at that position, not in ``joint_names``), their mimic joints
+            included; empty when none is.
         joint_warnings: tuple of :class:`~robot_dynamics.core.joint_warnings.JointWarning`: the
             joints loaded otherwise than their URDF elements say (the tree's
             ``joint_warnings``).
@@ -99,11 +105,19 @@ class RobotModel(CheckedAlgorithms):
         "friction",
         "inertia_adjustments",
         "inertia_warnings",
+        "locked_joints",
         "_joint_index",
     )
 
     def __init__(
-        self, tree, *, tip_link=None, friction=None, inertia_adjustments=(), inertia_warnings=()
+        self,
+        tree,
+        *,
+        tip_link=None,
+        friction=None,
+        inertia_adjustments=(),
+        inertia_warnings=(),
+        locked_joints=(),
     ):
         check_vector3(tree.gravity, "gravity", argument="gravity")
         check_per_joint(tree.armature, "armature", tree.joint_names, 0.0, nonneg=True)
@@ -118,6 +132,7 @@ class RobotModel(CheckedAlgorithms):
         init(self, "friction", friction)
         init(self, "inertia_adjustments", tuple(inertia_adjustments))
         init(self, "inertia_warnings", tuple(inertia_warnings))
+        init(self, "locked_joints", tuple(locked_joints))
 
     def __setattr__(self, name, value):
         raise AttributeError(
@@ -139,6 +154,7 @@ class RobotModel(CheckedAlgorithms):
         max_links=MAX_LINKS,
         balance_inertia=False,
         strict_inertia=False,
+        locked_joints=None,
     ):
         """Build a model from URDF XML text (a ``robot_description``; :meth:`from_urdf_file`
         reads a file).
@@ -158,6 +174,11 @@ class RobotModel(CheckedAlgorithms):
                 violate the triangle inequality by balanced ones (:func:`~robot_dynamics.core.
                 inertia.balanced_inertia`); each change is listed in ``inertia_adjustments``.
             strict_inertia: refuse the inertias that load with a warning.
+            locked_joints: ``{joint name: position [rad or m]}`` of movable joints to load as
+                fixed joints at that position (a position of None: 0 when within the joint's
+                limits, else the middle of its range), with their mimic joints (Pinocchio's
+                ``buildReducedModel``): joints that no measurement carries, such as a gripper
+                on a driver of its own. Their links still weigh on the other joints.
 
         Returns:
             RobotModel: the new model. ``inertia_adjustments``: tuple of messages, empty
@@ -172,10 +193,27 @@ class RobotModel(CheckedAlgorithms):
             InvalidURDFValueError: a number out of bounds, an indefinite moving body that
                 makes M(q) indefinite, with ``strict_inertia`` every inertia warning; names
                 the link or joint and the field (or rule).
-            InvalidInputError: gravity or armature malformed or out of bounds.
+            InvalidInputError: gravity or armature malformed or out of bounds; a locked joint's
+                position that is not finite or not within its limits (``argument``
+                ``"locked_joints"``).
+            KinematicTreeError: a locked joint that is not a movable joint below the base
+                link, or that mimics one (``argument`` ``"locked_joints"``).
         """
         description = parse_urdf(text, max_links=max_links, balance_inertia=balance_inertia)
+        locked = ()
+        if locked_joints:
+            description, locked = lock_joints(description, dict(locked_joints))
         tree = build_tree(description, base_link=base_link)
+        if locked:
+            below = {tree.base_link} ^ set(tree.frames)  # the links below the base
+            child = {joint.name: joint.child for joint in description.joints}
+            outside = [name for name in locked_joints if child[name] not in below]
+            if outside:
+                raise KinematicTreeError(
+                    f"locked joints {outside} are not below base link {tree.base_link!r}",
+                    argument="locked_joints",
+                )
+            locked = tuple((name, q) for name, q in locked if child[name] in below)
         warnings = check_inertias(description.inconsistent_inertias, tree, strict=strict_inertia)
         gravity = check_vector3(gravity, "gravity", argument="gravity")
         if armature is not None or np.any(gravity != tree.gravity):
@@ -186,6 +224,7 @@ class RobotModel(CheckedAlgorithms):
             tip_link=tip_link,
             inertia_adjustments=description.adjustments,
             inertia_warnings=warnings,
+            locked_joints=locked,
         )
 
     @classmethod
@@ -199,6 +238,7 @@ class RobotModel(CheckedAlgorithms):
         max_links=MAX_LINKS,
         balance_inertia=False,
         strict_inertia=False,
+        locked_joints=None,
     ):
         """Build a model from a URDF file: :meth:`from_urdf_string` of the file's text.
 
@@ -211,6 +251,7 @@ class RobotModel(CheckedAlgorithms):
             max_links: as :meth:`from_urdf_string`.
             balance_inertia: as :meth:`from_urdf_string`.
             strict_inertia: as :meth:`from_urdf_string`.
+            locked_joints: as :meth:`from_urdf_string`.
 
         Returns:
             RobotModel: the new model.
@@ -228,6 +269,7 @@ class RobotModel(CheckedAlgorithms):
             max_links=max_links,
             balance_inertia=balance_inertia,
             strict_inertia=strict_inertia,
+            locked_joints=locked_joints,
         )
 
     def _resolve_tip(self, tip_link):
@@ -286,6 +328,7 @@ class RobotModel(CheckedAlgorithms):
             friction=self.friction if friction is None else friction,
             inertia_adjustments=self.inertia_adjustments,
             inertia_warnings=warnings,
+            locked_joints=self.locked_joints,
         )
 
     def with_gravity(self, gravity):

@@ -1,6 +1,7 @@
 """Joint names that data and a model spell differently: the hint a refusal or a warning gives
 when the model's joints are missing from a joint_states stream or a recording that carries other
-names (a ``tf_prefix`` one side has and the other not, a renamed or misspelled joint)."""
+names (a ``tf_prefix`` one side has and the other not, a renamed or misspelled joint), or does
+not carry at all (a gripper on a driver of its own)."""
 
 import difflib
 
@@ -50,6 +51,25 @@ def renamed_joints(missing, found):
         more = f" and {len(close) - 5} more" if len(close) > 5 else ""
         hints.append(f"did you mean {', '.join(close[:5])}{more}?")
     return "; ".join(hints)
+
+
+def missing_joints_hint(missing, found, n_joints):
+    """What to tell a user whose data never gives the model's joints ``missing``.
+
+    Args:
+        missing: the model's joint names the data does not carry.
+        found: the names the data carries that the model does not have.
+        n_joints: the number of the model's joints.
+
+    Returns:
+        str: :func:`renamed_joints`' hint; without one, when the data carries the model's other
+        joints, that the parameter ``locked_joints`` loads the missing ones as fixed joints
+        (a gripper on a driver of its own); else ''.
+    """
+    hint = renamed_joints(missing, found)
+    if hint or not 0 < len(missing) < n_joints:
+        return hint
+    return "if no driver publishes them, the parameter locked_joints loads them as fixed joints"
 
 
 def _prefixes(missing, found):

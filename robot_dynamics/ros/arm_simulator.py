@@ -134,7 +134,13 @@ from robot_dynamics.schema import ARM_SIMULATOR, MODEL_PARAMS
 
 from . import parameters as P
 from .conversions import to_array, wrench_from_msg, wrench_to_msg
-from .description import UNCHANGED, RobotDescription, log_model_notes, model_from_parameters
+from .description import (
+    UNCHANGED,
+    RobotDescription,
+    locked_joints_text,
+    log_model_notes,
+    model_from_parameters,
+)
 from .throttled_log import ThrottledLog
 
 
@@ -205,9 +211,11 @@ class ArmSimulator(Node):
             self._arm = SimulatedArm(model, settings, t_ns=t_ns, rng=self._rng)
             self._stats["models"] += 1
             acts = "" if self._origin_ns is None else f"; {self._acts_after()}"
+        locked = locked_joints_text(model)
         self.get_logger().info(
-            f"model loaded from {source}: {model.n} joints ({', '.join(model.joint_names)}), "
-            f"base {model.base_link}, tip {model.tip_link}; step {settings.dt * 1e3:g} ms, "
+            f"model loaded from {source}: {model.n} joints ({', '.join(model.joint_names)})"
+            + (f" (locked: {locked})" if locked else "")
+            + f", base {model.base_link}, tip {model.tip_link}; step {settings.dt * 1e3:g} ms, "
             f"joint_states every {settings.publish_every} steps{acts}"
         )
         log_model_notes(

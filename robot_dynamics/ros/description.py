@@ -30,6 +30,7 @@ from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
 from robot_dynamics.core.tree import no_tip_reason
+from robot_dynamics.schema.model import locked_joints
 
 from .qos import robot_description_qos
 
@@ -77,7 +78,7 @@ def urdf_text(value, source):
 def model_from_parameters(text, values):
     """The :class:`~robot_dynamics.RobotModel` of URDF text with the model parameters both nodes
     declare (:func:`robot_dynamics.schema.model.model_section`: ``base_link``, ``tip_link``,
-    ``gravity``, ``balance_inertia``, ``strict_inertia``).
+    ``locked_joints``, ``gravity``, ``balance_inertia``, ``strict_inertia``).
 
     Args:
         text: URDF XML text.
@@ -95,10 +96,23 @@ def model_from_parameters(text, values):
         text,
         base_link=values["base_link"] or None,
         tip_link=values["tip_link"] or None,
+        locked_joints=locked_joints(values["locked_joints"]),
         gravity=tuple(float(v) for v in values["gravity"]),
         balance_inertia=bool(values["balance_inertia"]),
         strict_inertia=bool(values["strict_inertia"]),
     )
+
+
+def locked_joints_text(model):
+    """The model's locked joints as ``name=position`` words, for logs and diagnostics.
+
+    Args:
+        model: a :class:`~robot_dynamics.RobotModel`.
+
+    Returns:
+        str: e.g. ``"finger_joint=0 left_inner_knuckle_joint=0"``; '' when none is locked.
+    """
+    return " ".join(f"{name}={position:g}" for name, position in model.locked_joints)
 
 
 def log_model_notes(logger, model, without_tip):

@@ -16,6 +16,8 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
 
+from .description import locked_joints_text
+
 
 def _text(value):
     if isinstance(value, bool):
@@ -120,6 +122,7 @@ class DynamicsDiagnostics:
             "joints": " ".join(model.joint_names) if model is not None else "",
             "base_link": model.base_link if model is not None else "",
             "tip_link": (model.tip_link or "") if model is not None else "",
+            "locked_joints": locked_joints_text(model) if model is not None else "",
             "model_loads": count["model_loads"],
             "model_rejections": description.rejections,
             "last_error": description.last_error,

@@ -36,14 +36,14 @@ from trajectory_msgs.msg import JointTrajectory
 
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
-from robot_dynamics.estimation.joint_names import renamed_joints
+from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.schema import MODEL_PARAMS
 from robot_dynamics_interfaces.msg import ContactState
 
 from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
-from .description import UNCHANGED, RobotDescription, log_model_notes
+from .description import UNCHANGED, RobotDescription, locked_joints_text, log_model_notes
 from .diagnostics import DynamicsDiagnostics
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .latest_messages import LatestMessages
@@ -184,8 +184,11 @@ class DynamicsNode(Node):
             self._name_hint = (None, "")
             self._count["model_loads"] += 1
         pipeline = active.pipeline
+        locked = locked_joints_text(active.model)
         self.get_logger().info(
-            f"model loaded from {source}: {len(active.names)} joints {list(active.names)}, base "
+            f"model loaded from {source}: {len(active.names)} joints {list(active.names)}"
+            + (f" (locked: {locked})" if locked else "")
+            + ", base "
             f"{active.model.base_link!r}, tip {active.model.tip_link!r}, payload "
             f"{float(values['payload.mass'])} kg; wrench_frame {pipeline.wrench_frame!r}, "
             f"components {' '.join(pipeline.wrench_components)}"
@@ -373,7 +376,7 @@ class DynamicsNode(Node):
                 5.0,
                 "warning",
                 f"waiting for positions of joints {list(out.missing_positions)}"
-                + self._missing_joints_hint(out.missing_positions),
+                + self._missing_joints_hint(out.missing_positions, len(active.names)),
             )
         self._publish_joints("feedforward", active, stamp, out.feedforward)
         self._publish_joints("gravity", active, stamp, out.gravity)
@@ -444,13 +447,13 @@ class DynamicsNode(Node):
         if self._contact is not None:
             self._pub["contact"].publish(self._contact)
 
-    def _missing_joints_hint(self, missing):
+    def _missing_joints_hint(self, missing, n_joints):
         """``"; <hint>"`` on how joint_states may name the model's ``missing`` joints (a
-        tf_prefix, a misspelling; see :func:`renamed_joints`), or ''. Computed again only when
-        the missing joints or the unknown names seen change."""
+        tf_prefix, a misspelling) or on locking them (:func:`missing_joints_hint`), or ''.
+        Computed again only when the missing joints or the unknown names seen change."""
         key = (missing, len(self._unknown))
         if self._name_hint[0] != key:
-            hint = renamed_joints(missing, self._unknown)
+            hint = missing_joints_hint(missing, self._unknown, n_joints)
             self._name_hint = (key, f"; {hint}" if hint else "")
         return self._name_hint[1]
 

@@ -1,8 +1,56 @@
 """The parameters a node's model is built from, declared the same in both nodes."""
 
+import math
+
 from robot_dynamics.core.tree import DEFAULT_TIP_RULE
 
 from .param import Param, Section, Type
+
+MAX_LOCKED_POSITION = 1.0e3
+"""Largest magnitude of a ``locked_joints`` position [rad or m]."""
+
+
+def locked_joints(entries):
+    """The ``locked_joints`` parameter as ``RobotModel.from_urdf_string``'s argument.
+
+    Args:
+        entries: strings ``JOINT=POSITION`` (position in rad or m) or ``JOINT``.
+
+    Returns:
+        dict: joint name -> position, None for a bare ``JOINT`` (its default position).
+
+    Raises:
+        ValueError: an empty name, a position that is not a finite number within +-1e3, a joint
+            named twice (the entry named).
+    """
+    locked = {}
+    for entry in entries:
+        name, sep, text = (part.strip() for part in entry.partition("="))
+        position = None
+        if sep:
+            try:
+                position = float(text)
+            except ValueError:
+                position = math.nan
+            if not abs(position) <= MAX_LOCKED_POSITION:
+                raise ValueError(
+                    f"{entry!r}: the position must be a number within +-{MAX_LOCKED_POSITION:g} "
+                    "(JOINT=POSITION, or JOINT alone for its default)"
+                )
+        if not name:
+            raise ValueError(f"{entry!r} names no joint (JOINT=POSITION or JOINT)")
+        if name in locked:
+            raise ValueError(f"joint {name!r} is locked twice")
+        locked[name] = position
+    return locked
+
+
+def _locked_reason(value):
+    try:
+        locked_joints(value)
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 def model_section(tip_link_use):
@@ -32,6 +80,17 @@ def model_section(tip_link_use):
                 "",
                 f"Tip link; empty = {DEFAULT_TIP_RULE}. {tip_link_use}",
                 Type.STRING,
+            ),
+            Param(
+                "locked_joints",
+                [],
+                "Movable joints loaded as fixed joints, each JOINT=POSITION (rad or m) or JOINT "
+                "(at 0, or the middle of its range when 0 is outside its limits), with their "
+                "mimic joints: joints that joint_states never carries (a gripper on a driver of "
+                "its own). Their links still weigh on the other joints; the model's joints, and "
+                "every joint vector, leave them out.",
+                Type.STRING_ARRAY,
+                check=_locked_reason,
             ),
             Param(
                 "gravity",

@@ -31,7 +31,7 @@ from robot_dynamics.core.joint_data import (
     clean,
     default_hold,
 )
-from robot_dynamics.estimation.joint_names import renamed_joints
+from robot_dynamics.estimation.joint_names import missing_joints_hint, renamed_joints
 
 
 # ------------------------------------------------------------------ readers
@@ -294,7 +294,7 @@ def read_csv_rows(path, joint_names, complete=True):
         ]
         if missing:
             absent = [j for j in joint_names if f"{j}.position" not in col]
-            hint = renamed_joints(absent, sorted(known - set(joint_names)))
+            hint = missing_joints_hint(absent, sorted(known - set(joint_names)), len(joint_names))
             raise DataError(
                 f"CSV {path!r} lacks columns {missing[:4]}{' ...' if len(missing) > 4 else ''} "
                 f"(its joints: {sorted(known)})" + (f"; {hint}" if hint else "")

@@ -1,6 +1,6 @@
-"""The hint for joint names that data and a model spell differently."""
+"""The hints for joint names that data and a model spell differently, or that data lacks."""
 
-from robot_dynamics.estimation.joint_names import renamed_joints
+from robot_dynamics.estimation.joint_names import missing_joints_hint, renamed_joints
 
 UR = [
     "shoulder_pan_joint",
@@ -63,3 +63,13 @@ def test_many_misspellings_are_cut_at_five():
     found = [f"joint_{i}_ptich" for i in range(7)]
     hint = renamed_joints(missing, found)
     assert hint.count(" for ") == 5 and hint.endswith(" and 2 more?")
+
+
+def test_joints_the_data_never_carries_beside_the_others_are_pointed_to_locked_joints():
+    lock = "the parameter locked_joints loads them as fixed joints"
+    assert lock in missing_joints_hint(["finger_joint"], [], 7)
+    assert lock in missing_joints_hint(["finger_joint"], ["joint_a1"], 7)  # nothing alike
+    assert missing_joints_hint(UR, [], 6) == ""  # none carried: not a gripper
+    assert missing_joints_hint([], [], 6) == ""
+    renamed = missing_joints_hint(["elbow_joint"], ["elbow_jiont"], 6)
+    assert renamed == renamed_joints(["elbow_joint"], ["elbow_jiont"]) and lock not in renamed

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from node_test_helpers import PANDA_URDF, PENDULUM_URDF, Q, efforts, read
+from node_test_helpers import PANDA_URDF, PENDULUM_URDF, Q, efforts, read, wrench_array
 from small_arms import ARM3_URDF, UR_SHAPE_URDF
 
 from rclpy.parameter import Parameter
@@ -312,4 +312,84 @@ def test_a_description_without_inertials_and_limits_warns_once_per_rule(dynamics
         lambda m: list(m.name) == names,
     )
     assert efforts(msg, names).tolist() == [0.0, 0.0, 0.0]
+    node.proc.assert_alive()
+
+
+def _finger(name, side, mimic=""):
+    return (
+        f'<link name="{name}_link"><inertial><origin xyz="0 0 0.02"/><mass value="0.3"/>'
+        '<inertia ixx="1e-4" ixy="0" ixz="0" iyy="1e-4" iyz="0" izz="1e-5"/></inertial></link>'
+        f'<joint name="{name}" type="prismatic"><parent link="tool"/><child link="{name}_link"/>'
+        f'<origin xyz="0 {side * 0.01} 0.05"/><axis xyz="0 {side} 0"/>'
+        f'<limit lower="0" upper="0.04" effort="20" velocity="0.2"/>{mimic}</joint>'
+    )
+
+
+# the bundled Panda arm with a two-finger gripper on its tool link (one finger mimics the other)
+GRIPPER_URDF = read(PANDA_URDF).replace(
+    "</robot>",
+    _finger("finger_joint", 1)
+    + _finger("finger_mimic_joint", -1, '<mimic joint="finger_joint"/>')
+    + "</robot>",
+)
+
+
+def test_a_gripper_joint_states_never_carry_is_locked_by_parameter(dynamics_node, panda):
+    """The Panda with a gripper whose driver publishes nothing: the node waits for the finger
+    and says locked_joints would load it as fixed; a position beyond the finger's limits, the
+    mimic finger, an unknown joint and a position that is not a number are refused naming
+    them; locked at 2 cm (with its mimic finger), the node serves the arm joints: gravity
+    torques of the arm with the fingers at 2 cm, the wrench from the arm's joint torques."""
+    names = list(panda.joint_names)
+    locked = RobotModel.from_urdf_string(
+        GRIPPER_URDF, tip_link="tool", locked_joints={"finger_joint": 0.02}
+    )
+    full = RobotModel.from_urdf_string(GRIPPER_URDF, tip_link="tool")
+    assert locked.joint_names == tuple(names)
+    g = locked.gravity_torques(Q)
+    np.testing.assert_allclose(g, full.gravity_torques(np.append(Q, 0.02))[:7], atol=1e-12)
+    assert np.abs(g - panda.gravity_torques(Q)).max() > 1e-3  # the fingers weigh
+    F = np.array([2.0, -3.0, 5.0, 0.2, -0.1, 0.3])
+    tau = g - locked.jacobian(Q).T @ F
+
+    node = dynamics_node(
+        urdf=GRIPPER_URDF, tip_link="tool", wrench_estimation="static", diagnostics_period=0.2
+    )
+    node.wait_connected(("gravity_torques", "external_wrench"))
+    for _ in range(3000):
+        node.publish(node.joint_state(names, Q, np.zeros(7), tau))
+        node.t.spin_for(0.02)
+        match = re.search(r"waiting for positions of joints .*", node.proc.output())
+        if match:
+            break
+    assert match, node.proc.output()
+    assert match.group(0).startswith("waiting for positions of joints ['finger_joint']; if no")
+    assert "the parameter locked_joints loads them as fixed joints" in match.group(0)
+
+    for entry, words in (
+        ("finger_joint=0.05", ["'finger_joint'", "0.05 is outside its limits [0, 0.04]"]),
+        ("finger_mimic_joint=0", ["mimics 'finger_joint'", "lock 'finger_joint'"]),
+        ("fingerjoint", ["'fingerjoint'", "did you mean 'finger_joint'"]),
+        ("finger_joint=open", ["'finger_joint=open'", "must be a number"]),
+    ):
+        refused = node.set_parameters(locked_joints=[entry])[0]
+        assert not refused.successful, entry
+        for word in words:
+            assert word in refused.reason, (word, refused.reason)
+    result = node.set_parameters(locked_joints=["finger_joint=0.02"])[0]
+    assert result.successful, result.reason
+    node.proc.wait_for_output(
+        r"model loaded from .*\(locked: finger_joint=0.02 finger_mimic_joint=0.02\)", timeout=60.0
+    )
+    gravity = node.publish_until(
+        lambda: node.joint_state(names, Q, np.zeros(7), tau), "gravity_torques"
+    )
+    assert list(gravity.name) == names
+    np.testing.assert_allclose(efforts(gravity, names), g, atol=1e-9)
+    wrench = node.wait_for("external_wrench")
+    R = locked.frame_pose(Q)[:3, :3]
+    expected = np.concatenate([R.T @ F[:3], R.T @ F[3:]])
+    np.testing.assert_allclose(wrench_array(wrench), expected, atol=1e-6)
+    value = _value(node, "locked_joints", lambda v: v != "")
+    assert value == "finger_joint=0.02 finger_mimic_joint=0.02"
     node.proc.assert_alive()

@@ -14,6 +14,7 @@ from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.estimation import EstimationPipeline, PipelineConfig
 from robot_dynamics.estimation.config import ContactConfig, pipeline_config
 from robot_dynamics.schema import (
+    ARM_SIMULATOR,
     DYNAMICS_NODE,
     MODEL_PARAMS,
     SCHEMAS,
@@ -24,6 +25,7 @@ from robot_dynamics.schema import (
     comment_problems,
 )
 from robot_dynamics.schema.derive import config_values
+from robot_dynamics.schema.model import locked_joints
 from robot_dynamics.schema.param import ARRAY_TYPES, NUMBER_TYPES
 from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_file
 
@@ -123,6 +125,22 @@ def test_reason_names_the_entry_or_the_label():
     assert "appears twice" in DYNAMICS_NODE["command_joints"].reason(["a", "a"])
     assert DYNAMICS_NODE["observer_gain"].reason("50") == "must be a number, got '50'"
     assert DYNAMICS_NODE["observer_gain"].type_reason(50) == "must be a float, got 50"
+
+
+@pytest.mark.parametrize("schema", [DYNAMICS_NODE, ARM_SIMULATOR], ids=lambda s: s.node)
+def test_locked_joints_entries_are_joint_or_joint_equals_position(schema):
+    assert locked_joints([" finger_joint = 0.02", "wrist"]) == {"finger_joint": 0.02, "wrist": None}
+    p = schema["locked_joints"]
+    assert p.reason(["finger_joint=0.02", "wrist"]) is None
+    for entry, words in (
+        ("=0.1", "names no joint"),
+        ("finger_joint=", "must be a number"),
+        ("finger_joint=nan", "must be a number within +-1000"),
+        ("finger_joint=2e3", "'finger_joint=2e3'"),
+        ("finger_joint=open", "(JOINT=POSITION, or JOINT alone for its default)"),
+    ):
+        assert words in (p.reason([entry]) or ""), entry
+    assert p.reason(["a", "a=0"]) == "joint 'a' is locked twice"
 
 
 # ------------------------------------------------------------------ the pipeline config

@@ -429,6 +429,55 @@ def test_errors_exit_codes_and_messages(arm, free_run, pushed, tmp_path, capsys)
         assert code == 2 and fragment in err, err
 
 
+def test_a_gripper_the_recording_lacks_is_locked_from_the_parameters_file(
+    arm, free_run, free_estimate, tmp_path, capsys
+):
+    """The arm's description with a massless finger on its tool that the recording never
+    carries: the arm's per-joint parameters do not fit the model; without them, the reader
+    refuses the recording and says locked_joints would load the finger as fixed; with
+    locked_joints in the parameters file, the estimate is the arm's own."""
+    folder, _, _ = arm
+    _, data = free_run
+    gripper = tmp_path / "gripper.urdf"
+    gripper.write_text(
+        ER.estimator_urdf().replace(
+            "</robot>",
+            '<link name="finger"/><joint name="finger_joint" type="prismatic">'
+            '<parent link="tool"/><child link="finger"/><axis xyz="0 1 0"/>'
+            '<limit lower="0" upper="0.04" effort="20" velocity="0.2"/></joint></robot>',
+        )
+    )
+    values = ER.node_parameters()  # per-joint values of the arm's 7 joints
+    params = tmp_path / "arm.yaml"
+    params.write_text(parameters_yaml(values))
+    out = str(tmp_path / "x")
+    code, _, err = run(
+        capsys, "estimate", str(gripper), data, "--params", str(params), "--out", out
+    )
+    assert code == 2 and "armature has 7 values, the model has 8 joints" in err, err
+    params.write_text(parameters_yaml({"tip_link": values["tip_link"]}))
+    code, _, err = run(
+        capsys, "estimate", str(gripper), data, "--params", str(params), "--out", out
+    )
+    assert code == 2 and "lacks columns ['finger_joint.position', 'finger_joint.effort']" in err
+    assert "the parameter locked_joints loads them as fixed joints" in err
+    locked = tmp_path / "locked.yaml"
+    locked.write_text(parameters_yaml({**values, "locked_joints": ["finger_joint=0.02"]}))
+    summary = _json(
+        str(gripper),
+        data,
+        "--params",
+        str(locked),
+        "--out",
+        out,
+        "--free",
+        "0.5:",
+        "--stamps",
+        "recorded",
+    )
+    assert summary["phantom"] == free_estimate[0]["phantom"]
+
+
 # ------------------------------------------------------------------ stamps
 @pytest.fixture(scope="module")
 def logged_runs(arm, tmp_path_factory):

@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 from robot_dynamics.core.errors import InvalidInputError
-from robot_dynamics.estimation.joint_names import renamed_joints
+from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
 from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
 
@@ -166,7 +166,9 @@ def cmd_estimate(run: Invocation):
     free = CL.free_mask(t, windows)
     if not (free & first.estimated).any():
         where = "in the --free ranges" if windows else "in the recording"
-        hint = renamed_joints(first.missing_joints, first.unknown_joints)
+        hint = missing_joints_hint(
+            first.missing_joints, first.unknown_joints, len(node_model.joint_names)
+        )
         raise InvalidInputError(
             f"no message with an estimate {where} ({_pause_text(first)}); nothing to summarise"
             + (f"; {hint}" if hint else "")
