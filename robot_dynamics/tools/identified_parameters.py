@@ -14,7 +14,10 @@ X.yaml`` and by the CLI's ``--params X.yaml``) holds:
   effort_offset``: a fitted offset ``o`` of the measured torque (the recording's efforts with
   identify's ``--effort-scale``/``--effort-offset`` applied) gives ``effort_offset = offset - o``
   and ``effort_scale`` the scale identify used;
-- ``armature`` when it was fitted.
+- ``armature`` when it was fitted;
+- ``locked_joints``: the joints the recording does not carry, at the positions identify held
+  them (``JOINT=POSITION``): the node, whose joint_states lack them too, loads them as fixed
+  joints there. Every per-joint list is then in the order of the other joints.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ import os
 
 import numpy as np
 
+from robot_dynamics.schema.model import locked_joints
 from robot_dynamics.tools.params_file import parameters_yaml
 
 
 def identified_parameters(
-    result, model, velocity_threshold, *, effort_scale=None, effort_offset=None
+    result, model, velocity_threshold, *, effort_scale=None, effort_offset=None, held=()
 ):
     """The dynamics node's parameters of what the fit found beyond the URDF (see the module
     docstring).
@@ -38,9 +42,12 @@ def identified_parameters(
         velocity_threshold: ``v_eps`` of the friction's smooth sign the fit used [rad/s or m/s].
         effort_scale: (n,) the scale identify applied to the recording's efforts, or None (1).
         effort_offset: (n,) the offset identify applied [N m or N], or None (0).
+        held: ``((joint, position [rad or m]), ...)`` of the joints the recording does not
+            carry (identify held them there).
 
     Returns:
-        dict: parameter name -> value (floats, lists of floats, model joint order).
+        dict: parameter name -> value (floats, lists of floats in model joint order without
+        the held joints; ``locked_joints`` when some are held).
     """
     n = model.n
     friction = result.friction_model(model)
@@ -60,6 +67,14 @@ def identified_parameters(
         values["armature"] = [
             float(x) + 0.0 for x in result.layout.joint_values(result.theta, "armature")
         ]
+    if held:
+        locked = {name for name, _ in held}
+        keep = [k for k, name in enumerate(model.joint_names) if name not in locked]
+        values = {
+            key: [value[k] for k in keep] if isinstance(value, list) else value
+            for key, value in values.items()
+        }
+        values["locked_joints"] = [f"{name}={float(position)!r}" for name, position in held]
     return values
 
 
@@ -80,7 +95,8 @@ def parameters_file_text(values, model, comments=()):
 
     Args:
         values: parameter name -> value.
-        model: the model (its joints name the order of every per-joint list).
+        model: the model (its joints but the locked ones name the order of every per-joint
+            list).
         comments: more ``#`` lines for the top (the source, the choices made).
 
     Returns:
@@ -89,9 +105,16 @@ def parameters_file_text(values, model, comments=()):
     Raises:
         ParametersFileError: a value the dynamics node would refuse.
     """
+    locked = locked_joints(values.get("locked_joints", []))
     lines = [
         "robot-dynamics identify: what the identified URDF cannot carry, for the dynamics node",
-        "per-joint lists in model order: " + ", ".join(model.joint_names),
+        "per-joint lists in model order: "
+        + ", ".join(name for name in model.joint_names if name not in locked),
+        *(
+            ["locked_joints: not in the recording, fixed where identify held them"]
+            if locked
+            else []
+        ),
         *comments,
     ]
     return parameters_yaml(values, node="/**", comments=lines)

@@ -27,6 +27,7 @@ from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.cli import main as cli_main
 from robot_dynamics.tools.cli.identify_data import held_joint_warnings
 from robot_dynamics.tools.identification_data import write_bag
+from robot_dynamics.tools.params_file import read_parameters_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from real_recordings import (  # noqa: E402
@@ -434,6 +435,24 @@ def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
         return np.sqrt(np.mean((tau - true)[:, measured] ** 2, axis=0))
 
     assert np.all(error(identified) < 0.25 * error(model)), (error(identified), error(model))
+    # the node's parameters file locks the joints the recording lacks where they were held: with
+    # the identified URDF, the node's model has the recorded joints and the identified friction
+    params = read_parameters_file(tmp_path / "id.yaml")
+    assert list(params.values["locked_joints"]) == [
+        "gripper_left=0.0205",
+        "gripper_right=0.0205",
+        "head_1=0.0",
+        f"head_2={float(head_2)!r}",
+    ]
+    _, node_model = params.build_model((tmp_path / "id.urdf").read_text())
+    kept = [j for j in names if j in recorded]
+    assert list(node_model.joint_names) == kept
+    assert len(params.values["effort_offset"]) == len(kept)
+    k = [names.index(j) for j in kept]
+    assert node_model.friction.asymmetry == pytest.approx(np.array(report["asymmetry"])[k])
+    assert (
+        "per-joint lists in model order: " + ", ".join(kept) in (tmp_path / "id.yaml").read_text()
+    )
 
 
 @pytest.mark.parametrize("n, prismatic", [(7, ()), (8, (0,)), (3, (2,))])

@@ -156,6 +156,7 @@ def write_outputs(args, model, xml, data, selection, result, params_path, warnin
         args.velocity_threshold,
         effort_scale=data.report.effort_scale,
         effort_offset=data.report.effort_offset,
+        held=data.report.held,
     )
     choices = ", ".join(
         f"{name} {kind.replace('_', '+')}{' + offset' if off else ''}"
