@@ -205,7 +205,7 @@ class RobotModel(CheckedAlgorithms):
             description, locked = lock_joints(description, dict(locked_joints))
         tree = build_tree(description, base_link=base_link)
         if locked:
-            below = {tree.base_link} ^ set(tree.frames)  # the links below the base
+            below = set(tree.frames) - {tree.base_link}
             child = {joint.name: joint.child for joint in description.joints}
             outside = [name for name in locked_joints if child[name] not in below]
             if outside:
