@@ -215,17 +215,18 @@ def urdf_root_link(urdf: str) -> str:
         str: the root link's name.
 
     Raises:
-        RobotDescriptionError: malformed XML, or not exactly one root link (the roots named).
+        RobotDescriptionError: text the URDF reader refuses (:func:`robot_dynamics.core.urdf.
+            parse_urdf`: malformed XML, a number out of bounds, ...), or not exactly one root
+            link (the roots named).
     """
-    import xml.etree.ElementTree as ET
+    from robot_dynamics.core.urdf import parse_urdf
 
     try:
-        robot = ET.fromstring(urdf.lstrip("\ufeff").strip())
-    except ET.ParseError as exc:
-        raise RobotDescriptionError(f"robot description: malformed XML: {exc}") from None
-    children = {c.get("link") for c in robot.iterfind("joint/child")}
-    names = [link.get("name") for link in robot.iterfind("link")]
-    roots = [name for name in names if name not in children]
+        robot = parse_urdf(urdf)
+    except URDFError as exc:
+        raise RobotDescriptionError(f"robot description: {exc}") from None
+    children = {joint.child for joint in robot.joints}
+    roots = [link.name for link in robot.links if link.name not in children]
     if len(roots) != 1:
         raise RobotDescriptionError(
             f"robot description: {len(roots)} root links ({', '.join(map(str, roots)) or 'none'}),"

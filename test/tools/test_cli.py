@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from robot_dynamics.tools import cli
+from robot_dynamics.tools.params_file import parameters_yaml
 from tools_helpers import PANDA_Q, erd_urdf_path, panda, pendulum, run_fail, run_json
 
 
@@ -58,6 +59,35 @@ def test_info_reports_mimic_joints(capsys):
     assert [m["name"] for m in data["mimic_joints"]] == ["panda_finger_joint2"]
     assert data["mimic_joints"][0]["joint"] == "panda_finger_joint1"
     assert "panda_finger_joint2" not in data["joint_names"]
+
+
+def test_info_with_the_node_parameters_lists_the_locked_joints(capsys, tmp_path):
+    """The Panda with its gripper and a node parameters file that locks the finger: info shows
+    the node's model (seven joints, the fingers locked at 1 cm); excite moves only those seven."""
+    params = tmp_path / "locked.yaml"
+    params.write_text(parameters_yaml({"locked_joints": ["panda_finger_joint1=0.01"]}))
+    data = run_json(capsys, "info", _erd_panda(), "--params", str(params))
+    assert data["joint_names"] == [f"panda_joint{i}" for i in range(1, 8)]
+    assert data["locked_joints"] == [
+        {"name": "panda_finger_joint1", "position": 0.01},
+        {"name": "panda_finger_joint2", "position": 0.01},
+    ]
+    assert data["mimic_joints"] == []
+    assert cli.main(["info", _erd_panda(), "--params", str(params)]) == 0
+    text = capsys.readouterr().out
+    assert "locked joints (fixed there by locked_joints): panda_finger_joint1 at 0.01" in text
+    assert "panda_finger_joint1 [prismatic, locked at 0.01] -> panda_leftfinger" in text
+    out = tmp_path / "excite"
+    data = run_json(
+        capsys, "excite", _erd_panda(), "--params", str(params), "--out", str(out),
+        "--duration", "10", "--iterations", "2",
+    )  # fmt: skip
+    assert data["joint_names"] == [f"panda_joint{i}" for i in range(1, 8)]
+    assert (
+        (tmp_path / "excite.yaml")
+        .read_text()
+        .startswith("joint_names: [" + ", ".join(f"panda_joint{i}" for i in range(1, 8)) + "]")
+    )
 
 
 # ------------------------------------------------------------------------------ numbers vs the core

@@ -296,5 +296,10 @@ def test_urdf_root_link(tmp_path):
     two_roots = "<robot name='r'><link name='a'/><link name='b'/></robot>"
     with pytest.raises(RobotDescriptionError, match="2 root links \\(a, b\\)"):
         urdf_root_link(two_roots)
-    with pytest.raises(RobotDescriptionError, match="malformed XML"):
+    with pytest.raises(RobotDescriptionError, match="malformed URDF XML"):
         urdf_root_link("<robot name='r'><link name='a'>")
+    nan_mass = (
+        "<robot name='r'><link name='a'><inertial><mass value='nan'/></inertial></link></robot>"
+    )
+    with pytest.raises(RobotDescriptionError, match="link 'a'.*mass"):
+        urdf_root_link(nan_mass)

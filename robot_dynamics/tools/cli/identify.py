@@ -279,6 +279,7 @@ def add_excite_parser(sub, common):
     )
     p.add_argument("--iterations", type=int, default=30, help="optimiser iterations (default 30)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_params_option(p)
 
 
 def trajectory_yaml(joint_names, t, q, qd, qdd):
@@ -325,7 +326,9 @@ def cmd_excite(run: Invocation):
     Raises:
         CLIError: a non-positive duration, period or rate, a negative ``--start-time``, or an
             input the optimiser refuses.
+        ParametersFileError: a bad ``--params`` file.
     """
+    run, _ = node_model(run)  # with --params: the node's joints (locked_joints left out)
     args, model, path, xml, bundled, out = run
     from robot_dynamics.core.errors import InvalidInputError
     from robot_dynamics.core.excitation import optimize_excitation

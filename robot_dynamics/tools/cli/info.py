@@ -1,50 +1,25 @@
-"""``robot-dynamics info``: the tree, joints, masses, total mass, fixed/mimic joints and the
-inertia warnings."""
+"""``robot-dynamics info``: the tree, joints, masses, total mass, fixed, mimic and locked joints
+and the inertia warnings; read with the URDF reader of the core, with ``--params`` for the
+dynamics node's model."""
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-from typing import Dict, List, Sequence
+from typing import Dict, List
 
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
 from robot_dynamics.core.tree import no_tip_reason
+from robot_dynamics.core.urdf import parse_urdf
 
 from .arguments import Invocation
+from .node_params import add_params_option, node_model
 from .output import fmt_vec
 
 
-def urdf_tree(xml: str) -> Dict:
-    """Links, joints and masses read straight from the URDF XML (for ``info``).
-
-    Args:
-        xml: URDF XML text.
-
-    Returns:
-        dict: ``links`` (name -> mass [kg]) and ``joints`` (name, type, parent, child), in
-        file order.
-    """
-    root = ET.fromstring(xml)
-    links = {}
-    for link in root.findall("link"):
-        mass_el = link.find("inertial/mass")
-        links[link.get("name")] = float(mass_el.get("value", "0")) if mass_el is not None else 0.0
-    joints = [
-        {
-            "name": joint.get("name"),
-            "type": joint.get("type"),
-            "parent": joint.find("parent").get("link"),
-            "child": joint.find("child").get("link"),
-        }
-        for joint in root.findall("joint")
-    ]
-    return {"robot": root.get("name"), "links": links, "joints": joints}
-
-
-def _subtree_links(tree: Dict, base: str) -> List[str]:
+def _subtree_links(robot, base: str) -> List[str]:
     children: Dict[str, List[str]] = {}
-    for joint in tree["joints"]:
-        children.setdefault(joint["parent"], []).append(joint["child"])
+    for joint in robot.joints:
+        children.setdefault(joint.parent, []).append(joint.child)
     out, stack = [], [base]
     while stack:
         link = stack.pop()
@@ -53,27 +28,30 @@ def _subtree_links(tree: Dict, base: str) -> List[str]:
     return out
 
 
-def _tree_lines(tree: Dict, base: str, actuated: Sequence[str], mimic: Dict) -> List[str]:
-    by_parent: Dict[str, List[Dict]] = {}
-    for joint in tree["joints"]:
-        by_parent.setdefault(joint["parent"], []).append(joint)
-    lines = [f"{base} ({tree['links'].get(base, 0.0):.3f} kg)"]
+def _tree_lines(robot, mass: Dict, model) -> List[str]:
+    base, actuated, mimic = model.base_link, model.joint_names, model.mimic_joints
+    locked = dict(model.locked_joints)
+    by_parent: Dict[str, List] = {}
+    for joint in robot.joints:
+        by_parent.setdefault(joint.parent, []).append(joint)
+    lines = [f"{base} ({mass[base]:.3f} kg)"]
 
     def walk(link: str, prefix: str) -> None:
         kids = by_parent.get(link, [])
         for k, joint in enumerate(kids):
             last = k == len(kids) - 1
-            tag = joint["type"]
-            if joint["name"] in mimic:
-                tag += f", mimics {mimic[joint['name']][0]}"
-            elif joint["name"] in actuated:
-                tag += f", q[{list(actuated).index(joint['name'])}]"
-            child = joint["child"]
+            tag = joint.type
+            if joint.name in locked:
+                tag += f", locked at {locked[joint.name]:g}"
+            elif joint.name in mimic:
+                tag += f", mimics {mimic[joint.name][0]}"
+            elif joint.name in actuated:
+                tag += f", q[{list(actuated).index(joint.name)}]"
             lines.append(
-                f"{prefix}{'`-' if last else '|-'} {joint['name']} [{tag}] -> "
-                f"{child} ({tree['links'].get(child, 0.0):.3f} kg)"
+                f"{prefix}{'`-' if last else '|-'} {joint.name} [{tag}] -> "
+                f"{joint.child} ({mass[joint.child]:.3f} kg)"
             )
-            walk(child, prefix + ("   " if last else "|  "))
+            walk(joint.child, prefix + ("   " if last else "|  "))
 
     walk(base, "")
     return lines
@@ -88,23 +66,29 @@ def cmd_info(run: Invocation) -> List[str]:
 
     Returns:
         list: the lines printed without ``--json``.
+
+    Raises:
+        ParametersFileError: a bad ``--params`` file.
     """
+    run, _ = node_model(run)  # with --params: the node's model (locked joints, friction, ...)
     args, model, path, xml, bundled, out = run
-    tree = urdf_tree(xml)
-    below = _subtree_links(tree, model.base_link)
+    robot = parse_urdf(xml)  # the text the model was read from: the masses as the file gives them
+    mass = {link.name: float(link.inertia[0, 0]) for link in robot.links}
+    urdf_joints = {joint.name: joint for joint in robot.joints}
+    below = _subtree_links(robot, model.base_link)
     below_set = set(below)
-    total_mass = sum(tree["links"].get(link, 0.0) for link in below)
+    total_mass = sum(mass[link] for link in below)
     lower, upper = model.position_limits
     joints = []
     for i, name in enumerate(model.joint_names):
-        jx = next(j for j in tree["joints"] if j["name"] == name)
+        jx = urdf_joints[name]
         joints.append(
             {
                 "index": i,
                 "name": name,
-                "type": jx["type"],
-                "parent": jx["parent"],
-                "child": jx["child"],
+                "type": jx.type,
+                "parent": jx.parent,
+                "child": jx.child,
                 "lower": float(lower[i]),
                 "upper": float(upper[i]),
                 "velocity_limit": float(model.velocity_limits[i]),
@@ -113,17 +97,15 @@ def cmd_info(run: Invocation) -> List[str]:
                 "friction": float(model.friction.coulomb[i]),
             }
         )
-    in_tree = [
-        j for j in tree["joints"] if j["child"] in below_set and j["child"] != model.base_link
-    ]
-    fixed = [j["name"] for j in in_tree if j["type"] == "fixed"]
+    in_tree = [j for j in robot.joints if j.child in below_set and j.child != model.base_link]
+    fixed = [j.name for j in in_tree if j.type == "fixed"]
     mimic = [
         {"name": name, "joint": driver, "multiplier": multiplier, "offset": offset}
         for name, (driver, multiplier, offset) in model.mimic_joints.items()
     ]
     out.update(
         {
-            "robot": tree["robot"],
+            "robot": robot.name,
             "urdf": path,
             "base_link": model.base_link,
             "tip_link": model.tip_link,
@@ -134,7 +116,10 @@ def cmd_info(run: Invocation) -> List[str]:
             "joints": joints,
             "fixed_joints": fixed,
             "mimic_joints": mimic,
-            "link_masses": {link: tree["links"].get(link, 0.0) for link in below},
+            "locked_joints": [
+                {"name": name, "position": position} for name, position in model.locked_joints
+            ],
+            "link_masses": {link: mass[link] for link in below},
             "total_mass": total_mass,
             "joint_warnings": [
                 {"joint": w.joint, "rule": w.rule, "message": w.message}
@@ -155,7 +140,7 @@ def cmd_info(run: Invocation) -> List[str]:
     )
     p = args.precision
     lines = [
-        f"robot      {tree['robot']}  ({path})",
+        f"robot      {robot.name}  ({path})",
         f"base link  {model.base_link}    tip link  {model.tip_link}    leaves  "
         f"{', '.join(model.leaf_links)}",
         f"gravity    {fmt_vec(model.gravity, 3)} m/s^2 (base frame)",
@@ -184,6 +169,11 @@ def cmd_info(run: Invocation) -> List[str]:
         )
     else:
         lines.append("mimic joints: none")
+    if model.locked_joints:
+        lines.append(
+            "locked joints (fixed there by locked_joints): "
+            + ", ".join(f"{name} at {position:g}" for name, position in model.locked_joints)
+        )
     lines += [f"warning: {line}" for line in joint_warning_lines(model.joint_warnings)]
     if model.tip_link is None:
         lines.append(f"{no_tip_reason(model.tree)}; name one with --tip-link")
@@ -194,8 +184,7 @@ def cmd_info(run: Invocation) -> List[str]:
             "--strict-inertia refuses them, --balance-inertia balances the inconsistent tensors):",
         ] + [f"  {line}" for line in inertia_warning_lines(model.inertia_warnings)]
     lines += ["", "tree (joint [type] -> link (mass)):"] + [
-        "  " + line
-        for line in _tree_lines(tree, model.base_link, model.joint_names, model.mimic_joints)
+        "  " + line for line in _tree_lines(robot, mass, model)
     ]
     return lines
 
@@ -207,9 +196,10 @@ def add_parsers(sub, common) -> None:
         sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
         common: the parent parser with the common options.
     """
-    sub.add_parser(
+    p = sub.add_parser(
         "info", parents=[common], help="tree, joints, masses, total mass, fixed/mimic joints"
     )
+    add_params_option(p)
 
 
 COMMANDS = {"info": cmd_info}
