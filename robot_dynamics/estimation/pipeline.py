@@ -510,7 +510,13 @@ class EstimationPipeline:
         if never.any():
             self._stale_effort = False
             self._text["stale_effort_joints"] = ""
-            self._pause(sample.out, f"no effort for joints {_names(names, never)}")
+            reason = f"no effort for joints {_names(names, never)}"
+            if not never.all():  # a gripper without an effort interface, say
+                reason += (
+                    " (a joint whose driver measures no effort, such as a gripper's, can be "
+                    "loaded as fixed with locked_joints)"
+                )
+            self._pause(sample.out, reason)
         else:
             stale_names = _names(names, stale)
             self._stale_effort = True

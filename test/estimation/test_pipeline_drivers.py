@@ -87,7 +87,8 @@ def test_a_start_up_burst_leaves_no_gaps_behind(panda):
 
 def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
     """joint_state_broadcaster sends NaN effort for a joint without an effort interface: the
-    gravity torques keep flowing, the estimation pauses with the reason counted."""
+    gravity torques keep flowing, the estimation pauses with the reason counted, and says that
+    such a joint can be locked (not when no joint has an effort)."""
     tau = held_torques(panda, Q, F_EXT)
     tau[2] = math.nan
     p = pipe(panda)
@@ -98,10 +99,14 @@ def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
         assert out.wrench is None and "no effort for joints ['panda_joint3']" in (
             out.estimation_paused
         )
+    assert "can be loaded as fixed with locked_joints" in out.estimation_paused
     s = p.status()
     assert s["nonfinite_effort"] == 20 and s["estimation_paused"] == 20
     assert not s["stale_effort"]  # never had one: not a warning
     # NaN velocity: gravity still, no feed-forward without a reference, estimation paused
+    # no joint has an effort (a driver without any): no hint at locking
+    out = pipe(panda).update(T0, Q, np.zeros(7), np.full(7, math.nan))
+    assert out.estimation_paused.endswith("'panda_joint7']")
     qd = np.zeros(7)
     qd[4] = math.nan
     p = pipe(panda, velocity_timeout=0.0)
