@@ -3,6 +3,22 @@
 Every message names the culprit: the joint, link, frame or argument that is wrong.
 """
 
+import difflib
+
+
+def did_you_mean(name, names):
+    """The end of a message about an unknown name: the known names close to it.
+
+    Args:
+        name: the unknown name.
+        names: the known names (links, joints).
+
+    Returns:
+        str: ``" (did you mean 'a', 'b'?)"`` with at most three close names, or ''.
+    """
+    close = difflib.get_close_matches(str(name), list(names), n=3)
+    return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+
 
 class RobotDynamicsError(Exception):
     """Base class of every error raised by robot_dynamics.

@@ -10,12 +10,11 @@ offset``.
 """
 
 import dataclasses
-import difflib
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from .errors import InvalidInputError, KinematicTreeError
+from .errors import InvalidInputError, KinematicTreeError, did_you_mean
 from .spatial import homogeneous
 
 MOVABLE = ("revolute", "continuous", "prismatic")
@@ -52,11 +51,6 @@ def joint_motion(joint, position):
     if joint.type == "prismatic":
         return homogeneous(np.eye(3), joint.axis * position)
     return homogeneous(Rotation.from_rotvec(joint.axis * position).as_matrix(), np.zeros(3))
-
-
-def _suggest(name, names):
-    close = difflib.get_close_matches(str(name), names, n=3)
-    return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
 
 
 def _checked_position(joint, position):
@@ -111,7 +105,7 @@ def lock_joints(robot, positions):
         joint = joints.get(name)
         if joint is None:
             raise KinematicTreeError(
-                f"locked joint {name!r} is not a joint of the URDF{_suggest(name, list(joints))}",
+                f"locked joint {name!r} is not a joint of the URDF{did_you_mean(name, joints)}",
                 argument="locked_joints",
             )
         if joint.type not in MOVABLE:

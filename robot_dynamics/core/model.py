@@ -25,8 +25,6 @@ Conventions (see the package's dynamics reference):
 """
 
 import dataclasses
-import difflib
-
 import numpy as np
 
 from . import friction as _friction
@@ -39,6 +37,7 @@ from .errors import (
     RobotDynamicsError,
     UnknownFrameError,
     URDFError,
+    did_you_mean,
 )
 from . import inertia as _inertia
 from .inertia import check_inertias
@@ -478,8 +477,7 @@ class RobotModel(CheckedAlgorithms):
 
     # ---------------------------------------------------------------- input checking
     def _suggest(self, name):
-        close = difflib.get_close_matches(str(name), list(self.tree.frames), n=3)
-        return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+        return did_you_mean(name, self.tree.frames)
 
     def resolve_frame(self, frame):
         """The link a method acts on: ``frame``, or the tip link when None.

@@ -16,18 +16,6 @@ from .node_params import add_params_option, node_model
 from .output import fmt_vec
 
 
-def _subtree_links(robot, base: str) -> List[str]:
-    children: Dict[str, List[str]] = {}
-    for joint in robot.joints:
-        children.setdefault(joint.parent, []).append(joint.child)
-    out, stack = [], [base]
-    while stack:
-        link = stack.pop()
-        out.append(link)
-        stack.extend(reversed(children.get(link, [])))
-    return out
-
-
 def _tree_lines(robot, mass: Dict, model) -> List[str]:
     base, actuated, mimic = model.base_link, model.joint_names, model.mimic_joints
     locked = dict(model.locked_joints)
@@ -75,7 +63,7 @@ def cmd_info(run: Invocation) -> List[str]:
     robot = parse_urdf(xml)  # the text the model was read from: the masses as the file gives them
     mass = {link.name: float(link.inertia[0, 0]) for link in robot.links}
     urdf_joints = {joint.name: joint for joint in robot.joints}
-    below = _subtree_links(robot, model.base_link)
+    below = model.link_names  # the links at and below the base, depth first
     below_set = set(below)
     total_mass = sum(mass[link] for link in below)
     lower, upper = model.position_limits
