@@ -13,6 +13,9 @@ for a file of a ROS package, ``-`` for a URDF on standard input, or the name of 
     robot-dynamics inverse-dynamics ROBOT --q --qd --qdd [--f-ext ...]   tau and its terms
     robot-dynamics simulate ROBOT --duration 10 [--tau gravity] --plot out.png   simulation
     robot-dynamics wrench ROBOT --q ... --tau ...   external wrench on the tip from joint torques
+    robot-dynamics excite ROBOT --duration 30 --out P   an excitation trajectory for identify
+    robot-dynamics identify ROBOT DATA --out ID.urdf    inertials, friction, offsets of a recording
+    robot-dynamics identify-payload ROBOT DATA --frame F   a load's mass, COM (and inertia)
     robot-dynamics estimate ROBOT DATA --out P [--params YAML]   the node's estimator on a recording
 
 Joint vectors (``--q``, ``--qd``, ``--qdd``, ``--tau``) are given in the model's joint order

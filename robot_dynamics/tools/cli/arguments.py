@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -33,6 +33,12 @@ class Invocation(NamedTuple):
     xml: str
     bundled: object
     out: Dict
+
+
+#: A command, ``cmd_*(run) -> lines``: it reads the parsed arguments and the model of ``run`` (an
+#: :class:`Invocation`), fills ``run.out`` with its results for ``--json`` and returns the lines
+#: printed without ``--json``; what is wrong with an argument raises :class:`CLIError` (exit 2).
+Command = Callable[[Invocation], List[str]]
 
 
 class Parser(argparse.ArgumentParser):

@@ -21,12 +21,7 @@ TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
 def cmd_gravity(run: Invocation) -> List[str]:
     """Gravity torques g(q) [Nm or N] at ``--q``.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: a bad ``--q``.
@@ -55,12 +50,7 @@ def cmd_gravity(run: Invocation) -> List[str]:
 def cmd_mass_matrix(run: Invocation) -> List[str]:
     """Joint-space mass matrix M(q) [kg m^2] at ``--q`` and its eigenvalues.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: a bad ``--q``.
@@ -89,12 +79,7 @@ def cmd_mass_matrix(run: Invocation) -> List[str]:
 def cmd_jacobian(run: Invocation) -> List[str]:
     """Jacobian (6, n) of ``--frame`` at ``--q`` (rows vx vy vz wx wy wz; ``--axes``).
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: ``--frame`` is needed (the model has no tip link).
@@ -134,12 +119,7 @@ def cmd_jacobian(run: Invocation) -> List[str]:
 def cmd_wrench(run: Invocation) -> List[str]:
     """External wrench on ``--frame`` from measured (or external) joint torques.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: no ``--tau``; a bad vector; ``--frame`` is needed (the model has no tip
@@ -214,12 +194,7 @@ def cmd_wrench(run: Invocation) -> List[str]:
 def cmd_inverse_dynamics(run: Invocation) -> List[str]:
     """Joint torques of a motion, tau = M qdd + C qd + g (- J^T f_ext), and its terms.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: a bad vector; ``--frame`` needed with ``--f-ext`` on a tree without a tip.
@@ -287,12 +262,7 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
 def cmd_pose(run: Invocation) -> List[str]:
     """Forward kinematics: pose of each ``--frame`` (default: the tip; ``all``), base frame.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: an unknown frame; ``--frame`` is needed (the model has no tip link).
@@ -351,12 +321,8 @@ def cmd_pose(run: Invocation) -> List[str]:
 
 
 def add_parsers(sub, common) -> None:
-    """Register this module's commands on the CLI's subparsers.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register this module's commands on the CLI's subparsers (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     p = sub.add_parser("gravity", parents=[common], help="gravity torques g(q)")
     add_joint_vector(p, "--q", "joint positions [rad, m]")
     add_params_option(p)

@@ -32,6 +32,7 @@ import csv
 import math
 import os
 import time
+from typing import List
 
 import numpy as np
 
@@ -50,12 +51,8 @@ SIGNIFICANT = 3  # digits of the written levels
 
 
 def add_parsers(sub, common):
-    """Register the ``estimate`` subcommand.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register the ``estimate`` subcommand (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     p = sub.add_parser(
         "estimate",
         parents=[common],
@@ -122,14 +119,10 @@ def rounded_levels(levels):
     return out
 
 
-def cmd_estimate(run: Invocation):
+def cmd_estimate(run: Invocation) -> List[str]:
     """Replay DATA through the node's pipeline; write the CSV, plot and levels; summarise.
 
-    Args:
-        run: the command's :class:`~robot_dynamics.tools.cli.arguments.Invocation`.
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         InvalidInputError: bad ``--free`` or ``--margin``, no estimate in the free ranges.

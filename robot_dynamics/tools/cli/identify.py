@@ -26,6 +26,7 @@ import math
 import os
 import time
 from functools import partial
+from typing import List
 
 import numpy as np
 
@@ -68,12 +69,8 @@ def _rms(x):
 
 
 def add_identify_parser(sub, common):
-    """Register the ``identify`` subcommand.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register the ``identify`` subcommand (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     p = sub.add_parser(
         "identify",
         parents=[common],
@@ -93,17 +90,12 @@ def add_identify_parser(sub, common):
     add_model_options(p)
 
 
-def cmd_identify(run: Invocation):
+def cmd_identify(run: Invocation) -> List[str]:
     """Identify inertial parameters, friction and offsets from a recording (``args.data``) and
     write the identified URDF (``--out``) and the node's parameters file beside it; optional
     plot of the held-out torques.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: a bad ``--holdout``; data that cannot be read or identified.
@@ -236,12 +228,8 @@ def cmd_identify(run: Invocation):
 
 # ------------------------------------------------------------------ excite
 def add_excite_parser(sub, common):
-    """Register the ``excite`` subcommand.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register the ``excite`` subcommand (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     p = sub.add_parser(
         "excite",
         parents=[common],
@@ -312,16 +300,11 @@ def trajectory_yaml(joint_names, t, q, qd, qdd):
     return "\n".join(lines) + "\n"
 
 
-def cmd_excite(run: Invocation):
+def cmd_excite(run: Invocation) -> List[str]:
     """Optimised excitation trajectory (Fourier series) written as JointTrajectory YAML, CSV
     and PNG (``--out PREFIX``).
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: a non-positive duration, period or rate, a negative ``--start-time``, or an
@@ -427,12 +410,8 @@ def _plot_trajectory(png, t, q, qd, qdd, names):
 
 # ------------------------------------------------------------------ identify-payload
 def add_payload_parser(sub, common):
-    """Register the ``identify-payload`` subcommand.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register the ``identify-payload`` subcommand (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     p = sub.add_parser(
         "identify-payload",
         parents=[common],
@@ -450,16 +429,11 @@ def add_payload_parser(sub, common):
     add_params_option(p)
 
 
-def cmd_identify_payload(run: Invocation):
+def cmd_identify_payload(run: Invocation) -> List[str]:
     """Mass, centre of mass (and inertia when excited) of a load on ``--frame`` from a
     recording.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: a bad data option; data that cannot be read or used.
@@ -585,12 +559,8 @@ def _node_conversions(args, model, params):
 
 
 def add_parsers(sub, common):
-    """Register this module's subcommands on the CLI's subparsers.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register this module's subcommands on the CLI's subparsers (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     add_identify_parser(sub, common)
     add_excite_parser(sub, common)
     add_payload_parser(sub, common)

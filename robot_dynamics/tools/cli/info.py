@@ -48,12 +48,7 @@ def _tree_lines(robot, mass: Dict, model) -> List[str]:
 def cmd_info(run: Invocation) -> List[str]:
     """Tree, joints, limits, masses, total mass, fixed and mimic joints, inertia warnings.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         ParametersFileError: a bad ``--params`` file.
@@ -178,12 +173,8 @@ def cmd_info(run: Invocation) -> List[str]:
 
 
 def add_parsers(sub, common) -> None:
-    """Register this module's commands on the CLI's subparsers.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register this module's commands on the CLI's subparsers (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     p = sub.add_parser(
         "info", parents=[common], help="tree, joints, masses, total mass, fixed/mimic joints"
     )

@@ -9,14 +9,20 @@ import sys
 from typing import Dict, Optional, Sequence
 
 from . import dynamics, estimate, identify, info, simulate
-from .arguments import Invocation, Parser, common_parser
+from .arguments import Command, Invocation, Parser, common_parser
 from .errors import EXIT_ERROR, EXIT_OK, CLIError, exit_code_of
 from .loading import load_model
 from .output import fail, json_text
 
-#: The command families, each with ``add_parsers(sub, common)`` and ``COMMANDS``.
+#: The command families, each a module with ``COMMANDS`` (``{name: Command}``) and
+#: ``add_parsers(sub, common)``, which registers its commands on ``sub`` (the parser's
+#: ``add_subparsers()``) with ``common`` (:func:`~robot_dynamics.tools.cli.arguments.common_parser`,
+#: the options every command has) as their parent.
 FAMILIES = (info, dynamics, simulate, identify, estimate)
-COMMANDS = {name: command for family in FAMILIES for name, command in family.COMMANDS.items()}
+#: Every command by name.
+COMMANDS: Dict[str, Command] = {
+    name: command for family in FAMILIES for name, command in family.COMMANDS.items()
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

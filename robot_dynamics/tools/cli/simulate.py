@@ -94,12 +94,7 @@ def cmd_simulate(run: Invocation) -> List[str]:
     """Forward simulation with constant torques or gravity compensation (``--tau gravity``):
     final state, energy balance, joint-limit warnings, optional plot.
 
-    Args:
-        run: the :class:`~robot_dynamics.tools.cli.arguments.Invocation` (parsed arguments,
-            model, description, ``out`` filled for ``--json``).
-
-    Returns:
-        list: the lines printed without ``--json``.
+    Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         CLIError: a bad ``--duration`` (not > 0, beyond ``--max-duration``) or ``--sample-dt``.
@@ -228,12 +223,8 @@ def cmd_simulate(run: Invocation) -> List[str]:
 
 
 def add_parsers(sub, common) -> None:
-    """Register this module's commands on the CLI's subparsers.
-
-    Args:
-        sub: the CLI's subparsers (``ArgumentParser.add_subparsers()``).
-        common: the parent parser with the common options.
-    """
+    """Register this module's commands on the CLI's subparsers (arguments: see
+    :data:`~robot_dynamics.tools.cli.main.FAMILIES`)."""
     p = sub.add_parser(
         "simulate",
         parents=[common],
