@@ -90,6 +90,42 @@ def test_info_with_the_node_parameters_lists_the_locked_joints(capsys, tmp_path)
     )
 
 
+def test_info_with_the_node_parameters_adds_the_payload_and_armature(capsys, tmp_path):
+    """A parameters file with a payload and rotor inertias: the total mass is the node's model's
+    (links and payload), the payload and the armature are listed."""
+    params = tmp_path / "loaded.yaml"
+    armature = [0.1, 0.1, 0.1, 0.05, 0.02, 0.02, 0.02]
+    params.write_text(
+        parameters_yaml(
+            {"payload.mass": 2.0, "payload.com": [0.0, 0.0, 0.05], "armature": armature}
+        )
+    )
+    data = run_json(capsys, "info", "panda", "--params", str(params))
+    assert data["payload"] == {
+        "mass": 2.0,
+        "frame": "tool",
+        "com": [0.0, 0.0, 0.05],
+        "inertia": [0.0] * 6,
+    }
+    assert data["total_mass"] == pytest.approx(17.421901 + 2.0, abs=1e-6)
+    model = panda().with_payload(2.0, [0.0, 0.0, 0.05])
+    tree = model.tree
+    assert data["total_mass"] == pytest.approx(
+        tree.inertia[:, 0, 0].sum() + tree.base_inertia[0, 0]
+    )
+    assert [j["armature"] for j in data["joints"]] == pytest.approx(armature)
+    assert cli.main(["info", "panda", "--params", str(params)]) == 0
+    text = capsys.readouterr().out
+    assert "total mass 19.422 kg (11 links at or below panda_link0: 17.422 kg" in text
+    assert "; payload 2.000 kg on tool)" in text
+    assert "armature [kg m^2 or kg] (on M's diagonal): panda_joint1 0.1, panda_joint2 0.1" in text
+    # without a payload or armature: neither is listed
+    data = run_json(capsys, "info", "panda")
+    assert data["payload"] is None and {j["armature"] for j in data["joints"]} == {0.0}
+    assert cli.main(["info", "panda"]) == 0
+    assert "armature" not in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------------------ numbers vs the core
 
 

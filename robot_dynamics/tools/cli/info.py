@@ -1,6 +1,6 @@
 """``robot-dynamics info``: the tree, joints, masses, total mass, fixed, mimic and locked joints
 and the inertia warnings; read with the URDF reader of the core, with ``--params`` for the
-dynamics node's model."""
+dynamics node's model (its locked joints, friction, armature and payload)."""
 
 from __future__ import annotations
 
@@ -45,22 +45,39 @@ def _tree_lines(robot, mass: Dict, model) -> List[str]:
     return lines
 
 
+def _payload(params, model):
+    """The ``payload.*`` of the node's parameters files as info reports it, or None (no file, or
+    no payload)."""
+    if params is None or params.values["payload.mass"] <= 0.0:
+        return None
+    values = params.values
+    return {
+        "mass": float(values["payload.mass"]),
+        "frame": values["payload.frame"] or model.tip_link,
+        "com": [float(c) for c in values["payload.com"]],
+        "inertia": [float(c) for c in values["payload.inertia"]],
+    }
+
+
 def cmd_info(run: Invocation) -> List[str]:
-    """Tree, joints, limits, masses, total mass, fixed and mimic joints, inertia warnings.
+    """Tree, joints, limits, masses, total mass, fixed, mimic and locked joints, armature,
+    payload, inertia and joint warnings.
 
     Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
         ParametersFileError: a bad ``--params`` file.
     """
-    run, _ = node_model(run)  # with --params: the node's model (locked joints, friction, ...)
+    run, params = node_model(run)  # with --params: the node's model (locked joints, payload, ...)
     args, model, path, xml, bundled, out = run
+    payload = _payload(params, model)
     robot = parse_urdf(xml)  # the text the model was read from: the masses as the file gives them
     mass = {link.name: float(link.inertia[0, 0]) for link in robot.links}
     urdf_joints = {joint.name: joint for joint in robot.joints}
     below = model.link_names  # the links at and below the base, depth first
     below_set = set(below)
-    total_mass = sum(mass[link] for link in below)
+    links_mass = sum(mass[link] for link in below)
+    total_mass = links_mass + (payload["mass"] if payload else 0.0)
     lower, upper = model.position_limits
     joints = []
     for i, name in enumerate(model.joint_names):
@@ -78,6 +95,7 @@ def cmd_info(run: Invocation) -> List[str]:
                 "effort_limit": float(model.effort_limits[i]),
                 "damping": float(model.friction.viscous[i]),
                 "friction": float(model.friction.coulomb[i]),
+                "armature": float(model.armature[i]),
             }
         )
     in_tree = [j for j in robot.joints if j.child in below_set and j.child != model.base_link]
@@ -103,6 +121,7 @@ def cmd_info(run: Invocation) -> List[str]:
                 {"name": name, "position": position} for name, position in model.locked_joints
             ],
             "link_masses": {link: mass[link] for link in below},
+            "payload": payload,
             "total_mass": total_mass,
             "joint_warnings": [
                 {"joint": w.joint, "rule": w.rule, "message": w.message}
@@ -127,7 +146,12 @@ def cmd_info(run: Invocation) -> List[str]:
         f"base link  {model.base_link}    tip link  {model.tip_link}    leaves  "
         f"{', '.join(model.leaf_links)}",
         f"gravity    {fmt_vec(model.gravity, 3)} m/s^2 (base frame)",
-        f"total mass {total_mass:.3f} kg ({len(below)} links at or below {model.base_link})",
+        f"total mass {total_mass:.3f} kg ({len(below)} links at or below {model.base_link}"
+        + (
+            f": {links_mass:.3f} kg; payload {payload['mass']:.3f} kg on {payload['frame']})"
+            if payload
+            else ")"
+        ),
         "",
         f"actuated joints ({model.n}), the order of every joint vector:",
         f"  {'#':>2} {'name':<20} {'type':<10} {'lower':>8} {'upper':>8} {'vel':>7} {'effort':>8} "
@@ -156,6 +180,11 @@ def cmd_info(run: Invocation) -> List[str]:
         lines.append(
             "locked joints (fixed there by locked_joints): "
             + ", ".join(f"{name} at {position:g}" for name, position in model.locked_joints)
+        )
+    if model.armature.any():
+        lines.append(
+            "armature [kg m^2 or kg] (on M's diagonal): "
+            + ", ".join(f"{j['name']} {j['armature']:g}" for j in joints)
         )
     lines += [f"warning: {line}" for line in joint_warning_lines(model.joint_warnings)]
     if model.tip_link is None:
