@@ -3,10 +3,11 @@ pairs, and a level with the reasons.
 
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
-raised; WARN when no joint_states came or they (or ~/reference messages) were refused, shed or
-skipped since the last status, efforts are stale, the estimation paused on every message since
-the last status (positions missing, no or stale velocities or efforts: the pipeline's
-``last_pause`` says which) or the selected wrench problem is near-singular; OK otherwise.
+raised; WARN when no joint_states came or they (or ~/reference messages) were refused or skipped
+since the last status, more than :data:`SHED_WARN_FRACTION` of them were shed, efforts are
+stale, the estimation paused on every message since the last status (positions missing, no or
+stale velocities or efforts: the pipeline's ``last_pause`` says which) or the selected wrench
+problem is near-singular; OK otherwise.
 """
 
 import time
@@ -19,6 +20,12 @@ from robot_dynamics.core.joint_warnings import joint_warning_lines
 from .description import locked_joints_text
 
 
+#: Fraction of a period's joint_states above which shed ones make the status WARN (and the node
+#: log it): the node does not keep up. Below it, a message superseded by the next one of a burst
+#: (a driver's jitter, a busy moment of the machine) is only counted.
+SHED_WARN_FRACTION = 0.01
+
+
 def _text(value):
     if isinstance(value, bool):
         return str(value).lower()
@@ -29,11 +36,17 @@ def _text(value):
 
 class DynamicsDiagnostics:
     """The dynamics node's /diagnostics: what changed since the previous status, and the
-    processing rate."""
+    processing rate.
+
+    Attributes:
+        overload: the shed-messages warning of the last status ("" when the node kept up), for
+            the node's log.
+    """
 
     def __init__(self):
         self._previous = {}
         self._rate_from = None  # (monotonic time [s], messages processed)
+        self.overload = ""
 
     def status(self, node, active, pipeline, rate):
         """DiagnosticStatus of a DynamicsNode.
@@ -65,6 +78,7 @@ class DynamicsDiagnostics:
         grew = {k: v - self._previous.get(k, 0) for k, v in seen.items()}
         self._previous = seen
         errors, warnings = [], []
+        self.overload = ""
         if active is None:
             errors.append("no robot model loaded")
         else:
@@ -88,11 +102,13 @@ class DynamicsDiagnostics:
                 warnings.append(f"{grew['refused']} joint_states messages refused")
             if grew["reference_refused"]:
                 warnings.append(f"{grew['reference_refused']} ~/reference messages refused")
-            if grew["shed"]:
+            if grew["shed"] > SHED_WARN_FRACTION * grew["received"]:
                 warnings.append(
-                    f"{grew['shed']} joint_states shed (a newer one came before the node took "
-                    "them: overloaded)"
+                    f"joint_states arriving faster than the node serves them: {grew['shed']} of "
+                    f"{grew['received']} shed since the last status (a newer one came before "
+                    "the node took them; the newest is processed)"
                 )
+                self.overload = warnings[-1]
             if grew["skipped_messages"]:
                 warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
             if pipeline.get("stale_effort"):

@@ -100,7 +100,6 @@ class DynamicsNode(Node):
         # joint_states: the newest of each stream, served by a task of the I/O node's executor
         self._latest = LatestMessages()
         self._serve_lock = threading.Lock()
-        self._shed_logged = 0
 
         # Every QoS event handler is an entity the executor scans on each wake-up, at 1 kHz:
         # the hot path goes without the default incompatible-QoS handlers (a peer with an
@@ -305,15 +304,6 @@ class DynamicsNode(Node):
                     self._handle_joint_states(msg)
                 except Exception as error:  # noqa: BLE001 - a message must never stop the node
                     self._hot_path_error(error)
-        if latest.shed != self._shed_logged:
-            self._shed_logged = latest.shed
-            self._log(
-                "shed",
-                5.0,
-                "warning",
-                "joint_states arriving faster than the node serves them: the newest is "
-                f"processed, older ones shed ({latest.shed} so far)",
-            )
 
     def _reference_clock_ns(self):
         """Now [ns] on the clock a ~/reference ages by: ROS time when it is simulated
@@ -529,9 +519,10 @@ class DynamicsNode(Node):
     # ------------------------------------------------------------------ diagnostics
     def _diagnostics(self):
         pipeline_status = self._with_pipeline(lambda pipeline: pipeline.status()) or {}
-        self._pub_diagnostics.publish(
-            self._diagnostics_state.array(self, self._active, pipeline_status)
-        )
+        diagnostics = self._diagnostics_state
+        self._pub_diagnostics.publish(diagnostics.array(self, self._active, pipeline_status))
+        if diagnostics.overload:
+            self._log("shed", 5.0, "warning", diagnostics.overload)
 
 
 def main(args=None):

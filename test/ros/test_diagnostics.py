@@ -1,0 +1,58 @@
+"""The dynamics node's /diagnostics policy (plain pytest, a stand-in for the node): shed
+joint_states make the status WARN, and the node log it, only when more than SHED_WARN_FRACTION of
+a period's messages were shed (the node does not keep up); one superseded by the next of a burst
+is counted only."""
+
+from types import SimpleNamespace
+
+from diagnostic_msgs.msg import DiagnosticStatus
+
+from robot_dynamics.ros.diagnostics import SHED_WARN_FRACTION, DynamicsDiagnostics
+from robot_dynamics.ros.executors import CallbackErrors
+
+
+def stand_in(model):
+    """The attributes of a DynamicsNode the diagnostics read, with a model loaded."""
+    node = SimpleNamespace(
+        _count={"received": 0, "commands": 0, "model_loads": 1},
+        _latest=SimpleNamespace(shed=0),
+        callback_errors=CallbackErrors(),
+        _values={"publish_effort_command": False, "payload.mass": 0.0},
+        _command_error="",
+        _description=SimpleNamespace(source="parameter", rejections=0, last_error=""),
+        _unknown=set(),
+        get_fully_qualified_name=lambda: "/dynamics_node",
+    )
+    return node, SimpleNamespace(model=model)
+
+
+def period(diagnostics, node, active, received, shed):
+    """One diagnostics period in which ``received`` joint_states came and ``shed`` were shed."""
+    node._count["received"] += received
+    node._latest.shed += shed
+    processed = node._count["received"] - node._latest.shed
+    return diagnostics.status(node, active, {"messages": processed}, rate=1000.0)
+
+
+def values(status):
+    return {kv.key: kv.value for kv in status.values}
+
+
+def test_a_few_shed_messages_are_counted_only_a_node_that_does_not_keep_up_warns(panda):
+    diagnostics = DynamicsDiagnostics()
+    node, active = stand_in(panda)
+    # a burst superseded a few of 1000 (within the fraction): counted, the status stays OK
+    few = int(SHED_WARN_FRACTION * 1000)
+    status = period(diagnostics, node, active, 1000, few)
+    assert status.level == DiagnosticStatus.OK, status.message
+    assert values(status)["messages_shed"] == str(few)
+    assert diagnostics.overload == ""
+    # a tenth of the next period's messages shed: WARN, and the text the node logs
+    status = period(diagnostics, node, active, 1000, 100)
+    assert status.level == DiagnosticStatus.WARN
+    assert diagnostics.overload in status.message
+    assert "100 of 1000 shed since the last status" in diagnostics.overload
+    assert values(status)["messages_shed"] == str(few + 100)
+    # keeping up again: OK, nothing to log
+    status = period(diagnostics, node, active, 1000, 0)
+    assert status.level == DiagnosticStatus.OK and diagnostics.overload == ""
