@@ -37,6 +37,10 @@ DETERMINED_TOLERANCE = 1e-6
 #: share of the samples at or near rest from which a static fit's stiction bias is warned of
 NEAR_REST_SHARE = 0.25
 
+#: the inertia is reported only when its largest principal moment exceeds this many standard
+#: errors of its parameters (a significance test: the data resolve it)
+INERTIA_SIGNIFICANCE = 2.0
+
 
 @dataclass(frozen=True, eq=False)
 class PayloadEstimate:
@@ -48,7 +52,9 @@ class PayloadEstimate:
         mass_std: standard error of mass [kg]; nan when not determined.
         com: (3,) centre of mass [m] in the frame; nan where not determined.
         com_std: (3,) standard errors of com [m]; nan where not determined.
-        inertia: (3, 3) about the centre of mass [kg m^2], or None when not determined.
+        inertia: (3, 3) about the centre of mass [kg m^2], or None when not determined: not
+            in the subspace the data determine, or not resolved by them (its largest principal
+            moment within :data:`INERTIA_SIGNIFICANCE` standard errors).
         inertia_std: (6,) standard errors of [Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (about the frame
             origin), or None.
         parameters: (10,) estimate of phi (zero in the undetermined directions).
@@ -221,6 +227,14 @@ def identify_payload(
     if np.all(determined[4:]):
         _, _, inertia = inertia_parameters(parameters_to_inertia(phi))
         inertia_std = std[4:]
+        size = float(np.max(np.abs(np.linalg.eigvalsh(inertia))))
+        if not size > INERTIA_SIGNIFICANCE * float(np.max(inertia_std)):
+            notes.append(
+                f"inertia: not resolved by the data (largest principal moment {size:.3g} kg m^2, "
+                f"standard errors up to {float(np.max(inertia_std)):.3g}; too little rotation, "
+                "or too short a window)"
+            )
+            inertia = inertia_std = None
     else:
         missing = [BODY_PARAMETER_NAMES[k] for k in range(4, 10) if not determined[k]]
         notes.append(

@@ -267,6 +267,38 @@ def test_payload_inertia_from_motion_and_one_pose(rng):
     assert any("centre of mass along" in u for u in est.undetermined)
 
 
+def test_payload_inertia_is_reported_only_when_the_data_resolve_it():
+    """With torque noise, the inertia is reported when its largest principal moment stands out
+    of its standard errors (a rich 10 s motion, a load of ~0.07 kg m^2: within 3 standard errors
+    of the truth), and left out, named, when a second of small motion cannot tell it from zero
+    (mass still right)."""
+    from robot_dynamics.core.payload import INERTIA_SIGNIFICANCE, identify_payload
+
+    model = load_model("bundled_panda")
+    inertia = np.diag([0.06, 0.08, 0.05])
+    truth = model.with_payload(PAYLOAD_MASS, PAYLOAD_COM, inertia, frame="tool")
+    rng = np.random.default_rng(3)
+
+    def measured(q, qd, qdd):
+        tau = truth.inverse_dynamics(q, qd, qdd) + model.friction_torques(qd)
+        return tau + 0.05 * rng.normal(size=q.shape)
+
+    q, qd, qdd = sine_trajectory(model, rng, duration=10.0, rate=100.0)
+    est = identify_payload(model, q, qd, qdd, measured(q, qd, qdd), frame="tool")
+    assert est.undetermined == ()
+    big = np.max(np.abs(np.linalg.eigvalsh(est.inertia)))
+    assert big > INERTIA_SIGNIFICANCE * np.max(est.inertia_std)
+    assert np.all(np.abs(est.inertia - inertia) < 3.0 * np.max(est.inertia_std))
+    # one second of the same motion at 1/20 of its amplitude: the inertia is within the noise
+    mid = q[:100].mean(axis=0)
+    q, qd, qdd = mid + 0.05 * (q[:100] - mid), 0.05 * qd[:100], 0.05 * qdd[:100]
+    est = identify_payload(model, q, qd, qdd, measured(q, qd, qdd), frame="tool")
+    assert est.inertia is None and est.inertia_std is None
+    (note,) = [u for u in est.undetermined if u.startswith("inertia")]
+    assert note.startswith("inertia: not resolved by the data (largest principal moment ")
+    assert abs(est.mass - PAYLOAD_MASS) < 0.01 * PAYLOAD_MASS
+
+
 def test_payload_fit_predicts_the_loaded_robot(rng):
     # the window choice's payload fit: fitted on one motion, it predicts the loaded robot's
     # torques (rigid body and friction) on another; a joint without a torque is NaN
