@@ -10,10 +10,13 @@ regressor columns of the body the frame is fixed to, mapped into the frame:
 Static poses only see gravity, so only ``m`` and ``m c`` (and not all of ``m c`` when the
 frame's orientation hardly changes between poses). The least-squares solution is taken on the
 subspace the data determine (an SVD with a relative threshold); a parameter is reported
-determined when it lies in that subspace, and the rest is named in ``undetermined``. Only the
+determined when it lies in that subspace and, for the centre of mass and the inertia, when the
+data resolve it against their noise (:data:`COM_RESOLUTION`, :data:`INERTIA_SIGNIFICANCE`); the
+rest is named in ``undetermined``. Only the
 rows of joints whose torque is measured (``effort_mask``) are fitted.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +44,11 @@ NEAR_REST_SHARE = 0.25
 #: errors of its parameters (a significance test: the data resolve it)
 INERTIA_SIGNIFICANCE = 2.0
 
+#: a centre-of-mass component is reported only when the gravity torque its standard error can
+#: cause once the frame is tilted (``m |g| std``) stays within this many times the fit's residual
+#: RMS (the torque noise of the data): beyond, the poses hardly tilt the frame about that axis
+COM_RESOLUTION = 10.0
+
 
 @dataclass(frozen=True, eq=False)
 class PayloadEstimate:
@@ -57,9 +65,12 @@ class PayloadEstimate:
             moment within :data:`INERTIA_SIGNIFICANCE` standard errors).
         inertia_std: (6,) standard errors of [Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (about the frame
             origin), or None.
-        parameters: (10,) estimate of phi (zero in the undetermined directions).
+        parameters: (10,) least-squares estimate of phi (zero in the directions outside the
+            subspace the data determine).
         covariance: (10, 10) of phi.
-        determined: (10,) bool per parameter of phi.
+        determined: (10,) bool per parameter of phi: in the subspace the data determine and,
+            for the centre of mass and the inertia, resolved by them (:data:`COM_RESOLUTION`,
+            :data:`INERTIA_SIGNIFICANCE`).
         undetermined: readable notes on what the data could not determine.
         samples: number of samples used; residual_rms: (n,) [N m or N] after the fit (NaN for
             the joints without a measured torque).
@@ -215,20 +226,33 @@ def identify_payload(
     J = np.hstack([-h[:, None] / m**2, np.eye(3) / m])  # d com / d (m, h)
     com_cov = J @ cov[:4, :4] @ J.T
     com_std = np.sqrt(np.maximum(np.diag(com_cov), 0.0))
+    noise = math.sqrt(sigma2)
+    weight = abs(m) * float(np.linalg.norm(model.gravity))
     for k, axis in enumerate("xyz"):
         if not determined[1 + k]:
-            com[k] = np.nan
-            com_std[k] = np.nan
             notes.append(
                 f"centre of mass along {axis}: not determined (poses do not rotate the frame "
                 f"about an axis that makes it act on a joint)"
             )
+        elif weight * com_std[k] > COM_RESOLUTION * noise:
+            determined[1 + k] = False
+            notes.append(
+                f"centre of mass along {axis}: not resolved by the data ({com[k]:.3g} m, "
+                f"standard error {com_std[k]:.3g} m: a gravity torque error up to "
+                f"{weight * com_std[k]:.3g} N m once the frame tilts, against a residual of "
+                f"{noise:.3g} N m; poses that tilt the frame more about that axis)"
+            )
+        else:
+            continue
+        com[k] = np.nan
+        com_std[k] = np.nan
     inertia = inertia_std = None
     if np.all(determined[4:]):
         _, _, inertia = inertia_parameters(parameters_to_inertia(phi))
         inertia_std = std[4:]
         size = float(np.max(np.abs(np.linalg.eigvalsh(inertia))))
         if not size > INERTIA_SIGNIFICANCE * float(np.max(inertia_std)):
+            determined[4:] = False
             notes.append(
                 f"inertia: not resolved by the data (largest principal moment {size:.3g} kg m^2, "
                 f"standard errors up to {float(np.max(inertia_std)):.3g}; too little rotation, "
