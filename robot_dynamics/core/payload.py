@@ -12,8 +12,8 @@ frame's orientation hardly changes between poses). The least-squares solution is
 subspace the data determine (an SVD with a relative threshold); a parameter is reported
 determined when it lies in that subspace and, for the centre of mass and the inertia, when the
 data resolve it against their noise (:data:`COM_RESOLUTION`, :data:`INERTIA_SIGNIFICANCE`); the
-rest is named in ``undetermined``. Only the
-rows of joints whose torque is measured (``effort_mask``) are fitted.
+rest is named in ``undetermined``. Only the rows of joints whose torque is measured
+(``effort_mask``) are fitted.
 """
 
 import math
