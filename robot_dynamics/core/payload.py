@@ -61,8 +61,9 @@ class PayloadEstimate:
         com: (3,) centre of mass [m] in the frame; nan where not determined.
         com_std: (3,) standard errors of com [m]; nan where not determined.
         inertia: (3, 3) about the centre of mass [kg m^2], or None when not determined: not
-            in the subspace the data determine, or not resolved by them (its largest principal
-            moment within :data:`INERTIA_SIGNIFICANCE` standard errors).
+            in the subspace the data determine, not resolved by them (its largest principal
+            moment within :data:`INERTIA_SIGNIFICANCE` standard errors), or about a centre of
+            mass they do not give.
         inertia_std: (6,) standard errors of [Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (about the frame
             origin), or None.
         parameters: (10,) least-squares estimate of phi (zero in the directions outside the
@@ -247,7 +248,10 @@ def identify_payload(
         com[k] = np.nan
         com_std[k] = np.nan
     inertia = inertia_std = None
-    if np.all(determined[4:]):
+    if np.all(determined[4:]) and not np.all(determined[1:4]):
+        determined[4:] = False  # the inertia about a centre of mass the data do not give
+        notes.append("inertia: not determined without the whole centre of mass")
+    elif np.all(determined[4:]):
         _, _, inertia = inertia_parameters(parameters_to_inertia(phi))
         inertia_std = std[4:]
         size = float(np.max(np.abs(np.linalg.eigvalsh(inertia))))

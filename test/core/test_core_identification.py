@@ -271,7 +271,8 @@ def test_payload_centre_of_mass_and_inertia_are_reported_where_the_data_resolve_
     """With torque noise, a rich 10 s motion resolves centre of mass and inertia (a load of ~0.07
     kg m^2: within 3 standard errors of the truth); a second of the same motion at 1/20 of its
     amplitude determines them numerically but cannot tell them from the noise (a centre of mass
-    of a metre, an inertia of tens of kg m^2): they are left out, named, the mass still right."""
+    of a metre, an inertia of tens of kg m^2): they are left out, named, the mass still right;
+    static poses held with a wobble resolve the centre of mass but not the inertia."""
     from robot_dynamics.core.payload import (
         COM_RESOLUTION,
         INERTIA_SIGNIFICANCE,
@@ -305,8 +306,27 @@ def test_payload_centre_of_mass_and_inertia_are_reported_where_the_data_resolve_
     assert est.inertia is None and est.inertia_std is None
     notes = [u.split(" (")[0] for u in est.undetermined]
     assert notes == [f"centre of mass along {axis}: not resolved by the data" for axis in "xyz"] + [
-        "inertia: not resolved by the data"
+        "inertia: not determined without the whole centre of mass"
     ]
+    # four poses, each held with a 0.2 mrad wobble: the centre of mass is resolved, the inertia
+    # only numerically determined (its principal moments within the noise)
+    poses = np.array(
+        [
+            [0.0, -0.3, 0.0, -2.0, 0.0, 1.6, 0.8],
+            [0.5, 0.2, -0.3, -1.5, 1.2, 1.0, -0.5],
+            [-0.4, 0.4, 0.6, -2.2, -1.0, 2.2, 1.5],
+            [0.2, -0.6, 0.2, -1.0, 0.7, 0.5, -1.8],
+        ]
+    )
+    w, t = 2 * np.pi * 2.0, np.arange(100)[:, None] * 0.01  # each joint: 2e-4 sin(w t)
+    q = np.concatenate([pose + 2e-4 * np.sin(w * t) for pose in poses])
+    qd = np.tile(2e-4 * w * np.cos(w * t), (len(poses), model.n))
+    qdd = np.tile(-2e-4 * w * w * np.sin(w * t), (len(poses), model.n))
+    est = identify_payload(model, q, qd, qdd, measured(q, qd, qdd), frame="tool")
+    assert np.all(est.determined[:4]) and np.all(np.abs(est.com - PAYLOAD_COM) < 3 * est.com_std)
+    assert est.inertia is None and not np.any(est.determined[4:])
+    (note,) = est.undetermined
+    assert note.startswith("inertia: not resolved by the data (largest principal moment ")
 
 
 def test_payload_fit_predicts_the_loaded_robot(rng):
