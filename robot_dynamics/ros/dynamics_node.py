@@ -287,9 +287,9 @@ class DynamicsNode(Node):
             self._hot_path_error(error)
 
     def _serve_joint_states(self):
-        """The executor task: process the newest joint_states of each stream, count and report
-        the shed ones. Never raises: rclpy's ``EventsExecutor`` ends the process (SIGSEGV) when a
-        task raises."""
+        """The executor task: process the newest joint_states of each stream (the hand-off
+        counts the shed ones; the diagnostics report them). Never raises: rclpy's
+        ``EventsExecutor`` ends the process (SIGSEGV) when a task raises."""
         try:
             self._serve_pending()
         except Exception as error:  # noqa: BLE001 - see the docstring
