@@ -178,7 +178,9 @@ class PayloadService:
         response.success = com_ok
         used = f"{response.samples} samples over {response.duration:.3g} s"
         if not com_ok:
-            response.message = f"too few poses ({used}): " + "; ".join(estimate.undetermined)
+            response.message = f"the centre of mass is not determined ({used}): " + "; ".join(
+                estimate.undetermined
+            )
             return
         if not estimate.mass > 0.0:
             response.success = False
