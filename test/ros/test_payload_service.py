@@ -3,8 +3,9 @@ the core's ``model.with_payload``, with noise; positions with encoder noise, vel
 driver's ripple) -> mass within 1 %, COM within 5 mm, no inertia made up; apply=true
 sets the payload.* parameters and the node's gravity torques then include the payload. Errors
 (no joint states, a centre of mass not determined, a mass that is not positive, a bad window or
-frame) -> success false naming the reason. Motor-side torques at rest (joint friction in the model, stiction
-held in each pose): identified, with the named warning payload-at-rest in the message."""
+frame) -> success false naming the reason. Motor-side torques at rest (joint friction in the
+model, stiction held in each pose): identified, with the named warning payload-at-rest in the
+message."""
 
 import numpy as np
 import pytest
