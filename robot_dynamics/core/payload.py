@@ -229,46 +229,45 @@ def identify_payload(
     com_std = np.sqrt(np.maximum(np.diag(com_cov), 0.0))
     noise = math.sqrt(sigma2)
     weight = abs(m) * float(np.linalg.norm(model.gravity))
+    unresolved = determined[1:4] & (weight * com_std > COM_RESOLUTION * noise)
     for k, axis in enumerate("xyz"):
         if not determined[1 + k]:
             notes.append(
                 f"centre of mass along {axis}: not determined (poses do not rotate the frame "
                 f"about an axis that makes it act on a joint)"
             )
-        elif weight * com_std[k] > COM_RESOLUTION * noise:
-            determined[1 + k] = False
+        elif unresolved[k]:
             notes.append(
                 f"centre of mass along {axis}: not resolved by the data ({com[k]:.3g} m, "
                 f"standard error {com_std[k]:.3g} m: a gravity torque error up to "
                 f"{weight * com_std[k]:.3g} N m once the frame tilts, against a residual of "
                 f"{noise:.3g} N m; poses that tilt the frame more about that axis)"
             )
-        else:
-            continue
-        com[k] = np.nan
-        com_std[k] = np.nan
+    determined[1:4] &= ~unresolved
+    com[~determined[1:4]] = com_std[~determined[1:4]] = np.nan
     inertia = inertia_std = None
-    if np.all(determined[4:]) and not np.all(determined[1:4]):
-        determined[4:] = False  # the inertia about a centre of mass the data do not give
-        notes.append("inertia: not determined without the whole centre of mass")
-    elif np.all(determined[4:]):
-        _, _, inertia = inertia_parameters(parameters_to_inertia(phi))
-        inertia_std = std[4:]
-        size = float(np.max(np.abs(np.linalg.eigvalsh(inertia))))
-        if not size > INERTIA_SIGNIFICANCE * float(np.max(inertia_std)):
-            determined[4:] = False
-            notes.append(
-                f"inertia: not resolved by the data (largest principal moment {size:.3g} kg m^2, "
-                f"standard errors up to {float(np.max(inertia_std)):.3g}; too little rotation, "
-                "or too short a window)"
-            )
-            inertia = inertia_std = None
-    else:
+    if not np.all(determined[4:]):
         missing = [BODY_PARAMETER_NAMES[k] for k in range(4, 10) if not determined[k]]
         notes.append(
             "inertia: not determined (" + ", ".join(missing) + "; static poses or too little "
             "rotation show only mass and centre of mass)"
         )
+    elif not np.all(determined[1:4]):
+        determined[4:] = False  # the inertia is about a centre of mass the data do not give
+        notes.append("inertia: not determined without the whole centre of mass")
+    else:
+        _, _, estimate = inertia_parameters(parameters_to_inertia(phi))
+        size = float(np.max(np.abs(np.linalg.eigvalsh(estimate))))
+        largest_std = float(np.max(std[4:]))
+        if size > INERTIA_SIGNIFICANCE * largest_std:
+            inertia, inertia_std = estimate, std[4:]
+        else:
+            determined[4:] = False
+            notes.append(
+                f"inertia: not resolved by the data (largest principal moment {size:.3g} kg m^2, "
+                f"standard errors up to {largest_std:.3g}; too little rotation, or too short a "
+                "window)"
+            )
     residual_rms = np.full(n, np.nan)
     residual_rms[rows] = np.sqrt(((b - fit).reshape(N, m_rows) ** 2).mean(axis=0))
     return PayloadEstimate(
