@@ -98,6 +98,7 @@ def momentum_terms(tree, kin, qd):
     Returns:
         tuple: ``(p [kg m^2/s or kg m/s], C^T qd [N m or N])``, (..., nb) each.
     """
-    I, S = kin.I, kin.S
-    V = tree.ancestors @ (S * qd[..., None])
-    return momentum_from_velocity_terms(tree, kin, motion_cross(V), (I @ V[..., None])[..., 0])
+    kin.F  # first: S then comes from the force transforms
+    V = tree.ancestors @ (kin.S * qd[..., None])
+    IV = kin.inertia_times(V[..., None])[..., 0]
+    return momentum_from_velocity_terms(tree, kin, motion_cross(V), IV)

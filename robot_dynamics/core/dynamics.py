@@ -183,8 +183,8 @@ def forward_dynamics(tree, kin, qd, tau, f_ext=None, frame=None):
         SingularInertiaError: M is singular (names a joint that moves little or no inertia).
     """
     external = external_force(tree, kin, f_ext, frame)
+    M = mass_matrix(tree, kin)  # first: the RNEA then reuses its spatial inertias
     rhs = tau - tree.reduce(rnea(tree, kin, tree.body_rates(qd), None, f_ext=external))
-    M = mass_matrix(tree, kin)
     n = tree.n
     if n == 0:
         return rhs  # no movable joint: (..., 0)

@@ -119,6 +119,24 @@ class Kinematics:
             self._S = S
         return self._S
 
+    def inertia_times(self, X):
+        """The bodies' spatial inertias times motion vectors, ``I_i X_i``: with :attr:`I` when
+        it is already formed, else ``F (I_B (F^T X))`` (to body axes, the body's own inertia,
+        back to base axes), fewer flops than forming it.
+
+        Args:
+            X: (..., nb, 6, k) motion vectors ``[v; w]`` [m/s, rad/s or m/s^2, rad/s^2], base
+                axes about the base origin.
+
+        Returns:
+            ndarray: (..., nb, 6, k) spatial forces ``[f; n]`` [N s, N m s or N, N m], base
+            axes about the base origin.
+        """
+        if self._I is not None:
+            return self._I @ X
+        F = self.F
+        return F @ (self.tree.inertia @ (F.swapaxes(-1, -2) @ X))
+
     @property
     def I(self):  # noqa: E743 - the book's name for spatial inertia
         """(..., nb, 6, 6) body spatial inertias in base axes about the base origin

@@ -51,16 +51,24 @@ def rnea_pass(tree, kin, qd, qdd):
         product matrices ``crm(V_i)`` (..., nb, 6, 6) and body momenta ``I_i V_i`` (..., nb, 6),
         base axes about the base origin.
     """
-    I, S = kin.I, kin.S  # I first: S then comes from the force transforms
+    kin.F  # first: S then comes from the force transforms
+    S = kin.S
     anc = tree.ancestors
     Sqd = S * qd[..., None]
-    V = anc @ Sqd  # sums over ancestors
+    Sqdd = None if qdd is None else S * qdd[..., None]
+    shape = Sqd.shape
+    if Sqdd is not None and Sqdd.shape != shape:
+        shape = np.broadcast_shapes(shape, Sqdd.shape)
+    VA = np.empty(shape + (2,))  # [V, A] side by side, for one product with the inertias
+    V, A = VA[..., 0], VA[..., 1]
+    V[...] = anc @ Sqd  # sums over ancestors
     crmV = motion_cross(V)
     bias = (crmV @ Sqd[..., None])[..., 0]  # Sdot_j qd_j
-    A = anc @ (bias if qdd is None else S * qdd[..., None] + bias)
+    A[...] = anc @ (bias if Sqdd is None else Sqdd + bias)
     A[..., :3] -= tree.gravity
-    IV = I @ V[..., None]
-    f = (I @ A[..., None] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
+    IVA = kin.inertia_times(VA)
+    IV = IVA[..., :1]
+    f = (IVA[..., 1:] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
     tau = (S * (tree.descendants @ f)).sum(axis=-1)  # sums over descendants
     return tau, crmV, IV[..., 0]
 

@@ -235,6 +235,18 @@ def test_a_batch_in_chunks_gives_what_one_pass_gives(name, rng):
     )
 
 
+@pytest.mark.parametrize("name", ROBOTS)
+def test_inertia_times_is_the_spatial_inertias_product_by_either_route(name, rng):
+    model = load_model(name)
+    q, _, _ = random_state(model, name, rng, shape=(4,))
+    X = rng.normal(size=(4, model.tree.nb, 6, 2))
+    unformed = dynamics.kinematics(model.tree, q).inertia_times(X)  # F (I_B (F^T X))
+    kin = dynamics.kinematics(model.tree, q)
+    expected = kin.I @ X
+    np.testing.assert_allclose(unformed, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kin.inertia_times(X), expected, rtol=0, atol=0)  # I formed
+
+
 def test_no_core_module_reads_private_attributes_of_another_object():
     # an attribute with a leading underscore is read only through ``self`` (or ``cls``)
     private = re.compile(r"\b(?!self\b|cls\b)([a-z_][a-z0-9_]*)\._[a-z]\w*")
