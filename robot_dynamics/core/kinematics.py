@@ -2,9 +2,9 @@
 algorithms share.
 
 Every body's transform comes from a few batched calls: one matrix product builds all joint
-transforms ``T_parent_body(q)`` (each is linear in ``[1, sin q, 1 - cos q, q]``: the tree's
-``motion_basis``), and pointer jumping over the parent array composes them in
-``ceil(log2(depth))`` batched products (the tree's ``fk_jumps``).
+transforms ``T_parent_body(q)`` (each is linear in ``[1, sin q, cos q, q]``: the tree's
+``motion_constant`` and ``motion_basis``), and pointer jumping over the parent array composes
+them in ``ceil(log2(depth))`` batched products (the tree's ``fk_jumps``).
 """
 
 import numpy as np
@@ -13,8 +13,7 @@ from .spatial import skew
 
 
 _SWAP_HALVES = np.array([3, 4, 5, 0, 1, 2])
-_PHASE_SCALE = np.array([0.0, 1.0, 1.0])
-_PHASE_SHIFT = np.array([np.pi / 2, 0.0, np.pi / 2])
+_SIN_COS_PHASE = np.array([0.0, np.pi / 2])  # sin(q + phase) = [sin q, cos q]
 
 #: batch size from which forward kinematics composes level by level (fewer flops) instead of
 #: by pointer jumping (fewer numpy calls)
@@ -33,8 +32,8 @@ def body_transforms(tree, q_full):
     """
     nb = tree.nb
     batch = q_full.shape[:-1]
-    coeffs = np.sin(q_full[..., None] * _PHASE_SCALE + _PHASE_SHIFT)[..., None, :]
-    T = coeffs @ tree.motion_basis
+    sin_cos = np.sin(q_full[..., None] + _SIN_COS_PHASE)[..., None, :]
+    T = sin_cos @ tree.motion_basis + tree.motion_constant
     if tree.has_prismatic:
         T += q_full[..., None, None] * tree.prismatic_basis[:, None, :]
     T = T.reshape(batch + (nb, 4, 4))

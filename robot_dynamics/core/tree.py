@@ -139,7 +139,10 @@ class KinematicTree:
         fk_jumps: pointer-jumping schedule of forward kinematics, ``(bodies, targets)`` pairs:
             step k composes each listed body with the body 2^k levels up.
         fk_levels: ``(bodies, parents)`` per depth >= 2, composing level by level.
-        motion_basis: (nb, 3, 16) ``T_parent_body(q) = [1, sin q, cos q] @ motion_basis``
+        motion_constant: (nb, 1, 16) the part of ``T_parent_body(q)`` that does not vary with q
+            (flattened 4x4).
+        motion_basis: (nb, 2, 16) ``T_parent_body(q) = motion_constant + [sin q, cos q] @
+            motion_basis``
             (flattened 4x4; revolute joints, and the fixed part of prismatic ones).
         prismatic_basis: (nb, 16) the part of ``T_parent_body`` linear in a prismatic q.
         swapped_axes: (nb, 6, 1) joint axes in body axes with halves swapped, ``[w; v]``.
@@ -189,6 +192,7 @@ class KinematicTree:
     levels: tuple = dataclasses.field(init=False, repr=False)
     fk_jumps: tuple = dataclasses.field(init=False, repr=False)
     fk_levels: tuple = dataclasses.field(init=False, repr=False)
+    motion_constant: np.ndarray = dataclasses.field(init=False, repr=False)
     motion_basis: np.ndarray = dataclasses.field(init=False, repr=False)
     prismatic_basis: np.ndarray = dataclasses.field(init=False, repr=False)
     swapped_axes: np.ndarray = dataclasses.field(init=False, repr=False)
@@ -263,7 +267,7 @@ def _compile(tree):
     strict = anc - np.eye(nb)
     depth = anc.sum(axis=1).astype(int)
     masses = tree.inertia[:, 0, 0]
-    basis, prismatic_basis = _motion_basis(tree)
+    constant, basis, prismatic_basis = _motion_basis(tree)
     jumps, fk_levels = _fk_schedules(tree.parent, depth)
     # columns [axis; 0] and [first moment h_B; m]: T @ column gives z_W and m c_W
     cols = np.zeros((nb, 4, 2))
@@ -284,6 +288,7 @@ def _compile(tree):
         "levels": _aba_levels(tree.parent, depth),
         "fk_jumps": jumps,
         "fk_levels": fk_levels,
+        "motion_constant": constant,
         "motion_basis": basis,
         "prismatic_basis": prismatic_basis,
         "swapped_axes": _swapped_axes(tree),
@@ -302,15 +307,15 @@ def _motion_basis(tree):
     """Constant arrays that make every joint transform a single matrix product.
 
     Revolute about unit axis a with ``K = [a]x``: ``R(q) = I + sin q K + (1 - cos q) K^2``, so
-    ``T_parent_body(q) = [1, sin q, cos q] @ [T0 (I + K^2), T0 K, -T0 K^2]`` and
-    ``[1, sin q, cos q] = sin(q * [0, 1, 1] + [pi/2, 0, pi/2])``. Prismatic: translation
-    ``q a``, added as ``q * T0 P``.
+    ``T_parent_body(q) = T0 (I + K^2) + [sin q, cos q] @ [T0 K, -T0 K^2]``. Prismatic:
+    ``T0``, plus the translation ``q a`` as ``q * T0 P``.
 
     Returns:
-        tuple: ``(basis (nb, 3, 16), prismatic_basis (nb, 16))``.
+        tuple: ``(constant (nb, 1, 16), basis (nb, 2, 16), prismatic_basis (nb, 16))``.
     """
     nb = tree.nb
-    basis = np.zeros((nb, 3, 4, 4))
+    constant = np.zeros((nb, 4, 4))
+    basis = np.zeros((nb, 2, 4, 4))
     prismatic = np.zeros((nb, 4, 4))
     for b in range(nb):
         T0 = tree.T_parent_joint[b]
@@ -318,15 +323,15 @@ def _motion_basis(tree):
         if tree.joint_type[b] == REVOLUTE:
             K = np.zeros((4, 4))
             K[:3, :3] = skew(a)
-            basis[b, 0] = T0 + T0 @ K @ K
-            basis[b, 1] = T0 @ K
-            basis[b, 2] = -T0 @ K @ K
+            constant[b] = T0 + T0 @ K @ K
+            basis[b, 0] = T0 @ K
+            basis[b, 1] = -T0 @ K @ K
         else:
-            basis[b, 0] = T0
+            constant[b] = T0
             P = np.zeros((4, 4))
             P[:3, 3] = a
             prismatic[b] = T0 @ P
-    return basis.reshape(nb, 3, 16), prismatic.reshape(nb, 16)
+    return constant.reshape(nb, 1, 16), basis.reshape(nb, 2, 16), prismatic.reshape(nb, 16)
 
 
 def _swapped_axes(tree):
