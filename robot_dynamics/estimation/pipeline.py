@@ -228,7 +228,7 @@ class EstimationPipeline:
             self.estimate(sample)
         return sample.out
 
-    def ingest(self, t_ns, position, velocity, effort, present=None):
+    def ingest(self, t_ns, position, velocity, effort, present=None, superseded=0):
         """Validate one joint_states message, merge it into the joint state and compute the
         dynamics terms at that state.
 
@@ -237,8 +237,7 @@ class EstimationPipeline:
 
         Args:
             t_ns: message stamp [ns] (int).
-            position: (n,) positions [rad or m] in model order, or None when the message has no such
-                field.
+            position: (n,) positions [rad or m] in model order, or None (no such field).
             velocity: (n,) velocities [rad/s or m/s] in model order, or None.
             effort: (n,) efforts in model order (as received, before effort_scale/effort_offset), or
                 None. Values of joints the message does not carry are ignored (see ``present``).
@@ -246,6 +245,8 @@ class EstimationPipeline:
                 this message" (the old value ages); a non-finite position, or a finite value beyond
                 the plausibility bounds, refuses the message.
             present: (n,) bool, the joints the message carries (None: all).
+            superseded: messages of its driver (the same joints) the caller dropped since the
+                previous one it passed (a node's shed messages: no stamp gap).
 
         Returns:
             Sample: the validated message (``ready`` False when it was refused, or some joint has
@@ -263,7 +264,7 @@ class EstimationPipeline:
         except Refused as refused:
             return Sample(self._refuse(t_ns, *refused.args))
         try:
-            return self._merge(t_ns, position, velocity, effort, present, clean)
+            return self._merge(t_ns, position, velocity, effort, present, clean, superseded)
         except _STEP_ERRORS as error:  # not expected for checked inputs
             return Sample(self._refuse(t_ns, f"{type(error).__name__}: {error}"))
 
@@ -292,13 +293,13 @@ class EstimationPipeline:
         self._restart = f"after a refused message ({reason})"
         return PipelineOutput(stamp_ns=t_ns, refused=reason, wrench_frame=self.wrench_frame or "")
 
-    def _merge(self, t_ns, position, velocity, effort, present, clean):
+    def _merge(self, t_ns, position, velocity, effort, present, clean, superseded):
         """The validated arrays into the joint state; the Sample at the merged state."""
         c = self.counters
         state = self._state
         previous = self._clock.last_ns
         stream = None if present is self._all or present.all() else present.tobytes()
-        dt_ns, restart = self._clock.tick(t_ns, stream)
+        dt_ns, restart = self._clock.tick(t_ns, stream, superseded)
         if restart is not None:
             self._restart = restart
             if t_ns < previous:  # back in time: no joint value is newer than the new stamp

@@ -8,7 +8,8 @@ driver stamped a little before the newest message of another is merged without a
 Gaps (lost messages) are counted per stream, the messages carrying the same joints (one driver),
 against the median of that stream's recent intervals: drivers publishing different joints
 interleave their stamps, and a stream's first intervals (a burst at start-up) or a change of its
-rate never leave the period estimate stuck.
+rate never leave the period estimate stuck. Messages the caller dropped itself (a node's shed
+messages, ``superseded``) are no gaps.
 """
 
 WINDOW = 9
@@ -69,12 +70,14 @@ class StampClock:
         self.last_ns, self._last_stream = old.last_ns, old._last_stream
         self._streams = old._streams
 
-    def tick(self, t_ns, stream=None):
+    def tick(self, t_ns, stream=None, superseded=0):
         """Take a new stamp.
 
         Args:
             t_ns: the message stamp [ns].
             stream: hashable key of the message's driver (its joints; None: all joints).
+            superseded: messages of that driver dropped by the caller since its previous stamp
+                (not gaps: the interval spans ``superseded + 1`` periods).
 
         Returns:
             tuple: ``(dt_ns, restart)``: the time since the previous stamp [ns] (None when the
@@ -84,7 +87,7 @@ class StampClock:
             ``max_dt_ns``).
         """
         c = self._counters
-        self._count_gaps(t_ns, stream)
+        self._count_gaps(t_ns, stream, superseded)
         last = self.last_ns
         if last is not None and t_ns < last and stream != self._last_stream:
             if last - t_ns <= self.max_dt_ns:  # another driver's message came late
@@ -104,7 +107,7 @@ class StampClock:
             return None, f"gap of {d * 1e-9:.6g} s between stamps"
         return d, None
 
-    def _count_gaps(self, t_ns, key):
+    def _count_gaps(self, t_ns, key, superseded):
         s = self._streams.get(key)
         if s is None:
             if len(self._streams) >= MAX_STREAMS:
@@ -120,10 +123,11 @@ class StampClock:
             return
         d = t_ns - last
         period = s.period_ns()
-        if period is not None and d > 1.5 * period:
+        if period is not None and d > (1.5 + superseded) * period:
             self._counters["stamp_gaps"] += 1
-            self._counters["skipped_messages"] += max(int(round(d / period)) - 1, 1)
-        s.add(d)
+            skipped = int(round(d / period)) - 1 - superseded
+            self._counters["skipped_messages"] += max(skipped, 1)
+        s.add(d // (superseded + 1))
 
 
 __all__ = ["StampClock"]

@@ -4,7 +4,8 @@ pairs, and a level with the reasons.
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
 raised; WARN when no joint_states came or they (or ~/reference messages) were refused or skipped
-since the last status, more than :data:`SHED_WARN_FRACTION` of them were shed, efforts are
+since the last status, more than :data:`SHED_WARN_FRACTION` of them were shed (the backlog
+queued before the node started serving aside: it is counted only), efforts are
 stale, the estimation paused on every message since the last status (positions missing, no or
 stale velocities or efforts: the pipeline's ``last_pause`` says which) or the selected wrench
 problem is near-singular; OK otherwise.
@@ -71,7 +72,7 @@ class DynamicsDiagnostics:
             "reference_refused": int(pipeline.get("reference_refused", 0)),
             "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
             "skipped_messages": int(pipeline.get("skipped_messages", 0)),
-            "shed": node._latest.shed,
+            "shed": node._latest.shed - node._latest.shed_at_start,
             "callback_errors": node.callback_errors.count,
             "withheld": withheld,
         }
@@ -147,6 +148,7 @@ class DynamicsDiagnostics:
             "message_rate_hz": f"{rate:.1f}",
             "messages_received": count["received"],
             "messages_shed": node._latest.shed,
+            "messages_shed_at_start": node._latest.shed_at_start,
             "messages_processed": int(pipeline.get("messages", 0)) - refused,
             "unknown_joints": " ".join(sorted(node._unknown)),
             "effort_command": "on" if node._values["publish_effort_command"] else "off",

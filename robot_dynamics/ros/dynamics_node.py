@@ -299,9 +299,9 @@ class DynamicsNode(Node):
         latest = self._latest
         latest.unschedule()  # from here on a new message asks for another task
         with self._serve_lock:  # one at a time, in order (a multi-threaded executor included)
-            while (msg := latest.take()) is not None:
+            while (taken := latest.take()) is not None:
                 try:
-                    self._handle_joint_states(msg)
+                    self._handle_joint_states(*taken)
                 except Exception as error:  # noqa: BLE001 - a message must never stop the node
                     self._hot_path_error(error)
 
@@ -322,7 +322,9 @@ class DynamicsNode(Node):
             "(ignored; the node goes on)",
         )
 
-    def _handle_joint_states(self, msg):
+    def _handle_joint_states(self, msg, superseded):
+        """Serve one joint_states message; ``superseded``: its stream's messages shed since the
+        previous one served."""
         active = self._active
         if active is None:
             return
@@ -350,7 +352,7 @@ class DynamicsNode(Node):
             if self._active is not active:
                 return  # swapped meanwhile: the next message goes to the new model
             pipeline = active.pipeline
-            sample = pipeline.ingest(t_ns, position, velocity, effort, present=present)
+            sample = pipeline.ingest(t_ns, position, velocity, effort, present, superseded)
             out = sample.out
             if sample.ready:
                 pipeline.command(sample, now_ns=self._reference_clock_ns())

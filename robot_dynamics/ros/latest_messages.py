@@ -9,25 +9,45 @@ of queueing: memory stays flat and the effort command is never computed from an 
 
 A message is stale when a newer one of the same stream arrived before it was taken. The streams
 are told apart by a key (the dynamics node uses the joint-name list: two drivers publishing
-different joints on one topic are two streams, and neither sheds the other's messages).
+different joints on one topic are two streams, and neither sheds the other's messages). Each
+message taken comes with the number of its stream's messages it superseded, so that the stamps
+it follows tell the node's shedding from messages the driver lost.
+
+Shedding at start is no overload: what a subscription queued before its executor started (a
+driver already streaming while the node loaded its model) arrives at once, and the first messages
+served cost more (cold caches, first calls). The messages shed before the first one is taken or
+within :data:`START_S` of it are counted apart; an overload outlasts them.
 """
 
 import threading
+import time
 from collections import OrderedDict
+
+#: Seconds after the first message taken within which shed messages count as shed at start.
+START_S = 1.0
 
 
 class LatestMessages:
     """The newest message of each stream not yet taken, in arrival order; thread-safe.
 
+    Args:
+        clock: monotonic time [s] (``time.monotonic``; tests pass their own).
+
     Attributes:
         shed: messages replaced by a newer one of their stream before they were taken.
+        shed_at_start: those of them shed before the first message was taken or within
+            :data:`START_S` of it.
     """
 
-    def __init__(self):
+    def __init__(self, clock=time.monotonic):
         self._lock = threading.Lock()
-        self._pending = OrderedDict()  # key -> the newest message of that stream not yet taken
+        self._clock = clock
+        # key -> [the newest message of that stream not yet taken, the messages it superseded]
+        self._pending = OrderedDict()
         self._scheduled = False  # a serve of the pending messages is asked for
+        self._start_ends = None  # when shedding stops counting as shed at start [s]
         self.shed = 0
+        self.shed_at_start = 0
 
     def put(self, key, message):
         """Hand over a message; a message of the same stream still pending is shed.
@@ -41,9 +61,14 @@ class LatestMessages:
             caller asks for one (an executor task that takes what is pending).
         """
         with self._lock:
-            if self._pending.pop(key, None) is not None:
+            stale = self._pending.pop(key, None)
+            superseded = 0
+            if stale is not None:
+                superseded = stale[1] + 1
                 self.shed += 1
-            self._pending[key] = message
+                if self._start_ends is None or self._clock() < self._start_ends:
+                    self.shed_at_start += 1
+            self._pending[key] = (message, superseded)
             schedule, self._scheduled = not self._scheduled, True
             return schedule
 
@@ -57,11 +82,14 @@ class LatestMessages:
         """The pending message that arrived first (the newest of its stream), without waiting.
 
         Returns:
-            The message, or None when nothing is pending.
+            tuple: ``(message, superseded)``, ``superseded`` the messages of its stream shed since
+            the previous one taken; or None when nothing is pending.
         """
         with self._lock:
             if not self._pending:
                 return None
+            if self._start_ends is None:
+                self._start_ends = self._clock() + START_S
             return self._pending.popitem(last=False)[1]
 
 

@@ -85,6 +85,31 @@ def test_a_start_up_burst_leaves_no_gaps_behind(panda):
     assert s["skipped_messages"] == early and s["stamp_gaps"] <= 6
 
 
+def test_messages_the_caller_shed_are_no_gaps_and_lost_ones_beyond_them_are(panda):
+    """A node that sheds messages passes on how many it dropped (``superseded``): the interval
+    they span is no gap and leaves the period estimate alone; messages lost beyond them are."""
+    p = pipe(panda)
+    tau = held_torques(panda, Q, F_EXT)
+    k = 0
+    for _ in range(20):
+        k += 1
+        p.ingest(T0 + k * MS, Q, np.zeros(7), tau)
+    k += 4  # three shed by the node
+    p.ingest(T0 + k * MS, Q, np.zeros(7), tau, superseded=3)
+    for _ in range(20):  # the period is still 1 ms: a single lost message is seen
+        k += 1
+        p.ingest(T0 + k * MS, Q, np.zeros(7), tau)
+    s = p.status()
+    assert s["stamp_gaps"] == 0 and s["skipped_messages"] == 0
+    k += 4  # one shed by the node, two lost on the way
+    p.ingest(T0 + k * MS, Q, np.zeros(7), tau, superseded=1)
+    s = p.status()
+    assert s["stamp_gaps"] == 1 and s["skipped_messages"] == 2
+    k += 2  # one lost, none shed
+    p.ingest(T0 + k * MS, Q, np.zeros(7), tau)
+    assert p.status()["skipped_messages"] == 3
+
+
 def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
     """joint_state_broadcaster sends NaN effort for a joint without an effort interface: the
     gravity torques keep flowing, the estimation pauses with the reason counted, and says that

@@ -1,7 +1,7 @@
 """The dynamics node's /diagnostics policy (plain pytest, a stand-in for the node): shed
 joint_states make the status WARN, and the node log it, only when more than SHED_WARN_FRACTION of
-a period's messages were shed (the node does not keep up); one superseded by the next of a burst
-is counted only."""
+a period's messages were shed (the node does not keep up); one superseded by the next of a burst,
+and the backlog shed at start, are counted only."""
 
 from types import SimpleNamespace
 
@@ -15,7 +15,7 @@ def stand_in(model):
     """The attributes of a DynamicsNode the diagnostics read, with a model loaded."""
     node = SimpleNamespace(
         _count={"received": 0, "commands": 0, "model_loads": 1},
-        _latest=SimpleNamespace(shed=0),
+        _latest=SimpleNamespace(shed=0, shed_at_start=0),
         callback_errors=CallbackErrors(),
         _values={"publish_effort_command": False, "payload.mass": 0.0},
         _command_error="",
@@ -26,10 +26,12 @@ def stand_in(model):
     return node, SimpleNamespace(model=model)
 
 
-def period(diagnostics, node, active, received, shed):
-    """One diagnostics period in which ``received`` joint_states came and ``shed`` were shed."""
+def period(diagnostics, node, active, received, shed, at_start=0):
+    """One diagnostics period in which ``received`` joint_states came and ``shed`` were shed,
+    ``at_start`` of them at start."""
     node._count["received"] += received
     node._latest.shed += shed
+    node._latest.shed_at_start += at_start
     processed = node._count["received"] - node._latest.shed
     return diagnostics.status(node, active, {"messages": processed}, rate=1000.0)
 
@@ -56,3 +58,17 @@ def test_a_few_shed_messages_are_counted_only_a_node_that_does_not_keep_up_warns
     # keeping up again: OK, nothing to log
     status = period(diagnostics, node, active, 1000, 0)
     assert status.level == DiagnosticStatus.OK and diagnostics.overload == ""
+
+
+def test_the_backlog_shed_at_start_is_counted_only(panda):
+    diagnostics = DynamicsDiagnostics()
+    node, active = stand_in(panda)
+    # a driver streamed before the node started: 36 of the first period's 250 shed at start
+    status = period(diagnostics, node, active, 250, 36, at_start=36)
+    assert status.level == DiagnosticStatus.OK, status.message
+    assert values(status)["messages_shed"] == values(status)["messages_shed_at_start"] == "36"
+    # shed later, beyond the fraction: the node does not keep up
+    status = period(diagnostics, node, active, 250, 10)
+    assert status.level == DiagnosticStatus.WARN
+    assert "10 of 250 shed since the last status" in diagnostics.overload
+    assert values(status)["messages_shed"] == "46"

@@ -1,6 +1,7 @@
 """How the dynamics node is served, the node a separate process over real DDS: every executor
-kind end to end, an overloaded node serving the newest state and shedding the rest, joint_states
-read as the user's QoS overrides say, and the relay node (the benchmarks' baseline).
+kind end to end, an overloaded node serving the newest state and shedding the rest, a driver
+already streaming when the node starts (its backlog is no overload), joint_states read as the
+user's QoS overrides say, and the relay node (the benchmarks' baseline).
 
 Every wait polls for a condition with a generous timeout (a hang guard, never a speed
 requirement).
@@ -8,12 +9,14 @@ requirement).
 
 import numpy as np
 import pytest
+import yaml
 
 from node_test_helpers import PANDA_URDF, PENDULUM_URDF, Q, TIMEOUT, efforts, read
 
 from rclpy.duration import Duration
 from rclpy.qos import ReliabilityPolicy
 
+from robot_dynamics.ros.latest_messages import START_S
 from robot_dynamics_interfaces.srv import GetMassMatrix
 
 pytestmark = pytest.mark.ros
@@ -79,6 +82,7 @@ def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(
     node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2, qos_overrides=reliable)
     node.wait_connected(outputs=("feedforward_torques",))
     node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "feedforward_torques")
+    node.t.spin_for(START_S)  # past the start, whose shedding is counted apart
     count = 3000
     burst = [node.joint_state(names, Q + 1e-4 * k, np.zeros(7)) for k in range(count)]
     stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in burst]
@@ -104,6 +108,43 @@ def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(
     last = inbox.messages[-1].header.stamp
     # the last state served is among the newest (the middleware keeps the latest 10)
     assert last.sec * 10**9 + last.nanosec in stamps[-10:]
+    node.proc.assert_alive()
+
+
+def test_a_driver_streaming_before_the_node_starts_is_no_overload(
+    dynamics_node, start_process, console_script, ros_node, unique_name, tmp_path
+):
+    """As a launch starts them: the arm simulator streams joint_states at 1 kHz before the node
+    spins. What the node's subscription queued meanwhile arrives at once when it does; the newest
+    is served, the rest are counted as shed at start, and the first status is no overload."""
+    from sensor_msgs.msg import JointState
+
+    ns = "/" + unique_name
+    params = {"robot_description": read(PANDA_URDF), "publish_rate": 1000.0}
+    path = tmp_path / "arm_simulator.yaml"
+    path.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
+    start_process(
+        console_script("arm_simulator")
+        + ["--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)],
+        name="arm_simulator",
+    )
+    streamed = []
+    ros_node.node.create_subscription(JointState, ns + "/joint_states", streamed.append, 10)
+    assert ros_node.spin_until(lambda: len(streamed) > 100, TIMEOUT)
+    first = []
+
+    def served(status, values):  # the first status once the node serves joint_states
+        if int(values["messages_processed"]) > 0:
+            first.append((status.message, values))
+        return bool(first)
+
+    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=1.0)
+    node.diagnostics(served)
+    message, values = first[0]
+    assert "faster than the node serves them" not in message
+    at_start = int(values["messages_shed_at_start"])
+    assert at_start > 0  # the backlog, superseded by its newest message
+    assert int(values["messages_shed"]) >= at_start
     node.proc.assert_alive()
 
 
