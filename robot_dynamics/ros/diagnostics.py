@@ -4,8 +4,8 @@ pairs, and a level with the reasons.
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
 raised; WARN when no joint_states came or they (or ~/reference messages) were refused or skipped
-since the last status, more than :data:`SHED_WARN_FRACTION` of them were shed (the backlog
-queued before the node started serving aside: it is counted only), efforts are
+since the last status, more than :data:`SHED_WARN_FRACTION` of them were shed (those shed at
+start aside: they are counted only, see ``LatestMessages``), efforts are
 stale, the estimation paused on every message since the last status (positions missing, no or
 stale velocities or efforts: the pipeline's ``last_pause`` says which) or the selected wrench
 problem is near-singular; OK otherwise.

@@ -42,7 +42,7 @@ class LatestMessages:
     def __init__(self, clock=time.monotonic):
         self._lock = threading.Lock()
         self._clock = clock
-        # key -> [the newest message of that stream not yet taken, the messages it superseded]
+        # key -> (the newest message of that stream not yet taken, the messages it superseded)
         self._pending = OrderedDict()
         self._scheduled = False  # a serve of the pending messages is asked for
         self._start_ends = None  # when shedding stops counting as shed at start [s]
