@@ -150,7 +150,8 @@ def _subject_node(variant):
 
     def publish_outputs():
         latest.unschedule()
-        while (msg := latest.take()) is not None:
+        while (taken := latest.take()) is not None:
+            msg = taken[0]
             command.data = array("d", msg.effort)
             feedforward.header.stamp = wrench.header.stamp = msg.header.stamp
             feedforward.effort = array("d", msg.effort)

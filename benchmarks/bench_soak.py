@@ -11,13 +11,14 @@ set size from /proc every --sample seconds. Reports RSS after the warm-up, at th
 messages published and commands received. A measurement, not a test (exit code 0).
 
 Usage: python benchmarks/bench_soak.py [--minutes 10] [--rate 1000] [--reference-rate 0]
-       [--executor KIND] [--param NAME=VALUE ...] [--domain-id N] [--out samples.csv]
+       [--warmup 30] [--executor KIND] [--param NAME=VALUE ...] [--domain-id N]
+       [--out samples.csv]
 
 A --rate above what the node sustains shows how it behaves overloaded: its memory must stay flat
 and, once the publisher stops, its commands must stop within moments (the drain time printed:
 a node that queued what it could not serve goes on publishing commands for old states; rclpy's
-EventsExecutor queues one event per message it has not yet served, and the node sheds the
-messages that waited beyond ``max_message_age``; ``--param max_message_age=0`` turns that off).
+EventsExecutor queues one event per message it has not yet served, and the node serves the
+newest joint_states of each driver and sheds the rest).
 """
 
 import argparse
@@ -34,7 +35,6 @@ from robot_dynamics.tools.processes import start_process_group, stop_process_gro
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 URDF = os.path.join(REPO, "urdf", "panda_arm.urdf")
 NS = "/rd_soak"
-WARMUP_S = 30.0
 
 
 def _rss_mb(pid):
@@ -65,6 +65,9 @@ def main():
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--reference-rate", type=float, default=0.0)
+    parser.add_argument(
+        "--warmup", type=float, default=30.0, help="seconds before the growth is measured (30)"
+    )
     parser.add_argument(
         "--executor",
         choices=("split_events", "split", "multi_threaded", "events"),
@@ -168,12 +171,12 @@ def _run(args, proc):
     ref = JointTrajectory(joint_names=list(model.joint_names), points=[JointTrajectoryPoint()])
     ref_every = int(round(args.rate / args.reference_rate)) if args.reference_rate > 0 else 0
     period = 1.0 / args.rate
-    total = int(round((WARMUP_S + args.minutes * 60.0) * args.rate))
+    total = int(round((args.warmup + args.minutes * 60.0) * args.rate))
     samples = []
     next_sample = 0.0
     start = time.perf_counter()
     print(
-        f"[bench_soak] publishing {args.rate:g} Hz for {WARMUP_S:g} s warm-up + "
+        f"[bench_soak] publishing {args.rate:g} Hz for {args.warmup:g} s warm-up + "
         f"{args.minutes:g} min (ROS_DOMAIN_ID={args.domain_id})",
         flush=True,
     )
@@ -216,15 +219,15 @@ def _run(args, proc):
     data = np.array(samples)
     if args.out:
         np.savetxt(args.out, data, delimiter=",", header="t_s,rss_mb,commands,published")
-    after = data[data[:, 0] >= WARMUP_S]
+    after = data[data[:, 0] >= args.warmup]
     slope = np.polyfit(after[:, 0], after[:, 1], 1)[0] * 60.0 if len(after) >= 2 else np.nan
-    published = total - int(WARMUP_S * args.rate)
+    published = total - int(args.warmup * args.rate)
     commands_run = int(data[-1, 2] - after[0, 2]) if len(after) else 0
     print()
     print(
         f"Soak: 7-DOF Panda, joint_states at {args.rate:g} Hz"
         + (f" + ~/reference at {args.reference_rate:g} Hz" if ref_every else "")
-        + f" for {args.minutes:g} min after {WARMUP_S:g} s warm-up, achieved "
+        + f" for {args.minutes:g} min after {args.warmup:g} s warm-up, achieved "
         f"{total / elapsed:.0f} Hz"
     )
     print(

@@ -1,0 +1,69 @@
+"""Every benchmark script runs end to end on tiny sizes: exit code 0 and its result line. A smoke
+test of the scripts (they import the package's internals and start its nodes), never of the
+numbers they print: those are measurements, read from the scripts' own runs."""
+
+import importlib.metadata
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+pytestmark = pytest.mark.slow
+
+NEEDS_ORACLES = "needs pin and example-robot-data"
+
+# script, tiny arguments, a line of its result, what it needs
+SCRIPTS = [
+    ("bench_core.py", ["--quick"], "summary:", "oracles"),
+    ("bench_pipeline.py", ["--number", "50", "--repeat", "1"], "ratio (min):", "oracles"),
+    ("bench_identification.py", ["--quick"], "double pendulum", "oracles"),
+    ("bench_node.py", ["--duration", "2"], "CPU per processed message", "ros"),
+    (
+        "bench_rclpy.py",
+        ["--duration", "1", "--repeat", "1"],
+        "publishing the node's three outputs",
+        "ros",
+    ),
+    (
+        "bench_soak.py",
+        ["--minutes", "0.05", "--warmup", "2", "--sample", "0.5"],
+        "~/effort_command received during the run",
+        "ros",
+    ),
+]
+
+
+def _missing_oracles():
+    if importlib.util.find_spec("pinocchio") is None:
+        return True
+    try:
+        importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "script, arguments, result, needs",
+    [pytest.param(*case, marks=[pytest.mark.ros] if case[3] == "ros" else []) for case in SCRIPTS],
+    ids=[case[0] for case in SCRIPTS],
+)
+def test_the_benchmark_script_runs(script, arguments, result, needs):
+    if needs == "oracles" and _missing_oracles():
+        pytest.skip(NEEDS_ORACLES)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.path.join(REPO, "test", "core")]))
+    done = subprocess.run(
+        [sys.executable, os.path.join(REPO, "benchmarks", script), *arguments],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert result in output, output[-3000:]
