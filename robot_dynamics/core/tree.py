@@ -140,10 +140,9 @@ class KinematicTree:
             step k composes each listed body with the body 2^k levels up.
         fk_levels: ``(bodies, parents)`` per depth >= 2, composing level by level.
         motion_constant: (nb, 1, 16) the part of ``T_parent_body(q)`` that does not vary with q
-            (flattened 4x4).
+            (flattened 4x4; a prismatic joint's ``T_parent_joint``).
         motion_basis: (nb, 2, 16) ``T_parent_body(q) = motion_constant + [sin q, cos q] @
-            motion_basis``
-            (flattened 4x4; revolute joints, and the fixed part of prismatic ones).
+            motion_basis`` (flattened 4x4; zero for prismatic joints).
         prismatic_basis: (nb, 16) the part of ``T_parent_body`` linear in a prismatic q.
         swapped_axes: (nb, 6, 1) joint axes in body axes with halves swapped, ``[w; v]``.
         prismatic: (nb,) bool, prismatic joints.
