@@ -5,8 +5,9 @@ namespace of its own with a parameters file, waits until it reports its model lo
 ``wait_loaded=False``) and returns a :class:`NodeClient` that talks to it from the test process:
 publish joint states, wait for outputs, call services, set parameters, read /diagnostics.
 The domain comes from the environment (test/conftest.py: ROS_DOMAIN_ID, LOCALHOST discovery).
-``panda`` and ``pendulum`` are the bundled models (the pendulum with its gravity, -y), built once
-per module. The core tests' helpers (small_arms.py) are put on sys.path.
+``arm_simulator(urdf=..., **parameters)`` starts the simulator the same way and returns a
+:class:`SimClient`. ``panda`` and ``pendulum`` are the bundled models (the pendulum with its
+gravity, -y), built once per module. The core tests' helpers (small_arms.py) are put on sys.path.
 """
 
 import os
@@ -19,7 +20,7 @@ sys.path.insert(
     0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "core")
 )
 
-from node_test_helpers import PANDA_URDF, PENDULUM_URDF, NodeClient
+from node_test_helpers import PANDA_URDF, PENDULUM_URDF, NodeClient, SimClient
 
 from robot_dynamics import RobotModel
 
@@ -82,3 +83,28 @@ def dynamics_node(start_process, console_script, python_module, ros_node, unique
         return client
 
     yield _start
+
+
+@pytest.fixture
+def arm_simulator(start_process, python_module, ros_node, unique_name, tmp_path):
+    """Factory: arm_simulator(urdf=xml or None, wait_loaded=True, **params) -> SimClient."""
+    count = [0]
+
+    def _start(urdf=None, wait_loaded=True, **params):
+        if urdf is not None:
+            params["robot_description"] = urdf
+        ns = "/" + unique_name + ("_%d" % count[0] if count[0] else "")
+        path = tmp_path / ("sim_params_%d.yaml" % count[0])
+        count[0] += 1
+        with open(path, "w") as fh:
+            yaml.safe_dump({"/**": {"ros__parameters": params}}, fh)
+        proc = start_process(
+            python_module("robot_dynamics.ros.arm_simulator")
+            + ["--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)],
+            name="arm_simulator" + ns,
+        )
+        if wait_loaded:
+            proc.wait_for_output(r"model loaded", timeout=60.0)
+        return SimClient(ros_node, proc, ns)
+
+    return _start

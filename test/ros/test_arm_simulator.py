@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 import pytest
-import yaml
+
+from node_test_helpers import NS_PER_S
 
 from robot_dynamics import RobotModel
 from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
@@ -25,136 +26,17 @@ from robot_dynamics.tools.bundled import BUNDLED, bundled_urdf_path
 pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip("rclpy")
-from geometry_msgs.msg import WrenchStamped  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
-from rcl_interfaces.srv import SetParameters  # noqa: E402
-from rclpy.parameter import Parameter  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_msgs.msg import Float64MultiArray, String  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 PANDA_HOME = np.array(BUNDLED["panda"].home)
-NS_PER_S = 1_000_000_000
 
 
 def read(path):
     with open(path) as fh:
         return fh.read()
-
-
-class SimClient:
-    """Talks to one arm_simulator process from the test's rclpy node."""
-
-    def __init__(self, ros_node, proc, ns):
-        self.ros = ros_node
-        self.proc = proc
-        self.ns = ns
-        node = ros_node.node
-        self.states = []  # (stamp_ns, names, q, qd, effort)
-        self.applied = []  # (stamp_ns, frame_id, wrench)
-        self.clock = []
-        node.create_subscription(JointState, ns + "/joint_states", self._on_js, 1000)
-        node.create_subscription(
-            WrenchStamped, ns + "/arm_simulator/applied_wrench", self._on_applied, 1000
-        )
-        self.cmd_pub = node.create_publisher(Float64MultiArray, ns + "/arm_simulator/commands", 10)
-        self.wrench_pub = node.create_publisher(
-            WrenchStamped, ns + "/arm_simulator/external_wrench", 10
-        )
-        self.reset_client = node.create_client(Trigger, ns + "/arm_simulator/reset")
-        self.param_client = node.create_client(SetParameters, ns + "/arm_simulator/set_parameters")
-
-    def set_parameters(self, **values):
-        """Set parameters at run time; returns the SetParametersResult list."""
-        request = SetParameters.Request()
-        request.parameters = [
-            Parameter(name, value=value).to_parameter_msg() for name, value in values.items()
-        ]
-        return self.ros.call(self.param_client, request, 60.0).results
-
-    def _on_js(self, msg):
-        stamp = msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
-        self.states.append(
-            (
-                stamp,
-                list(msg.name),
-                np.array(msg.position),
-                np.array(msg.velocity),
-                np.array(msg.effort),
-            )
-        )
-
-    def _on_applied(self, msg):
-        stamp = msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
-        f, t = msg.wrench.force, msg.wrench.torque
-        self.applied.append((stamp, msg.header.frame_id, np.array([f.x, f.y, f.z, t.x, t.y, t.z])))
-
-    def wait_states(self, count=1, timeout=30.0):
-        start = len(self.states)
-        ok = self.ros.spin_until(lambda: len(self.states) >= start + count, timeout)
-        assert ok, "no joint_states from arm_simulator:\n" + self.proc.output()
-
-    def command(self, values):
-        self.cmd_pub.publish(Float64MultiArray(data=[float(v) for v in values]))
-
-    def push(self, wrench, frame):
-        msg = WrenchStamped()
-        msg.header.frame_id = frame
-        (
-            msg.wrench.force.x,
-            msg.wrench.force.y,
-            msg.wrench.force.z,
-            msg.wrench.torque.x,
-            msg.wrench.torque.y,
-            msg.wrench.torque.z,
-        ) = (float(v) for v in wrench)
-        self.wrench_pub.publish(msg)
-
-    def release(self, n, timeout=20.0):
-        """Publish zero commands until the braked arm moves; return the release step index info."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self.command(np.zeros(n))
-            self.ros.spin_for(0.05)
-            if any(np.any(s[3] != 0) for s in self.states[-5:]):
-                return
-        raise AssertionError("the arm never started moving:\n" + self.proc.output())
-
-    def motion_since_release(self):
-        """(stamps_ns, q, qd) of the messages from the last one at rest before the motion on."""
-        moving = [i for i, s in enumerate(self.states) if np.any(s[3] != 0)]
-        first = moving[0]
-        assert first > 0, "the message at the release step was not received"
-        sel = self.states[first - 1 :]
-        stamps = np.array([s[0] for s in sel], dtype=np.int64)
-        assert np.all(np.diff(stamps) > 0)
-        return stamps, np.array([s[2] for s in sel]), np.array([s[3] for s in sel])
-
-
-@pytest.fixture
-def arm_simulator(start_process, python_module, ros_node, unique_name, tmp_path):
-    """Factory: arm_simulator(urdf=xml or None, wait_loaded=True, **params) -> SimClient."""
-    count = [0]
-
-    def _start(urdf=None, wait_loaded=True, **params):
-        if urdf is not None:
-            params["robot_description"] = urdf
-        ns = "/" + unique_name + ("_%d" % count[0] if count[0] else "")
-        path = tmp_path / ("sim_params_%d.yaml" % count[0])
-        count[0] += 1
-        with open(path, "w") as fh:
-            yaml.safe_dump({"/**": {"ros__parameters": params}}, fh)
-        proc = start_process(
-            python_module("robot_dynamics.ros.arm_simulator")
-            + ["--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)],
-            name="arm_simulator" + ns,
-        )
-        if wait_loaded:
-            proc.wait_for_output(r"model loaded", timeout=60.0)
-        return SimClient(ros_node, proc, ns)
-
-    return _start
 
 
 def panda_model(**kw):

@@ -9,7 +9,6 @@ requirement).
 
 import numpy as np
 import pytest
-import yaml
 
 from node_test_helpers import PANDA_URDF, PENDULUM_URDF, Q, TIMEOUT, efforts, read
 
@@ -111,26 +110,12 @@ def test_an_overloaded_node_serves_the_newest_state_and_sheds_the_rest(
     node.proc.assert_alive()
 
 
-def test_a_driver_streaming_before_the_node_starts_is_no_overload(
-    dynamics_node, start_process, console_script, ros_node, unique_name, tmp_path
-):
+def test_a_driver_streaming_before_the_node_starts_is_no_overload(dynamics_node, arm_simulator):
     """As a launch starts them: the arm simulator streams joint_states at 1 kHz before the node
     spins. What the node's subscription queued meanwhile arrives at once when it does; the newest
     is served, the rest are counted as shed at start, and the first status is no overload."""
-    from sensor_msgs.msg import JointState
-
-    ns = "/" + unique_name
-    params = {"robot_description": read(PANDA_URDF), "publish_rate": 1000.0}
-    path = tmp_path / "arm_simulator.yaml"
-    path.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
-    start_process(
-        console_script("arm_simulator")
-        + ["--ros-args", "-r", "__ns:=" + ns, "--params-file", str(path)],
-        name="arm_simulator",
-    )
-    streamed = []
-    ros_node.node.create_subscription(JointState, ns + "/joint_states", streamed.append, 10)
-    assert ros_node.spin_until(lambda: len(streamed) > 100, TIMEOUT)
+    sim = arm_simulator(urdf=read(PANDA_URDF), publish_rate=1000.0)  # the node's namespace
+    sim.wait_states(100)
     first = []
 
     def served(status, values):  # the first status once the node serves joint_states
