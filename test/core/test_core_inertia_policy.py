@@ -5,16 +5,33 @@ or when M(q) has no negative eigenvalue at the sampled configurations; it is ref
 is indefinite at one of them, naming the link, the joint and the rule. Motion spans against
 closed forms and against the velocities of a model with every joint kind. An actuated joint that
 moves no mass or inertia (a description without ``<inertial>``) loads with a
-``moves_no_inertia`` warning."""
+``moves_no_inertia`` warning. Inertias that no mass distribution realises (the triangle
+inequality, negative moments at the file's rounding) load with a warning, ``strict_inertia``
+refuses them and ``balance_inertia`` makes them consistent; a link fixed to the base is
+never refused for its inertia."""
+
+import glob
+import os
 
 import numpy as np
 import pytest
 
 import robot_urdfs
 from robot_dynamics import RobotModel
-from robot_dynamics.core.errors import InvalidURDFValueError, SingularInertiaError
+from robot_dynamics.core.errors import (
+    InvalidURDFValueError,
+    RobotDynamicsError,
+    SingularInertiaError,
+)
 from robot_dynamics.core.inertia import (
     INDEFINITE_BODY,
+    INERTIA_ROUNDING,
+    NEGATIVE,
+    ROUNDING,
+    InertiaWarning,
+    balanced_inertia,
+    body_moments,
+    inertia_inconsistency,
     INDEFINITE_MASS_MATRIX,
     MOVES_NO_INERTIA,
     SAMPLED_CONFIGURATIONS,
@@ -24,7 +41,7 @@ from robot_dynamics.core.inertia import (
     sampled_configurations,
 )
 from robot_dynamics.core.kinematics import Kinematics
-from test_core_validation import _diag, two_link
+from test_core_validation import two_link
 
 # the thigh of Romeo's hip (example-robot-data romeo_laas_small.urdf, LHipPitch_link): principal
 # moments -0.0027, 0.0395, 0.054 kg m^2 about its centre of mass, 0.147 m below the hip
@@ -34,6 +51,10 @@ THIGH = (
     'iyz="0.000712271" izz="0.0122599"/>'
 )
 SMALL = '<mass value="0.5"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/>'
+
+
+def _diag(a, b, c):
+    return f'ixx="{a!r}" ixy="0" ixz="0" iyy="{b!r}" iyz="0" izz="{c!r}"'
 
 
 def _hip(thigh=THIGH, pitch_xyz="0 0 0"):
@@ -283,3 +304,182 @@ def test_massless_joints_share_one_report_line_beside_the_other_warnings():
     lines = inertia_warning_lines(warnings)
     assert len(lines) == 2 and lines[0] == str(warnings[0])
     assert lines[1].startswith("joints 'j2', 'j3' move no mass or inertia")
+
+
+# ------------------------------------------------------------------ rounding, triangle, balancing
+def _sensor(inertia, parent="l2", mass="0.01"):
+    """two_link() with a link 'sensor' fixed to ``parent``."""
+    return two_link().replace(
+        "</robot>",
+        f'<link name="sensor"><inertial><mass value="{mass}"/><inertia {inertia}/></inertial>'
+        f'</link><joint name="sensor_joint" type="fixed"><parent link="{parent}"/>'
+        '<child link="sensor"/><origin xyz="0 0 0.05"/></joint></robot>',
+    )
+
+
+def _strict_refuses(xml, *names):
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf_string(xml, strict_inertia=True)
+    msg = str(ei.value)
+    assert "strict_inertia" in msg and "balance_inertia" in msg, msg
+    for name in names:
+        assert name in msg, msg
+    return msg
+
+
+def test_triangle_inequality_loads_with_a_warning_and_strict_refuses_it():
+    """Positive semi-definite but not realisable by any mass distribution: loaded as given."""
+    xml = two_link(l2_inertia=_diag(0.01, 0.01, 0.5))
+    model = RobotModel.from_urdf_string(xml)
+    (warning,) = model.inertia_warnings
+    assert isinstance(warning, InertiaWarning)
+    assert (warning.link, warning.rule, warning.joint) == ("l2", TRIANGLE, "j2")
+    np.testing.assert_allclose(warning.moments, [0.01, 0.01, 0.5])
+    assert "'l2'" in str(warning) and "triangle inequality" in str(warning)
+    assert "'j2'" in str(warning)
+    # the dynamics uses the file's tensor: the mass matrix has it
+    _, _, I_c = model.link_inertial("j2")
+    np.testing.assert_allclose(np.diag(I_c), [0.01, 0.01, 0.5])
+    _strict_refuses(xml, "'l2'", "triangle inequality")
+    assert RobotModel.from_urdf_string(two_link()).inertia_warnings == ()
+    assert RobotModel.from_urdf_string(two_link(), strict_inertia=True).n == 2
+
+
+@pytest.mark.parametrize("scale", [1e-5, 1.0, 1e3])
+def test_negative_moment_at_the_files_rounding_loads_with_a_warning(scale):
+    """A principal moment down to -INERTIA_ROUNDING of the trace loads (at any scale); below,
+    the moving body is indefinite: it loads with an indefinite_body warning when M(q) stays
+    positive (here at every configuration: M_11 = 0.1 + l2's moment about j1's axis), and
+    strict_inertia refuses it (test_core_inertia_policy.py has the refusals)."""
+    a = 0.1 * scale
+    trace = 2 * a
+    at_rounding = two_link(l2_inertia=_diag(-0.4 * INERTIA_ROUNDING * trace, a, a))
+    (warning,) = RobotModel.from_urdf_string(at_rounding).inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("l2", ROUNDING, "j2")
+    assert "rounding" in str(warning)
+    _strict_refuses(at_rounding, "'l2'", "rounding")
+    beyond = two_link(l2_inertia=_diag(-2 * INERTIA_ROUNDING * trace, a, a))
+    (warning,) = RobotModel.from_urdf_string(beyond).inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("l2", INDEFINITE_BODY, "j2")
+    _strict_refuses(beyond, "'l2'", "'j2'", INDEFINITE_BODY)
+    balanced = RobotModel.from_urdf_string(beyond, balance_inertia=True)
+    assert balanced.inertia_warnings == () and len(balanced.inertia_adjustments) == 1
+
+
+def test_link_fixed_to_the_base_is_never_refused_for_its_inertia():
+    """A link that never moves: any finite tensor loads, with a warning naming it."""
+    xml = two_link().replace(
+        '<link name="base"/>',
+        '<link name="base"><inertial><mass value="1"/>'
+        f"<inertia {_diag(-0.5, 0.1, 0.1)}/></inertial></link>",
+    )
+    model = RobotModel.from_urdf_string(xml)
+    (warning,) = model.inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("base", NEGATIVE, None)
+    assert "fixed to the base" in str(warning)
+    _strict_refuses(xml, "'base'")
+    # the same beside the model: links above base_link do not move either
+    above = RobotModel.from_urdf_string(two_link(l1_inertia=_diag(-0.5, 0.1, 0.1)), base_link="l1")
+    assert [(w.link, w.joint) for w in above.inertia_warnings] == [("l1", None)]
+
+
+def test_moving_body_is_judged_as_a_whole():
+    """A small link whose own tensor is indefinite, fixed to a moving link: the body (the
+    link plus every link fixed to it) is positive semi-definite, so it loads with a warning;
+    a sensor heavy enough to make the body indefinite, and M(q) with it, is refused, naming the
+    body's links."""
+    small = _sensor(_diag(-1e-4, 1e-4, 1e-4))
+    model = RobotModel.from_urdf_string(small)
+    (warning,) = model.inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == ("sensor", NEGATIVE, "j2")
+    assert "its body is positive semi-definite" in str(warning)
+    _strict_refuses(small, "'sensor'")
+    heavy = _sensor(_diag(-1.0, 1.0, 1.0))
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf_string(heavy)
+    msg = str(ei.value)
+    assert "'l2'" in msg and "'sensor'" in msg and "'j2'" in msg, msg
+    # the body's composite is what the dynamics uses: the same tensors in one link or split
+    # over two give the same model
+    one = RobotModel.from_urdf_string(
+        two_link(l2_inertia=_diag(0.1 - 1e-4, 0.1 + 1e-4, 0.1 + 1e-4))
+    )
+    split = RobotModel.from_urdf_string(
+        _sensor(_diag(-1e-4, 1e-4, 1e-4), mass="0").replace(
+            '<origin xyz="0 0 0.05"/></joint>', "</joint>"
+        )
+    )
+    q = np.array([0.3, -0.4])
+    np.testing.assert_allclose(split.mass_matrix(q), one.mass_matrix(q), rtol=1e-12)
+
+
+def test_body_moments_are_the_composite_inertias_about_each_centre_of_mass():
+    from robot_dynamics.core.spatial import inertia_parameters
+
+    model = RobotModel.from_urdf_string(robot_urdfs.urdf_xml("mixed"))
+    moments = body_moments(model.tree)
+    assert moments.shape == (model.tree.nb, 3)
+    for b in range(model.tree.nb):
+        _, _, I_c = inertia_parameters(model.tree.inertia[b])
+        np.testing.assert_allclose(moments[b], np.linalg.eigvalsh(I_c), rtol=0, atol=1e-15)
+    still = RobotModel.from_urdf_string(_sensor(_diag(0.1, 0.1, 0.1)), base_link="sensor")
+    assert body_moments(still.tree).shape == (0, 3)
+
+
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
+def test_real_placeholder_inertias_load_with_warnings_strict_refuses_balance_balances():
+    """pr2's sensor_mount_link (moments 0.001 0.001 0.01, moves with the head) and TIAGo's
+    antenna (indefinite, fixed to the base) load with warnings; strict_inertia refuses them;
+    balance_inertia balances every inconsistent tensor of example-robot-data, leaving no
+    warning but the joints that move no inertia (Romeo's grippers: balancing gives no link a
+    mass) and a positive semi-definite mass matrix."""
+    pr2 = os.path.join(robot_urdfs.robots_dir(), "pr2_description", "urdf", "pr2.urdf")
+    model = RobotModel.from_urdf_file(pr2)
+    mount = next(w for w in model.inertia_warnings if w.link == "sensor_mount_link")
+    assert (mount.rule, mount.joint) == (TRIANGLE, "head_tilt_joint")
+    with pytest.raises(InvalidURDFValueError, match="sensor_mount_link.*balance_inertia"):
+        RobotModel.from_urdf_file(pr2, strict_inertia=True)
+    balanced = RobotModel.from_urdf_file(pr2, balance_inertia=True, strict_inertia=True)
+    assert any("sensor_mount_link" in note for note in balanced.inertia_adjustments)
+    assert balanced.inertia_warnings == ()
+    tiago = os.path.join(robot_urdfs.robots_dir(), "tiago_description", "robots", "tiago.urdf")
+    antenna = {w.link: w for w in RobotModel.from_urdf_file(tiago).inertia_warnings}
+    assert antenna["base_antenna_left_link"].rule == NEGATIVE
+    assert antenna["base_antenna_left_link"].joint is None
+    assert RobotModel.from_urdf_file(robot_urdfs.DOUBLE_PENDULUM_URDF).inertia_adjustments == ()
+    rng = np.random.default_rng(3)
+    files = sorted(
+        glob.glob(os.path.join(robot_urdfs.robots_dir(), "**", "*.urdf"), recursive=True)
+    )
+    balanced_files = 0
+    for path in files:
+        try:
+            RobotModel.from_urdf_file(path, max_links=5000, strict_inertia=True)
+            continue
+        except RobotDynamicsError as err:
+            if not (isinstance(err, InvalidURDFValueError) and "<inertia>" in str(err)):
+                continue
+        model = RobotModel.from_urdf_file(path, max_links=5000, balance_inertia=True)
+        assert model.inertia_adjustments, path
+        assert all(w.rule == MOVES_NO_INERTIA for w in model.inertia_warnings), path
+        balanced_files += 1
+        if model.n:
+            q = np.clip(rng.uniform(-1.0, 1.0, model.n), *model.position_limits)
+            eig = np.linalg.eigvalsh(model.mass_matrix(q))  # massless chains may give 0
+            assert eig[0] >= -1e-12 * eig[-1], path
+    assert balanced_files >= 10
+
+
+def test_balanced_inertia_is_consistent_and_keeps_consistent_tensors():
+    good = np.diag([0.1, 0.2, 0.25])
+    np.testing.assert_allclose(balanced_inertia(good), good, atol=1e-15)
+    for bad in (np.diag([0.001, 0.001, 0.01]), np.diag([-1e-3, 0.2, 0.2])):
+        assert inertia_inconsistency(bad) is not None
+        fixed = balanced_inertia(bad)
+        assert inertia_inconsistency(fixed) is None
+        np.testing.assert_allclose(fixed, fixed.T)
+    R = np.linalg.qr(np.random.default_rng(0).normal(size=(3, 3)))[0]
+    rotated = R @ np.diag([0.001, 0.002, 0.01]) @ R.T
+    fixed = balanced_inertia(rotated)
+    moments = np.linalg.eigvalsh(fixed)
+    np.testing.assert_allclose(moments, [0.0045, 0.0055, 0.01], rtol=1e-9)
