@@ -28,12 +28,12 @@ import numpy as np
 
 from robot_dynamics.core import dynamics
 from robot_dynamics.core.errors import RobotDynamicsError
-from robot_dynamics.core.estimation import MomentumObserver, external_wrench
+from robot_dynamics.core.estimation import external_wrench
 from robot_dynamics.core.state_terms import StateTerms
 
 from .config import PipelineConfig, validate_config
 from .contact import ContactDetector
-from .filters import FilteredDifferentiator
+from .external_torques import ExternalTorqueEstimator
 from .joint_state import NEVER, MergedJointState
 from .output import PipelineOutput, Sample
 from .reference import Reference
@@ -109,12 +109,7 @@ class EstimationPipeline:
             "stale_effort_joints": "",
         }
         self._state = MergedJointState(self.joint_names)
-        self._observer = MomentumObserver(model, gain=config.observer_gain)
-        self._differentiator = FilteredDifferentiator(
-            self.n, config.acceleration_filter_time_constant
-        )
-        self._static = config.wrench_estimation == "static"
-        self._differentiated = config.static_acceleration == "differentiated"
+        self._estimator = ExternalTorqueEstimator(model, config)
         self._effort_timeout_ns = int(round(config.effort_timeout * 1e9))
         self._velocity_timeout_ns = int(round(config.velocity_timeout * 1e9))
         self._clamp_limits = np.asarray(model.effort_limits, dtype=float)
@@ -537,29 +532,12 @@ class EstimationPipeline:
         tau = effort if self._raw_effort else r.effort_scale * effort + r.effort_offset
         if sample.friction is not None:
             tau = tau - sample.friction
-        terms = sample.terms
         restarted = self._restart is not None or sample.dt_ns is None
         if restarted:
             self.counters["observer_restarts"] += 1
             self._text["last_restart"] = self._restart or "restart"
             self._restart = None
-            self._differentiator.reset()
-        dt = None if sample.dt_ns is None else sample.dt_ns * 1e-9
-        if self._static:
-            if self._differentiated:
-                qdd = self._differentiator.update(sample.qd, 0.0 if restarted else dt)
-                tau_model = self.model.inverse_dynamics(sample.q, sample.qd, qdd)
-            else:
-                tau_model = terms.nonlinear_effects
-            return tau_model - tau
-        if restarted:
-            # start from the quasi-static estimate (exact at rest): right at once
-            tau_ext = terms.nonlinear_effects - tau
-            self._observer.reset(sample.q, sample.qd, terms=terms, residual=tau_ext)
-            return tau_ext
-        return self._observer.advance(
-            tau, dt, terms.momentum, terms.coriolis_transpose_qd, terms.gravity
-        )
+        return self._estimator.estimate(sample, tau, restarted)
 
     def _wrench(self, sample, tau_ext):
         """The wrench at the wrench frame (set on ``sample.out``), or None when not finite."""
@@ -662,7 +640,7 @@ class EstimationPipeline:
         """Restart the observer and the acceleration filter, clear the tare bias (and stop a
         tare in progress), the contact state and the contact count."""
         self._restart = "reset_estimation"
-        self._differentiator.reset()
+        self._estimator.reset()
         self._tare.abort("reset during the tare")
         if self._contact is not None:
             self._contact.reset()

@@ -1,0 +1,68 @@
+"""The external joint torques of one message by the configured estimator: the momentum
+observer, or the static estimate with a zero or a differentiated acceleration."""
+
+from robot_dynamics.core.estimation import MomentumObserver
+
+from .filters import FilteredDifferentiator
+
+
+class ExternalTorqueEstimator:
+    """``tau_ext = (M qdd + C qd + g) - tau`` [N m or N] of each message, by the estimator the
+    :class:`~robot_dynamics.estimation.config.PipelineConfig` names:
+
+    - ``wrench_estimation="momentum_observer"``: the momentum observer (no acceleration needed),
+      started from the quasi-static estimate ``C qd + g - tau`` (exact at rest) on a restart;
+    - ``"static"`` with ``static_acceleration="zero"``: ``C qd + g - tau``; with
+      ``"differentiated"``: ``M qdd + C qd + g - tau``, qdd the filtered derivative of the
+      measured velocity.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        config: the validated PipelineConfig.
+    """
+
+    def __init__(self, model, config):
+        self._model = model
+        self._observer = MomentumObserver(model, gain=config.observer_gain)
+        self._differentiator = FilteredDifferentiator(
+            model.n, config.acceleration_filter_time_constant
+        )
+        self._static = config.wrench_estimation == "static"
+        self._differentiated = config.static_acceleration == "differentiated"
+
+    def reset(self):
+        """Forget the filtered acceleration; the observer starts again at the next restart."""
+        self._differentiator.reset()
+
+    def estimate(self, sample, tau, restarted):
+        """The external joint torques of one message.
+
+        Args:
+            sample: the ingested :class:`~robot_dynamics.estimation.output.Sample` (its q, qd,
+                dt_ns and dynamics terms).
+            tau: (n,) measured joint torques [N m or N] (scaled, offset, friction removed).
+            restarted: the estimator starts again at this message (the first one, a stamp gap,
+                a pause or a new configuration): the observer from the quasi-static estimate,
+                the differentiated acceleration from zero.
+
+        Returns:
+            ndarray: (n,) tau_ext [N m or N].
+        """
+        terms = sample.terms
+        dt = None if sample.dt_ns is None else sample.dt_ns * 1e-9
+        if restarted:
+            self._differentiator.reset()
+        if self._static:
+            if self._differentiated:
+                qdd = self._differentiator.update(sample.qd, 0.0 if restarted else dt)
+                tau_model = self._model.inverse_dynamics(sample.q, sample.qd, qdd)
+            else:
+                tau_model = terms.nonlinear_effects
+            return tau_model - tau
+        if restarted:
+            tau_ext = terms.nonlinear_effects - tau
+            self._observer.reset(sample.q, sample.qd, terms=terms, residual=tau_ext)
+            return tau_ext
+        return self._observer.advance(
+            tau, dt, terms.momentum, terms.coriolis_transpose_qd, terms.gravity
+        )
