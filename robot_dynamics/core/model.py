@@ -44,7 +44,8 @@ from .inertia import check_inertias
 from .locked_joints import lock_joints
 from .spatial import force_transform, inertia_parameters, spatial_inertia
 from .state_terms import StateTerms
-from .tree import STANDARD_GRAVITY, build_tree, default_tip
+from .tip import default_tip
+from .tree import STANDARD_GRAVITY, build_tree
 from .urdf import MAX_LINKS, check_inertia_tensor, parse_urdf, read_urdf_file
 from .validation import (
     MAX_PAYLOAD_COM,
@@ -65,7 +66,7 @@ class RobotModel(CheckedAlgorithms):
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree` (see :meth:`from_urdf_string`),
             with its gravity and armature.
         tip_link: default frame of Jacobians and wrenches (default:
-            :func:`~robot_dynamics.core.tree.default_tip`: the single leaf of a chain, else
+            :func:`~robot_dynamics.core.tip.default_tip`: the single leaf of a chain, else
             ``tool0``, else the one tool centre point link, else the leaf ending the longest
             chain; None when none can be chosen).
         friction: the joints' :class:`~robot_dynamics.core.friction.FrictionModel` (default:
@@ -165,7 +166,7 @@ class RobotModel(CheckedAlgorithms):
             base_link: fixed base (default: the URDF root); joints above it and in other branches
                 are left out.
             tip_link: default frame of Jacobians and wrenches (default:
-                :func:`~robot_dynamics.core.tree.default_tip`).
+                :func:`~robot_dynamics.core.tip.default_tip`).
             gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
             armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal.
             max_links: refuse documents with more links or joints.

@@ -29,7 +29,7 @@ from std_msgs.msg import String
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
-from robot_dynamics.core.tree import no_tip_reason
+from robot_dynamics.core.tip import no_tip_reason
 from robot_dynamics.schema.model import locked_joints
 
 from .qos import robot_description_qos

@@ -2,7 +2,7 @@
 
 import math
 
-from robot_dynamics.core.tree import DEFAULT_TIP_RULE
+from robot_dynamics.core.tip import DEFAULT_TIP_RULE
 
 from .param import Param, Section, Type
 

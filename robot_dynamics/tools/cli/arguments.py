@@ -9,7 +9,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from robot_dynamics.core.tree import DEFAULT_TIP_RULE
+from robot_dynamics.core.tip import DEFAULT_TIP_RULE
 
 from .errors import EXIT_USAGE, CLIError
 

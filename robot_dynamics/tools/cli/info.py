@@ -8,7 +8,7 @@ from typing import Dict, List
 
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
-from robot_dynamics.core.tree import no_tip_reason
+from robot_dynamics.core.tip import no_tip_reason
 from robot_dynamics.core.urdf import parse_urdf
 
 from .arguments import Invocation

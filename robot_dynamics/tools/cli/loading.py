@@ -82,7 +82,7 @@ def no_tip_error(model, option: str = "--frame") -> CLIError:
     Returns:
         CLIError: exit 2, naming the candidate leaves, ``option`` and ``--tip-link``.
     """
-    from robot_dynamics.core.tree import no_tip_reason
+    from robot_dynamics.core.tip import no_tip_reason
 
     return CLIError(f"{option} is needed: {no_tip_reason(model.tree)}; pass {option} or --tip-link")
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from robot_dynamics.core.actuation import end_stop_gains
 from robot_dynamics.core.errors import ParametersFileError
-from robot_dynamics.core.tree import no_tip_reason
+from robot_dynamics.core.tip import no_tip_reason
 from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE
 from robot_dynamics.tools.params_file import parameters_yaml
 
