@@ -239,11 +239,12 @@ def test_fixed_joint_axis_is_not_used():
 def test_inertia_tolerance_accepts_rounding():
     # a thin rod: izz = ixx + iyy up to the file's rounding is physical
     rod = 'ixx="0.0833333" ixy="0" ixz="0" iyy="0.0833334" iyz="0" izz="0.1666667"'
-    RobotModel.from_urdf_string(two_link(l2_inertia=rod))
+    assert RobotModel.from_urdf_string(two_link(l2_inertia=rod)).inertia_warnings == ()
     # a point mass (zero inertia) is fine
-    RobotModel.from_urdf_string(
+    point = RobotModel.from_urdf_string(
         two_link(l2_inertia='ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"')
     )
+    assert point.inertia_warnings == ()
 
 
 def test_cycle_disconnected_from_the_root():
@@ -367,8 +368,11 @@ def test_parse_in_threads_gives_the_same_models():
 
 
 def test_bundled_urdfs_load():
-    for path in glob.glob(os.path.join(robot_urdfs.REPO_ROOT, "urdf", "*.urdf")):
-        RobotModel.from_urdf_file(path)
+    paths = sorted(glob.glob(os.path.join(robot_urdfs.REPO_ROOT, "urdf", "*.urdf")))
+    assert {"double_pendulum.urdf", "panda_arm.urdf"} <= {os.path.basename(p) for p in paths}
+    for path in paths:
+        model = RobotModel.from_urdf_file(path)
+        assert model.n > 0 and model.inertia_warnings == () and model.joint_warnings == ()
 
 
 # ------------------------------------------------------------------ RobotModel input bounds
