@@ -1,0 +1,88 @@
+"""The external-torque estimators of the pipeline (estimation/external_torques.py) on ground truth
+made with the core: the static estimate at zero and at a differentiated acceleration against
+``M qdd + C qd + g - tau``, and the momentum observer from its quasi-static start through a push
+held at rest (first order, time constant 1 / K_O)."""
+
+import os
+
+import numpy as np
+import pytest
+
+from robot_dynamics import RobotModel
+from robot_dynamics.estimation import PipelineConfig, PipelineOutput, Sample
+from robot_dynamics.estimation.external_torques import ExternalTorqueEstimator
+
+PANDA = os.path.join(os.path.dirname(__file__), "..", "..", "urdf", "panda_arm.urdf")
+Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+MS = 1_000_000  # 1 ms [ns]
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return RobotModel.from_urdf_file(PANDA)
+
+
+def _sample(model, q, qd, dt_ns):
+    sample = Sample(PipelineOutput(stamp_ns=0), ready=True, dt_ns=dt_ns, q=q, qd=qd)
+    sample.terms = model.state_terms(q, qd, jacobian=False)
+    return sample
+
+
+def test_static_at_zero_acceleration_is_the_quasi_static_residual(panda, rng):
+    estimator = ExternalTorqueEstimator(panda, PipelineConfig(wrench_estimation="static"))
+    for restarted in (True, False, False):
+        q = Q0 + rng.uniform(-0.3, 0.3, 7)
+        qd = rng.uniform(-1.0, 1.0, 7)
+        tau = rng.uniform(-5.0, 5.0, 7)
+        got = estimator.estimate(_sample(panda, q, qd, MS), tau, restarted)
+        expected = panda.inverse_dynamics(q, qd, np.zeros(7)) - tau
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-10)
+
+
+def test_static_at_a_differentiated_acceleration_follows_a_constant_acceleration(panda, rng):
+    config = PipelineConfig(
+        wrench_estimation="static",
+        static_acceleration="differentiated",
+        acceleration_filter_time_constant=0.005,
+    )
+    estimator = ExternalTorqueEstimator(panda, config)
+    qdd = rng.uniform(-2.0, 2.0, 7)
+    qd0 = rng.uniform(-0.5, 0.5, 7)
+    tau = rng.uniform(-5.0, 5.0, 7)
+    for k in range(200):  # 40 filter time constants
+        t = k * 1e-3
+        q, qd = Q0 + qd0 * t + 0.5 * qdd * t**2, qd0 + qdd * t
+        got = estimator.estimate(_sample(panda, q, qd, MS), tau, restarted=k == 0)
+        if k == 0:  # a restart knows no acceleration yet: the quasi-static estimate
+            quasi_static = panda.inverse_dynamics(q, qd, np.zeros(7)) - tau
+            np.testing.assert_allclose(got, quasi_static, rtol=0, atol=1e-10)
+    expected = panda.inverse_dynamics(q, qd, qdd) - tau
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-8)
+    # a restart forgets the filtered acceleration
+    again = estimator.estimate(_sample(panda, q, qd, MS), tau, restarted=True)
+    np.testing.assert_allclose(
+        again, panda.inverse_dynamics(q, qd, np.zeros(7)) - tau, rtol=0, atol=1e-10
+    )
+
+
+def test_observer_starts_quasi_static_and_follows_a_push_held_at_rest(panda):
+    gain = 50.0
+    estimator = ExternalTorqueEstimator(panda, PipelineConfig(observer_gain=gain))
+    zero = np.zeros(7)
+    g = panda.gravity_torques(Q0)
+    push = np.array([0.0, 2.0, 0.0, -1.5, 0.0, 0.5, 0.0])  # tau_ext [N m]
+    # a restart while the push is already on: right at once (exact at rest)
+    got = estimator.estimate(_sample(panda, Q0, zero, None), g - push, restarted=True)
+    np.testing.assert_allclose(got, push, rtol=0, atol=1e-10)
+    # free again: the residual decays as (1 + K dt)^-k, the observer's implicit step
+    for k in range(1, 41):
+        got = estimator.estimate(_sample(panda, Q0, zero, MS), g, restarted=False)
+        np.testing.assert_allclose(got, push * (1.0 + gain * 1e-3) ** -k, rtol=1e-9, atol=1e-12)
+    # pushed again, held: 1 - (1 + K dt)^-k of the push, all of it after 20 time constants
+    start = got.copy()
+    for k in range(1, 401):
+        got = estimator.estimate(_sample(panda, Q0, zero, MS), g - push, restarted=False)
+        if k == 20:  # one time constant
+            decay = (1.0 + gain * 1e-3) ** -k
+            np.testing.assert_allclose(got, push + (start - push) * decay, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got, push, rtol=0, atol=1e-6)
