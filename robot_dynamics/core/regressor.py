@@ -406,8 +406,7 @@ def joint_torque_regressor(model, q, qd, qdd):
     Sqd = S * qd_full[..., None]
     V = anc @ Sqd
     bias = (motion_cross(V) @ Sqd[..., None])[..., 0]
-    A = anc @ (S * qdd_full[..., None] + bias)
-    A[..., :3] -= tree.gravity
+    A = anc @ (S * qdd_full[..., None] + bias + tree.base_acceleration)
     FT = F.swapaxes(-1, -2)
     v = (FT @ V[..., None])[..., 0]  # body-frame velocity and acceleration
     a = (FT @ A[..., None])[..., 0]

@@ -64,8 +64,10 @@ def rnea_pass(tree, kin, qd, qdd):
     V[...] = anc @ Sqd  # sums over ancestors
     crmV = motion_cross(V)
     bias = (crmV @ Sqd[..., None])[..., 0]  # Sdot_j qd_j
-    A[...] = anc @ (bias if Sqdd is None else Sqdd + bias)
-    A[..., :3] -= tree.gravity
+    if Sqdd is not None:
+        bias += Sqdd
+    bias += tree.base_acceleration  # gravity, as the base's acceleration
+    A[...] = anc @ bias
     IVA = kin.inertia_times(VA)
     IV = IVA[..., :1]
     f = (IVA[..., 1:] - crmV.swapaxes(-1, -2) @ IV)[..., 0]

@@ -137,6 +137,10 @@ class KinematicTree:
             (a body pose times them gives the base-axes joint axis and first moment).
         GT: (n, nb) ``G.T``, C-contiguous.
         neg_gravity_skew: (3, 3) ``[-gravity]x``.
+        base_acceleration: (nb, 6) the base's acceleration ``a_0 = [-gravity; 0]`` on the rows of
+            the bodies on the base, zero elsewhere: ``ancestors @ base_acceleration`` is a_0 for
+            every body (each has one ancestor on the base), so a forward sum over ancestors
+            carries gravity.
         has_armature: whether any armature is non-zero.
         armature_matrix: (n, n) ``diag(armature)``.
     """
@@ -186,6 +190,7 @@ class KinematicTree:
     axis_first_moment: np.ndarray = dataclasses.field(init=False, repr=False)
     GT: np.ndarray = dataclasses.field(init=False, repr=False)
     neg_gravity_skew: np.ndarray = dataclasses.field(init=False, repr=False)
+    base_acceleration: np.ndarray = dataclasses.field(init=False, repr=False)
     has_armature: bool = dataclasses.field(init=False, repr=False)
     armature_matrix: np.ndarray = dataclasses.field(init=False, repr=False)
 
@@ -282,6 +287,9 @@ def _compile(tree):
         "axis_first_moment": cols,
         "GT": np.ascontiguousarray(tree.G.T),
         "neg_gravity_skew": skew(-tree.gravity),
+        "base_acceleration": np.where(
+            (tree.parent < 0)[:, None], np.concatenate([-tree.gravity, np.zeros(3)]), 0.0
+        ),
         "has_armature": bool(np.any(tree.armature)),
         "armature_matrix": np.diag(tree.armature),
     }

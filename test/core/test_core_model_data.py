@@ -94,6 +94,11 @@ def test_compiled_tree_agrees_with_its_definitions(name):
     np.testing.assert_array_equal(tree.GT, tree.G.T)
     x = np.array([0.3, -1.2, 2.0])
     np.testing.assert_allclose(tree.neg_gravity_skew @ x, np.cross(-tree.gravity, x))
+    # the base's acceleration enters once on the way to every body (trees with several bodies on
+    # the base included: baxter, ytree)
+    a0 = np.concatenate([-tree.gravity, np.zeros(3)])
+    np.testing.assert_array_equal(anc @ tree.base_acceleration, np.tile(a0, (nb, 1)))
+    assert np.count_nonzero(tree.base_acceleration.any(axis=1)) == np.count_nonzero(tree.parent < 0)
 
 
 def test_the_model_is_immutable_and_derived_models_are_new(rng):
