@@ -6,6 +6,7 @@ The analysis gets recordings whose answer is known: the applied wrench of the pu
 the core's integrator.
 """
 
+import argparse
 import io
 import math
 
@@ -131,6 +132,9 @@ def test_analyse_push_on_a_known_response(panda):
     assert s["observer_restarts"] == 0
     assert s["rates_hz"]["estimates"] == pytest.approx(250.0)
     assert s["sag_without_gravity_compensation_mm"] > 0.0
+    assert s["pushes_not_evaluated"] == []
+    assert analysis.push_passed(s, 0.5, 0.05)
+    assert not analysis.push_passed(s, 0.5, 1e-9)  # the tolerances count
 
 
 def test_analyse_push_counts_observer_restarts(panda):
@@ -141,6 +145,34 @@ def test_analyse_push_counts_observer_restarts(panda):
     )
     assert s["observer_restarts"] == 1
     assert s["longest_estimate_gap_ms"] == pytest.approx(604.0, abs=0.5)
+    assert s["pushes_not_evaluated"] == []
+
+
+def test_a_push_without_estimates_is_reported_not_evaluated(panda):
+    # no estimate while the sideways push is applied (3.5 s to 5 s): it cannot be checked, and
+    # the summary says so instead of leaving it out
+    rec, script, t0_ns = push_recording(panda, gap=(3.4, 5.1))
+    s = analysis.analyse_push(
+        rec, panda, Q0, np.full(7, 300.0), "tool", script, t0_ns, 0.5, 0.05, 0.5, 0.1
+    )
+    assert [p["phase"] for p in s["pushes"]] == ["push 10 N down", "released", "released"]
+    assert s["pushes_not_evaluated"] == ["push 5 N sideways + 1 Nm twist"]
+    assert not analysis.push_passed(s, 0.5, 0.05)
+    s.update(
+        duration_s=6.0,
+        setup_time_s=1.0,
+        total_time_s=8.0,
+        integration_rate_hz=1000.0,
+        passed=False,
+        plot="demo.png",
+        summary_json="demo.json",
+    )
+    args = argparse.Namespace(force_tolerance=0.5, torque_tolerance=0.05, impedance_hz=2.0)
+    out = io.StringIO()
+    display.print_summary(s, "panda", False, args, out)
+    text = out.getvalue()
+    assert "push 5 N sideways + 1 Nm twist" in text and "not evaluated" in text, text
+    assert "result: FAIL" in text
 
 
 def test_analyse_pendulum_on_the_cores_trajectory():

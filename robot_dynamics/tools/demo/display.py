@@ -264,6 +264,11 @@ def print_summary(s: Dict, name: str, pendulum: bool, args, out) -> None:
                 f"(to within {push['band_force_N']:.2g} N / {push['band_torque_Nm']:.2g} Nm)  "
                 f"[{what}]"
             )
+        for name in s["pushes_not_evaluated"]:
+            p(
+                f"  {name:<34} not evaluated: no estimate received while it was applied "
+                "(an overloaded machine?)"
+            )
         p(
             f"  held pose (tool position): drift while holding "
             f"{s['pose_drift_hold_mm'] * 1e3:.3g} um, after the releases "

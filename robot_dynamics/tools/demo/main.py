@@ -4,7 +4,6 @@ display shows it, then analyse, plot and print the summary."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import tempfile
@@ -299,13 +298,7 @@ def _analyse(rec, setup: RobotSetup, script, t0_ns: int, node_params: Dict, args
         max_gap=node_params.get("observer_max_dt", NODE_OBSERVER_MAX_DT),
         recovery=5.0 / args.observer_gain,
     )
-    mx = np.asarray(summary["steady_error_max"])
-    ok = bool(
-        np.all(mx[:3] <= args.force_tolerance)
-        and np.all(mx[3:] <= args.torque_tolerance)
-        and all(math.isfinite(p["convergence_time_s"]) for p in summary["pushes"])
-    )
-    return summary, ok
+    return summary, analysis.push_passed(summary, args.force_tolerance, args.torque_tolerance)
 
 
 def _save_recording(path: str, rec, setup: RobotSetup, t0_ns: int) -> None:
