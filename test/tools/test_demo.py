@@ -45,7 +45,7 @@ def run_demo(tmp_path, unique_name, *extra, timeout=180):
 def test_demo_push_recovered_and_pose_held(tmp_path, unique_name):
     out, plot, s = run_demo(tmp_path, unique_name, "--duration", "4")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert s is not None and s["passed"] is True
+    assert s is not None and s["passed"] is True, out.stdout
     # what the user sees: the live lines and the summary
     assert "push 10 N down" in out.stdout and "summary (panda" in out.stdout
     assert "result: PASS" in out.stdout
@@ -104,7 +104,7 @@ def test_demo_in_simulated_time(tmp_path, unique_name):
     node runs with use_sim_time; the pushes are recovered all the same."""
     out, plot, s = run_demo(tmp_path, unique_name, "--sim-time", "--duration", "3")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert s["passed"] is True
+    assert s["passed"] is True, out.stdout
     names = [push["phase"] for push in s["pushes"]]
     assert "push 10 N down" in names and "push 5 N sideways + 1 Nm twist" in names, names
 
