@@ -105,7 +105,7 @@ def wrench_to_msg(wrench, msg):
     """
     f = msg.force
     t = msg.torque
-    f.x, f.y, f.z, t.x, t.y, t.z = (float(v) for v in wrench)
+    f.x, f.y, f.z, t.x, t.y, t.z = np.asarray(wrench, dtype=float).tolist()
     return msg
 
 
