@@ -18,16 +18,20 @@ PACKAGE = os.path.join(
 )
 
 
+def _python_files(*tops):
+    """Path of every Python file below the folders ``tops``."""
+    for top in tops:
+        for folder, _, files in os.walk(top):
+            yield from (os.path.join(folder, name) for name in files if name.endswith(".py"))
+
+
 def _modules():
     """module name -> path of every module of the package (``__init__`` under the package)."""
     root = os.path.dirname(PACKAGE)
     found = {}
-    for folder, _, files in os.walk(PACKAGE):
-        for name in files:
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                module = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
-                found[module.removesuffix(".__init__")] = path
+    for path in _python_files(PACKAGE):
+        module = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+        found[module.removesuffix(".__init__")] = path
     return found
 
 
@@ -99,17 +103,15 @@ def test_the_cycle_finder_finds_a_cycle():
 MAX_LINES = 700
 
 
-def _python_files():
-    """Path of every Python file of the package, the tests and the benchmarks."""
+def _counted_files():
+    """Every Python file of the package, the tests and the benchmarks."""
     root = os.path.dirname(PACKAGE)
-    for top in (PACKAGE, os.path.join(root, "test"), os.path.join(root, "benchmarks")):
-        for folder, _, files in os.walk(top):
-            yield from (os.path.join(folder, name) for name in files if name.endswith(".py"))
+    return _python_files(PACKAGE, os.path.join(root, "test"), os.path.join(root, "benchmarks"))
 
 
 def test_no_module_over_700_lines():
     long = {}
-    for path in _python_files():
+    for path in _counted_files():
         with open(path, encoding="utf-8") as fh:
             count = sum(1 for _ in fh)
         if count > MAX_LINES:
@@ -118,7 +120,7 @@ def test_no_module_over_700_lines():
 
 
 def test_the_line_count_reaches_the_tests_and_the_benchmarks():
-    files = {os.path.basename(path) for path in _python_files()}
+    files = {os.path.basename(path) for path in _counted_files()}
     assert {"test_layout.py", "bench_core.py", "pipeline.py"} <= files
 
 

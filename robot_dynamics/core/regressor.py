@@ -35,6 +35,7 @@ from .friction import (
     friction_basis,
 )
 from .dynamics import kinematics
+from .rnea import body_motions
 from .spatial import motion_cross
 from .validation import check_batch, check_vector
 
@@ -401,15 +402,11 @@ def joint_torque_regressor(model, q, qd, qdd):
     nb = tree.nb
     kin = kinematics(tree, q)
     qd_full, qdd_full = tree.body_rates(qd), tree.body_rates(qdd)
+    VA, _ = body_motions(tree, kin, qd_full, qdd_full)
     S, F = kin.S, kin.F
     anc = tree.ancestors
-    Sqd = S * qd_full[..., None]
-    V = anc @ Sqd
-    bias = (motion_cross(V) @ Sqd[..., None])[..., 0]
-    A = anc @ (S * qdd_full[..., None] + bias + tree.base_acceleration)
-    FT = F.swapaxes(-1, -2)
-    v = (FT @ V[..., None])[..., 0]  # body-frame velocity and acceleration
-    a = (FT @ A[..., None])[..., 0]
+    va = F.swapaxes(-1, -2) @ VA  # body-frame velocity and acceleration
+    v, a = va[..., 0], va[..., 1]
     Pa = (a @ _UNIT_MATRIX).reshape(a.shape[:-1] + (6, 10))
     Pv = (v @ _UNIT_MATRIX).reshape(v.shape[:-1] + (6, 10))
     crf = -motion_cross(v).swapaxes(-1, -2)

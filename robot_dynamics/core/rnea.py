@@ -37,6 +37,41 @@ def rnea(tree, kin, qd, qdd, f_ext=None):
     return tau
 
 
+def body_motions(tree, kin, qd, qdd):
+    """The RNEA's forward pass: every body's velocity and acceleration, gravity included as the
+    base's acceleration (``tree.base_acceleration``).
+
+    Args:
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
+        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
+        qd: (..., nb) body joint velocities [rad/s, m/s].
+        qdd: (..., nb) body joint accelerations [rad/s^2, m/s^2], or None: zero.
+
+    Returns:
+        tuple: ``(VA, crmV)``: ``VA`` (..., nb, 6, 2) the velocities ``V_i`` [m/s, rad/s] and
+        accelerations ``A_i`` [m/s^2, rad/s^2] side by side (for one product with a matrix per
+        body), and ``crm(V_i)`` (..., nb, 6, 6); base axes about the base origin.
+    """
+    kin.F  # first: S then comes from the force transforms
+    S = kin.S
+    anc = tree.ancestors
+    Sqd = S * qd[..., None]
+    Sqdd = None if qdd is None else S * qdd[..., None]
+    shape = Sqd.shape
+    if Sqdd is not None and Sqdd.shape != shape:
+        shape = np.broadcast_shapes(shape, Sqdd.shape)
+    VA = np.empty(shape + (2,))
+    V, A = VA[..., 0], VA[..., 1]
+    V[...] = anc @ Sqd  # sums over ancestors
+    crmV = motion_cross(V)
+    bias = (crmV @ Sqd[..., None])[..., 0]  # Sdot_j qd_j
+    if Sqdd is not None:
+        bias += Sqdd
+    bias += tree.base_acceleration  # gravity, as the base's acceleration
+    A[...] = anc @ bias
+    return VA, crmV
+
+
 def rnea_pass(tree, kin, qd, qdd):
     """RNEA (gravity included) without external force, also returning what the momentum terms reuse.
 
@@ -51,27 +86,11 @@ def rnea_pass(tree, kin, qd, qdd):
         product matrices ``crm(V_i)`` (..., nb, 6, 6) and body momenta ``I_i V_i`` (..., nb, 6),
         base axes about the base origin.
     """
-    kin.F  # first: S then comes from the force transforms
-    S = kin.S
-    anc = tree.ancestors
-    Sqd = S * qd[..., None]
-    Sqdd = None if qdd is None else S * qdd[..., None]
-    shape = Sqd.shape
-    if Sqdd is not None and Sqdd.shape != shape:
-        shape = np.broadcast_shapes(shape, Sqdd.shape)
-    VA = np.empty(shape + (2,))  # [V, A] side by side, for one product with the inertias
-    V, A = VA[..., 0], VA[..., 1]
-    V[...] = anc @ Sqd  # sums over ancestors
-    crmV = motion_cross(V)
-    bias = (crmV @ Sqd[..., None])[..., 0]  # Sdot_j qd_j
-    if Sqdd is not None:
-        bias += Sqdd
-    bias += tree.base_acceleration  # gravity, as the base's acceleration
-    A[...] = anc @ bias
+    VA, crmV = body_motions(tree, kin, qd, qdd)
     IVA = kin.inertia_times(VA)
     IV = IVA[..., :1]
     f = (IVA[..., 1:] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
-    tau = (S * (tree.descendants @ f)).sum(axis=-1)  # sums over descendants
+    tau = (kin.S * (tree.descendants @ f)).sum(axis=-1)  # sums over descendants
     return tau, crmV, IV[..., 0]
 
 

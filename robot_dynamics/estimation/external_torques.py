@@ -50,10 +50,8 @@ class ExternalTorqueEstimator:
         """
         terms = sample.terms
         dt = None if sample.dt_ns is None else sample.dt_ns * 1e-9
-        if restarted:
-            self._differentiator.reset()
         if self._static:
-            if self._differentiated:
+            if self._differentiated:  # a dt of 0 starts the filter again: qdd = 0
                 qdd = self._differentiator.update(sample.qd, 0.0 if restarted else dt)
                 tau_model = self._model.inverse_dynamics(sample.q, sample.qd, qdd)
             else:
