@@ -13,7 +13,8 @@ CPU time the subject's process spends per message it received:
   events          rclpy's EventsExecutor, a callback that does nothing
   events_task     EventsExecutor, a callback that schedules an executor task that does nothing
                   (the dynamics node's hand-over of joint_states)
-  node_floor      EventsExecutor, the hand-over task publishes what bench_node.py's dynamics node
+  node_floor      EventsExecutor, the dynamics node's serving (at once while it keeps up, else
+                  through the hand-over task) publishes what bench_node.py's dynamics node
                   publishes per message (a Float64MultiArray effort command, a JointState of
                   feed-forward torques, a WrenchStamped), reused messages, no math
 
@@ -148,22 +149,29 @@ def _subject_node(variant):
         ]
     latest = LatestMessages()  # the dynamics node's hand-over
 
+    def publish(msg):
+        command.data = array("d", msg.effort)
+        feedforward.header.stamp = wrench.header.stamp = msg.header.stamp
+        feedforward.effort = array("d", msg.effort)
+        for publisher, message in outputs:
+            publisher.publish(message)
+
     def publish_outputs():
         latest.unschedule()
         while (taken := latest.take()) is not None:
-            msg = taken[0]
-            command.data = array("d", msg.effort)
-            feedforward.header.stamp = wrench.header.stamp = msg.header.stamp
-            feedforward.effort = array("d", msg.effort)
-            for publisher, message in outputs:
-                publisher.publish(message)
+            publish(taken[0])
+        latest.served()
 
     def callback(msg):
         seen[0] += 1
         if variant == "events_task":
             node.executor.create_task(lambda: None)
-        elif variant == "node_floor" and latest.put(tuple(msg.name), msg):
-            node.executor.create_task(publish_outputs)
+        elif variant == "node_floor":
+            if latest.serve_at_once():
+                publish(msg)
+                latest.served()
+            elif latest.put(tuple(msg.name), msg):
+                node.executor.create_task(publish_outputs)
 
     node.create_subscription(types["JointState"], TOPIC, callback, joint_states_qos())
     return node, seen

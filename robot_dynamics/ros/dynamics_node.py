@@ -97,7 +97,8 @@ class DynamicsNode(Node):
         self._contact = None  # last ContactState message
         self._cmd_msg = Float64MultiArray()
         self._last_t_ns = 0  # stamp of the latest joint_states message [ns]
-        # joint_states: the newest of each stream, served by a task of the I/O node's executor
+        # joint_states: served at once, or (the node is behind) the newest of each stream by a
+        # task of the I/O node's executor
         self._latest = LatestMessages()
         self._serve_lock = threading.Lock()
 
@@ -267,12 +268,21 @@ class DynamicsNode(Node):
         )
 
     def _on_joint_states(self, msg):
-        # Hand the message over and serve it from a task of the executor: the task runs after
-        # the events already queued, whose messages it supersedes, so a node that falls behind
-        # processes the newest state and sheds the rest instead of queueing them.
+        # A node that keeps up serves the message here. One that is behind hands it over to a
+        # task of the executor: the task runs after the events already queued, whose messages
+        # supersede it, so the node processes the newest state and sheds the rest instead of
+        # queueing them (latest_messages.py).
         try:
             self._count["received"] += 1
-            if not self._latest.put(tuple(msg.name), msg):
+            latest = self._latest
+            if latest.serve_at_once():
+                with self._serve_lock:
+                    try:
+                        self._handle_joint_states(msg, 0)
+                    finally:
+                        latest.served()
+                return
+            if not latest.put(tuple(msg.name), msg):
                 return  # a serve is already asked for: it takes this message
             executor = self.io.executor
             if executor is None:  # not spun (a test driving the callbacks): serve at once
@@ -281,7 +291,7 @@ class DynamicsNode(Node):
             try:
                 executor.create_task(self._serve_joint_states)
             except BaseException:  # no task: the next message asks again
-                self._latest.unschedule()
+                latest.unschedule()
                 raise
         except Exception as error:  # noqa: BLE001 - a message must never stop the hot path
             self._hot_path_error(error)
@@ -304,6 +314,7 @@ class DynamicsNode(Node):
                     self._handle_joint_states(*taken)
                 except Exception as error:  # noqa: BLE001 - a message must never stop the node
                     self._hot_path_error(error)
+            latest.served()
 
     def _reference_clock_ns(self):
         """Now [ns] on the clock a ~/reference ages by: ROS time when it is simulated

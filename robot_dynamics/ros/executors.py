@@ -15,7 +15,7 @@ thread of its own; the main thread waits for the stop request (:mod:`robot_dynam
   :class:`PoolExecutor` (three threads) for the main node. The hot path never waits for a
   service, a parameter change or a model build. rclpy's ``EventsExecutor`` queues one event per
   message the middleware delivered and serves them in turn; the dynamics node's joint_states
-  callback only hands the message over
+  callback serves a message at once while the node keeps up, and otherwise hands it over
   (:class:`~robot_dynamics.ros.latest_messages.LatestMessages`) to a task that runs after the
   events already queued, so the queue never outgrows the node: overloaded, the task processes
   the newest message and sheds the others, counted.

@@ -397,7 +397,7 @@ NODE = Section(
             "EventsExecutor, the rest on a multi-threaded executor in another thread), split "
             "(the same with a single-threaded executor for the topics: more CPU per message), "
             "multi_threaded, events (rclpy.experimental.EventsExecutor, one thread). Whichever, "
-            "an executor task serves the newest joint_states and sheds older ones.",
+            "a node that falls behind serves the newest joint_states and sheds older ones.",
             S,
             choices=EXECUTOR_KINDS,
             read_only=True,

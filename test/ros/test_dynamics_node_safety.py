@@ -376,6 +376,8 @@ def failing_take(self):
 
 
 latest_messages.LatestMessages.take = failing_take
+# every message through the hand-off, as when the node is behind
+latest_messages.LatestMessages.serve_at_once = lambda self: False
 sys.exit(dynamics_node.main())
 """
 
@@ -384,8 +386,9 @@ def test_a_failure_in_the_serving_task_is_counted_and_the_node_goes_on(
     dynamics_node, panda, tmp_path
 ):
     """An exception in the executor task that serves joint_states, outside the per-message
-    guard (injected: the hand-off's take raises once), is counted and the node goes on on the
-    default executor (rclpy's EventsExecutor ends the process when a task raises)."""
+    guard (injected: every message goes through the hand-off, whose take raises once), is
+    counted and the node goes on on the default executor (rclpy's EventsExecutor ends the
+    process when a task raises)."""
     script = tmp_path / "failing_take.py"
     script.write_text(FAILING_TAKE)
     node = dynamics_node(

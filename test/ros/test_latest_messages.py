@@ -1,12 +1,13 @@
-"""LatestMessages, the newest-wins hand-off of the dynamics node's joint_states (plain pytest):
-per stream the newest message waits, older ones are shed and counted (and the one taken says how
-many it superseded), streams keep their arrival order and never shed each other, shedding at start
-is counted apart, one serve is asked for at a time, and a producer and a slower consumer in two
-threads lose nothing uncounted."""
+"""LatestMessages, the newest-wins hand-off of the dynamics node's joint_states (plain pytest): a
+message is served at once only when nothing is pending and the node was idle since its previous
+serve; per stream the newest message waits, older ones are shed and counted (and the one taken
+says how many it superseded), streams keep their arrival order and never shed each other,
+shedding at start is counted apart, one serve is asked for at a time, and a producer and a slower
+consumer in two threads lose nothing uncounted."""
 
 import threading
 
-from robot_dynamics.ros.latest_messages import START_S, LatestMessages
+from robot_dynamics.ros.latest_messages import BUSY_GAP_S, START_S, LatestMessages
 
 
 def test_the_newest_message_of_a_stream_waits_and_the_older_are_shed():
@@ -85,3 +86,36 @@ def test_one_serve_is_asked_for_until_it_starts_or_asking_failed():
     assert box.put("arm", 4)
     box.unschedule()  # asking for it failed: the next message asks again
     assert box.put("arm", 5)
+
+
+def test_a_message_is_served_at_once_only_after_an_idle_gap_and_with_nothing_pending():
+    now = [100.0]
+    box = LatestMessages(clock=lambda: now[0])
+    assert box.serve_at_once()  # the first message: nothing served before
+    now[0] += 0.5 * BUSY_GAP_S
+    box.served()
+    now[0] += 0.5 * BUSY_GAP_S  # dispatched right after the serve: it waited in the queue
+    assert not box.serve_at_once()
+    assert box.put("arm", 1)  # handed over: a serve is asked for
+    now[0] += 10 * BUSY_GAP_S  # idle since, but a message is pending: it goes first
+    assert not box.serve_at_once()
+    assert not box.put("arm", 2)
+    box.unschedule()
+    assert box.take() == (2, 1)
+    box.served()
+    assert not box.serve_at_once()  # the task's serve just ended
+    now[0] += 2 * BUSY_GAP_S
+    assert box.serve_at_once()
+    assert box.shed == 1
+
+
+def test_a_message_served_at_once_starts_the_start_period():
+    now = [100.0]
+    box = LatestMessages(clock=lambda: now[0])
+    assert box.serve_at_once()
+    box.served()
+    now[0] += 2 * START_S  # past the start period begun by that serve
+    box.put("arm", 1)
+    box.put("arm", 2)
+    assert box.take() == (2, 1)
+    assert box.shed == 1 and box.shed_at_start == 0
