@@ -271,7 +271,16 @@ def _per_joint(values, name, names):
     return x
 
 
-def _effort_reason(effort):
+def effort_reason(effort):
+    """Why one joint's efforts over a recording are no measurement, or None.
+
+    Args:
+        effort: (k,) the joint's efforts, NaN where a sample has none.
+
+    Returns:
+        str or None: "no effort in the recording", "effort exactly 0 in every sample" or
+        "effort constant (x) in every sample"; None when the effort varies.
+    """
     finite = effort[np.isfinite(effort)]
     if finite.size == 0:
         return "no effort in the recording"
@@ -366,7 +375,7 @@ def clean(
         if effort_mask != "auto":
             raise DataError(f"effort_mask must be None, 'auto' or {n} booleans")
         for k in np.flatnonzero(carried):
-            reason = _effort_reason(effort[:, k])
+            reason = effort_reason(effort[:, k])
             if reason:
                 reasons[k] = reason
     elif effort_mask is not None:

@@ -237,6 +237,9 @@ class Replay:
         pauses: reason -> count of messages without an estimate (the same way).
         unknown_joints: joint names in the recording that the model does not have.
         missing_joints: the model's joints the recording never gave a position.
+        constant_efforts: ``(joint, reason)`` of the joints whose effort is one constant value
+            in every message that carries one (a driver that measures no effort, such as a
+            gripper's reporting 0): their external torque is the model's torque, no estimate.
         wrench_frame: the wrench's link ('' without one).
         wrench_components: the estimated components.
         joint_names: the model's joints.
@@ -254,6 +257,7 @@ class Replay:
     pauses: dict
     unknown_joints: tuple
     missing_joints: tuple
+    constant_efforts: tuple
     wrench_frame: str
     wrench_components: tuple
     joint_names: tuple
@@ -305,6 +309,7 @@ def replay(pipeline, messages):
     Raises:
         DataError: the recording has no message.
     """
+    from robot_dynamics.core.joint_data import effort_reason
     from robot_dynamics.ros.conversions import JointNameMap
 
     n = pipeline.n
@@ -312,6 +317,7 @@ def replay(pipeline, messages):
     stamps = _Growing((), np.int64, 0)
     status = _Growing((), np.int8, REFUSED)
     tau = _Growing((n,), float, np.nan)
+    effort = _Growing((n,), float, np.nan)
     wrench = _Growing((6,), float, np.nan)
     contact = _Growing((), np.int8, -1)
     onset = _Growing((), bool, False)
@@ -319,7 +325,7 @@ def replay(pipeline, messages):
     refusals, pauses, unknown = {}, {}, set()
     for message in messages:
         i = stamps.row()
-        for grown in (status, tau, wrench, contact, onset):
+        for grown in (status, tau, effort, wrench, contact, onset):
             grown.row()
         t_ns = message.time_ns
         stamps.data[i] = t_ns
@@ -330,6 +336,8 @@ def replay(pipeline, messages):
             _count(refusals, str(error))
             continue
         unknown.update(extra)
+        if fields[2] is not None:
+            effort.data[i] = fields[2]
         out = pipeline.update(t_ns, *fields, present=present)
         if out.refused:
             _count(refusals, out.refused)
@@ -349,6 +357,12 @@ def replay(pipeline, messages):
                 links[i] = out.contact.link
     if stamps.size == 0:
         raise DataError("the recording has no JointState message")
+    efforts = effort.array()
+    constant = []
+    for name, column in zip(pipeline.joint_names, efforts.T):
+        reason = effort_reason(column)
+        if reason is not None and np.isfinite(column).any():
+            constant.append((name, reason.replace("sample", "message")))
     link = np.full(stamps.size, "", dtype=object)
     for i, name in links.items():
         link[i] = name
@@ -369,6 +383,7 @@ def replay(pipeline, messages):
             for name, q in zip(pipeline.joint_names, pipeline.measured_state()[0])
             if np.isnan(q)
         ),
+        constant_efforts=tuple(constant),
         wrench_frame=pipeline.wrench_frame or "",
         wrench_components=tuple(pipeline.wrench_components) if pipeline.wrench_frame else (),
         joint_names=tuple(pipeline.joint_names),

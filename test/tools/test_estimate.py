@@ -478,6 +478,46 @@ def test_a_gripper_the_recording_lacks_is_locked_from_the_parameters_file(
     assert summary["phantom"] == free_estimate[0]["phantom"]
 
 
+def test_a_joint_whose_effort_is_always_0_is_named_with_the_fix(
+    arm, free_run, free_estimate, tmp_path, capsys
+):
+    """A finger the recording carries with an effort of exactly 0 in every message (a gripper
+    driver that measures none) is named, with locked_joints as the fix; the arm's joints, whose
+    efforts vary, are not; a recording of the arm alone names none."""
+    _, data = free_run
+    gripper = tmp_path / "gripper.urdf"
+    gripper.write_text(
+        ER.estimator_urdf().replace(
+            "</robot>",
+            '<link name="finger"><inertial><mass value="0.1"/><origin xyz="0 0 0"/>'
+            '<inertia ixx="1e-5" iyy="1e-5" izz="1e-5" ixy="0" ixz="0" iyz="0"/></inertial>'
+            '</link><joint name="finger_joint" type="prismatic">'
+            '<parent link="tool"/><child link="finger"/><axis xyz="0 1 0"/>'
+            '<limit lower="0" upper="0.04" effort="20" velocity="0.2"/></joint></robot>',
+        )
+    )
+    rows = read_csv(data)
+    recording = tmp_path / "with_finger.csv"
+    with open(recording, "w", newline="") as f:
+        fields = list(rows[0]) + [f"finger_joint.{x}" for x in ("position", "velocity", "effort")]
+        writer = csv.DictWriter(f, fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**row, "finger_joint.position": 0.02, "finger_joint.velocity": 0.0,
+                             "finger_joint.effort": 0.0})  # fmt: skip
+    params = tmp_path / "tip.yaml"
+    params.write_text(parameters_yaml({"tip_link": ER.TIP}))
+    out = str(tmp_path / "x")
+    argv = [str(gripper), str(recording), "--params", str(params), "--out", out]
+    summary = _json(*argv, "--free", "0.5:")
+    assert summary["constant_efforts"] == {"finger_joint": "effort exactly 0 in every message"}
+    code, text, _ = run(capsys, "estimate", *argv, "--free", "0.5:")
+    assert code == 0
+    assert "joints whose effort is no measurement (finger_joint: effort exactly 0" in text
+    assert "load them as fixed with the locked_joints parameter" in text
+    assert free_estimate[0]["constant_efforts"] == {}
+
+
 # ------------------------------------------------------------------ stamps
 @pytest.fixture(scope="module")
 def logged_runs(arm, tmp_path_factory):

@@ -227,6 +227,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
             "refusals": first.refusals,
             "pauses": first.pauses,
             "unknown_joints": list(first.unknown_joints),
+            "constant_efforts": dict(first.constant_efforts),
             "contacts": int(first.contact_onsets.sum()) if (first.in_contact >= 0).any() else None,
             "free": {
                 "windows": [[a, b] for a, b in windows] or None,
@@ -432,6 +433,13 @@ def summary_lines(out, args):
         lines.append(f"  refused {count}: {reason}")
     if out["unknown_joints"]:
         lines.append(f"  joints the model does not have (ignored): {out['unknown_joints']}")
+    if out["constant_efforts"]:
+        joints = "; ".join(f"{name}: {why}" for name, why in out["constant_efforts"].items())
+        lines.append(
+            f"  joints whose effort is no measurement ({joints}): their external torque is the "
+            "model's torque, not an estimate; if their driver measures no effort (a gripper's), "
+            "load them as fixed with the locked_joints parameter"
+        )
     if out["contacts"] is not None:
         lines.append(f"  contacts with the node's levels: {out['contacts']}")
     free = out["free"]
