@@ -34,6 +34,7 @@ def make_replay(stamps, tau, wrench=None, status=None, components=("fx", "fy", "
         pauses={},
         unknown_joints=(),
         missing_joints=(),
+        constant_efforts=(),
         wrench_frame="tool",
         wrench_components=components,
         joint_names=tuple(f"j{i}" for i in range(n)),

@@ -429,6 +429,26 @@ def test_errors_exit_codes_and_messages(arm, free_run, pushed, tmp_path, capsys)
         assert code == 2 and fragment in err, err
 
 
+def _with_finger(folder, mass=None):
+    """The arm's description with a prismatic finger on its tool (massless, or of ``mass`` kg)."""
+    inertial = (
+        ""
+        if mass is None
+        else f'<inertial><mass value="{mass}"/><origin xyz="0 0 0"/>'
+        '<inertia ixx="1e-5" iyy="1e-5" izz="1e-5" ixy="0" ixz="0" iyz="0"/></inertial>'
+    )
+    path = folder / "gripper.urdf"
+    path.write_text(
+        ER.estimator_urdf().replace(
+            "</robot>",
+            f'<link name="finger">{inertial}</link><joint name="finger_joint" type="prismatic">'
+            '<parent link="tool"/><child link="finger"/><axis xyz="0 1 0"/>'
+            '<limit lower="0" upper="0.04" effort="20" velocity="0.2"/></joint></robot>',
+        )
+    )
+    return path
+
+
 def test_a_gripper_the_recording_lacks_is_locked_from_the_parameters_file(
     arm, free_run, free_estimate, tmp_path, capsys
 ):
@@ -438,15 +458,7 @@ def test_a_gripper_the_recording_lacks_is_locked_from_the_parameters_file(
     locked_joints in the parameters file, the estimate is the arm's own."""
     folder, _, _ = arm
     _, data = free_run
-    gripper = tmp_path / "gripper.urdf"
-    gripper.write_text(
-        ER.estimator_urdf().replace(
-            "</robot>",
-            '<link name="finger"/><joint name="finger_joint" type="prismatic">'
-            '<parent link="tool"/><child link="finger"/><axis xyz="0 1 0"/>'
-            '<limit lower="0" upper="0.04" effort="20" velocity="0.2"/></joint></robot>',
-        )
-    )
+    gripper = _with_finger(tmp_path)
     values = ER.node_parameters()  # per-joint values of the arm's 7 joints
     params = tmp_path / "arm.yaml"
     params.write_text(parameters_yaml(values))
@@ -485,17 +497,7 @@ def test_a_joint_whose_effort_is_always_0_is_named_with_the_fix(
     driver that measures none) is named, with locked_joints as the fix; the arm's joints, whose
     efforts vary, are not; a recording of the arm alone names none."""
     _, data = free_run
-    gripper = tmp_path / "gripper.urdf"
-    gripper.write_text(
-        ER.estimator_urdf().replace(
-            "</robot>",
-            '<link name="finger"><inertial><mass value="0.1"/><origin xyz="0 0 0"/>'
-            '<inertia ixx="1e-5" iyy="1e-5" izz="1e-5" ixy="0" ixz="0" iyz="0"/></inertial>'
-            '</link><joint name="finger_joint" type="prismatic">'
-            '<parent link="tool"/><child link="finger"/><axis xyz="0 1 0"/>'
-            '<limit lower="0" upper="0.04" effort="20" velocity="0.2"/></joint></robot>',
-        )
-    )
+    gripper = _with_finger(tmp_path, mass=0.1)
     rows = read_csv(data)
     recording = tmp_path / "with_finger.csv"
     with open(recording, "w", newline="") as f:
