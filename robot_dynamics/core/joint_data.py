@@ -271,23 +271,28 @@ def _per_joint(values, name, names):
     return x
 
 
-def effort_reason(effort):
+NO_EFFORT = "no effort in the recording"
+"""What :func:`effort_reason` says of a joint whose effort is never given."""
+
+
+def effort_reason(effort, sample="sample"):
     """Why one joint's efforts over a recording are no measurement, or None.
 
     Args:
         effort: (k,) the joint's efforts, NaN where a sample has none.
+        sample: the word for one sample in the text ("message" for a replay).
 
     Returns:
-        str or None: "no effort in the recording", "effort exactly 0 in every sample" or
-        "effort constant (x) in every sample"; None when the effort varies.
+        str or None: :data:`NO_EFFORT`, "effort exactly 0 in every sample" or "effort constant
+        (x) in every sample"; None when the effort varies.
     """
     finite = effort[np.isfinite(effort)]
     if finite.size == 0:
-        return "no effort in the recording"
+        return NO_EFFORT
     if np.all(finite == 0.0):
-        return "effort exactly 0 in every sample"
+        return f"effort exactly 0 in every {sample}"
     if np.all(finite == finite[0]):
-        return f"effort constant ({finite[0]:g}) in every sample"
+        return f"effort constant ({finite[0]:g}) in every {sample}"
     return None
 
 

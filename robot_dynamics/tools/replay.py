@@ -309,7 +309,7 @@ def replay(pipeline, messages):
     Raises:
         DataError: the recording has no message.
     """
-    from robot_dynamics.core.joint_data import effort_reason
+    from robot_dynamics.core.joint_data import NO_EFFORT, effort_reason
     from robot_dynamics.ros.conversions import JointNameMap
 
     n = pipeline.n
@@ -357,12 +357,11 @@ def replay(pipeline, messages):
                 links[i] = out.contact.link
     if stamps.size == 0:
         raise DataError("the recording has no JointState message")
-    efforts = effort.array()
-    constant = []
-    for name, column in zip(pipeline.joint_names, efforts.T):
-        reason = effort_reason(column)
-        if reason is not None and np.isfinite(column).any():
-            constant.append((name, reason.replace("sample", "message")))
+    constant = []  # joints whose effort is one value throughout (no effort at all: a pause)
+    for name, column in zip(pipeline.joint_names, effort.array().T):
+        reason = effort_reason(column, "message")
+        if reason not in (None, NO_EFFORT):
+            constant.append((name, reason))
     link = np.full(stamps.size, "", dtype=object)
     for i, name in links.items():
         link[i] = name
