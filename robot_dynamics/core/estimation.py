@@ -123,23 +123,22 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
         tuple: ``(f (..., k) [N, N m], singular values (..., min(k, n)))``, the singular values
         in descending order.
     """
-    U = None
     if J.ndim == 2:
         # one configuration: LAPACK directly (numpy's wrapper costs more than the 6 x n SVD)
         U, s, Vt, info = _dgesdd(J, full_matrices=0)
+        if info == 0 and s.size and s[-1] >= singular_threshold and s[-1] > 0.0:
+            # away from a singularity: the exact inverse, f = U diag(1 / s) V^T tau
+            return U @ ((Vt @ tau_ext) / s), s
         if info != 0:
-            U = None
-    if U is None:
-        U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
-    if s.ndim == 1 and s.size and s[-1] > 0.0 and s[-1] >= singular_threshold:
-        gain = 1.0 / s  # one configuration away from a singularity: the exact inverse
+            U, s, Vt = np.linalg.svd(J, full_matrices=False)
     else:
-        if singular_threshold > 0.0:
-            ratio = np.clip(s / singular_threshold, 0.0, 1.0)
-        else:
-            ratio = np.ones_like(s)
-        lam2 = damping**2 * (1.0 - ratio**2)
-        gain = s / (s**2 + lam2 + np.finfo(float).tiny)
+        U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
+    if singular_threshold > 0.0:
+        ratio = np.clip(s / singular_threshold, 0.0, 1.0)
+    else:
+        ratio = np.ones_like(s)
+    lam2 = damping**2 * (1.0 - ratio**2)
+    gain = s / (s**2 + lam2 + np.finfo(float).tiny)
     # J^T = V diag(s) U^T, so f = U diag(gain) V^T tau
     coeff = (Vt @ tau_ext[..., None])[..., 0] * gain
     return (U @ coeff[..., None])[..., 0], s

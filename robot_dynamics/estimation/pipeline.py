@@ -599,6 +599,11 @@ class EstimationPipeline:
         """Drop the reference: the feed-forward uses the measured state."""
         self._reference.clear()
 
+    @property
+    def has_reference(self):
+        """True while a reference is set (it may still expire at the next message)."""
+        return self._reference.point is not None
+
     # ------------------------------------------------------------------ tare and reset
     def start_tare(self, t_ns):
         """Start averaging the external torques over ``tare_duration`` from a stamp.
@@ -669,7 +674,7 @@ class EstimationPipeline:
                 "tare": self._tare.state,
                 "wrench_frame": self.wrench_frame or "",
                 "wrench_components": " ".join(self.wrench_components),
-                "reference_active": self._reference.point is not None,
+                "reference_active": self.has_reference,
             }
         )
         return out

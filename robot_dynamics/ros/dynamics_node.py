@@ -366,7 +366,9 @@ class DynamicsNode(Node):
             sample = pipeline.ingest(t_ns, position, velocity, effort, present, superseded)
             out = sample.out
             if sample.ready:
-                pipeline.command(sample, now_ns=self._reference_clock_ns())
+                # the reference clock only ages a reference (without one: the stamp)
+                now_ns = self._reference_clock_ns() if pipeline.has_reference else None
+                pipeline.command(sample, now_ns=now_ns)
                 self._publish_command(active, out)
                 pipeline.estimate(sample)
                 self._payload.record(active.names, t_ns, position, velocity, effort)

@@ -55,7 +55,9 @@ def test_feedforward_reference_and_expiry(panda):
     np.testing.assert_allclose(
         out.feedforward, panda.inverse_dynamics(q_ref, np.zeros(7), np.zeros(7)), atol=1e-9
     )
+    assert p0.has_reference
     p0.clear_reference()
+    assert not p0.has_reference
     out = p0.update(T0 + 10**12 + MS, Q, qd, None)
     np.testing.assert_allclose(out.feedforward, panda.inverse_dynamics(Q, qd, np.zeros(7)))
 
