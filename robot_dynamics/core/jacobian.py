@@ -25,9 +25,6 @@ def frame_pose(tree, T, frame):
 def frame_jacobian_full(tree, kin, frame):
     """Jacobian over all body joints, rows ``[v; w]`` of the frame origin, base axes.
 
-    The joints that move the frame contribute their motion axes ``S_j`` (base axes, about the
-    base origin) moved to the frame origin ``o``: ``[v; w] -> [v - o x w; w]``.
-
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
@@ -38,10 +35,19 @@ def frame_jacobian_full(tree, kin, frame):
     """
     info = tree.frames[frame]
     W_T_F = frame_pose(tree, kin.T, frame)
+    nb = tree.nb
     if info.body < 0:
-        return np.zeros(kin.T.shape[:-3] + (6, tree.nb)), W_T_F
-    J = (kin.S * tree.ancestors[info.body, :, None]).swapaxes(-1, -2)
-    J[..., :3, :] -= skew(W_T_F[..., :3, 3]) @ J[..., 3:, :]
+        return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
+    z = kin.zh[..., 0]
+    d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]  # frame origin relative to joints
+    z_x_d = (skew(z) @ d[..., None])[..., 0]  # revolute: v = z x d
+    mask = tree.ancestors[info.body, :, None]  # (nb, 1): the joints that move the frame
+    cols = np.concatenate([z_x_d, z], axis=-1) * mask
+    if tree.has_prismatic:
+        prismatic = tree.prismatic
+        cols[..., prismatic, :3] = z[..., prismatic, :] * mask[prismatic]
+        cols[..., prismatic, 3:] = 0.0
+    J = cols.swapaxes(-1, -2)
     return J, W_T_F
 
 
