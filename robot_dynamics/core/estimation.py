@@ -126,11 +126,11 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
     if J.ndim == 2:
         # one configuration: LAPACK directly (numpy's wrapper costs more than the 6 x n SVD)
         U, s, Vt, info = _dgesdd(J, full_matrices=0)
-        if info == 0 and s.size and s[-1] >= singular_threshold and s[-1] > 0.0:
-            # away from a singularity: the exact inverse, f = U diag(1 / s) V^T tau
-            return U @ ((Vt @ tau_ext) / s), s
         if info != 0:
             U, s, Vt = np.linalg.svd(J, full_matrices=False)
+        elif s.size and s[-1] >= singular_threshold and s[-1] > 0.0:
+            # away from a singularity: the exact inverse, f = U diag(1 / s) V^T tau
+            return U @ ((Vt @ tau_ext) / s), s
     else:
         U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
     if singular_threshold > 0.0:
