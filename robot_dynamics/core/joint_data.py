@@ -36,6 +36,7 @@ import numpy as np
 from scipy.ndimage import maximum_filter1d, minimum_filter1d
 from scipy.signal import savgol_filter
 
+from .effort_measurement import effort_reason
 from .identification import IdentificationError
 from .locked_joints import default_positions
 from .stamps import robot_time
@@ -269,31 +270,6 @@ def _per_joint(values, name, names):
             f"got {list(np.atleast_1d(values))}"
         )
     return x
-
-
-NO_EFFORT = "no effort in the recording"
-"""What :func:`effort_reason` says of a joint whose effort is never given."""
-
-
-def effort_reason(effort, sample="sample"):
-    """Why one joint's efforts over a recording are no measurement, or None.
-
-    Args:
-        effort: (k,) the joint's efforts, NaN where a sample has none.
-        sample: the word for one sample in the text ("message" for a replay).
-
-    Returns:
-        str or None: :data:`NO_EFFORT`, "effort exactly 0 in every sample" or "effort constant
-        (x) in every sample"; None when the effort varies.
-    """
-    finite = effort[np.isfinite(effort)]
-    if finite.size == 0:
-        return NO_EFFORT
-    if np.all(finite == 0.0):
-        return f"effort exactly 0 in every {sample}"
-    if np.all(finite == finite[0]):
-        return f"effort constant ({finite[0]:g}) in every {sample}"
-    return None
 
 
 def clean(

@@ -77,6 +77,21 @@ class JointSampleBuffer:
         if self._count < self.capacity:
             self._count += 1
 
+    def latest_efforts(self, count):
+        """A copy of the efforts of the latest ``count`` samples (fewer when fewer are kept), in
+        the order they were appended: a cheap look at what a driver reports, for work off the hot
+        path (no sorting by stamp, no filling of the NaN of joints a sample does not carry).
+
+        Args:
+            count: most samples to copy (>= 0).
+
+        Returns:
+            ndarray: (k, n) efforts as received, k = min(count, len(self)).
+        """
+        k = min(int(count), self._count)
+        order = (self._next - k + np.arange(k)) % self.capacity
+        return self._data[order, _EFFORT]
+
     def window(self, seconds=None):
         """Copies of the samples stamped within ``seconds`` of the newest one, in stamp order.
 

@@ -7,8 +7,11 @@ raised; WARN when no joint_states came or they (or ~/reference messages) were re
 since the last status, more than :data:`SHED_WARN_FRACTION` of them were shed (those shed at
 start aside: they are counted only, see ``LatestMessages``), efforts are
 stale, the estimation paused on every message since the last status (positions missing, no or
-stale velocities or efforts: the pipeline's ``last_pause`` says which) or the selected wrench
-problem is near-singular; OK otherwise.
+stale velocities or efforts: the pipeline's ``last_pause`` says which), the selected wrench
+problem is near-singular, or a joint's effort is no measurement over the latest
+:data:`EFFORT_CHECK_MESSAGES` messages (one value in every message while another joint's varies,
+such as a gripper's reporting 0: :func:`~robot_dynamics.core.effort_measurement.constant_efforts`);
+OK otherwise.
 """
 
 import time
@@ -16,6 +19,7 @@ import time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
 from robot_dynamics.core.inertia import inertia_warning_lines
+from robot_dynamics.core.effort_measurement import constant_efforts, constant_efforts_text
 from robot_dynamics.core.joint_warnings import joint_warning_lines
 
 from .description import locked_joints_text
@@ -25,6 +29,11 @@ from .description import locked_joints_text
 #: log it): the node does not keep up. Below it, a message superseded by the next one of a burst
 #: (a driver's jitter, a busy moment of the machine) is only counted.
 SHED_WARN_FRACTION = 0.01
+
+#: The latest messages whose efforts each status looks at for joints whose effort is no
+#: measurement (2 s at 1 kHz), and the fewest it judges.
+EFFORT_CHECK_MESSAGES = 2000
+EFFORT_CHECK_MIN_MESSAGES = 100
 
 
 def _text(value):
@@ -42,14 +51,17 @@ class DynamicsDiagnostics:
     Attributes:
         overload: the shed-messages warning of the last status ("" when the node kept up), for
             the node's log.
+        no_effort: the warning of the last status on joints whose effort is no measurement
+            ("" when there is none), for the node's log.
     """
 
     def __init__(self):
         self._previous = {}
         self._rate_from = None  # (monotonic time [s], messages processed)
         self.overload = ""
+        self.no_effort = ""
 
-    def status(self, node, active, pipeline, rate):
+    def status(self, node, active, pipeline, rate, efforts=None):
         """DiagnosticStatus of a DynamicsNode.
 
         Args:
@@ -57,6 +69,7 @@ class DynamicsDiagnostics:
             active: its active model bundle or None.
             pipeline: the pipeline's status() dict ({} without a model).
             rate: joint_states processed per second since the previous status [Hz].
+            efforts: ``(joint names, (k, n) efforts)`` of the latest messages processed, or None.
 
         Returns:
             diagnostic_msgs.msg.DiagnosticStatus: level, message and key/values.
@@ -79,7 +92,10 @@ class DynamicsDiagnostics:
         grew = {k: v - self._previous.get(k, 0) for k, v in seen.items()}
         self._previous = seen
         errors, warnings = [], []
-        self.overload = ""
+        self.overload = self.no_effort = ""
+        constant = ()
+        if efforts is not None and len(efforts[1]) >= EFFORT_CHECK_MIN_MESSAGES:
+            constant = constant_efforts(efforts[0], efforts[1], "message")
         if active is None:
             errors.append("no robot model loaded")
         else:
@@ -118,6 +134,9 @@ class DynamicsDiagnostics:
                 warnings.append(f"estimation paused: {pipeline.get('last_pause', '')}")
             if pipeline.get("near_singular"):
                 warnings.append("near a singularity")
+            if constant:
+                self.no_effort = constant_efforts_text(constant)
+                warnings.append(self.no_effort)
         status = DiagnosticStatus()
         status.name = f"{node.get_fully_qualified_name()}: dynamics"
         status.hardware_id = active.model.base_link if active is not None else ""
@@ -151,6 +170,7 @@ class DynamicsDiagnostics:
             "messages_shed_at_start": node._latest.shed_at_start,
             "messages_processed": int(pipeline.get("messages", 0)) - refused,
             "unknown_joints": " ".join(sorted(node._unknown)),
+            "no_effort_joints": " ".join(name for name, _ in constant),
             "effort_command": "on" if node._values["publish_effort_command"] else "off",
             "effort_commands_published": count["commands"],
             "effort_commands_withheld": withheld,
@@ -163,7 +183,7 @@ class DynamicsDiagnostics:
         status.values = [KeyValue(key=k, value=_text(v)) for k, v in values.items()]
         return status
 
-    def array(self, node, active, pipeline):
+    def array(self, node, active, pipeline, efforts=None):
         """The DiagnosticArray of one period: the processing rate since the previous one and
         :meth:`status`.
 
@@ -171,6 +191,7 @@ class DynamicsDiagnostics:
             node: the DynamicsNode.
             active: its active model bundle or None.
             pipeline: the pipeline's status() dict ({} without a model).
+            efforts: ``(joint names, (k, n) efforts)`` of the latest messages processed, or None.
 
         Returns:
             diagnostic_msgs.msg.DiagnosticArray: stamped with the node clock.
@@ -180,7 +201,7 @@ class DynamicsDiagnostics:
         start, before = self._rate_from or (now, processed)
         self._rate_from = (now, processed)
         rate = max(processed - before, 0) / (now - start) if now > start else 0.0
-        array_msg = DiagnosticArray(status=[self.status(node, active, pipeline, rate)])
+        array_msg = DiagnosticArray(status=[self.status(node, active, pipeline, rate, efforts)])
         array_msg.header.stamp = node.get_clock().now().to_msg()
         return array_msg
 

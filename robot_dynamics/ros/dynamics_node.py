@@ -44,7 +44,7 @@ from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription, locked_joints_text, log_model_notes
-from .diagnostics import DynamicsDiagnostics
+from .diagnostics import EFFORT_CHECK_MESSAGES, DynamicsDiagnostics
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .latest_messages import LatestMessages
 from .payload_service import PayloadService
@@ -533,11 +533,20 @@ class DynamicsNode(Node):
 
     # ------------------------------------------------------------------ diagnostics
     def _diagnostics(self):
-        pipeline_status = self._with_pipeline(lambda pipeline: pipeline.status()) or {}
+        snapshot = self._with_pipeline(
+            lambda pipeline: (
+                pipeline.status(),
+                self._payload.latest_efforts(EFFORT_CHECK_MESSAGES),
+            )
+        )
+        pipeline_status, efforts = snapshot or ({}, None)
         diagnostics = self._diagnostics_state
-        self._pub_diagnostics.publish(diagnostics.array(self, self._active, pipeline_status))
+        array = diagnostics.array(self, self._active, pipeline_status, efforts)
+        self._pub_diagnostics.publish(array)
         if diagnostics.overload:
             self._log("shed", 5.0, "warning", diagnostics.overload)
+        if diagnostics.no_effort:
+            self._log("no_effort", 60.0, "warning", diagnostics.no_effort)
 
 
 def main(args=None):

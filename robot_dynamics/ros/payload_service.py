@@ -104,6 +104,21 @@ class PayloadService:
             self._names = names
         self._buffer.append(t_ns, position, velocity, effort)
 
+    def latest_efforts(self, count):
+        """The efforts of the latest ``count`` recorded messages (call under the node's pipeline
+        lock).
+
+        Args:
+            count: most messages.
+
+        Returns:
+            tuple or None: ``(joint names, (k, n) efforts as received, model order, NaN for
+            joints a message does not carry)``; None before the first message.
+        """
+        if self._buffer is None:
+            return None
+        return self._names, self._buffer.latest_efforts(count)
+
     # ------------------------------------------------------------------ service
     def _identify(self, request, response):
         try:

@@ -31,6 +31,7 @@ from dataclasses import replace as _replace
 
 import numpy as np
 
+from robot_dynamics.core.effort_measurement import constant_efforts
 from robot_dynamics.core.joint_data import DataError
 from robot_dynamics.core.stamps import robot_time
 from robot_dynamics.tools.identification_data import (
@@ -237,9 +238,10 @@ class Replay:
         pauses: reason -> count of messages without an estimate (the same way).
         unknown_joints: joint names in the recording that the model does not have.
         missing_joints: the model's joints the recording never gave a position.
-        constant_efforts: ``(joint, reason)`` of the joints whose effort is one constant value
-            in every message that carries one (a driver that measures no effort, such as a
-            gripper's reporting 0): their external torque is the model's torque, no estimate.
+        constant_efforts: ``(joint, reason)`` of the joints whose effort is no measurement (one
+            value in every message while another joint's varies, such as a gripper's reporting 0:
+            :func:`~robot_dynamics.core.effort_measurement.constant_efforts`): their external
+            torque is the model's torque, no estimate.
         wrench_frame: the wrench's link ('' without one).
         wrench_components: the estimated components.
         joint_names: the model's joints.
@@ -309,7 +311,6 @@ def replay(pipeline, messages):
     Raises:
         DataError: the recording has no message.
     """
-    from robot_dynamics.core.joint_data import NO_EFFORT, effort_reason
     from robot_dynamics.ros.conversions import JointNameMap
 
     n = pipeline.n
@@ -357,11 +358,6 @@ def replay(pipeline, messages):
                 links[i] = out.contact.link
     if stamps.size == 0:
         raise DataError("the recording has no JointState message")
-    constant = []  # joints whose effort is one value throughout (no effort at all: a pause)
-    for name, column in zip(pipeline.joint_names, effort.array().T):
-        reason = effort_reason(column, "message")
-        if reason not in (None, NO_EFFORT):
-            constant.append((name, reason))
     link = np.full(stamps.size, "", dtype=object)
     for i, name in links.items():
         link[i] = name
@@ -382,7 +378,7 @@ def replay(pipeline, messages):
             for name, q in zip(pipeline.joint_names, pipeline.measured_state()[0])
             if np.isnan(q)
         ),
-        constant_efforts=tuple(constant),
+        constant_efforts=constant_efforts(pipeline.joint_names, effort.array(), "message"),
         wrench_frame=pipeline.wrench_frame or "",
         wrench_components=tuple(pipeline.wrench_components) if pipeline.wrench_frame else (),
         joint_names=tuple(pipeline.joint_names),

@@ -36,6 +36,18 @@ def test_overwrites_the_oldest_when_full():
     np.testing.assert_allclose(t, [0.0, 1e-3, 2e-3, 3e-3])
 
 
+def test_latest_efforts_in_arrival_order_across_the_wrap():
+    buffer = JointSampleBuffer(2, 4)
+    assert buffer.latest_efforts(3).shape == (0, 2)
+    fill(buffer, 2)
+    np.testing.assert_array_equal(buffer.latest_efforts(5)[:, 0], [0, -1])  # all there are
+    fill(buffer, 9, start=2)  # 11 samples into 4 places
+    latest = buffer.latest_efforts(3)
+    np.testing.assert_array_equal(latest[:, 1], [-80, -90, -100])
+    latest[:] = 0.0  # a copy
+    np.testing.assert_array_equal(buffer.latest_efforts(1), [[-10, -100]])
+
+
 def test_window_by_stamp_of_the_newest_sample():
     buffer = JointSampleBuffer(2, 100)
     fill(buffer, 50)

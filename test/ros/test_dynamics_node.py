@@ -497,3 +497,25 @@ def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
     # the driver stopped (the next status may still count the last messages)
     status, _ = node.diagnostics(lambda s, v: "no joint_states since the last status" in s.message)
     assert status.level == status.WARN, status.message
+
+
+def test_diagnostics_name_a_joint_whose_effort_is_no_measurement(dynamics_node, panda):
+    """A driver that reports effort 0 for one joint in every message while the others measure
+    (a gripper's, say): /diagnostics says WARN, names the joint and the fix."""
+    names = list(panda.joint_names)
+    rng = np.random.default_rng(3)
+    g = panda.gravity_torques(Q)
+    node = dynamics_node(urdf=read(PANDA_URDF), diagnostics_period=0.2)
+    node.wait_connected(("gravity_torques",))
+
+    def one_joint_without_effort():
+        effort = g + rng.normal(scale=0.01, size=7)
+        effort[6] = 0.0
+        return node.joint_state(names, Q, np.zeros(7), effort)
+
+    status, values = node.diagnostics_while_publishing(
+        one_joint_without_effort, lambda s, v: v.get("no_effort_joints")
+    )
+    assert status.level == status.WARN and values["no_effort_joints"] == "panda_joint7"
+    assert "panda_joint7: effort exactly 0 in every message" in status.message
+    assert "locked_joints" in status.message

@@ -37,6 +37,7 @@ from typing import List
 import numpy as np
 
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.core.effort_measurement import constant_efforts_text
 from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
 from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
@@ -434,12 +435,7 @@ def summary_lines(out, args):
     if out["unknown_joints"]:
         lines.append(f"  joints the model does not have (ignored): {out['unknown_joints']}")
     if out["constant_efforts"]:
-        joints = "; ".join(f"{name}: {why}" for name, why in out["constant_efforts"].items())
-        lines.append(
-            f"  joints whose effort is no measurement ({joints}): their external torque is the "
-            "model's torque, not an estimate; if their driver measures no effort (a gripper's), "
-            "load them as fixed with the locked_joints parameter"
-        )
+        lines.append("  " + constant_efforts_text(out["constant_efforts"].items()))
     if out["contacts"] is not None:
         lines.append(f"  contacts with the node's levels: {out['contacts']}")
     free = out["free"]

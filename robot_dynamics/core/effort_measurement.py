@@ -1,0 +1,71 @@
+"""Whether a joint's efforts over a recording or a stream are a measurement: a driver that
+measures none (a gripper's) reports no effort, 0 or one constant value in every sample. Used by
+identification (such joints are left out of the fit), ``robot-dynamics estimate`` and the dynamics
+node's diagnostics (their external torque is the model's torque, not an estimate)."""
+
+import numpy as np
+
+
+NO_EFFORT = "no effort in the recording"
+"""What :func:`effort_reason` says of a joint whose effort is never given."""
+
+
+def effort_reason(effort, sample="sample"):
+    """Why one joint's efforts over a recording are no measurement, or None.
+
+    Args:
+        effort: (k,) the joint's efforts, NaN where a sample has none.
+        sample: the word for one sample in the text ("message" for a replay).
+
+    Returns:
+        str or None: :data:`NO_EFFORT`, "effort exactly 0 in every sample" or "effort constant
+        (x) in every sample"; None when the effort varies.
+    """
+    finite = effort[np.isfinite(effort)]
+    if finite.size == 0:
+        return NO_EFFORT
+    if np.all(finite == 0.0):
+        return f"effort exactly 0 in every {sample}"
+    if np.all(finite == finite[0]):
+        return f"effort constant ({finite[0]:g}) in every {sample}"
+    return None
+
+
+def constant_efforts(names, effort, sample="sample"):
+    """The joints whose effort is no measurement: one constant value in every sample while
+    another joint's effort varies (a driver that measures none, such as a gripper's reporting 0),
+    or exactly 0 for every joint. When every joint's effort is constant but not all 0 (a
+    simulated arm at rest), nothing tells a measurement from none: no joint is named.
+
+    Args:
+        names: the joints, in the columns' order.
+        effort: (k, n) efforts, NaN where a sample has none.
+        sample: the word for one sample in the reasons ("message" for a node or a replay).
+
+    Returns:
+        tuple: ``(joint, reason)`` pairs in column order, the reason :func:`effort_reason`'s;
+        joints with no effort at all are not named (the estimation pauses for them).
+    """
+    reasons = [effort_reason(column, sample) for column in np.asarray(effort, float).T]
+    named = [(name, why) for name, why in zip(names, reasons) if why not in (None, NO_EFFORT)]
+    zero = f"effort exactly 0 in every {sample}"
+    if None in reasons or (named and all(why == zero for _, why in named)):
+        return tuple(named)
+    return ()
+
+
+def constant_efforts_text(constant):
+    """What to say of the joints :func:`constant_efforts` names, and what to do about them.
+
+    Args:
+        constant: ``(joint, reason)`` pairs.
+
+    Returns:
+        str: one sentence.
+    """
+    joints = "; ".join(f"{name}: {why}" for name, why in constant)
+    return (
+        f"joints whose effort is no measurement ({joints}): their external torque is the "
+        "model's torque, not an estimate; if their driver measures no effort (a gripper's), "
+        "load them as fixed with the locked_joints parameter"
+    )

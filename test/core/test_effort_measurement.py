@@ -1,0 +1,53 @@
+"""Whether a joint's efforts are a measurement: a joint whose driver reports one constant value
+(a gripper's 0) while the arm's efforts vary is named, with the fix; an arm whose efforts are all
+constant (a simulation at rest) names none, unless they are all exactly 0."""
+
+import numpy as np
+
+from robot_dynamics.core.effort_measurement import (
+    NO_EFFORT,
+    constant_efforts,
+    constant_efforts_text,
+    effort_reason,
+)
+
+NAMES = ("shoulder", "elbow", "finger")
+
+
+def _efforts(rng, k=200):
+    """k samples: the arm's two efforts vary (noise), the finger's column to be set."""
+    effort = np.zeros((k, 3))
+    effort[:, :2] = [12.0, -3.0] + rng.normal(scale=0.05, size=(k, 2))
+    return effort
+
+
+def test_a_constant_effort_beside_varying_ones_is_named(rng):
+    effort = _efforts(rng)
+    assert constant_efforts(NAMES, effort) == (("finger", "effort exactly 0 in every sample"),)
+    effort[:, 2] = 0.25
+    effort[::7, 2] = np.nan  # messages that do not carry it
+    assert constant_efforts(NAMES, effort, "message") == (
+        ("finger", "effort constant (0.25) in every message"),
+    )
+
+
+def test_varying_efforts_and_missing_ones_name_none(rng):
+    effort = _efforts(rng)
+    effort[:, 2] = rng.normal(size=len(effort))
+    assert constant_efforts(NAMES, effort) == ()
+    effort[:, 2] = np.nan  # no effort at all: the estimation pauses for it, not this
+    assert effort_reason(effort[:, 2]) == NO_EFFORT
+    assert constant_efforts(NAMES, effort) == ()
+
+
+def test_all_constant_names_none_unless_all_are_exactly_0():
+    at_rest = np.tile([12.0, -3.0, 0.0], (200, 1))  # a simulated arm holding still
+    assert constant_efforts(NAMES, at_rest) == ()
+    zeros = np.zeros((200, 3))  # a driver that reports no effort at all
+    assert [name for name, _ in constant_efforts(NAMES, zeros)] == list(NAMES)
+
+
+def test_the_text_names_each_joint_and_the_fix():
+    text = constant_efforts_text([("finger", "effort exactly 0 in every message")])
+    assert "finger: effort exactly 0 in every message" in text
+    assert "locked_joints" in text
