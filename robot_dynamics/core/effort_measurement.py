@@ -54,15 +54,23 @@ def constant_efforts(names, effort, sample="sample"):
     return ()
 
 
-def constant_efforts_text(constant):
+def constant_efforts_text(constant, n_joints):
     """What to say of the joints :func:`constant_efforts` names, and what to do about them.
 
     Args:
         constant: ``(joint, reason)`` pairs.
+        n_joints: the model's joints (when every one is named, no effort is measured at all).
 
     Returns:
         str: one sentence.
     """
+    constant = list(constant)
+    if len(constant) == n_joints:
+        return (
+            f"no joint's effort is a measurement ({constant[0][1]}, for every joint): the "
+            "driver reports no effort, or the arm is not powered; the external torques are the "
+            "model's torques, not an estimate"
+        )
     joints = "; ".join(f"{name}: {why}" for name, why in constant)
     return (
         f"joints whose effort is no measurement ({joints}): their external torque is the "

@@ -135,7 +135,7 @@ class DynamicsDiagnostics:
             if pipeline.get("near_singular"):
                 warnings.append("near a singularity")
             if constant:
-                self.no_effort = constant_efforts_text(constant)
+                self.no_effort = constant_efforts_text(constant, len(efforts[0]))
                 warnings.append(self.no_effort)
         status = DiagnosticStatus()
         status.name = f"{node.get_fully_qualified_name()}: dynamics"

@@ -48,6 +48,11 @@ def test_all_constant_names_none_unless_all_are_exactly_0():
 
 
 def test_the_text_names_each_joint_and_the_fix():
-    text = constant_efforts_text([("finger", "effort exactly 0 in every message")])
+    text = constant_efforts_text([("finger", "effort exactly 0 in every message")], 3)
     assert "finger: effort exactly 0 in every message" in text
     assert "locked_joints" in text
+    # every joint: no joint to lock, the driver measures nothing (or the arm is off)
+    zero = "effort exactly 0 in every message"
+    text = constant_efforts_text([(name, zero) for name in NAMES], 3)
+    assert text.startswith(f"no joint's effort is a measurement ({zero}, for every joint)")
+    assert "not powered" in text and "locked_joints" not in text

@@ -96,6 +96,10 @@ def test_a_joint_whose_effort_is_no_measurement_warns_with_the_fix(panda):
     assert values(status)["no_effort_joints"] == "panda_joint7"
     assert "panda_joint7: effort exactly 0 in every message" in diagnostics.no_effort
     assert "locked_joints" in diagnostics.no_effort and diagnostics.no_effort in status.message
+    # every joint 0: the driver measures nothing, or the arm is off (nothing to lock)
+    status = period(diagnostics, node, active, 1000, 0, efforts=(names, 0.0 * effort))
+    assert status.level == DiagnosticStatus.WARN and "not powered" in diagnostics.no_effort
+    assert values(status)["no_effort_joints"] == " ".join(names)
     # too few messages to judge
     few = effort[: EFFORT_CHECK_MIN_MESSAGES - 1]
     status = period(diagnostics, node, active, 1000, 0, efforts=(names, few))

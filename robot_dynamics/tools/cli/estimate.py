@@ -435,7 +435,8 @@ def summary_lines(out, args):
     if out["unknown_joints"]:
         lines.append(f"  joints the model does not have (ignored): {out['unknown_joints']}")
     if out["constant_efforts"]:
-        lines.append("  " + constant_efforts_text(out["constant_efforts"].items()))
+        constant = out["constant_efforts"].items()
+        lines.append("  " + constant_efforts_text(constant, len(out["joint_names"])))
     if out["contacts"] is not None:
         lines.append(f"  contacts with the node's levels: {out['contacts']}")
     free = out["free"]
