@@ -18,8 +18,8 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
-from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.effort_measurement import constant_efforts, constant_efforts_text
+from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
 
 from .description import locked_joints_text
