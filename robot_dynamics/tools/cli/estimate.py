@@ -36,8 +36,8 @@ from typing import List
 
 import numpy as np
 
-from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.effort_measurement import constant_efforts_text
+from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
 from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
