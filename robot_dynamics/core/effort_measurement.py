@@ -10,6 +10,11 @@ NO_EFFORT = "no effort in the recording"
 """What :func:`effort_reason` says of a joint whose effort is never given."""
 
 
+def _exactly_zero(sample):
+    """What :func:`effort_reason` says of a joint whose effort is 0 in every sample."""
+    return f"effort exactly 0 in every {sample}"
+
+
 def effort_reason(effort, sample="sample"):
     """Why one joint's efforts over a recording are no measurement, or None.
 
@@ -25,7 +30,7 @@ def effort_reason(effort, sample="sample"):
     if finite.size == 0:
         return NO_EFFORT
     if np.all(finite == 0.0):
-        return f"effort exactly 0 in every {sample}"
+        return _exactly_zero(sample)
     if np.all(finite == finite[0]):
         return f"effort constant ({finite[0]:g}) in every {sample}"
     return None
@@ -48,7 +53,7 @@ def constant_efforts(names, effort, sample="sample"):
     """
     reasons = [effort_reason(column, sample) for column in np.asarray(effort, float).T]
     named = [(name, why) for name, why in zip(names, reasons) if why not in (None, NO_EFFORT)]
-    zero = f"effort exactly 0 in every {sample}"
+    zero = _exactly_zero(sample)
     if None in reasons or (named and all(why == zero for _, why in named)):
         return tuple(named)
     return ()

@@ -123,15 +123,14 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
         tuple: ``(f (..., k) [N, N m], singular values (..., min(k, n)))``, the singular values
         in descending order.
     """
+    info = None
     if J.ndim == 2:
         # one configuration: LAPACK directly (numpy's wrapper costs more than the 6 x n SVD)
         U, s, Vt, info = _dgesdd(J, full_matrices=0)
-        if info != 0:
-            U, s, Vt = np.linalg.svd(J, full_matrices=False)
-        elif s.size and s[-1] >= singular_threshold and s[-1] > 0.0:
+        if info == 0 and s.size and s[-1] >= singular_threshold and s[-1] > 0.0:
             # away from a singularity: the exact inverse, f = U diag(1 / s) V^T tau
             return U @ ((Vt @ tau_ext) / s), s
-    else:
+    if info != 0:  # a batch, or LAPACK's SVD did not converge
         U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
     if singular_threshold > 0.0:
         ratio = np.clip(s / singular_threshold, 0.0, 1.0)
