@@ -15,6 +15,7 @@ OK otherwise.
 """
 
 import time
+from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
@@ -34,6 +35,47 @@ SHED_WARN_FRACTION = 0.01
 #: measurement (2 s at 1 kHz), and the fewest it judges.
 EFFORT_CHECK_MESSAGES = 2000
 EFFORT_CHECK_MIN_MESSAGES = 100
+
+
+@dataclass(frozen=True)
+class NodeState:
+    """What the dynamics node tells its diagnostics at one status: its own counters and settings
+    (the pipeline's are in its ``status()``).
+
+    Attributes:
+        name: the node's fully qualified name.
+        received: joint_states messages received (all, shed included).
+        shed: joint_states superseded before they were served, of them ``shed_at_start`` while
+            the node started.
+        shed_at_start: see ``shed``.
+        commands: effort commands published.
+        command_error: why the effort command is not published ("" when it is).
+        effort_command_on: the ``publish_effort_command`` parameter.
+        payload_mass: the ``payload.mass`` parameter [kg].
+        model_loads: models installed.
+        model_source: where the model came from ("" before one).
+        model_rejections: robot descriptions refused.
+        last_model_error: why the last one was refused.
+        callback_errors: callbacks that raised.
+        last_callback_error: the last of them.
+        unknown_joints: joint_states names the model does not have.
+    """
+
+    name: str
+    received: int = 0
+    shed: int = 0
+    shed_at_start: int = 0
+    commands: int = 0
+    command_error: str = ""
+    effort_command_on: bool = False
+    payload_mass: float = 0.0
+    model_loads: int = 0
+    model_source: str = ""
+    model_rejections: int = 0
+    last_model_error: str = ""
+    callback_errors: int = 0
+    last_callback_error: str = ""
+    unknown_joints: tuple = ()
 
 
 def _text(value):
@@ -65,7 +107,7 @@ class DynamicsDiagnostics:
         """DiagnosticStatus of a DynamicsNode.
 
         Args:
-            node: the DynamicsNode (its transport counters, description, values).
+            node: the node's :class:`NodeState`.
             active: its active model bundle or None.
             pipeline: the pipeline's status() dict ({} without a model).
             rate: joint_states processed per second since the previous status [Hz].
@@ -74,19 +116,18 @@ class DynamicsDiagnostics:
         Returns:
             diagnostic_msgs.msg.DiagnosticStatus: level, message and key/values.
         """
-        count = node._count
         refused = int(pipeline.get("refused", 0))
         withheld = int(pipeline.get("commands_withheld", 0))
         seen = {
-            "received": count["received"],
+            "received": node.received,
             "messages": int(pipeline.get("messages", 0)),
             "refused": refused,
             "paused": int(pipeline.get("estimation_paused", 0)),
             "reference_refused": int(pipeline.get("reference_refused", 0)),
             "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
             "skipped_messages": int(pipeline.get("skipped_messages", 0)),
-            "shed": node._latest.shed - node._latest.shed_at_start,
-            "callback_errors": node.callback_errors.count,
+            "shed": node.shed - node.shed_at_start,
+            "callback_errors": node.callback_errors,
             "withheld": withheld,
         }
         grew = {k: v - self._previous.get(k, 0) for k, v in seen.items()}
@@ -99,20 +140,19 @@ class DynamicsDiagnostics:
         if active is None:
             errors.append("no robot model loaded")
         else:
-            publishing = node._values["publish_effort_command"]
-            if publishing and (grew["withheld"] or node._command_error):
-                errors.append(f"effort command withheld: {node._command_error}")
+            if node.effort_command_on and (grew["withheld"] or node.command_error):
+                errors.append(f"effort command withheld: {node.command_error}")
             if grew["nonfinite_outputs"]:
                 errors.append(
                     f"{grew['nonfinite_outputs']} non-finite outputs suppressed "
                     f"({pipeline.get('last_nonfinite_output', '')})"
                 )
             if grew["callback_errors"]:
-                errors.append(f"a callback raised: {node.callback_errors.last}")
+                errors.append(f"a callback raised: {node.last_callback_error}")
             if not grew["received"]:
                 warnings.append(
                     "no joint_states since the last status"
-                    if count["received"]
+                    if node.received
                     else "no joint_states received yet"
                 )
             if grew["refused"]:
@@ -138,7 +178,7 @@ class DynamicsDiagnostics:
                 self.no_effort = constant_efforts_text(constant, len(efforts[0]))
                 warnings.append(self.no_effort)
         status = DiagnosticStatus()
-        status.name = f"{node.get_fully_qualified_name()}: dynamics"
+        status.name = f"{node.name}: dynamics"
         status.hardware_id = active.model.base_link if active is not None else ""
         status.level = (
             DiagnosticStatus.ERROR
@@ -148,53 +188,53 @@ class DynamicsDiagnostics:
             else DiagnosticStatus.OK
         )
         status.message = "; ".join(errors + warnings) or "ok"
-        description = node._description
         model = active.model if active is not None else None
         inertia_lines = inertia_warning_lines(model.inertia_warnings) if model else []
         joint_lines = joint_warning_lines(model.joint_warnings) if model else []
         values = {
             "model_loaded": active is not None,
-            "model_source": description.source,
+            "model_source": node.model_source,
             "joints": " ".join(model.joint_names) if model is not None else "",
             "base_link": model.base_link if model is not None else "",
             "tip_link": (model.tip_link or "") if model is not None else "",
             "locked_joints": locked_joints_text(model) if model is not None else "",
-            "model_loads": count["model_loads"],
-            "model_rejections": description.rejections,
-            "last_error": description.last_error,
+            "model_loads": node.model_loads,
+            "model_rejections": node.model_rejections,
+            "last_error": node.last_model_error,
             "inertia_warnings": "; ".join(inertia_lines),
             "joint_warnings": "; ".join(joint_lines),
             "message_rate_hz": f"{rate:.1f}",
-            "messages_received": count["received"],
-            "messages_shed": node._latest.shed,
-            "messages_shed_at_start": node._latest.shed_at_start,
+            "messages_received": node.received,
+            "messages_shed": node.shed,
+            "messages_shed_at_start": node.shed_at_start,
             "messages_processed": int(pipeline.get("messages", 0)) - refused,
-            "unknown_joints": " ".join(sorted(node._unknown)),
+            "unknown_joints": " ".join(node.unknown_joints),
             "no_effort_joints": " ".join(name for name, _ in constant),
-            "effort_command": "on" if node._values["publish_effort_command"] else "off",
-            "effort_commands_published": count["commands"],
+            "effort_command": "on" if node.effort_command_on else "off",
+            "effort_commands_published": node.commands,
             "effort_commands_withheld": withheld,
-            "callback_errors": node.callback_errors.count,
-            "last_callback_error": node.callback_errors.last,
-            "payload_mass": float(node._values["payload.mass"]),
+            "callback_errors": node.callback_errors,
+            "last_callback_error": node.last_callback_error,
+            "payload_mass": float(node.payload_mass),
         }
         for key, value in pipeline.items():
             values.setdefault(key, value)
         status.values = [KeyValue(key=k, value=_text(v)) for k, v in values.items()]
         return status
 
-    def array(self, node, active, pipeline, efforts=None):
+    def array(self, node, active, pipeline, stamp, efforts=None):
         """The DiagnosticArray of one period: the processing rate since the previous one and
         :meth:`status`.
 
         Args:
-            node: the DynamicsNode.
+            node: the node's :class:`NodeState`.
             active: its active model bundle or None.
             pipeline: the pipeline's status() dict ({} without a model).
+            stamp: ``builtin_interfaces/Time`` of the array (the node's clock).
             efforts: ``(joint names, (k, n) efforts)`` of the latest messages processed, or None.
 
         Returns:
-            diagnostic_msgs.msg.DiagnosticArray: stamped with the node clock.
+            diagnostic_msgs.msg.DiagnosticArray: the array, stamped ``stamp``.
         """
         now = time.monotonic()
         processed = int(pipeline.get("messages", 0)) - int(pipeline.get("refused", 0))
@@ -202,8 +242,8 @@ class DynamicsDiagnostics:
         self._rate_from = (now, processed)
         rate = max(processed - before, 0) / (now - start) if now > start else 0.0
         array_msg = DiagnosticArray(status=[self.status(node, active, pipeline, rate, efforts)])
-        array_msg.header.stamp = node.get_clock().now().to_msg()
+        array_msg.header.stamp = stamp
         return array_msg
 
 
-__all__ = ["DynamicsDiagnostics"]
+__all__ = ["DynamicsDiagnostics", "NodeState"]

@@ -44,7 +44,7 @@ from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
 from .description import UNCHANGED, RobotDescription, locked_joints_text, log_model_notes
-from .diagnostics import EFFORT_CHECK_MESSAGES, DynamicsDiagnostics
+from .diagnostics import EFFORT_CHECK_MESSAGES, DynamicsDiagnostics, NodeState
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .latest_messages import LatestMessages
 from .payload_service import PayloadService
@@ -532,6 +532,28 @@ class DynamicsNode(Node):
         return "observer restarted, tare bias cleared"
 
     # ------------------------------------------------------------------ diagnostics
+    def _state(self):
+        """The node's counters and settings for its diagnostics."""
+        count, latest, errors = self._count, self._latest, self.callback_errors
+        description, values = self._description, self._values
+        return NodeState(
+            name=self.get_fully_qualified_name(),
+            received=count["received"],
+            shed=latest.shed,
+            shed_at_start=latest.shed_at_start,
+            commands=count["commands"],
+            command_error=self._command_error,
+            effort_command_on=bool(values["publish_effort_command"]),
+            payload_mass=float(values["payload.mass"]),
+            model_loads=count["model_loads"],
+            model_source=description.source,
+            model_rejections=description.rejections,
+            last_model_error=description.last_error,
+            callback_errors=errors.count,
+            last_callback_error=errors.last,
+            unknown_joints=tuple(sorted(self._unknown)),
+        )
+
     def _diagnostics(self):
         snapshot = self._with_pipeline(
             lambda pipeline: (
@@ -541,7 +563,9 @@ class DynamicsNode(Node):
         )
         pipeline_status, efforts = snapshot or ({}, None)
         diagnostics = self._diagnostics_state
-        array = diagnostics.array(self, self._active, pipeline_status, efforts)
+        array = diagnostics.array(
+            self._state(), self._active, pipeline_status, self.get_clock().now().to_msg(), efforts
+        )
         self._pub_diagnostics.publish(array)
         if diagnostics.overload:
             self._log("shed", 5.0, "warning", diagnostics.overload)

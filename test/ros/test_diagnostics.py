@@ -1,9 +1,10 @@
-"""The dynamics node's /diagnostics policy (plain pytest, a stand-in for the node): shed
+"""The dynamics node's /diagnostics policy (plain pytest, the node's state as data): shed
 joint_states make the status WARN, and the node log it, only when more than SHED_WARN_FRACTION of
 a period's messages were shed (the node does not keep up); one superseded by the next of a burst,
 and the backlog shed at start, are counted only. A joint whose effort is no measurement over the
 latest messages makes it WARN, with the fix the node logs."""
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,33 +15,28 @@ from robot_dynamics.ros.diagnostics import (
     EFFORT_CHECK_MIN_MESSAGES,
     SHED_WARN_FRACTION,
     DynamicsDiagnostics,
+    NodeState,
 )
-from robot_dynamics.ros.executors import CallbackErrors
 
 
-def stand_in(model):
-    """The attributes of a DynamicsNode the diagnostics read, with a model loaded."""
-    node = SimpleNamespace(
-        _count={"received": 0, "commands": 0, "model_loads": 1},
-        _latest=SimpleNamespace(shed=0, shed_at_start=0),
-        callback_errors=CallbackErrors(),
-        _values={"publish_effort_command": False, "payload.mass": 0.0},
-        _command_error="",
-        _description=SimpleNamespace(source="parameter", rejections=0, last_error=""),
-        _unknown=set(),
-        get_fully_qualified_name=lambda: "/dynamics_node",
-    )
-    return node, SimpleNamespace(model=model)
+def loaded(model):
+    """A node's state and its active bundle with ``model`` loaded."""
+    return NodeState(name="/dynamics_node", model_loads=1), SimpleNamespace(model=model)
 
 
 def period(diagnostics, node, active, received, shed, at_start=0, efforts=None):
     """One diagnostics period in which ``received`` joint_states came and ``shed`` were shed,
-    ``at_start`` of them at start; ``efforts``: the latest messages' (names, efforts)."""
-    node._count["received"] += received
-    node._latest.shed += shed
-    node._latest.shed_at_start += at_start
-    processed = node._count["received"] - node._latest.shed
-    return diagnostics.status(node, active, {"messages": processed}, rate=1000.0, efforts=efforts)
+    ``at_start`` of them at start; ``efforts``: the latest messages' (names, efforts). Returns
+    the status and the node's state after it."""
+    node = replace(
+        node,
+        received=node.received + received,
+        shed=node.shed + shed,
+        shed_at_start=node.shed_at_start + at_start,
+    )
+    processed = node.received - node.shed
+    pipeline = {"messages": processed}
+    return diagnostics.status(node, active, pipeline, rate=1000.0, efforts=efforts), node
 
 
 def values(status):
@@ -49,33 +45,33 @@ def values(status):
 
 def test_a_few_shed_messages_are_counted_only_a_node_that_does_not_keep_up_warns(panda):
     diagnostics = DynamicsDiagnostics()
-    node, active = stand_in(panda)
+    node, active = loaded(panda)
     # a burst superseded a few of 1000 (within the fraction): counted, the status stays OK
     few = int(SHED_WARN_FRACTION * 1000)
-    status = period(diagnostics, node, active, 1000, few)
+    status, node = period(diagnostics, node, active, 1000, few)
     assert status.level == DiagnosticStatus.OK, status.message
     assert values(status)["messages_shed"] == str(few)
     assert diagnostics.overload == ""
     # a tenth of the next period's messages shed: WARN, and the text the node logs
-    status = period(diagnostics, node, active, 1000, 100)
+    status, node = period(diagnostics, node, active, 1000, 100)
     assert status.level == DiagnosticStatus.WARN
     assert diagnostics.overload in status.message
     assert "100 of 1000 shed since the last status" in diagnostics.overload
     assert values(status)["messages_shed"] == str(few + 100)
     # keeping up again: OK, nothing to log
-    status = period(diagnostics, node, active, 1000, 0)
+    status, node = period(diagnostics, node, active, 1000, 0)
     assert status.level == DiagnosticStatus.OK and diagnostics.overload == ""
 
 
 def test_the_backlog_shed_at_start_is_counted_only(panda):
     diagnostics = DynamicsDiagnostics()
-    node, active = stand_in(panda)
+    node, active = loaded(panda)
     # a driver streamed before the node started: 36 of the first period's 250 shed at start
-    status = period(diagnostics, node, active, 250, 36, at_start=36)
+    status, node = period(diagnostics, node, active, 250, 36, at_start=36)
     assert status.level == DiagnosticStatus.OK, status.message
     assert values(status)["messages_shed"] == values(status)["messages_shed_at_start"] == "36"
     # shed later, beyond the fraction: the node does not keep up
-    status = period(diagnostics, node, active, 250, 10)
+    status, node = period(diagnostics, node, active, 250, 10)
     assert status.level == DiagnosticStatus.WARN
     assert "10 of 250 shed since the last status" in diagnostics.overload
     assert values(status)["messages_shed"] == "46"
@@ -84,23 +80,43 @@ def test_the_backlog_shed_at_start_is_counted_only(panda):
 def test_a_joint_whose_effort_is_no_measurement_warns_with_the_fix(panda):
     rng = np.random.default_rng(7)
     diagnostics = DynamicsDiagnostics()
-    node, active = stand_in(panda)
+    node, active = loaded(panda)
     names = panda.joint_names
     effort = panda.gravity_torques(np.zeros(7)) + rng.normal(scale=0.02, size=(500, 7))
-    status = period(diagnostics, node, active, 1000, 0, efforts=(names, effort))
+    status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, effort))
     assert status.level == DiagnosticStatus.OK, status.message
     assert values(status)["no_effort_joints"] == "" and diagnostics.no_effort == ""
     effort[:, 6] = 0.0  # the last joint's driver reports 0
-    status = period(diagnostics, node, active, 1000, 0, efforts=(names, effort))
+    status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, effort))
     assert status.level == DiagnosticStatus.WARN
     assert values(status)["no_effort_joints"] == "panda_joint7"
     assert "panda_joint7: effort exactly 0 in every message" in diagnostics.no_effort
     assert "locked_joints" in diagnostics.no_effort and diagnostics.no_effort in status.message
     # every joint 0: the driver measures nothing, or the arm is off (nothing to lock)
-    status = period(diagnostics, node, active, 1000, 0, efforts=(names, 0.0 * effort))
+    status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, 0.0 * effort))
     assert status.level == DiagnosticStatus.WARN and "not powered" in diagnostics.no_effort
     assert values(status)["no_effort_joints"] == " ".join(names)
     # too few messages to judge
     few = effort[: EFFORT_CHECK_MIN_MESSAGES - 1]
-    status = period(diagnostics, node, active, 1000, 0, efforts=(names, few))
+    status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, few))
     assert status.level == DiagnosticStatus.OK and diagnostics.no_effort == ""
+
+
+def test_errors_name_what_is_wrong(panda):
+    diagnostics = DynamicsDiagnostics()
+    status = diagnostics.status(NodeState(name="/n"), None, {}, rate=0.0)
+    assert status.level == DiagnosticStatus.ERROR and status.message == "no robot model loaded"
+    assert values(status)["model_loaded"] == "false"
+    node, active = loaded(panda)
+    node = replace(node, effort_command_on=True, command_error="waiting for positions")
+    status, node = period(diagnostics, node, active, 1000, 0)
+    assert status.level == DiagnosticStatus.ERROR
+    assert "effort command withheld: waiting for positions" in status.message
+    node = replace(node, command_error="", callback_errors=1, last_callback_error="KeyError: 'x'")
+    status, node = period(diagnostics, node, active, 1000, 0)
+    assert status.level == DiagnosticStatus.ERROR
+    assert status.message == "a callback raised: KeyError: 'x'"
+    # counted once: the next period is OK again
+    status, node = period(diagnostics, node, active, 1000, 0)
+    assert status.level == DiagnosticStatus.OK, status.message
+    assert values(status)["callback_errors"] == "1"
