@@ -520,6 +520,29 @@ def test_a_joint_whose_effort_is_always_0_is_named_with_the_fix(
     assert free_estimate[0]["constant_efforts"] == {}
 
 
+def test_a_recording_in_which_no_effort_is_measured_is_refused(arm, free_run, tmp_path, capsys):
+    """Every joint's effort exactly 0 in every message (a driver without its effort interface,
+    an arm not powered): the external torques would be the model's torques, so no statistics and
+    no contact levels are written; the error says why and what to record."""
+    _, urdf, params = arm
+    _, data = free_run
+    rows = read_csv(data)
+    recording = tmp_path / "no_effort.csv"
+    with open(recording, "w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: 0.0 if k.endswith(".effort") else v for k, v in row.items()})
+    out = tmp_path / "x"
+    code, _, err = run(
+        capsys, "estimate", urdf, str(recording), "--params", params, "--out", str(out)
+    )
+    assert code == 2, err
+    assert "no joint's effort is a measurement (effort exactly 0 in every message" in err
+    assert "nothing to estimate" in err and "arm powered" in err
+    assert not list(tmp_path.glob("x*"))
+
+
 # ------------------------------------------------------------------ stamps
 @pytest.fixture(scope="module")
 def logged_runs(arm, tmp_path_factory):

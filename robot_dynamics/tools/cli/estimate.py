@@ -126,7 +126,8 @@ def cmd_estimate(run: Invocation) -> List[str]:
     Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
-        InvalidInputError: bad ``--free`` or ``--margin``, no estimate in the free ranges.
+        InvalidInputError: bad ``--free`` or ``--margin``, no estimate in the free ranges, no
+            joint's effort a measurement (exactly 0 for every joint in every message).
         ParametersFileError: a bad parameters file.
         CLIError: an unreadable recording (exit 2).
     """
@@ -166,6 +167,12 @@ def cmd_estimate(run: Invocation) -> List[str]:
         raise InvalidInputError(
             f"no message with an estimate {where} ({_pause_text(first)}); nothing to summarise"
             + (f"; {hint}" if hint else "")
+        )
+    if len(first.constant_efforts) == len(first.joint_names):
+        raise InvalidInputError(
+            constant_efforts_text(first.constant_efforts, len(first.joint_names))
+            + "; nothing to estimate: record with the driver's effort interface on and the arm "
+            "powered"
         )
     duration = CL.free_duration(t, windows)
     phantom = CL.phantom_statistics(first, free)
