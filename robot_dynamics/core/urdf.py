@@ -485,10 +485,7 @@ def _zero_limit(name, effort, velocity):
     fields = [field for field, value in (("effort", effort), ("velocity", velocity)) if value == 0]
     said = " ".join(f'{field}="0"' for field in fields)
     instead = " and no ".join(fields)
-    unclamped = " (the effort command is not clamped)" if effort == 0 else ""
-    return JointWarning(
-        name, ZERO_LIMIT, f"<limit {said}>: loaded as no {instead} limit{unclamped}"
-    )
+    return JointWarning(name, ZERO_LIMIT, f"<limit {said}>: loaded as no {instead} limit")
 
 
 def _friction_coefficient(dynamics, field, name, rule, warnings):

@@ -194,7 +194,7 @@ def test_joint_warning_lines_name_every_joint_of_one_message_once():
     )
     model = RobotModel.from_urdf_string(both)
     assert [w.joint for w in model.joint_warnings] == ["j1", "j2"]
-    message = '<limit effort="0">: loaded as no effort limit (the effort command is not clamped)'
+    message = '<limit effort="0">: loaded as no effort limit'
     assert joint_warning_lines(model.joint_warnings) == [
         f"joints 'j1', 'j2': {message} (zero_limit)"
     ]
