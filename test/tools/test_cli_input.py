@@ -51,7 +51,47 @@ from tools_helpers import PANDA_HOME, UR_SHAPE_URDF, erd_urdf_path, pendulum, ru
         (
             ["simulate", "double_pendulum", "--duration", "-1"],
             2,
-            "--duration must be a positive number",
+            "argument --duration: must be a finite number > 0, got '-1'",
+        ),
+        (
+            ["simulate", "double_pendulum", "--max-duration", "nan"],
+            2,
+            "argument --max-duration: must be a finite number > 0, got 'nan'",
+        ),
+        (
+            ["simulate", "double_pendulum", "--duration", "1", "--sample-dt", "2"],
+            2,
+            "--sample-dt 2.0 s is beyond --duration 1.0 s",
+        ),
+        (
+            ["wrench", "panda", "--tau", *["0"] * 7, "--damping", "nan"],
+            2,
+            "argument --damping: must be a finite number >= 0, got 'nan'",
+        ),
+        (
+            ["wrench", "panda", "--tau", *["0"] * 7, "--damping", "-1"],
+            2,
+            "argument --damping: must be a finite number >= 0, got '-1'",
+        ),
+        (
+            ["gravity", "panda", "--precision", "-1"],
+            2,
+            "argument --precision: must be an integer >= 0 and <= 17, got '-1'",
+        ),
+        (
+            ["gravity", "panda", "--precision", "2.5"],
+            2,
+            "argument --precision: '2.5' is not an integer",
+        ),
+        (
+            ["identify", "panda", "data.csv", "--out", "x.urdf", "--max-condition", "nan"],
+            2,
+            "argument --max-condition: must be a finite number >= 1, got 'nan'",
+        ),
+        (
+            ["excite", "panda", "--out", "x", "--harmonics", "0"],
+            2,
+            "argument --harmonics: must be an integer >= 1, got '0'",
         ),
         (
             ["simulate", "double_pendulum", "--method", "Euler"],

@@ -522,7 +522,10 @@ def test_identify_payload_from_a_logged_recording_of_motor_currents(tmp_path, ca
         (["--hold", "gripper=0.02"], "--hold: unknown joint 'gripper'"),
         (["--effort-scale", "1", "2"], "--effort-scale: got 2 value(s), the model has 7"),
         (["--ignore-effort", "wrist"], "unknown joint 'wrist' to ignore the effort of"),
-        (["--filter-window", "0"], "--filter-window must be > 0, got 0.0"),
+        (
+            ["--filter-window", "0"],
+            "argument --filter-window: must be a finite number > 0, got '0'",
+        ),
     ):
         code, _, err = run(capsys, "identify-payload", "panda", path, *options)
         assert code == 2 and message in err, (options, err)
@@ -666,7 +669,9 @@ def test_bag_with_another_message_type_and_bad_holdout(tmp_path, capsys):
         capsys, "identify", "double_pendulum", tmp_path / "strings", "--out", tmp_path / "o.urdf",
         "--holdout", "1.5",
     )  # fmt: skip
-    assert code == 2 and "--holdout must be in [0, 0.9)" in err
+    assert (
+        code == 2 and "argument --holdout: must be a finite number >= 0 and < 0.9, got '1.5'" in err
+    )
     (tmp_path / "not_a_bag.txt").write_text("hello")
     code, _, err = run(
         capsys, "identify", "double_pendulum", tmp_path / "not_a_bag.txt", "--out", tmp_path / "o"

@@ -189,7 +189,7 @@ def test_identify_with_fixed_choices_and_the_printed_report(
     np.testing.assert_allclose(values["effort_offset"], -OFFSET, atol=0.05)
     assert values["effort_scale"] == [1.0, 1.0, 1.0]
     code, _, err = run(capsys, "identify", urdf, bag, "--out", out, "--stribeck-velocity", "0")
-    assert code == 2 and "--stribeck-velocity must be > 0" in err
+    assert code == 2 and "argument --stribeck-velocity: must be a finite number > 0, got '0'" in err
 
 
 def test_commands_compute_with_the_parameters_file(capsys, arm3_recording, identified):

@@ -97,10 +97,52 @@ def common_parser() -> argparse.ArgumentParser:
     )
     common.add_argument("--json", action="store_true", help="print one JSON object (for programs)")
     common.add_argument(
-        "--precision", type=int, default=4, help="decimals in human output (default 4)"
+        "--precision",
+        type=number(0, 17, integer=True),
+        default=4,
+        help="decimals in human output (default 4)",
     )
 
     return common
+
+
+def number(low=None, high=None, *, above=False, below=False, integer=False):
+    """An argparse ``type`` for a numeric option: a finite number (an integer with ``integer``)
+    in a range, so that a bad value is refused by the parser, naming the option (exit 2).
+
+    Args:
+        low: smallest value allowed (None: no bound).
+        high: largest value allowed (None: no bound).
+        above: ``low`` itself is not allowed (``> low``).
+        below: ``high`` itself is not allowed (``< high``).
+        integer: the value is an integer.
+
+    Returns:
+        callable: ``text -> int or float``, raising ``argparse.ArgumentTypeError``.
+    """
+    bounds = []
+    if low is not None:
+        bounds.append(f"{'>' if above else '>='} {low:g}")
+    if high is not None:
+        bounds.append(f"{'<' if below else '<='} {high:g}")
+    kind = "an integer" if integer else "a finite number"
+    wanted = kind + (" " + " and ".join(bounds) if bounds else "")
+
+    def convert(text):
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+        if (
+            not math.isfinite(value)
+            or (low is not None and (value <= low if above else value < low))
+            or (high is not None and (value >= high if below else value > high))
+        ):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+        return value
+
+    convert.__name__ = "integer" if integer else "number"  # argparse's name for the type
+    return convert
 
 
 def add_joint_vector(p: argparse.ArgumentParser, flag: str, text: str) -> None:

@@ -9,7 +9,13 @@ import numpy as np
 
 from robot_dynamics.core.estimation import WRENCH_COMPONENTS as WRENCH_AXES
 
-from .arguments import Invocation, add_joint_vector, parse_fixed_vector, parse_joint_vector
+from .arguments import (
+    Invocation,
+    add_joint_vector,
+    number,
+    parse_fixed_vector,
+    parse_joint_vector,
+)
 from .errors import CLIError
 from .loading import configuration, frame_option, no_tip_error
 from .node_params import add_params_option, compensated_friction, effort_torques, node_model
@@ -400,7 +406,7 @@ def add_parsers(sub, common) -> None:
         help="axes of the result (default base)",
     )
     p.add_argument(
-        "--damping", type=float, default=1e-6, help="pseudo-inverse damping (default 1e-6)"
+        "--damping", type=number(0), default=1e-6, help="pseudo-inverse damping (default 1e-6)"
     )
     add_params_option(p)
 

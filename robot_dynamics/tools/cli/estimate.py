@@ -42,7 +42,7 @@ from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
 from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
 
-from .arguments import Invocation
+from .arguments import Invocation, number
 from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
 from .output import stale_gaps_text
@@ -86,7 +86,7 @@ def add_parsers(sub, common):
     )
     p.add_argument(
         "--margin",
-        type=float,
+        type=number(1, above=True),
         default=1.5,
         help="suggested levels: this factor over the free residual's (default 1.5)",
     )

@@ -36,7 +36,7 @@ from robot_dynamics.core.identification import IdentificationError, stacked_regr
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.identified_parameters import parameters_path
 
-from .arguments import Invocation
+from .arguments import Invocation, number
 from .errors import EXIT_USAGE, CLIError
 from .identify_model import (
     add_model_options,
@@ -81,7 +81,7 @@ def add_identify_parser(sub, common):
     p.add_argument("--topic", default="/joint_states", help="JointState topic of the bag")
     p.add_argument(
         "--holdout",
-        type=float,
+        type=number(0, 0.9, below=True),
         default=0.2,
         help="fraction of the data (at its end) kept for validation (default 0.2; 0: none)",
     )
@@ -98,11 +98,9 @@ def cmd_identify(run: Invocation) -> List[str]:
     Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
-        CLIError: a bad ``--holdout``; data that cannot be read or identified.
+        CLIError: data that cannot be read or identified.
     """
     args, model, path, xml, bundled, out = run
-    if not 0.0 <= args.holdout < 0.9:
-        raise _cli_error(f"--holdout must be in [0, 0.9), got {args.holdout}")
     start = time.perf_counter()
     layout = ParameterLayout.for_model(
         model, offset=True, velocity_threshold=args.velocity_threshold
@@ -237,36 +235,61 @@ def add_excite_parser(sub, common):
     )
     p.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX.yaml/.csv/.png")
     p.add_argument(
-        "--duration", type=float, default=30.0, help="length [s], whole periods (default 30)"
+        "--duration",
+        type=number(0, above=True),
+        default=30.0,
+        help="length [s], whole periods (default 30)",
     )
-    p.add_argument("--period", type=float, default=10.0, help="Fourier period [s] (default 10)")
-    p.add_argument("--harmonics", type=int, default=5, help="harmonics per joint (default 5)")
+    p.add_argument(
+        "--period", type=number(0, above=True), default=10.0, help="Fourier period [s] (default 10)"
+    )
+    p.add_argument(
+        "--harmonics",
+        type=number(1, integer=True),
+        default=5,
+        help="harmonics per joint (default 5)",
+    )
     p.add_argument(
         "--max-acceleration",
-        type=float,
+        type=number(0, above=True),
         default=3.0,
         help="joint acceleration limit [rad/s^2] (default 3; URDF has none)",
     )
     p.add_argument(
         "--margin",
-        type=float,
+        type=number(0, 0.5, below=True),
         default=0.1,
         help="fraction of position range (each side) and of velocity/acceleration limits kept "
         "free (default 0.1)",
     )
-    p.add_argument("--rate", type=float, default=100.0, help="CSV sample rate [Hz] (default 100)")
     p.add_argument(
-        "--yaml-rate", type=float, default=20.0, help="trajectory points per second (default 20)"
+        "--rate",
+        type=number(0, above=True),
+        default=100.0,
+        help="CSV sample rate [Hz] (default 100)",
+    )
+    p.add_argument(
+        "--yaml-rate",
+        type=number(0, above=True),
+        default=20.0,
+        help="trajectory points per second (default 20)",
     )
     p.add_argument(
         "--start-time",
-        type=float,
+        type=number(0),
         default=3.0,
         help="time_from_start of the first point [s]: the controller's move to the start "
         "(default 3)",
     )
-    p.add_argument("--iterations", type=int, default=30, help="optimiser iterations (default 30)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--iterations",
+        type=number(1, integer=True),
+        default=30,
+        help="optimiser iterations (default 30)",
+    )
+    p.add_argument(
+        "--seed", type=number(0, integer=True), default=0, help="random seed (default 0)"
+    )
     add_params_option(p)
 
 
@@ -307,8 +330,7 @@ def cmd_excite(run: Invocation) -> List[str]:
     Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
-        CLIError: a non-positive duration, period or rate, a negative ``--start-time``, or an
-            input the optimiser refuses.
+        CLIError: an input the optimiser refuses.
         ParametersFileError: a bad ``--params`` file.
     """
     run, _ = node_model(run)  # with --params: the node's joints (locked_joints left out)
@@ -316,11 +338,6 @@ def cmd_excite(run: Invocation) -> List[str]:
     from robot_dynamics.core.errors import InvalidInputError
     from robot_dynamics.core.excitation import optimize_excitation
 
-    for name in ("duration", "period", "rate", "yaml_rate"):
-        if not getattr(args, name) > 0:
-            raise _cli_error(f"--{name.replace('_', '-')} must be > 0")
-    if args.start_time < 0:
-        raise _cli_error("--start-time must be >= 0")
     start = time.perf_counter()
     try:
         traj, condition = optimize_excitation(

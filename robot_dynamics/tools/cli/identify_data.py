@@ -16,7 +16,7 @@ from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
 from robot_dynamics.core.friction import FRICTION_TERMS, smooth_sign
 from robot_dynamics.estimation.joint_names import renamed_joints
 
-from .arguments import parse_joint_vector
+from .arguments import number, parse_joint_vector
 from .errors import CLIError
 from .output import stale_gaps_text
 
@@ -30,7 +30,7 @@ def add_data_options(p):
     windows = " ".join(f"{w:g}" for w in CANDIDATE_WINDOWS)
     p.add_argument(
         "--filter-window",
-        type=float,
+        type=number(0, above=True),
         default=None,
         metavar="S",
         help="Savitzky-Golay window for differentiation and smoothing [s] (default: chosen "
@@ -38,7 +38,7 @@ def add_data_options(p):
     )
     p.add_argument(
         "--time-window",
-        type=float,
+        type=number(0),
         nargs=2,
         default=None,
         metavar=("START", "END"),
@@ -75,7 +75,7 @@ def add_data_options(p):
     )
     p.add_argument(
         "--cycle",
-        type=float,
+        type=number(0, above=True),
         default=None,
         metavar="S",
         help="the robot's sample cycle [s] (default: fitted from the stamps)",
@@ -105,16 +105,12 @@ def load_data(args, model, window_fit, *, holdout=0.0, rest=False):
         :func:`~robot_dynamics.tools.identification_data.load_identification_data`.
 
     Raises:
-        CLIError: a bad option value.
+        CLIError: a bad ``--time-window``, ``--hold`` or effort conversion.
         IdentificationError: data that cannot be read or prepared.
     """
     from robot_dynamics.tools.identification_data import load_identification_data
 
     names = model.joint_names
-    if args.filter_window is not None and not args.filter_window > 0:
-        raise CLIError(f"--filter-window must be > 0, got {args.filter_window}")
-    if args.cycle is not None and not args.cycle > 0:
-        raise CLIError(f"--cycle must be > 0, got {args.cycle}")
     if args.time_window is not None and not args.time_window[0] < args.time_window[1]:
         raise CLIError(f"--time-window needs START < END, got {args.time_window}")
     scale = offset = None

@@ -23,7 +23,7 @@ from robot_dynamics.core.identification import identify
 from robot_dynamics.core.urdf_writer import identified_urdf
 from robot_dynamics.tools.identified_parameters import identified_parameters, parameters_file_text
 
-from .errors import EXIT_USAGE, CLIError
+from .arguments import number
 
 
 def add_velocity_threshold_option(p):
@@ -35,7 +35,7 @@ def add_velocity_threshold_option(p):
     """
     p.add_argument(
         "--velocity-threshold",
-        type=float,
+        type=number(0, above=True),
         default=DEFAULT_VELOCITY_THRESHOLD,
         help="v_eps of the Coulomb friction's smooth sign tanh(qd / v_eps) [rad/s] (the node's "
         f"friction_velocity_threshold; default {DEFAULT_VELOCITY_THRESHOLD:g})",
@@ -67,7 +67,7 @@ def add_model_options(p):
     )
     p.add_argument(
         "--stribeck-velocity",
-        type=float,
+        type=number(0, above=True),
         default=None,
         metavar="V",
         help="Stribeck velocity of every joint [rad/s] (default: fitted per joint from "
@@ -80,7 +80,7 @@ def add_model_options(p):
     add_velocity_threshold_option(p)
     p.add_argument(
         "--max-condition",
-        type=float,
+        type=number(1),
         default=1e4,
         help="refuse data whose base regressor is worse conditioned (default 1e4)",
     )
@@ -100,11 +100,8 @@ def fit_model(args, model, train, test):
         tuple: ``(ModelSelection, IdentificationResult)``.
 
     Raises:
-        CLIError: a bad ``--stribeck-velocity``.
         IdentificationError: data that cannot choose or identify the model.
     """
-    if args.stribeck_velocity is not None and not args.stribeck_velocity > 0:
-        raise CLIError(f"--stribeck-velocity must be > 0, got {args.stribeck_velocity}", EXIT_USAGE)
     selection = select_model(
         model,
         train,

@@ -10,7 +10,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from .arguments import Invocation, add_joint_vector, parse_joint_vector, split_tokens
+from .arguments import Invocation, add_joint_vector, number, parse_joint_vector, split_tokens
 from .errors import CLIError
 from .node_params import add_params_option, node_model
 from .output import fmt_vec
@@ -97,7 +97,7 @@ def cmd_simulate(run: Invocation) -> List[str]:
     Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
-        CLIError: a bad ``--duration`` (not > 0, beyond ``--max-duration``) or ``--sample-dt``.
+        CLIError: ``--duration`` beyond ``--max-duration``, ``--sample-dt`` beyond ``--duration``.
         ParametersFileError: a bad ``--params`` file.
     """
     run, _ = node_model(run)
@@ -109,14 +109,12 @@ def cmd_simulate(run: Invocation) -> List[str]:
     qd0 = parse_joint_vector(args.qd, model.joint_names, "--qd")
     hold = args.tau is not None and split_tokens(args.tau) == ["gravity"]
     tau = None if hold else parse_joint_vector(args.tau, model.joint_names, "--tau")
-    if not (args.duration > 0 and math.isfinite(args.duration)):
-        raise CLIError(f"--duration must be a positive number of seconds, got {args.duration}")
     if args.duration > args.max_duration:
         raise CLIError(
             f"--duration {args.duration} s is beyond --max-duration {args.max_duration} s"
         )
-    if not (args.sample_dt > 0 and args.sample_dt <= args.duration):
-        raise CLIError(f"--sample-dt must be in (0, duration], got {args.sample_dt}")
+    if args.sample_dt > args.duration:
+        raise CLIError(f"--sample-dt {args.sample_dt} s is beyond --duration {args.duration} s")
     if hold:
         # gravity compensation: tau = g(q) at the current q (the arm at rest stays at rest)
         tau_arg = lambda t, q, qd: model.gravity_torques(q)  # noqa: E731
@@ -243,15 +241,23 @@ def add_parsers(sub, common) -> None:
         "(default zeros), or 'gravity' for g(q) at every instant (gravity compensation: the arm "
         "holds its pose)",
     )
-    p.add_argument("--duration", type=float, default=10.0, help="simulated time [s] (default 10)")
+    p.add_argument(
+        "--duration",
+        type=number(0, above=True),
+        default=10.0,
+        help="simulated time [s] (default 10)",
+    )
     p.add_argument(
         "--max-duration",
-        type=float,
+        type=number(0, above=True),
         default=600.0,
         help="refuse longer simulations (default 600 s)",
     )
     p.add_argument(
-        "--sample-dt", type=float, default=0.01, help="output sample period [s] (default 0.01)"
+        "--sample-dt",
+        type=number(0, above=True),
+        default=0.01,
+        help="output sample period [s] (default 0.01)",
     )
     p.add_argument(
         "--method",
@@ -259,11 +265,18 @@ def add_parsers(sub, common) -> None:
         help="integrator: any scipy solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...) "
         "or semi_implicit_euler (default RK45)",
     )
-    p.add_argument("--rtol", type=float, default=1e-8, help="relative tolerance (default 1e-8)")
-    p.add_argument("--atol", type=float, default=1e-10, help="absolute tolerance (default 1e-10)")
+    p.add_argument(
+        "--rtol", type=number(0, above=True), default=1e-8, help="relative tolerance (default 1e-8)"
+    )
+    p.add_argument(
+        "--atol",
+        type=number(0, above=True),
+        default=1e-10,
+        help="absolute tolerance (default 1e-10)",
+    )
     p.add_argument(
         "--fixed-step",
-        type=float,
+        type=number(0, above=True),
         default=1e-3,
         help="step of semi_implicit_euler [s] (default 1e-3)",
     )
