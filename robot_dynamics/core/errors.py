@@ -78,7 +78,20 @@ class ModelTooLargeError(URDFError):
 
 class SimulationError(RobotDynamicsError, RuntimeError):
     """The integrator failed (e.g. the step size underflowed) or the state left the finite
-    range; the message says at which time and why."""
+    range; the message says at which time and why.
+
+    Args:
+        message: what happened.
+        t: the simulated time [s] the integration reached, or None when it was refused before
+            it started.
+
+    Attributes:
+        t: see Args.
+    """
+
+    def __init__(self, message, t=None):
+        super().__init__(message)
+        self.t = t
 
 
 class SimulationLimitError(SimulationError):

@@ -296,12 +296,14 @@ def simulate(
         if not all(_within(p, MAX_STATE) for p in parts):
             raise SimulationError(
                 f"the state left the range |q|, |qd| <= {MAX_STATE:g} at t = {t:.6g} s "
-                f"(the dynamics diverged: too large a torque or too stiff for the step)"
+                f"(the dynamics diverged: too large a torque or too stiff for the step)",
+                t,
             )
         if deadline is not None and time.monotonic() > deadline:
             raise SimulationLimitError(
                 f"simulation stopped at t = {t:.6g} s of {duration:g} s: max_wall_time = "
-                f"{max_wall_time:g} s reached"
+                f"{max_wall_time:g} s reached",
+                t,
             )
 
     if method in FIXED_STEP_METHODS:
@@ -346,7 +348,8 @@ def simulate(
                 raise SimulationLimitError(
                     f"simulation stopped at t = {t:.6g} s of {duration:g} s: "
                     f"max_rhs_evaluations = {max_rhs_evaluations} reached (method {method}, "
-                    f"rtol {rtol:g}, atol {atol:g})"
+                    f"rtol {rtol:g}, atol {atol:g})",
+                    t,
                 )
             check_state(t, y)
             q, qd = y[:n], y[n:]
@@ -367,7 +370,7 @@ def simulate(
             t_eval=t_eval,
         )
         if not sol.success:
-            raise SimulationError(f"integration with {method} failed: {sol.message}")
+            raise SimulationError(f"integration with {method} failed: {sol.message}", sol.t[-1])
         if sol.t.size > max_samples:
             raise SimulationLimitError(
                 f"{method} took {sol.t.size} steps, more output samples than max_samples = "

@@ -96,6 +96,7 @@ def test_too_many_fixed_steps_is_refused_before_work(dp):
     with pytest.raises(SimulationLimitError) as ei:
         dp.simulate(Q0, Z2, 1.0, method="semi_implicit_euler", fixed_step=1e-3, max_steps=999)
     assert "max_steps = 999" in str(ei.value)
+    assert ei.value.t is None  # refused before the integration started
 
 
 def test_too_many_samples_is_refused_before_work(dp):
@@ -104,7 +105,7 @@ def test_too_many_samples_is_refused_before_work(dp):
     assert "max_samples" in str(ei.value)
     with pytest.raises(SimulationLimitError) as ei:
         dp.simulate(Q0, Z2, 1.0, method="semi_implicit_euler", fixed_step=1e-3, max_samples=100)
-    assert "max_samples" in str(ei.value)
+    assert "max_samples" in str(ei.value) and ei.value.t is None
 
 
 @pytest.mark.parametrize("method", IVP_METHODS)
@@ -112,6 +113,7 @@ def test_rhs_evaluation_bound(dp, method):
     with pytest.raises(SimulationLimitError) as ei:
         dp.simulate(Q0, Z2, 60.0, method=method, rtol=1e-12, atol=1e-14, max_rhs_evaluations=200)
     assert "max_rhs_evaluations = 200" in str(ei.value) and method in str(ei.value)
+    assert 0.0 <= ei.value.t < 60.0 and f"t = {ei.value.t:.6g} s" in str(ei.value)
 
 
 def test_wall_time_bound(dp):
@@ -144,19 +146,21 @@ def test_diverging_state_is_a_simulation_error(dp):
             tau=[1e6, -1e6],
             sample_dt=100.0,
         )
-    assert "diverged" in str(ei.value)
+    assert "diverged" in str(ei.value) and 0.0 < ei.value.t <= 1e4
 
 
 def test_integrator_failure_is_a_simulation_error(dp, monkeypatch):
     # scipy reports a failed integration in its result (e.g. the step size underflowed);
-    # simulate turns it into a SimulationError (it raised a bare RuntimeError)
+    # simulate turns it into a SimulationError that says when
     from scipy.optimize import OptimizeResult
 
     import robot_dynamics.core.simulate as sim
 
     def failing(*args, **kwargs):
         return OptimizeResult(
-            success=False, message="Required step size is less than spacing between numbers."
+            success=False,
+            message="Required step size is less than spacing between numbers.",
+            t=np.array([0.0, 0.25]),
         )
 
     monkeypatch.setattr(sim, "solve_ivp", failing)
@@ -164,6 +168,7 @@ def test_integrator_failure_is_a_simulation_error(dp, monkeypatch):
         dp.simulate(Q0, Z2, 1.0, method="DOP853")
     assert type(ei.value) is SimulationError
     assert "DOP853 failed" in str(ei.value) and "step size" in str(ei.value)
+    assert ei.value.t == 0.25
 
 
 def test_valid_calls_are_unchanged(dp):

@@ -441,3 +441,25 @@ def test_info_lists_fixed_joints_with_a_mimic_element_as_fixed(capsys, tmp_path)
     assert cli.main(["info", str(urdf)]) == 0
     out = capsys.readouterr().out
     assert "mimic joints: none" in out and "mimics" not in out
+
+
+def test_a_model_without_a_movable_joint(tmp_path, capsys):
+    """A base link below every joint (or a URDF of one link): info and pose describe it; the
+    commands that compute joint quantities refuse it, naming the base link (exit 2)."""
+    one_link = tmp_path / "one_link.urdf"
+    one_link.write_text("<robot name='x'><link name='a'/></robot>")
+    assert run_json(capsys, "info", one_link)["joints"] == []
+    assert "a" in run_json(capsys, "pose", one_link)["poses"]
+    panda_hand = ["panda", "--base-link", "panda_hand"]
+    for argv in (
+        ["gravity", one_link],
+        ["mass-matrix", *panda_hand],
+        ["jacobian", *panda_hand],
+        ["inverse-dynamics", *panda_hand],
+        ["excite", *panda_hand, "--out", tmp_path / "x"],
+    ):
+        code, err = run_fail(capsys, *argv, "--json")
+        assert code == 2, (argv, err)
+        code, err = run_fail(capsys, *argv)
+        assert code == 2 and "no movable joint below base link" in err, (argv, err)
+        assert f"nothing for {argv[0]} to compute" in err

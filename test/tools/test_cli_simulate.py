@@ -1,7 +1,7 @@
 """The ``robot-dynamics simulate`` subcommand: ``--json`` against the core's ``simulate``, the PNG
 plot, constant torques and the integration method, ``--tau gravity`` holding the arm, the
-joint-limit warning, the energy balance (work + friction losses = energy change, drift the
-rest) and its plot labels.
+joint-limit warning, a simulation that stops (why, and what to try), the energy balance (work +
+friction losses = energy change, drift the rest) and its plot labels.
 
 The tests call ``cli.main(argv)`` in-process (tools_helpers.run_json, run_fail).
 """
@@ -12,7 +12,7 @@ import pytest
 from robot_dynamics.tools import cli
 from robot_dynamics.tools.cli import simulate
 from robot_dynamics.tools.plotting import is_png, png_size
-from tools_helpers import PANDA_HOME, panda, pendulum, run_json
+from tools_helpers import PANDA_HOME, panda, pendulum, run_fail, run_json
 
 
 # ------------------------------------------------------------------ simulate vs the core
@@ -103,6 +103,24 @@ def test_simulate_warns_when_a_joint_leaves_its_limits(capsys):
     assert any(w.startswith("panda_joint4 left its limits [-3.0718, -0.0698]") for w in warnings)
     assert cli.main(["simulate", "panda", "--duration", "1", "--tau", "panda_joint4=20"]) == 0
     assert "warning: panda_joint4 left its limits" in capsys.readouterr().err
+
+
+def test_a_simulation_that_stops_says_why_and_what_to_try(capsys):
+    """A diverging integration is exit 2 with the time it reached and what to try (a smaller
+    step, an implicit integrator); settings refused before it starts get no such advice."""
+    code, err = run_fail(
+        capsys, "simulate", "double_pendulum", "--method", "semi_implicit_euler",
+        "--fixed-step", "1", "--duration", "100", "--sample-dt", "10", "--tau=1e6,-1e6",
+    )  # fmt: skip
+    assert code == 2, err
+    assert "the state left the range" in err and "at t = " in err
+    assert "a smaller --fixed-step" in err and "--method Radau" in err
+    code, err = run_fail(
+        capsys, "simulate", "double_pendulum", "--duration", "60", "--sample-dt", "1e-5"
+    )
+    assert code == 2 and "max_samples" in err and "Radau" not in err, err
+    assert "--method Radau (or BDF)" in simulate.stiffness_hint("RK45")
+    assert simulate.stiffness_hint("Radau") == simulate.stiffness_hint("LSODA") == ""
 
 
 def test_energy_balance_separates_work_friction_and_drift(capsys):

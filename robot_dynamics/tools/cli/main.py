@@ -23,6 +23,9 @@ FAMILIES = (info, dynamics, simulate, identify, estimate)
 COMMANDS: Dict[str, Command] = {
     name: command for family in FAMILIES for name, command in family.COMMANDS.items()
 }
+#: The commands that mean something for a model without a movable joint (a fixed structure,
+#: or a base link chosen below every joint); the others refuse it.
+WITHOUT_JOINTS = frozenset({"info", "pose"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +74,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return int(exc.code or 0)
         out["command"] = args.command
         model, path, xml, bundled = load_model(args)
+        if model.n == 0 and args.command not in WITHOUT_JOINTS:
+            raise CLIError(
+                f"{path}: no movable joint below base link {model.base_link!r}: nothing for "
+                f"{args.command} to compute (info shows the tree; --base-link chooses another "
+                "base)"
+            )
         lines = COMMANDS[args.command](Invocation(args, model, path, xml, bundled, out))
     except CLIError as exc:
         return fail(str(exc), exc.code, as_json, out)

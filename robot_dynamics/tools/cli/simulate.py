@@ -10,6 +10,8 @@ from typing import Dict, List
 
 import numpy as np
 
+from robot_dynamics.core.errors import SimulationError
+
 from .arguments import Invocation, add_joint_vector, number, parse_joint_vector, split_tokens
 from .errors import CLIError
 from .node_params import add_params_option, node_model
@@ -90,6 +92,49 @@ def limit_excursions(model, t: np.ndarray, q: np.ndarray) -> List[str]:
     return warnings
 
 
+#: Integrators that take a step from the state alone: stiff dynamics (a large joint damping or
+#: friction against a light link) force them into tiny steps, or out of range.
+EXPLICIT_METHODS = frozenset({"RK23", "RK45", "DOP853", "semi_implicit_euler"})
+
+
+def stiffness_hint(method):
+    """What to try when a simulation with ``method`` stopped or diverged ("" for an implicit one).
+
+    Args:
+        method: the ``--method`` given.
+
+    Returns:
+        str: "; ..." naming the implicit integrators, or "".
+    """
+    if method not in EXPLICIT_METHODS:
+        return ""
+    if method == "semi_implicit_euler":
+        return (
+            "; semi_implicit_euler takes fixed steps: a smaller --fixed-step, or, if joint "
+            "damping or friction make the arm stiff, an implicit integrator: --method Radau "
+            "(or BDF)"
+        )
+    return (
+        f"; {method} is explicit: if joint damping or friction make the arm stiff, an implicit "
+        "integrator takes far fewer steps: --method Radau (or BDF)"
+    )
+
+
+def _simulate(model, args, q0, qd0, tau):
+    return model.simulate(
+        q0,
+        qd0,
+        args.duration,
+        tau=tau,
+        method=args.method,
+        rtol=args.rtol,
+        atol=args.atol,
+        sample_dt=args.sample_dt,
+        friction=args.friction,
+        fixed_step=args.fixed_step,
+    )
+
+
 def cmd_simulate(run: Invocation) -> List[str]:
     """Forward simulation with constant torques or gravity compensation (``--tau gravity``):
     final state, energy balance, joint-limit warnings, optional plot.
@@ -97,7 +142,8 @@ def cmd_simulate(run: Invocation) -> List[str]:
     Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
     Raises:
-        CLIError: ``--duration`` beyond ``--max-duration``, ``--sample-dt`` beyond ``--duration``.
+        CLIError: ``--duration`` beyond ``--max-duration``, ``--sample-dt`` beyond ``--duration``;
+            a simulation that stopped at a limit or diverged (with what to try).
         ParametersFileError: a bad ``--params`` file.
     """
     run, _ = node_model(run)
@@ -121,18 +167,11 @@ def cmd_simulate(run: Invocation) -> List[str]:
     else:
         tau_arg = None if not np.any(tau) else tau
     start = time.perf_counter()
-    res = model.simulate(
-        q0,
-        qd0,
-        args.duration,
-        tau=tau_arg,
-        method=args.method,
-        rtol=args.rtol,
-        atol=args.atol,
-        sample_dt=args.sample_dt,
-        friction=args.friction,
-        fixed_step=args.fixed_step,
-    )
+    try:
+        res = _simulate(model, args, q0, qd0, tau_arg)
+    except SimulationError as error:
+        hint = stiffness_hint(args.method) if error.t is not None else ""
+        raise CLIError(f"{error}{hint}") from None
     elapsed = time.perf_counter() - start
     t = np.asarray(res.t, dtype=float)
     q = np.asarray(res.q, dtype=float)
