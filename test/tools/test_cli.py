@@ -310,3 +310,32 @@ def test_pose_matches_core(capsys):
     assert list(data["poses"]) == list(model.link_names)
     code, err = run_fail(capsys, "pose", "panda", "--frame", "nolink")
     assert code == 2 and "unknown frame 'nolink'" in err
+
+
+def test_pose_at_pitch_90_degrees_says_its_rpy_is_not_unique(tmp_path, capsys):
+    """A link pitched by 90 deg (a joint about y at q = pi/2): its rpy still gives the rotation
+    and is marked not unique; no library warning reaches the user."""
+    import warnings
+
+    from scipy.spatial.transform import Rotation
+
+    from robot_dynamics import RobotModel
+
+    urdf = tmp_path / "pitch.urdf"
+    urdf.write_text(
+        "<robot name='x'><link name='a'/><link name='b'><inertial><mass value='1'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.01' iyz='0' izz='0.01'/></inertial></link>"
+        "<joint name='pitch' type='continuous'><parent link='a'/><child link='b'/>"
+        "<axis xyz='0 1 0'/></joint></robot>"
+    )
+    model = RobotModel.from_urdf_file(str(urdf))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning escaping would fail the command
+        for q, unique in ((np.pi / 2, False), (0.3, True)):
+            (pose,) = run_json(capsys, "pose", urdf, "--q", q, "--frame", "b")["poses"].values()
+            assert pose["rpy_unique"] is unique
+            rot = Rotation.from_euler("xyz", pose["rpy"]).as_matrix()
+            np.testing.assert_allclose(rot, model.frame_pose([q], frame="b")[:3, :3], atol=1e-12)
+            assert cli.main(["pose", str(urdf), "--q", str(q), "--frame", "b"]) == 0
+            text = capsys.readouterr().out
+            assert ("roll and yaw not unique, yaw given as 0" in text) is not unique

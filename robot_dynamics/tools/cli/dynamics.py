@@ -3,6 +3,7 @@ dynamics and kinematics of one configuration."""
 
 from __future__ import annotations
 
+import warnings
 from typing import List
 
 import numpy as np
@@ -297,18 +298,23 @@ def cmd_pose(run: Invocation) -> List[str]:
         pose = np.asarray(model.frame_pose(q, frame=frame), dtype=float)
         rot = Rotation.from_matrix(pose[:3, :3])
         quat = rot.as_quat()  # x y z w, as geometry_msgs/Quaternion
-        rpy = rot.as_euler("xyz")  # fixed axes x, then y, then z: URDF's rpy
+        with warnings.catch_warnings(record=True) as gimbal_lock:
+            warnings.simplefilter("always")
+            rpy = rot.as_euler("xyz")  # fixed axes x, then y, then z: URDF's rpy
+        unique = not gimbal_lock  # at pitch +-90 deg scipy sets yaw to 0 (and warns)
         poses[frame] = {
             "position": pose[:3, 3].tolist(),
             "quaternion_xyzw": quat.tolist(),
             "rpy": rpy.tolist(),
+            "rpy_unique": unique,
             "matrix": pose.tolist(),
         }
         lines += [
             f"  {frame}:",
             f"    position [m]        {fmt_vec(pose[:3, 3], p)}",
             f"    quaternion x y z w  {fmt_vec(quat, p)}",
-            f"    rpy [rad]           {fmt_vec(rpy, p)}",
+            f"    rpy [rad]           {fmt_vec(rpy, p)}"
+            + ("" if unique else "  (pitch +-90 deg: roll and yaw not unique, yaw given as 0)"),
         ]
     out.update(
         {
