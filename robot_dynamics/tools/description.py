@@ -313,6 +313,8 @@ def load_robot_description(
             f"xacro arguments given ({', '.join(sorted(mappings))}), but {path!r} is not a "
             ".xacro file"
         )
+    if os.path.isdir(path):
+        raise RobotDescriptionError(f"{path}: a directory, not a URDF or xacro file")
     if not os.path.isfile(path):
         raise RobotDescriptionError(f"{path}: no such file")
     try:

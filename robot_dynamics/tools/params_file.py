@@ -204,11 +204,11 @@ class NodeParameters:
             tuple: ``(parsed model, model with armature and payload)``.
 
         Raises:
-            RobotDynamicsError: the URDF, a model parameter (base_link, tip_link, gravity, ...)
-                or a value cannot make a model.
-            ParametersFileError: a value of the armature, friction or payload parameters that
-                does not fit the model (e.g. the armature's length), naming the file and the
-                parameter.
+            RobotDynamicsError: the URDF, or a model parameter (base_link, tip_link, gravity,
+                ...) that no file set, cannot make a model.
+            ParametersFileError: a value a file set (a tip_link the URDF lacks, say), or of the
+                armature, friction or payload parameters, that does not fit the model (e.g. the
+                armature's length), naming the file and the parameter.
         """
         from robot_dynamics.core.errors import RobotDynamicsError
         from robot_dynamics.ros import dynamics_parameters as DP
@@ -216,10 +216,17 @@ class NodeParameters:
         try:
             return DP.build_model(urdf_text, self.values)
         except RobotDynamicsError as error:
-            if error.argument not in DP.DERIVE_PARAMS:
+            name = error.argument
+            if name in self.lines:  # set by a file
+                where = self.lines[name]
+                where = where if ":" in str(where) else f"{self.path}:{where}"
+                raise ParametersFileError(
+                    f"parameter {name} in {where}: {error}", self.path, parameter=name
+                ) from None
+            if name not in DP.DERIVE_PARAMS:
                 raise
             raise ParametersFileError(
-                f"{self.source()}: {error}", self.path, parameter=error.argument
+                f"{self.source()}: {error}", self.path, parameter=name
             ) from None
         except ValueError as error:
             raise ParametersFileError(f"{self.source()}: {error}", self.path) from None

@@ -35,6 +35,11 @@ from tools_helpers import PANDA_HOME, UR_SHAPE_URDF, erd_urdf_path, pendulum, ru
         ),
         (["gravity", "panda", "--q", "panda_joint9=1"], 2, "unknown joint 'panda_joint9'"),
         (
+            ["gravity", "panda", "--q", "panda_joint2=1", "panda_joint2=2"],
+            2,
+            "--q: joint 'panda_joint2' given twice",
+        ),
+        (
             ["gravity", "panda", "--q", "0", "0", "0", "nan", "0", "0", "0"],
             2,
             "'nan' (for panda_joint4) is not finite",
@@ -100,6 +105,7 @@ from tools_helpers import PANDA_HOME, UR_SHAPE_URDF, erd_urdf_path, pendulum, ru
         ),
         (["bogus", "panda"], 2, "invalid choice: 'bogus'"),
         (["gravity", "/nonexistent/robot.urdf"], 3, "no such file"),
+        (["gravity", "/"], 3, "/: a directory, not a URDF or xacro file"),
     ],
 )
 def test_bad_arguments(capsys, argv, code, needle):
@@ -139,6 +145,11 @@ def test_json_error_object(capsys):
     assert code == 2
     data = json.loads(out.out)
     assert data["ok"] is False and data["exit_code"] == 2 and "--q" in data["error"]
+    assert data["command"] == "gravity"
+    # an error the parser finds names the command too
+    code = cli.main(["identify", "panda", "recording.csv", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 2 and data["command"] == "identify" and "--out" in data["error"]
 
 
 def test_limit_warning(capsys):

@@ -224,9 +224,16 @@ def test_values_that_do_not_fit_the_model_name_the_file(tmp_path):
         "    armature: [0.1]\n",
     )
     params = read_parameters_file(path)
-    with pytest.raises(ParametersFileError, match="params.yaml: armature has 1 values") as ei:
+    match = r"parameter armature in .*params.yaml:5: armature has 1 values"
+    with pytest.raises(ParametersFileError, match=match) as ei:
         params.build_model(urdf)
     assert ei.value.parameter == "armature"
+    # a model parameter the file sets that the URDF cannot take: the file and line too
+    typo = read_parameters_file(write(tmp_path, "/**:\n  ros__parameters:\n    tip_link: tol\n"))
+    match = r"parameter tip_link in .*params.yaml:3: tip_link 'tol' is not a link below"
+    with pytest.raises(ParametersFileError, match=match) as ei:
+        typo.build_model(urdf)
+    assert ei.value.parameter == "tip_link"
     params = params.with_values({"armature": []})
     parsed, model = params.build_model(urdf)
     with pytest.raises(ParametersFileError, match=r"params.yaml: .*effort_scale has 2 values"):

@@ -187,7 +187,7 @@ def parse_joint_vector(
         ndarray: (n,) values.
 
     Raises:
-        CLIError: wrong count, unknown joint name, not a number, NaN or infinity.
+        CLIError: wrong count, unknown or repeated joint name, not a number, NaN or infinity.
     """
     n = len(joint_names)
     if values is None:
@@ -198,6 +198,7 @@ def parse_joint_vector(
     out = np.full(n, default, dtype=float)
     if any("=" in tok for tok in tokens):
         index = {name: i for i, name in enumerate(joint_names)}
+        seen = set()
         for tok in tokens:
             if "=" not in tok:
                 raise CLIError(
@@ -209,6 +210,9 @@ def parse_joint_vector(
                     f"{option}: unknown joint {name!r}; the model's joints are: "
                     f"{', '.join(joint_names)}"
                 )
+            if name in seen:
+                raise CLIError(f"{option}: joint {name!r} given twice")
+            seen.add(name)
             out[index[name]] = _to_float(text, option, name)
         return out
     if len(tokens) != n:

@@ -65,7 +65,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _wants_json(argv)
-    out: Dict = {}
+    # the command, also for an error in its arguments (the first word naming one)
+    out: Dict = {"command": next((word for word in argv if word in COMMANDS), None)}
     try:
         parser = build_parser()
         try:
