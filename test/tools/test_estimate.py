@@ -415,7 +415,7 @@ def test_errors_exit_codes_and_messages(arm, free_run, pushed, tmp_path, capsys)
         (["--free", "3"], "START:END"),
         (["--free", "5:2"], "START must be before END"),
         (["--free", "100:200"], "no message with an estimate in the --free ranges"),
-        (["--margin", "1.0"], "--margin must be a finite number > 1"),
+        (["--margin", "1.0"], "argument --margin: must be a finite number > 1, got '1.0'"),
     ]:
         code, _, err = run(capsys, "estimate", urdf, data, "--params", params, "--out", out, *argv)
         assert code == 2 and fragment in err, (argv, err)

@@ -647,7 +647,9 @@ def test_identify_payload_subtracts_friction_with_the_given_velocity_threshold(t
     assert np.all(np.abs(np.array(fits["0.2"]["com"]) - com) < 2e-3), fits["0.2"]["com"]
     assert max(fits["0.01"]["residual_rms"]) > 3 * max(fits["0.2"]["residual_rms"])
     code, _, err = run(capsys, "identify-payload", str(urdf), path, "--velocity-threshold", "-1")
-    assert code == 2 and "velocity_threshold must be finite and >= 0" in err, err
+    assert (
+        code == 2 and "argument --velocity-threshold: must be a finite number >= 0, got '-1'" in err
+    ), err
 
 
 def test_bag_with_another_message_type_and_bad_holdout(tmp_path, capsys):

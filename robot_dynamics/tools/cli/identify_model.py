@@ -35,7 +35,7 @@ def add_velocity_threshold_option(p):
     """
     p.add_argument(
         "--velocity-threshold",
-        type=number(0, above=True),
+        type=number(0),
         default=DEFAULT_VELOCITY_THRESHOLD,
         help="v_eps of the Coulomb friction's smooth sign tanh(qd / v_eps) [rad/s] (the node's "
         f"friction_velocity_threshold; default {DEFAULT_VELOCITY_THRESHOLD:g})",
