@@ -412,7 +412,11 @@ def add_parsers(sub, common) -> None:
         help="axes of the result (default base)",
     )
     p.add_argument(
-        "--damping", type=number(0), default=1e-6, help="pseudo-inverse damping (default 1e-6)"
+        "--damping",
+        type=number(0),
+        default=1e-6,
+        help="largest damping of the pseudo-inverse of J^T; it fades in as J's smallest singular "
+        "value falls below 0.01 (near a singularity), exact above (default 1e-6)",
     )
     add_params_option(p)
 
