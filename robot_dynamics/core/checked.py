@@ -547,6 +547,7 @@ class CheckedAlgorithms:
         max_samples=_simulate.MAX_SAMPLES,
         max_rhs_evaluations=_simulate.MAX_RHS_EVALUATIONS,
         max_wall_time=None,
+        stop=None,
     ):
         """Integrate the dynamics from ``(q0, qd0)`` for ``duration`` seconds.
 
@@ -573,13 +574,16 @@ class CheckedAlgorithms:
             max_samples: bound on the number of output samples.
             max_rhs_evaluations: bound on the number of dynamics evaluations.
             max_wall_time: wall-clock bound [s], or None.
+            stop: ``() -> bool`` asked at every step (e.g. ``threading.Event().is_set``): True
+                ends the simulation with a SimulationError; or None.
 
         Returns:
             SimulationResult: see :class:`~robot_dynamics.core.simulate.SimulationResult`.
 
         Raises:
             InvalidInputError: see :func:`robot_dynamics.core.simulate.simulate`.
-            SimulationError: the integration failed (SimulationLimitError: a bound was exceeded).
+            SimulationError: the integration failed or ``stop`` ended it (SimulationLimitError: a
+                bound was exceeded).
         """
         return _simulate.simulate(
             self,
@@ -600,4 +604,5 @@ class CheckedAlgorithms:
             max_samples=max_samples,
             max_rhs_evaluations=max_rhs_evaluations,
             max_wall_time=max_wall_time,
+            stop=stop,
         )

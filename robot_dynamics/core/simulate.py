@@ -4,7 +4,8 @@ Euler integrator for real-time use.
 Every input is validated before any work, and the work of one call is bounded: by fixed steps
 (``max_steps``), output samples (``max_samples``), right-hand-side evaluations of the solve_ivp
 methods (``max_rhs_evaluations``) and wall time (``max_wall_time``); exceeding a bound raises
-:class:`~robot_dynamics.core.errors.SimulationLimitError` naming it.
+:class:`~robot_dynamics.core.errors.SimulationLimitError` naming it. A caller that must end a
+simulation early (a node stopping) passes ``stop``, asked at every step.
 """
 
 import math
@@ -200,6 +201,7 @@ def simulate(
     max_samples=MAX_SAMPLES,
     max_rhs_evaluations=MAX_RHS_EVALUATIONS,
     max_wall_time=None,
+    stop=None,
 ):
     """Integrate ``M qdd + C qd + g = tau + J^T f_ext - friction``; see RobotModel.simulate.
 
@@ -225,6 +227,8 @@ def simulate(
             sample_dt; solve_ivp's own steps are bounded by max_rhs_evaluations).
         max_rhs_evaluations: bound on right-hand-side (forward dynamics) evaluations.
         max_wall_time: bound on the wall time of the call [s], or None.
+        stop: ``() -> bool`` asked at every step (e.g. ``threading.Event().is_set``): True ends
+            the simulation with a SimulationError; or None.
 
     Returns:
         SimulationResult.
@@ -233,7 +237,8 @@ def simulate(
         InvalidInputError: an input out of its range (named), or a model without movable
             joints (nothing to integrate).
         SimulationLimitError: a work bound reached (named), before or during integration.
-        SimulationError: the integrator failed or the state left the finite range.
+        SimulationError: the integrator failed, the state left the finite range, or ``stop``
+            said to stop.
     """
     if model.n == 0:
         raise InvalidInputError(
@@ -257,6 +262,8 @@ def simulate(
     max_rhs_evaluations = _count(max_rhs_evaluations, "max_rhs_evaluations")
     if max_wall_time is not None:
         max_wall_time = _positive(max_wall_time, "max_wall_time", 0.0, 1e9)
+    if stop is not None and not callable(stop):
+        raise InvalidInputError(f"stop must be a callable or None, got {stop!r}")
     rtol = _positive(rtol, "rtol", MIN_RTOL, 1.0)
     atol = _positive(atol, "atol", MIN_ATOL, 1e3)
     torque = torque_function(model, tau, max_torque)
@@ -292,7 +299,8 @@ def simulate(
         return tau_t
 
     def check_state(t, *parts):
-        """SimulationError when (q, qd) leave the finite range; the wall-time bound."""
+        """SimulationError when (q, qd) leave the finite range or ``stop`` says so; the
+        wall-time bound."""
         if not all(_within(p, MAX_STATE) for p in parts):
             raise SimulationError(
                 f"the state left the range |q|, |qd| <= {MAX_STATE:g} at t = {t:.6g} s "
@@ -304,6 +312,10 @@ def simulate(
                 f"simulation stopped at t = {t:.6g} s of {duration:g} s: max_wall_time = "
                 f"{max_wall_time:g} s reached",
                 t,
+            )
+        if stop is not None and stop():
+            raise SimulationError(
+                f"simulation stopped at t = {t:.6g} s of {duration:g} s: the caller stopped it", t
             )
 
     if method in FIXED_STEP_METHODS:

@@ -82,6 +82,8 @@ class DynamicsNode(Node):
         self._specs = {p.name: p for p in DP.specs()}
         self._values = P.declare(self, list(self._specs.values()))
         self.callback_errors = CallbackErrors()
+        #: set when the process stops (spin_node): long callbacks (a simulation) end early
+        self.stopping = threading.Event()
         self._log = ThrottledLog(self.get_logger())  # what the hot path may log every message
         # The hot path (joint_states, ~/reference, the outputs) lives on a node of its own, so
         # that it can spin on an executor of its own (see executors.py).
@@ -141,7 +143,9 @@ class DynamicsNode(Node):
             10,
             event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False),
         )
-        DynamicsServices(self, lambda: self._active, self._get_values, self._measured)
+        DynamicsServices(
+            self, lambda: self._active, self._get_values, self._measured, self.stopping.is_set
+        )
         self._payload = PayloadService(
             self, lambda: self._active, self._get_values, self._with_pipeline
         )

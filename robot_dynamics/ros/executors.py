@@ -275,8 +275,10 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
     the context shut down. A signal during the start-up stops the process as soon as the step
     it interrupts is done (a second one interrupts the start-up at once).
 
-    Should a spin thread or a callback still run :data:`STOP_TIMEOUT_S` after the stop began, the
-    process ends at once with exit code 1, without destroying the nodes under it.
+    A node with a ``stopping`` attribute (a ``threading.Event``) has it set when the stop begins,
+    so that its long callbacks (a simulation service) end at their next step. Should a spin
+    thread or a callback still run :data:`STOP_TIMEOUT_S` after the stop began, the process ends
+    at once with exit code 1, without destroying the nodes under it.
 
     Args:
         make_node: () -> Node.
@@ -375,6 +377,9 @@ def _init(args):
 
 def _stop(node, executors, threads, halt):
     """Stop the spin threads, shut the executors down, destroy the node, shut rclpy down."""
+    stopping = getattr(node, "stopping", None)
+    if stopping is not None:
+        stopping.set()
     halt.set()
     for executor in executors:
         executor.wake()

@@ -138,12 +138,15 @@ class DynamicsServices:
         active: () -> the node's active model bundle (``.model``) or None.
         values: () -> the node's current parameter values (max_simulation_* limits).
         measured: () -> (q, qd) latest measured state, (n,) model order, NaN where unknown.
+        stopping: () -> True once the node is stopping: a running simulation then ends at its
+            next step and answers ``success: false``.
     """
 
-    def __init__(self, node, active, values, measured):
+    def __init__(self, node, active, values, measured, stopping):
         self._active = active
         self._values = values
         self._measured = measured
+        self._stopping = stopping
         self._logger = node.get_logger()
         self._clock = node.get_clock()
         qos = QoSProfile(depth=SERVICE_QUEUE_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
@@ -400,6 +403,7 @@ class DynamicsServices:
             max_steps=max_steps,
             max_rhs_evaluations=limits["max_simulation_steps"],
             max_samples=max_samples,
+            stop=self._stopping,
         )
 
     @_answer

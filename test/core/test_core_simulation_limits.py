@@ -171,6 +171,25 @@ def test_integrator_failure_is_a_simulation_error(dp, monkeypatch):
     assert ei.value.t == 0.25
 
 
+@pytest.mark.parametrize("method", ["semi_implicit_euler", "RK45"])
+def test_stop_ends_a_simulation_at_its_next_step(dp, method):
+    """The caller's ``stop`` is asked at every step: once it says so the simulation ends with a
+    SimulationError saying when; a ``stop`` that is not callable is refused before any work."""
+    asked = {"n": 0}
+
+    def stop():
+        asked["n"] += 1
+        return asked["n"] > 50
+
+    with pytest.raises(SimulationError) as ei:
+        dp.simulate(Q0, Z2, 60.0, method=method, sample_dt=0.1, stop=stop)
+    assert type(ei.value) is SimulationError and "the caller stopped it" in str(ei.value)
+    assert asked["n"] == 51 and 0.0 < ei.value.t < 60.0
+    with pytest.raises(InvalidInputError, match="stop must be a callable"):
+        dp.simulate(Q0, Z2, 1.0, stop=True)
+    assert len(dp.simulate(Q0, Z2, 0.5, sample_dt=0.1, stop=lambda: False).t) == 6
+
+
 def test_valid_calls_are_unchanged(dp):
     a = dp.simulate(Q0, Z2, 0.5, sample_dt=0.1)
     b = dp.simulate(Q0, Z2, 0.5, sample_dt=0.1, max_wall_time=60.0, max_rhs_evaluations=10**6)

@@ -8,6 +8,7 @@ requirement).
 """
 
 import math
+import signal
 import time
 
 import numpy as np
@@ -206,3 +207,27 @@ def test_simulation_does_not_block_joint_states(dynamics_node, panda):
     assert len(res.trajectory.points) == 501
     # ... while joint_states kept being processed (callback groups + multi-threaded executor).
     assert processed_while_running >= 5, processed_while_running
+
+
+def test_a_signal_during_a_long_simulation_stops_the_node_cleanly(dynamics_node, panda):
+    """SIGINT while ~/simulate integrates for far longer than the stop may take: the simulation
+    ends at its next step and answers success false, and the node exits with code 0."""
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF), max_simulation_wall_time=300.0)
+    node.wait_connected()
+    node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "gravity_torques")
+    req = SimulateForwardDynamics.Request(
+        duration=5.0, sample_period=0.01, integrator="semi_implicit_euler", fixed_step=1e-5
+    )  # 500 000 fixed steps: minutes
+    client = node.clients["simulate"]
+    assert node.t.spin_until(client.service_is_ready, 60.0)
+    future = client.call_async(req)
+    node.t.spin_for(1.5)  # the simulation runs
+    assert not future.done()
+    node.proc.popen.send_signal(signal.SIGINT)
+    node.t.spin_until(future.done, 10.0)
+    assert node.proc.wait(timeout=15.0) == 0, node.proc.output()
+    assert "still running" not in node.proc.output()
+    if future.done():  # answered before the node left the graph
+        res = future.result()
+        assert not res.success and "the caller stopped it" in res.message, res.message
