@@ -57,6 +57,7 @@ COUNTERS = (
     "stamps_backwards",
     "stamps_repeated",
     "stamps_interleaved",
+    "stamp_jumps",
     "stamp_gaps",
     "skipped_messages",
     "nonfinite_outputs",

@@ -9,7 +9,8 @@ Gaps (lost messages) are counted per stream, the messages carrying the same join
 against the median of that stream's recent intervals: drivers publishing different joints
 interleave their stamps, and a stream's first intervals (a burst at start-up) or a change of its
 rate never leave the period estimate stuck. Messages the caller dropped itself (a node's shed
-messages, ``superseded``) are no gaps.
+messages, ``superseded``) are no gaps. A gap longer than ``max_dt_ns`` (a pause, a lost
+connection, a clock step) is a jump: counted as such, not as messages lost.
 """
 
 WINDOW = 9
@@ -48,7 +49,7 @@ class StampClock:
     Args:
         max_dt_ns: a longer gap [ns] restarts the estimator.
         counters: the pipeline's counters (``stamps_backwards``, ``stamps_repeated``,
-            ``stamps_interleaved``, ``stamp_gaps``, ``skipped_messages``).
+            ``stamps_interleaved``, ``stamp_gaps``, ``skipped_messages``, ``stamp_jumps``).
 
     Attributes:
         last_ns: the previous stamp [ns] (None before the first message).
@@ -122,6 +123,9 @@ class StampClock:
         if last is None:
             return
         d = t_ns - last
+        if d > self.max_dt_ns:  # not a count of lost messages: the stream starts again
+            self._counters["stamp_jumps"] += 1
+            return
         period = s.period_ns()
         if period is not None and d > (1.5 + superseded) * period:
             self._counters["stamp_gaps"] += 1

@@ -4,7 +4,8 @@ pairs, and a level with the reasons.
 Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
 raised; WARN when no joint_states came or they (or ~/reference messages) were refused or skipped
-since the last status, more than :data:`SHED_WARN_FRACTION` of them were shed (those shed at
+since the last status, their stamps went backwards or jumped beyond ``observer_max_dt`` (each
+restarts the observer), more than :data:`SHED_WARN_FRACTION` of them were shed (those shed at
 start aside: they are counted only, see ``LatestMessages``), efforts are
 stale, the estimation paused on every message since the last status (positions missing, no or
 stale velocities or efforts: the pipeline's ``last_pause`` says which), the selected wrench
@@ -126,6 +127,8 @@ class DynamicsDiagnostics:
             "reference_refused": int(pipeline.get("reference_refused", 0)),
             "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
             "skipped_messages": int(pipeline.get("skipped_messages", 0)),
+            "stamps_backwards": int(pipeline.get("stamps_backwards", 0)),
+            "stamp_jumps": int(pipeline.get("stamp_jumps", 0)),
             "shed": node.shed - node.shed_at_start,
             "callback_errors": node.callback_errors,
             "withheld": withheld,
@@ -168,6 +171,16 @@ class DynamicsDiagnostics:
                 self.overload = warnings[-1]
             if grew["skipped_messages"]:
                 warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
+            if grew["stamps_backwards"]:
+                warnings.append(
+                    f"{grew['stamps_backwards']} joint_states stamps went backwards (each "
+                    "restarts the observer)"
+                )
+            if grew["stamp_jumps"]:
+                warnings.append(
+                    f"{grew['stamp_jumps']} joint_states stamp gaps longer than observer_max_dt "
+                    "(a pause, a lost connection or a clock step; each restarts the observer)"
+                )
             if pipeline.get("stale_effort"):
                 warnings.append(f"stale effort for {pipeline.get('stale_effort_joints', '')}")
             elif grew["paused"] and grew["paused"] >= grew["messages"] - grew["refused"]:

@@ -207,10 +207,12 @@ def test_stamp_gaps_backwards_and_repeated(panda):
     s = p.status()
     assert s["stamp_gaps"] == 1 and s["skipped_messages"] == 3 and s["observer_restarts"] == 1
     np.testing.assert_allclose(out.wrench, sensor(panda, Q, F_EXT), atol=1e-6)
-    # a gap beyond observer_max_dt restarts; at rest the restart is right at once
+    # a gap beyond observer_max_dt restarts; at rest the restart is right at once. It is a jump
+    # (a pause, a clock step), not a count of lost messages
     out = p.update(T0 + 2 * 10**9, Q, np.zeros(7), tau)
     s = p.status()
     assert s["observer_restarts"] == 2 and "gap of" in s["last_restart"]
+    assert s["stamp_jumps"] == 1 and (s["stamp_gaps"], s["skipped_messages"]) == (1, 3)
     np.testing.assert_allclose(out.wrench, sensor(panda, Q, F_EXT), atol=1e-6)
     # backwards: restart, counted
     out = p.update(T0 + 10**9, Q, np.zeros(7), tau)
@@ -224,6 +226,13 @@ def test_stamp_gaps_backwards_and_repeated(panda):
     assert out.gravity is not None and p.status()["stamps_repeated"] == 1
     out = p.update(T0 + 10**9 + MS, Q, np.zeros(7), tau)
     assert out.wrench is not None and p.status()["observer_restarts"] == 3
+    # the clock steps an hour ahead: one jump, no message counted lost
+    for k in range(10):
+        p.update(T0 + 10**9 + (k + 2) * MS, Q, np.zeros(7), tau)
+    out = p.update(T0 + 3601 * 10**9, Q, np.zeros(7), tau)
+    s = p.status()
+    assert s["stamp_jumps"] == 2 and (s["stamp_gaps"], s["skipped_messages"]) == (1, 3)
+    assert s["observer_restarts"] == 4 and out.wrench is not None
 
 
 # ------------------------------------------------------------------ derived pipelines

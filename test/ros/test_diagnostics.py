@@ -120,3 +120,29 @@ def test_errors_name_what_is_wrong(panda):
     status, node = period(diagnostics, node, active, 1000, 0)
     assert status.level == DiagnosticStatus.OK, status.message
     assert values(status)["callback_errors"] == "1"
+
+
+def test_stamps_going_backwards_or_jumping_warn(panda):
+    """Stamps that go backwards, or jump beyond observer_max_dt, restart the observer on each:
+    WARN while they do, OK once they stop."""
+    diagnostics = DynamicsDiagnostics()
+    node, active = loaded(panda)
+    counts = {"messages": 0, "stamps_backwards": 0, "stamp_jumps": 0}
+
+    def status(received, **grew):
+        nonlocal node
+        node = replace(node, received=node.received + received)
+        counts["messages"] += received
+        for key, value in grew.items():
+            counts[key] += value
+        return diagnostics.status(node, active, dict(counts), rate=100.0)
+
+    assert status(100).level == DiagnosticStatus.OK
+    warned = status(100, stamps_backwards=100)
+    assert warned.level == DiagnosticStatus.WARN
+    assert "100 joint_states stamps went backwards (each restarts the observer)" in warned.message
+    warned = status(100, stamp_jumps=1)
+    assert warned.level == DiagnosticStatus.WARN
+    assert "1 joint_states stamp gaps longer than observer_max_dt" in warned.message
+    assert "clock step" in warned.message
+    assert status(100).level == DiagnosticStatus.OK

@@ -229,6 +229,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
                     "stamps_repeated",
                     "stamp_gaps",
                     "skipped_messages",
+                    "stamp_jumps",
                     "singular_warnings",
                 )
             },
@@ -425,8 +426,9 @@ def summary_lines(out, args):
         f"{status['refused']}",
         *_stamp_lines(out["stamps"]),
         f"  pipeline: stamps {p['stamps_repeated']} repeated, {p['stamp_gaps']} gaps "
-        f"({p['skipped_messages']} messages' worth), {p['stamps_backwards']} backwards; "
-        f"observer restarts {p['observer_restarts']}",
+        f"({p['skipped_messages']} messages' worth), {p['stamp_jumps']} beyond "
+        f"observer_max_dt, {p['stamps_backwards']} backwards; observer restarts "
+        f"{p['observer_restarts']}",
         f"  parameters: {out['parameters']}"
         + (f" ({len(out['parameters_set'])} set)" if args.params else "")
         + (
