@@ -21,6 +21,28 @@ from .validation import check_vector
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 FIXED_STEP_METHODS = ("semi_implicit_euler",)
+#: Methods that take a step from the state alone: stiff dynamics (a large joint damping or
+#: friction against a light link) force them into tiny steps, or out of range.
+EXPLICIT_METHODS = ("RK45", "RK23", "DOP853", "semi_implicit_euler")
+
+
+def stiffness_hint(method):
+    """What to try when a simulation with ``method`` stopped or diverged ("" for an implicit one).
+
+    Args:
+        method: the integration method.
+
+    Returns:
+        str: "; ..." naming the implicit methods (and a smaller fixed step), or "".
+    """
+    if method not in EXPLICIT_METHODS:
+        return ""
+    smaller = "a smaller fixed_step, or " if method in FIXED_STEP_METHODS else ""
+    return (
+        f"; {method} is explicit: {smaller}if joint damping or friction make the dynamics stiff, "
+        "an implicit method (Radau, BDF) takes far fewer steps"
+    )
+
 
 #: Default bound on |tau| [N m or N] of every applied joint torque.
 MAX_TORQUE = 1e6
@@ -304,13 +326,14 @@ def simulate(
         if not all(_within(p, MAX_STATE) for p in parts):
             raise SimulationError(
                 f"the state left the range |q|, |qd| <= {MAX_STATE:g} at t = {t:.6g} s "
-                f"(the dynamics diverged: too large a torque or too stiff for the step)",
+                f"(the dynamics diverged: too large a torque or too stiff for the step)"
+                + stiffness_hint(method),
                 t,
             )
         if deadline is not None and time.monotonic() > deadline:
             raise SimulationLimitError(
                 f"simulation stopped at t = {t:.6g} s of {duration:g} s: max_wall_time = "
-                f"{max_wall_time:g} s reached",
+                f"{max_wall_time:g} s reached" + stiffness_hint(method),
                 t,
             )
         if stop is not None and stop():
@@ -360,7 +383,7 @@ def simulate(
                 raise SimulationLimitError(
                     f"simulation stopped at t = {t:.6g} s of {duration:g} s: "
                     f"max_rhs_evaluations = {max_rhs_evaluations} reached (method {method}, "
-                    f"rtol {rtol:g}, atol {atol:g})",
+                    f"rtol {rtol:g}, atol {atol:g})" + stiffness_hint(method),
                     t,
                 )
             check_state(t, y)
@@ -382,7 +405,10 @@ def simulate(
             t_eval=t_eval,
         )
         if not sol.success:
-            raise SimulationError(f"integration with {method} failed: {sol.message}", sol.t[-1])
+            raise SimulationError(
+                f"integration with {method} failed: {sol.message}" + stiffness_hint(method),
+                sol.t[-1],
+            )
         if sol.t.size > max_samples:
             raise SimulationLimitError(
                 f"{method} took {sol.t.size} steps, more output samples than max_samples = "

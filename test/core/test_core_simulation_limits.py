@@ -114,6 +114,9 @@ def test_rhs_evaluation_bound(dp, method):
         dp.simulate(Q0, Z2, 60.0, method=method, rtol=1e-12, atol=1e-14, max_rhs_evaluations=200)
     assert "max_rhs_evaluations = 200" in str(ei.value) and method in str(ei.value)
     assert 0.0 <= ei.value.t < 60.0 and f"t = {ei.value.t:.6g} s" in str(ei.value)
+    # what to try: an explicit method is told of the implicit ones
+    explicit = method in ("RK45", "RK23", "DOP853")
+    assert ("an implicit method (Radau, BDF)" in str(ei.value)) == explicit
 
 
 def test_wall_time_bound(dp):
@@ -147,6 +150,7 @@ def test_diverging_state_is_a_simulation_error(dp):
             sample_dt=100.0,
         )
     assert "diverged" in str(ei.value) and 0.0 < ei.value.t <= 1e4
+    assert "a smaller fixed_step, or if joint damping or friction make the" in str(ei.value)
 
 
 def test_integrator_failure_is_a_simulation_error(dp, monkeypatch):

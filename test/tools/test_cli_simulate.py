@@ -114,13 +114,11 @@ def test_a_simulation_that_stops_says_why_and_what_to_try(capsys):
     )  # fmt: skip
     assert code == 2, err
     assert "the state left the range" in err and "at t = " in err
-    assert "a smaller --fixed-step" in err and "--method Radau" in err
+    assert "a smaller fixed_step" in err and "an implicit method (Radau, BDF)" in err
     code, err = run_fail(
         capsys, "simulate", "double_pendulum", "--duration", "60", "--sample-dt", "1e-5"
     )
     assert code == 2 and "max_samples" in err and "Radau" not in err, err
-    assert "--method Radau (or BDF)" in simulate.stiffness_hint("RK45")
-    assert simulate.stiffness_hint("Radau") == simulate.stiffness_hint("LSODA") == ""
 
 
 def test_energy_balance_separates_work_friction_and_drift(capsys):
