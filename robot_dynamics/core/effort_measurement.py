@@ -59,6 +59,20 @@ def constant_efforts(names, effort, sample="sample"):
     return ()
 
 
+def nothing_measured(constant, n_joints):
+    """True when :func:`constant_efforts` named every joint: no effort is measured at all (it
+    names all joints only when every effort is exactly 0).
+
+    Args:
+        constant: ``(joint, reason)`` pairs of :func:`constant_efforts`.
+        n_joints: the model's joints.
+
+    Returns:
+        bool: no joint's effort is a measurement.
+    """
+    return n_joints > 0 and len(constant) == n_joints
+
+
 def constant_efforts_text(constant, n_joints):
     """What to say of the joints :func:`constant_efforts` names, and what to do about them.
 
@@ -70,7 +84,7 @@ def constant_efforts_text(constant, n_joints):
         str: one sentence.
     """
     constant = list(constant)
-    if len(constant) == n_joints:
+    if nothing_measured(constant, n_joints):
         return (
             f"no joint's effort is a measurement ({constant[0][1]}, for every joint): the "
             "driver reports no effort, or the arm is not powered; the external torques are the "

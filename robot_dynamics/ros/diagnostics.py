@@ -228,7 +228,7 @@ class DynamicsDiagnostics:
             "effort_commands_withheld": withheld,
             "callback_errors": node.callback_errors,
             "last_callback_error": node.last_callback_error,
-            "payload_mass": float(node.payload_mass),
+            "payload_mass": node.payload_mass,
         }
         for key, value in pipeline.items():
             values.setdefault(key, value)

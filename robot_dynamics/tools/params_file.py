@@ -218,8 +218,8 @@ class NodeParameters:
         except RobotDynamicsError as error:
             name = error.argument
             if name in self.lines:  # set by a file
-                where = self.lines[name]
-                where = where if ":" in str(where) else f"{self.path}:{where}"
+                where = self.lines[name]  # a line of self.path, or "file:line" of several
+                where = f"{self.path}:{where}" if isinstance(where, int) else where
                 raise ParametersFileError(
                     f"parameter {name} in {where}: {error}", self.path, parameter=name
                 ) from None

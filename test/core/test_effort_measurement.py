@@ -9,6 +9,7 @@ from robot_dynamics.core.effort_measurement import (
     constant_efforts,
     constant_efforts_text,
     effort_reason,
+    nothing_measured,
 )
 
 NAMES = ("shoulder", "elbow", "finger")
@@ -45,6 +46,9 @@ def test_all_constant_names_none_unless_all_are_exactly_0():
     assert constant_efforts(NAMES, at_rest) == ()
     zeros = np.zeros((200, 3))  # a driver that reports no effort at all
     assert [name for name, _ in constant_efforts(NAMES, zeros)] == list(NAMES)
+    assert nothing_measured(constant_efforts(NAMES, zeros), 3)
+    finger = _efforts(np.random.default_rng(1))
+    assert not nothing_measured(constant_efforts(NAMES, finger), 3)
 
 
 def test_the_text_names_each_joint_and_the_fix():

@@ -36,7 +36,7 @@ from typing import List
 
 import numpy as np
 
-from robot_dynamics.core.effort_measurement import constant_efforts_text
+from robot_dynamics.core.effort_measurement import constant_efforts_text, nothing_measured
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
@@ -168,7 +168,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
             f"no message with an estimate {where} ({_pause_text(first)}); nothing to summarise"
             + (f"; {hint}" if hint else "")
         )
-    if len(first.constant_efforts) == len(first.joint_names):
+    if nothing_measured(first.constant_efforts, len(first.joint_names)):
         raise InvalidInputError(
             constant_efforts_text(first.constant_efforts, len(first.joint_names))
             + "; nothing to estimate: record with the driver's effort interface on and the arm "

@@ -92,21 +92,6 @@ def limit_excursions(model, t: np.ndarray, q: np.ndarray) -> List[str]:
     return warnings
 
 
-def _simulate(model, args, q0, qd0, tau):
-    return model.simulate(
-        q0,
-        qd0,
-        args.duration,
-        tau=tau,
-        method=args.method,
-        rtol=args.rtol,
-        atol=args.atol,
-        sample_dt=args.sample_dt,
-        friction=args.friction,
-        fixed_step=args.fixed_step,
-    )
-
-
 def cmd_simulate(run: Invocation) -> List[str]:
     """Forward simulation with constant torques or gravity compensation (``--tau gravity``):
     final state, energy balance, joint-limit warnings, optional plot.
@@ -140,7 +125,18 @@ def cmd_simulate(run: Invocation) -> List[str]:
         tau_arg = None if not np.any(tau) else tau
     start = time.perf_counter()
     try:
-        res = _simulate(model, args, q0, qd0, tau_arg)
+        res = model.simulate(
+            q0,
+            qd0,
+            args.duration,
+            tau=tau_arg,
+            method=args.method,
+            rtol=args.rtol,
+            atol=args.atol,
+            sample_dt=args.sample_dt,
+            friction=args.friction,
+            fixed_step=args.fixed_step,
+        )
     except SimulationError as error:  # with what to try, when it stopped mid-way
         raise CLIError(str(error)) from None
     elapsed = time.perf_counter() - start
