@@ -49,26 +49,62 @@ def limit_stop_torques(q, qd, lower, upper, stiffness, damping):
     return tau
 
 
-def end_stop_gains(model, q, frequency, damping_ratio):
-    """Per-joint end-stop stiffness and damping that make each joint, with the inertia it sees at
-    configuration q (the diagonal of M(q)), ring at ``frequency`` with ``damping_ratio`` against
-    its stop: ``k = (2 pi f)^2 M_ii``, ``d = 2 zeta (2 pi f) M_ii``.
+def end_stop_gains(model, q, frequency, damping_ratio, joints=None):
+    """End-stop stiffness and damping for the joints against their stops at configuration q,
+    such that the stiffest mode of those joints rings at ``frequency`` with ``damping_ratio``.
 
-    Scaling by inertia keeps stiff stops stable at a fixed integration step (choose
-    ``frequency`` well below 1 / (2 pi dt)).
+    A joint against its stop moves the rest of the arm, which stays free: it sees the inertia
+    ``m_i = 1 / (M^-1)_ii`` (at most ``M_ii``). Joints against their stops together are coupled
+    through ``(M^-1)_cc``: with ``k = w^2 m / mu`` and ``d = 2 zeta w m / mu``, where ``mu`` >= 1
+    is the largest eigenvalue of ``(M^-1)_cc`` scaled to a unit diagonal (1 for a single joint),
+    the stiffest mode has frequency ``w = 2 pi f`` and damping ratio ``zeta`` and every other
+    mode is slower, so the step's stability is that of one joint (:func:`end_stop_stable`).
 
     Args:
         model: the :class:`~robot_dynamics.core.model.RobotModel`.
-        q: (..., n) joint positions [rad or m].
+        q: (n,) joint positions [rad or m].
         frequency: f [Hz].
         damping_ratio: zeta (dimensionless).
+        joints: (n,) bool, the joints against their stops; None: every joint.
 
     Returns:
-        tuple: ``(stiffness (..., n) [N m/rad], damping (..., n) [N m s/rad])``.
+        tuple: ``(stiffness (n,) [N m/rad or N/m], damping (n,) [N m s/rad or N s/m])``, 0 for
+        the joints not against a stop.
     """
-    inertia = np.diagonal(model.mass_matrix(q), axis1=-2, axis2=-1)
+    n = model.n
+    c = np.ones(n, dtype=bool) if joints is None else np.asarray(joints, dtype=bool)
+    stiffness, damping = np.zeros(n), np.zeros(n)
+    if not c.any():
+        return stiffness, damping
+    minv = np.linalg.inv(model.mass_matrix(q))[np.ix_(c, c)]
+    root = 1.0 / np.sqrt(np.diagonal(minv))
+    mu = np.linalg.eigvalsh(root[:, None] * minv * root[None, :])[-1]
     omega = 2.0 * np.pi * float(frequency)
-    return omega**2 * inertia, 2.0 * float(damping_ratio) * omega * inertia
+    inertia = root**2 / mu
+    stiffness[c] = omega**2 * inertia
+    damping[c] = 2.0 * float(damping_ratio) * omega * inertia
+    return stiffness, damping
+
+
+def end_stop_stable(frequency, damping_ratio, dt):
+    """Whether semi-implicit Euler at step ``dt`` is stable for a joint against its end stop.
+
+    The step maps ``(x, v)`` of ``x'' = -w^2 x - 2 zeta w x'`` through a matrix of determinant
+    ``1 - 2 zeta a`` and trace ``2 - a^2 - 2 zeta a`` (``a = w dt``); both eigenvalues lie inside
+    the unit circle while ``zeta a < 1`` and ``a^2 + 4 zeta a < 4`` (``a < 0.83`` at zeta = 1,
+    ``a < 2`` undamped).
+
+    Args:
+        frequency: f [Hz] (:func:`end_stop_gains`).
+        damping_ratio: zeta (dimensionless), >= 0.
+        dt: integration step [s], > 0.
+
+    Returns:
+        bool: True when stable.
+    """
+    a = 2.0 * np.pi * float(frequency) * float(dt)
+    zeta = float(damping_ratio)
+    return bool(zeta * a < 1.0 and a * a + 4.0 * zeta * a < 4.0)
 
 
 def saturate(tau, limits):

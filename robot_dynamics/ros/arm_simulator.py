@@ -85,11 +85,13 @@ Physics options
     ``(torque + noise - effort_offset) / effort_scale``, what a driver reports whose efforts the
     dynamics node converts with its parameters of the same names (a torque sensor's offset, a
     current with a torque constant).
-    ``position_limits`` (default false): joint limits act as stiff spring-damper stops
-    whose stiffness and damping are set per joint from the joint's inertia at the initial
-    configuration, K_i = w^2 M_ii, D_i = 2 zeta w M_ii with w = 2 pi ``limit_frequency`` (default
-    100 Hz) and zeta = ``limit_damping_ratio`` (default 1), so that they stay stable at the fixed
-    step; contact torques are not in ``effort``.
+    ``position_limits`` (default true): joint limits act as stiff spring-damper stops whose
+    stiffness and damping come, at every step, from the inertia the joints against their stops
+    see (the rest of the arm free), so that their stiffest mode rings at w = 2 pi
+    ``limit_frequency`` (default 100 Hz) with damping ratio ``limit_damping_ratio`` (default 1)
+    (``robot_dynamics.core.actuation.end_stop_gains``); stops that would be unstable at the fixed
+    step, or initial positions beyond the limits, are refused. Contact torques are not in
+    ``effort``.
     ``joint_impedance.stiffness`` / ``.damping`` (per joint or one value; default off): a
     drive-level joint impedance around ``joint_impedance.setpoint`` (default: the initial
     configuration) added to the torque command, as the joint-impedance modes of torque-controlled

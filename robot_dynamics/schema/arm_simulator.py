@@ -24,7 +24,8 @@ SIMULATION = Section(
         Param(
             "initial_positions",
             [],
-            "Initial joint positions, model order; empty: zeros.",
+            "Initial joint positions, model order; empty: each joint at 0, or mid-range when 0 is "
+            "outside its limits.",
             DA,
             units="rad or m",
             range=(-1.0e3, 1.0e3),
@@ -133,19 +134,23 @@ SIMULATION = Section(
         ),
         Param(
             "position_limits",
-            False,
-            "URDF position limits act as stiff end stops.",
+            True,
+            "URDF position limits act as stiff end stops (false: the joints pass through their "
+            "limits).",
             B,
             config="position_limits",
         ),
         Param(
             "limit_frequency",
             100.0,
-            "End stops: natural frequency of each joint against its stop; keep "
-            "2 pi f / integration_rate < 1.",
+            "End stops: natural frequency of the joints against their stops (the stiffest "
+            "mode, the rest of the arm free); with "
+            "a = 2 pi f / integration_rate and zeta = limit_damping_ratio, the step is stable "
+            "while a^2 + 4 zeta a < 4 and zeta a < 1 (0.83 at zeta = 1).",
             D,
             units="Hz",
             range=(0.0, 1.0e4),
+            config="limit_frequency",
         ),
         Param(
             "limit_damping_ratio",
@@ -153,6 +158,7 @@ SIMULATION = Section(
             "End stops: damping ratio (1 = critical).",
             D,
             range=(0.0, 100.0),
+            config="limit_damping_ratio",
         ),
         Param(
             "joint_impedance.stiffness",

@@ -27,12 +27,14 @@ import numpy as np
 
 from robot_dynamics.core.actuation import (
     end_stop_gains,
+    end_stop_stable,
     impedance_torques,
     limit_stop_torques,
     saturate,
 )
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.friction import FrictionModel
+from robot_dynamics.core.locked_joints import default_positions
 from robot_dynamics.core.spatial import wrench_in_frame
 from robot_dynamics.schema import ARM_SIMULATOR
 from robot_dynamics.schema.derive import config_class, config_from_values
@@ -73,6 +75,28 @@ def _per_joint(values, n: int, name: str, default: float, allow_scalar: bool = F
     return arr
 
 
+def _check_end_stops(values, rate, names, q0, lower, upper):
+    """ValueError when the end stops cannot work: unstable at the step, or a joint that starts
+    beyond its limits (nothing to check when no joint has a finite limit)."""
+    if not (np.isfinite(lower).any() or np.isfinite(upper).any()):
+        return
+    frequency, zeta = float(values["limit_frequency"]), float(values["limit_damping_ratio"])
+    if not end_stop_stable(frequency, zeta, 1.0 / rate):
+        raise ValueError(
+            f"limit_frequency: end stops at {frequency:g} Hz (limit_damping_ratio {zeta:g}) are "
+            f"unstable at integration_rate {rate:g} Hz (2 pi f / rate = "
+            f"{2 * np.pi * frequency / rate:.3g}; stable while below 0.83 at a damping ratio of "
+            "1): lower limit_frequency, raise integration_rate, or set position_limits false"
+        )
+    outside = (q0 < lower) | (q0 > upper)
+    if outside.any():
+        j = int(np.argmax(outside))
+        raise ValueError(
+            f"initial_positions: joint {names[j]} starts at {q0[j]:g}, outside its limits "
+            f"[{lower[j]:g}, {upper[j]:g}], against an end stop (position_limits is on)"
+        )
+
+
 ArmOptions = config_class(
     "ArmOptions",
     _PARAMS,
@@ -97,8 +121,6 @@ class ArmSettings(ArmOptions):
         setpoint: (n,) joint-impedance setpoint [rad or m].
         friction_model: :class:`~robot_dynamics.core.friction.FrictionModel`: the model's own
             (URDF) with the ``friction.*`` parameters over it (acting with ``friction``).
-        limit_stiffness: (n,) end-stop stiffness [N m/rad or N/m].
-        limit_damping: (n,) end-stop damping [N m s/rad or N s/m].
         lower: (n,) lower position limits [rad or m].
         upper: (n,) upper position limits [rad or m].
         effort_limits: (n,) effort limits [N m or N] (``saturation`` clips at them).
@@ -118,8 +140,6 @@ class ArmSettings(ArmOptions):
     damping: np.ndarray
     setpoint: np.ndarray
     friction_model: FrictionModel
-    limit_stiffness: np.ndarray
-    limit_damping: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
     effort_limits: np.ndarray
@@ -174,7 +194,10 @@ class ArmSettings(ArmOptions):
             )
         if len(set(joints)) != len(joints):
             raise ValueError("joints: a joint is listed twice")
-        q0 = _per_joint(values["initial_positions"], n, "initial_positions", 0.0)
+        if values["initial_positions"]:
+            q0 = _per_joint(values["initial_positions"], n, "initial_positions", 0.0)
+        else:
+            q0, _ = default_positions(*model.position_limits)
         qd0 = _per_joint(values["initial_velocities"], n, "initial_velocities", 0.0)
         stiffness = _per_joint(
             values["joint_impedance.stiffness"], n, "joint_impedance.stiffness", 0.0, True
@@ -198,10 +221,9 @@ class ArmSettings(ArmOptions):
             if reason:
                 raise ValueError(f"{param.name}: {reason}")
         rate = float(values["integration_rate"])
-        lower, upper = model.position_limits
-        limit_stiffness, limit_damping = end_stop_gains(
-            model, q0, float(values["limit_frequency"]), float(values["limit_damping_ratio"])
-        )
+        lower, upper = (np.asarray(v, dtype=float) for v in model.position_limits)
+        if values["position_limits"]:
+            _check_end_stops(values, rate, names, q0, lower, upper)
         return config_from_values(
             cls,
             _PARAMS,
@@ -215,10 +237,8 @@ class ArmSettings(ArmOptions):
                 damping=damping,
                 setpoint=setpoint,
                 friction_model=friction_model,
-                limit_stiffness=limit_stiffness,
-                limit_damping=limit_damping,
-                lower=np.asarray(lower, dtype=float),
-                upper=np.asarray(upper, dtype=float),
+                lower=lower,
+                upper=upper,
                 effort_limits=np.asarray(model.effort_limits, dtype=float),
                 effort_scale=effort_scale,
                 effort_offset=effort_offset,
@@ -460,9 +480,7 @@ class SimulatedArm:
         self._applied_sum += tau
         self._applied_count += 1
         if s.position_limits:
-            tau = tau + limit_stop_torques(
-                self._q, self._qd, s.lower, s.upper, s.limit_stiffness, s.limit_damping
-            )
+            tau = tau + self._end_stop_torques()
         if self._wrench is not None and self._t_ns >= self._wrench.until_ns:
             self._wrench = None
         self._wrench_in_step = self._wrench
@@ -480,6 +498,16 @@ class SimulatedArm:
             self.counters.diverged += 1
             self.reset()
         self._advance()
+
+    def _end_stop_torques(self):
+        """The end stops' torques (n,) on the joints beyond their limits, with gains for the
+        joints against their stops at the current configuration (:func:`end_stop_gains`)."""
+        s, q = self.settings, self._q
+        beyond = (q < s.lower) | (q > s.upper)
+        if not beyond.any():
+            return 0.0
+        k, d = end_stop_gains(self.model, q, s.limit_frequency, s.limit_damping_ratio, beyond)
+        return limit_stop_torques(q, self._qd, s.lower, s.upper, k, d)
 
     def _advance(self) -> None:
         self._k += 1

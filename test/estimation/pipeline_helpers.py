@@ -12,7 +12,6 @@ import os
 
 import numpy as np
 
-from robot_dynamics.core.actuation import end_stop_gains
 from robot_dynamics.core.spatial import wrench_in_frame
 from robot_dynamics.estimation import ContactConfig, EstimationPipeline, PipelineConfig
 
@@ -59,7 +58,10 @@ def feed(p, q, qd, tau, start=T0, count=5, period=MS, **kw):
 def simulate_push(model, q0, f_ext, frame, seconds, dt=0.001, push_from=0.2):
     """A PD-held arm pushed by f_ext (base axes, on ``frame``) from ``push_from`` s on, by the
     core's semi-implicit Euler. Yields (t_ns, q, qd, tau_measured, pushed)."""
-    kp, kd = end_stop_gains(model, q0, frequency=3.0, damping_ratio=1.0)  # stable at dt
+    # each joint a critically damped 3 Hz spring with the inertia it has alone: stable at dt
+    inertia = np.diagonal(model.mass_matrix(q0))
+    omega = 2 * np.pi * 3.0
+    kp, kd = omega**2 * inertia, 2 * omega * inertia
     q, qd = q0.copy(), np.zeros(model.n)
     for k in range(int(round(seconds / dt))):
         pushed = k * dt >= push_from

@@ -57,6 +57,7 @@ def test_free_fall_matches_core_simulate(arm_simulator, ros_node):
     sim = arm_simulator(
         read(bundled_urdf_path("panda")),
         initial_positions=PANDA_HOME.tolist(),
+        position_limits=False,
         integration_rate=1000.0,
         publish_rate=250.0,
         publish_clock=True,
@@ -110,6 +111,7 @@ def test_energy_conserved_without_friction(arm_simulator, ros_node):
     sim = arm_simulator(
         read(bundled_urdf_path("double_pendulum")),
         gravity=[0.0, -9.81, 0.0],
+        position_limits=False,
         integration_rate=1000.0,
         publish_rate=250.0,
         publish_clock=True,
@@ -356,9 +358,13 @@ def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
 
 def test_integration_rate_change_keeps_the_clock_monotonic(arm_simulator, ros_node):
     """Changing integration_rate at run time changes the step, never the clock (simulated time
-    counts whole nanoseconds, not k * dt: a higher rate never makes it jump backwards)."""
+    counts whole nanoseconds, not k * dt: a higher rate never makes it jump backwards). A rate
+    at which the end stops would be unstable is refused while they are on."""
     sim = arm_simulator(read(bundled_urdf_path("double_pendulum")), publish_clock=True)
     sim.wait_states(50)
+    result = sim.set_parameters(integration_rate=500.0)[0]
+    assert not result.successful and "unstable at integration_rate 500 Hz" in result.reason
+    assert sim.set_parameters(position_limits=False)[0].successful
     for rate in (4000.0, 500.0):
         result = sim.set_parameters(integration_rate=rate)[0]
         assert result.successful, result.reason

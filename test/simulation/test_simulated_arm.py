@@ -1,7 +1,9 @@
 """The ROS-free simulated arm against the core, without DDS.
 
-* free fall with zero torque equals the core's fixed-step ``simulate`` (semi-implicit Euler,
-  1 ms) to 1e-12 rad: the arm adds nothing of its own to the physics;
+* free fall with zero torque (no end stops) equals the core's fixed-step ``simulate``
+  (semi-implicit Euler, 1 ms) to 1e-12 rad: the arm adds nothing of its own to the physics;
+* end stops are on by default and hold a falling arm; stops unstable at the step and a start
+  beyond the limits are refused; the default start is 0, or mid-range beyond the limits;
 * commands in another joint order and a subset land on the right joints; saturation at the URDF
   effort limits; wrong-length and NaN commands refused by name, the previous command kept;
 * the reported effort is the average of the drive torques since the previous sample;
@@ -43,7 +45,7 @@ def make_arm(model, **changes):
 
 def test_free_fall_equals_the_core_fixed_step_integration(panda):
     q0 = np.array(BUNDLED["panda"].home)
-    arm = make_arm(panda, initial_positions=list(q0), joint_friction=False)
+    arm = make_arm(panda, initial_positions=list(q0), joint_friction=False, position_limits=False)
     q, qd = q0.copy(), np.zeros(panda.n)
     for _ in range(300):
         arm.step()
@@ -134,15 +136,16 @@ def test_wrench_on_an_unknown_link_is_refused(panda):
 
 
 def test_brakes_hold_until_the_first_command_and_again_after_reset(panda):
-    arm = make_arm(panda, hold_until_first_command=True, initial_positions=[0.3] * panda.n)
+    q0 = np.array(BUNDLED["panda"].home)
+    arm = make_arm(panda, hold_until_first_command=True, initial_positions=list(q0))
     for _ in range(10):
         arm.step()
-    assert arm.braked and np.all(arm.q == 0.3) and arm.counters.steps == 0
+    assert arm.braked and np.all(arm.q == q0) and arm.counters.steps == 0
     arm.command(np.zeros(panda.n))
     arm.step()
-    assert not arm.braked and arm.counters.steps == 1 and not np.all(arm.q == 0.3)
+    assert not arm.braked and arm.counters.steps == 1 and not np.all(arm.q == q0)
     arm.reset()
-    assert arm.braked and np.all(arm.q == 0.3)
+    assert arm.braked and np.all(arm.q == q0)
 
 
 def test_command_timeout_zeroes_the_command(panda):
@@ -209,7 +212,49 @@ def test_a_diverging_step_resets_the_arm(panda):
             break
     assert arm.counters.diverged == 1
     assert np.all(np.isfinite(arm.q))
-    np.testing.assert_allclose(arm.q, 0.0)
+    np.testing.assert_allclose(arm.q, arm.settings.q0)
+
+
+def test_the_default_start_is_zero_or_mid_range_within_the_limits(panda):
+    lower, upper = panda.position_limits
+    q0 = make_arm(panda).settings.q0
+    inside = (np.asarray(lower) <= 0.0) & (0.0 <= np.asarray(upper))
+    assert not inside.all()  # the Panda's joint 4 has 0 beyond its upper limit
+    np.testing.assert_allclose(q0[inside], 0.0)
+    np.testing.assert_allclose(q0[~inside], ((np.asarray(lower) + upper) / 2)[~inside])
+
+
+def test_end_stops_are_on_by_default_and_hold_a_falling_arm(panda):
+    lower, upper = (np.asarray(v) for v in panda.position_limits)
+    arm = make_arm(panda, joint_friction=False)
+    free = make_arm(panda, joint_friction=False, position_limits=False)
+    for _ in range(3000):
+        arm.step()
+        free.step()
+    assert arm.counters.diverged == 0
+    # a few hundredths of a radian into a 100 Hz stop under gravity, never through it
+    assert np.all(arm.q > lower - 0.05) and np.all(arm.q < upper + 0.05)
+    assert np.any((free.q < lower - 0.5) | (free.q > upper + 0.5))
+
+
+@pytest.mark.parametrize(
+    "frequency, damping_ratio, rate, stable",
+    [(100.0, 1.0, 1000.0, True), (100.0, 1.0, 700.0, False), (150.0, 0.0, 500.0, True)],
+)
+def test_end_stops_unstable_at_the_step_are_refused(panda, frequency, damping_ratio, rate, stable):
+    values = {
+        **DEFAULTS,
+        "limit_frequency": frequency,
+        "limit_damping_ratio": damping_ratio,
+        "integration_rate": rate,
+    }
+    if stable:
+        ArmSettings.from_values(panda, values)
+    else:
+        with pytest.raises(ValueError, match="limit_frequency: end stops at 100 Hz"):
+            ArmSettings.from_values(panda, values)
+    # without end stops the same rates are taken
+    ArmSettings.from_values(panda, {**values, "position_limits": False})
 
 
 @pytest.mark.parametrize(
@@ -224,6 +269,7 @@ def test_a_diverging_step_resets_the_arm(panda):
         ({"friction.asymmetry": [0.5] * 7}, "friction.asymmetry of joint 'panda_joint1'"),
         ({"external_wrench_axes": "tool"}, "external_wrench_axes: must be one of"),
         ({"command_timeout": -1.0}, "command_timeout: must be >= 0.0"),
+        ({"initial_positions": [0.0] * 7}, "joint panda_joint4 starts at 0, outside its limits"),
     ],
 )
 def test_bad_settings_are_refused_by_name(panda, changes, named):
@@ -336,3 +382,11 @@ def test_effort_scale_and_offset_of_the_reported_effort(panda):
 def test_a_name_that_is_not_a_parameter_is_refused(panda):
     with pytest.raises(ValueError, match="not arm_simulator parameters: friction "):
         ArmSettings.from_values(panda, {**DEFAULTS, "friction": False})
+
+
+def test_a_model_without_finite_limits_takes_any_rate_with_end_stops_on():
+    with open(bundled_urdf_path("double_pendulum")) as f:
+        urdf = f.read().replace('type="revolute"', 'type="continuous"')
+    model = RobotModel.from_urdf_string(urdf)
+    values = {**DEFAULTS, "integration_rate": 100.0, "initial_positions": [10.0, -10.0]}
+    assert ArmSettings.from_values(model, values).position_limits

@@ -10,7 +10,6 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from robot_dynamics.core.actuation import end_stop_gains
 from robot_dynamics.core.errors import ParametersFileError
 from robot_dynamics.core.tip import no_tip_reason
 from robot_dynamics.schema import ARM_SIMULATOR, DYNAMICS_NODE
@@ -137,7 +136,9 @@ def joint_impedance(model, q0: np.ndarray, frequency_hz: float, zeta: float = 0.
         tuple: ``(K (n,) [Nm/rad], D (n,) [Nm s/rad])`` with K_i = w^2 M_ii(q0) and
         D_i = 2 zeta w M_ii(q0).
     """
-    return end_stop_gains(model, q0, frequency_hz, zeta)  # the same rule as the core's end stops
+    inertia = np.diagonal(model.mass_matrix(q0))  # each joint alone: the others held
+    omega = 2.0 * np.pi * float(frequency_hz)
+    return omega**2 * inertia, 2.0 * float(zeta) * omega * inertia
 
 
 def write_parameter_files(directory: str, sim_params: Dict, node_params: Dict) -> Dict[str, str]:
