@@ -4,7 +4,10 @@
 
 - a time window (seconds from the start) keeps part of it;
 - joints the recording does not carry (a head, a gripper) are held at a stated position, at
-  rest, and have no measured torque;
+  rest, and have no measured torque; joints it carries but does not move (a gripper standing
+  open: positions that spread no more than their noise, while other joints move) and joints
+  held by request are held too, at their median recorded or the stated position, their
+  efforts kept (a static torque still tells of the links beyond);
 - joints without a real effort (no effort at all, exactly 0, or one constant value in every
   sample) are detected: a per-joint ``effort_mask`` leaves them out of the fit's rows; their
   torque is NaN, never a measured 0;
@@ -22,8 +25,9 @@ velocity (when the samples have none) and the acceleration and smooths the effor
 zero-phase Savitzky-Golay filter (scipy), so that every signal sees the same (zero) delay, and
 optionally keeps every k-th sample of the smoothed signals. With ``rest=True`` (payload
 identification, whose static holds must carry no velocity or acceleration a driver's velocity
-ripple or noise makes up) the samples where the arm is at rest (:func:`at_rest`) get a velocity
-and acceleration of exactly 0, and each hold its mean position. :func:`prepare` does both.
+ripple or noise makes up) the samples where the arm is at rest
+(:func:`~robot_dynamics.core.rest.at_rest`) get a velocity and acceleration of exactly 0, and
+each hold its mean position. :func:`prepare` does both.
 
 Used by ``robot-dynamics identify`` (:mod:`robot_dynamics.tools.identification_data` reads bags
 and CSV files into :class:`JointSamples`; :mod:`robot_dynamics.core.filter_window` chooses the
@@ -33,19 +37,13 @@ window) and by the dynamics node's ``~/identify_payload``.
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.ndimage import maximum_filter1d, minimum_filter1d
 from scipy.signal import savgol_filter
 
 from .effort_measurement import effort_reason
 from .identification import IdentificationError
 from .locked_joints import default_positions
+from .rest import at_rest, does_not_move, hold_means, position_resolution
 from .stamps import robot_time
-
-
-#: the arm is at rest where no joint's position spans more than this many times its noise (plus
-#: its resolution) over the filter window: Gaussian noise spans ~6 sigma over 300 samples and
-#: exceeds 12 practically never
-REST_NOISE_SPAN = 12.0
 
 
 class DataError(IdentificationError):
@@ -91,7 +89,9 @@ class DataReport:
         repeated: samples dropped as repeats of the previous one.
         effort_mask: (n,) True for the joints whose torque is fitted.
         unmeasured: ``(joint, reason)`` of the joints left out of the fit's rows.
-        held: ``(joint, position)`` of the joints held still (not in the recording).
+        held: ``(joint, position)`` of the joints held still (not in the recording, still in
+            it, or held by request).
+        still: the held joints that the recording carries (still in it, or held by request).
         effort_scale: (n,) the scale applied to the efforts, or None.
         effort_offset: (n,) the offset applied to the efforts, or None.
         time_window: ``(start, end)`` [s] kept, or None for all.
@@ -128,6 +128,12 @@ class DataReport:
     stretches: int = 0
     window_choice: object = None
     at_rest: object = None
+    still: tuple = ()
+
+    @property
+    def not_recorded(self):
+        """``(joint, position)`` of the held joints the recording does not carry."""
+        return tuple((j, p) for j, p in self.held if j not in self.still)
 
     def drop_text(self):
         """The drops as text, e.g. ``5870 dropped: effort[wrist_1] NaN in 5870``.
@@ -281,6 +287,7 @@ def clean(
     effort_mask=None,
     ignore_effort=(),
     hold=None,
+    hold_joints=(),
     cycle=None,
     keep_stamps=False,
 ):
@@ -296,6 +303,7 @@ def clean(
         ignore_effort: joint names whose effort is left out as well.
         hold: (n,) positions [rad or m] for the joints the recording does not carry (NaN for
             the others), or None.
+        hold_joints: names of joints held at ``hold`` even where the recording carries them.
         cycle: the robot's cycle [s], or None to fit it from the stamps.
         keep_stamps: use the stamps as they are (no time base).
 
@@ -329,11 +337,19 @@ def clean(
     t, position, effort = t[keep], position[keep], effort[keep]
     velocity = None if velocity is None else velocity[keep]
 
-    # joints the recording does not carry: held still, no torque
+    # joints the recording does not carry: held still, no torque; joints it carries but does not
+    # move, or held by request: held still, their torques kept
     carried = ~np.all(np.isnan(position), axis=0) if len(t) else np.ones(n, bool)
+    hold = np.full(n, np.nan) if hold is None else np.asarray(hold, dtype=float)
+    for name in hold_joints:
+        if name not in names:
+            raise DataError(f"unknown joint {name!r} to hold; joints: {names}")
+    by_request = np.isin(names, hold_joints) & carried & np.isfinite(hold)
+    still = carried & ~by_request & does_not_move(position)
+    if not (carried & ~by_request & ~still).any():
+        still[:] = False  # nothing moves: a recording that excites nothing, not a held joint
     held = np.full(n, np.nan)
     if not np.all(carried):
-        hold = np.full(n, np.nan) if hold is None else np.asarray(hold, dtype=float)
         missing = [names[k] for k in np.flatnonzero(~carried) if not np.isfinite(hold[k])]
         if missing:
             raise DataError(
@@ -341,11 +357,16 @@ def clean(
                 f"hold them at"
             )
         held[~carried] = hold[~carried]
-        position[:, ~carried] = held[~carried]
         effort[:, ~carried] = np.nan
-        if velocity is not None:
-            velocity[:, ~carried] = 0.0
-    if velocity is not None and np.any(np.all(np.isnan(velocity[:, carried]), axis=0)):
+    held[by_request] = hold[by_request]
+    for k in np.flatnonzero(still):
+        held[k] = float(np.nanmedian(position[:, k]))
+    fixed = np.isfinite(held)
+    position[:, fixed] = held[fixed]
+    if velocity is not None:
+        velocity[:, fixed] = 0.0
+    moving = ~fixed
+    if velocity is not None and np.any(np.all(np.isnan(velocity[:, moving]), axis=0)):
         velocity = None  # a joint without any velocity: differentiate them all alike
 
     # joints without a real effort
@@ -379,7 +400,6 @@ def clean(
     effort[:, ~mask] = np.nan
 
     # logger repeats, then NaN in the columns used; the rest on the robot's time base
-    moving = carried
     columns = [("position", position, moving), ("effort", effort, mask)]
     if velocity is not None:
         columns.insert(1, ("velocity", velocity, moving))
@@ -414,7 +434,8 @@ def clean(
         repeated=int(np.count_nonzero(repeat)),
         effort_mask=tuple(bool(m) for m in mask),
         unmeasured=tuple((names[k], reasons[k]) for k in sorted(reasons)),
-        held=tuple((names[k], float(held[k])) for k in np.flatnonzero(~carried)),
+        held=tuple((names[k], float(held[k])) for k in np.flatnonzero(fixed)),
+        still=tuple(names[k] for k in np.flatnonzero(fixed & carried)),
         effort_scale=scale,
         effort_offset=offset,
         time_window=None if time_window is None else tuple(float(x) for x in time_window),
@@ -465,8 +486,8 @@ def smooth(
             filter window splits the data; a shorter one is bridged by interpolation.
         samples_per_window: keep every k-th smoothed sample so that about this many remain per
             window (the smoothed signals carry nothing faster), or None to keep all.
-        rest: where the arm is at rest (:func:`at_rest`), velocity and acceleration 0 and
-            the position the mean of the hold.
+        rest: where the arm is at rest (:func:`~robot_dynamics.core.rest.at_rest`), velocity
+            and acceleration 0 and the position the mean of the hold.
 
     Returns:
         JointData: the prepared data.
@@ -494,7 +515,7 @@ def smooth(
     measured = np.asarray(data.effort_mask, bool)
     still = np.isfinite(data.held)
     out = {k: [] for k in ("t", "q", "qd", "qdd", "tau")}
-    resolution = _resolution(q) if rest else None
+    resolution = position_resolution(q) if rest else None
     resting = 0
     short = 0
     for seg in np.split(np.arange(len(t)), cuts):
@@ -516,7 +537,7 @@ def smooth(
         qs[:, still], qds[:, still], qdds[:, still] = data.held[still], 0.0, 0.0
         if rest:
             still_arm = at_rest(qs, window, resolution)
-            _hold_means(qs, still_arm)
+            hold_means(qs, still_arm)
             qds[still_arm], qdds[still_arm] = 0.0, 0.0
             resting += int(np.count_nonzero(still_arm[::stride]))
         taus = np.full((len(grid), tau.shape[1]), np.nan)  # NaN where not measured
@@ -567,50 +588,6 @@ def smooth(
     )
 
 
-def _resolution(position):
-    """(n,) the smallest nonzero step between successive positions per joint (an encoder's
-    count when the positions are quantized; 0 for a joint that never moves)."""
-    steps = np.abs(np.diff(position, axis=0))
-    steps = np.where(steps > 0, steps, np.inf)
-    smallest = steps.min(axis=0, initial=np.inf)
-    return np.where(np.isfinite(smallest), smallest, 0.0)
-
-
-def _hold_means(q, still):
-    """Each run of samples at rest (``still``, (N,) bool) gets its mean position, in place: the
-    arm holds one pose there (the encoder noise would pass for small changes of pose)."""
-    edges = np.flatnonzero(np.diff(np.concatenate([[False], still, [False]]).astype(int)))
-    for a, b in zip(edges[::2], edges[1::2]):
-        q[a:b] = q[a:b].mean(axis=0)
-
-
-def at_rest(q, window, resolution=None):
-    """Where the arm is at rest: every joint's position, over the ``window`` samples around a
-    sample, spans at most :data:`REST_NOISE_SPAN` times its noise plus its resolution.
-
-    The noise of a joint is the RMS of its positions' third differences over ``sqrt(20)`` (what
-    white noise gives; a smooth motion adds next to nothing at a robot's sample rate, and an
-    encoder count toggling at rest counts in). A velocity signal is not looked at: a driver
-    reports its ripple and noise whether the arm moves or not.
-
-    Args:
-        q: (N, n) positions of a uniformly sampled stretch [rad or m], N >= 4.
-        window: the filter window [samples].
-        resolution: (n,) smallest position step per joint [rad or m] (default: from ``q``).
-
-    Returns:
-        ndarray: (N,) bool, True where the arm is at rest.
-    """
-    q = np.asarray(q, dtype=float)
-    if resolution is None:
-        resolution = _resolution(q)
-    noise = np.sqrt(np.mean(np.diff(q, 3, axis=0) ** 2, axis=0) / 20.0)
-    span = maximum_filter1d(q, window, axis=0, mode="nearest") - minimum_filter1d(
-        q, window, axis=0, mode="nearest"
-    )
-    return np.all(span <= REST_NOISE_SPAN * noise + resolution, axis=1)
-
-
 def prepare(samples, filter_window=0.05, polyorder=3, rate=None, gap_factor=5.0, **options):
     """:func:`clean`, then :func:`smooth`.
 
@@ -646,13 +623,11 @@ def default_hold(model):
 
 
 __all__ = [
-    "REST_NOISE_SPAN",
     "CleanData",
     "DataError",
     "DataReport",
     "JointData",
     "JointSamples",
-    "at_rest",
     "clean",
     "default_hold",
     "prepare",

@@ -381,8 +381,10 @@ def load_identification_data(
         filter_window: Savitzky-Golay window [s], or None to choose it.
         holdout: the last fraction of the data that validates the final fit (kept out of the
             choice).
-        hold: joint name -> position [rad or m] for joints the recording does not carry
-            (default :func:`~robot_dynamics.core.joint_data.default_hold`).
+        hold: joint name -> position [rad or m] of joints to hold still: where the recording
+            does not carry them, and where it does (default for the joints it lacks:
+            :func:`~robot_dynamics.core.joint_data.default_hold`; joints it carries without
+            moving them are held where they stood).
         rest: velocity and acceleration 0 where the arm is at rest
             (:func:`~robot_dynamics.core.joint_data.smooth`).
         **options: keyword arguments of :func:`robot_dynamics.core.joint_data.clean`
@@ -392,7 +394,7 @@ def load_identification_data(
     Returns:
         tuple: ``(JointData, hold_sources)``: the data (its ``report.window_choice`` set when
         the window was chosen) and, per held joint, where its position comes from ("given",
-        "URDF zero", "mid-range").
+        "URDF zero", "mid-range", "still in the recording").
 
     Raises:
         DataError: an unknown joint to hold, and see :func:`read_samples`,
@@ -408,7 +410,8 @@ def load_identification_data(
         positions[names.index(name)] = float(value)
         sources[names.index(name)] = "given"
     samples = read_samples(path, names, topic)
-    cleaned = clean(samples, effort_mask="auto", hold=positions, **options)
+    given = tuple(hold or {})
+    cleaned = clean(samples, effort_mask="auto", hold=positions, hold_joints=given, **options)
     if filter_window is None and window_fit is None:
         raise ValueError("choosing the filter window needs the fit that judges it")
     data = smooth_with_window(
@@ -419,7 +422,13 @@ def load_identification_data(
         samples_per_window=SAMPLES_PER_WINDOW,
         rest=rest,
     )
-    held = {name: sources[names.index(name)] for name, _ in data.report.held}
+    report = data.report
+    held = {
+        name: "still in the recording"
+        if name in report.still and name not in given
+        else sources[names.index(name)]
+        for name, _ in report.held
+    }
     return data, held
 
 

@@ -13,8 +13,9 @@ pipeline untouched: it restarts, pauses and counts exactly as the node does.
 A logging PC's stamps (jitter about the robot's cycle, repeated samples, a stalled logger
 stamping a burst of samples microseconds apart) are not the robot's: :func:`stamp_handling`
 finds them as identify does (:func:`robot_dynamics.core.stamps.robot_time`) and, when they
-only jitter about a cycle, gives the messages the robot's time base: repeats dropped, gaps kept
-as gaps (the pipeline counts them and restarts its observer after long ones, as the node does).
+only jitter about a cycle, gives the main driver's messages the robot's time base: repeats
+dropped, gaps kept as gaps (the pipeline counts them and restarts its observer after long ones,
+as the node does); another driver's messages (a gripper's) keep their stamps.
 
 Recordings: a ROS 2 bag (directory, .mcap, .db3; ``sensor_msgs/JointState`` on a topic), read
 with :func:`~robot_dynamics.tools.identification_data.joint_state_messages`, or a CSV file in
@@ -26,6 +27,7 @@ identify's column convention (``time`` [s], ``<joint>.position``, ``<joint>.velo
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass
 from dataclasses import replace as _replace
 
@@ -159,7 +161,9 @@ def stamp_handling(messages, joint_names, mode="auto"):
     Repeats are messages whose model-order position, velocity and effort equal the previous
     one's (:func:`~robot_dynamics.core.stamps.repeated_samples`; a message the node would refuse
     never counts as one). ``auto`` puts the rest on the robot's cycle when the stamps only
-    jitter about it (as identify does) and keeps them otherwise; ``cycle`` requires that.
+    jitter about it (as identify does) and keeps them otherwise; ``cycle`` requires that. The
+    cycle is the main driver's: the messages carrying the joint names most messages carry;
+    another driver's (a gripper's, at its own rate) keep their stamps.
 
     Args:
         messages: iterable of JointStateMessage in recording order.
@@ -179,9 +183,10 @@ def stamp_handling(messages, joint_names, mode="auto"):
         raise DataError(f"stamps must be one of {STAMP_MODES}, got {mode!r}")
     joints = JointNameMap(list(joint_names))
     n = joints.n
-    stamps, rows = [], []
+    stamps, rows, drivers = [], [], []
     for i, message in enumerate(messages):
         stamps.append(message.time_ns)
+        drivers.append(tuple(message.names))
         row = np.full(3 * n + 1, np.nan)
         try:
             _, _, fields = message.model_order(joints)
@@ -196,7 +201,11 @@ def stamp_handling(messages, joint_names, mode="auto"):
     if not stamps:
         raise DataError("the recording has no JointState message")
     t_ns = np.asarray(stamps, dtype=np.int64)
-    timed = robot_time((t_ns - t_ns[0]) * 1e-9, [np.array(rows)])
+    # the robot's cycle is the main driver's (the joint names most messages carry); another
+    # driver's messages (a gripper's, at its own rate) keep their stamps
+    main = Counter(drivers).most_common(1)[0][0]
+    ours = np.flatnonzero([d == main for d in drivers])
+    timed = robot_time((t_ns[ours] - t_ns[ours[0]]) * 1e-9, [np.array(rows)[ours]])
     report = timed.report
     repeated = int(np.count_nonzero(timed.repeat))
     note = "" if report.uniform else report.note
@@ -206,12 +215,18 @@ def stamp_handling(messages, joint_names, mode="auto"):
         raise DataError(f"--stamps cycle: no robot cycle in the stamps: {note}")
     if mode == "recorded" or note:
         return StampHandling(mode, False, len(t_ns), repeated, report, note or "as asked")
-    new_ns = t_ns[0] + np.rint(timed.t * 1e9).astype(np.int64)
+    kept = ours[timed.index]
+    cycle_ns = t_ns[ours[0]] + np.rint(timed.t * 1e9).astype(np.int64)
     if report.jitter_max < STAMP_RESOLUTION:
-        new_ns = t_ns[timed.index]  # already on the cycle
+        cycle_ns = t_ns[kept]  # already on the cycle
+    others = np.setdiff1d(np.arange(len(t_ns)), ours)
+    index = np.concatenate([kept, others])
+    new_ns = np.concatenate([cycle_ns, t_ns[others]])
+    order = np.argsort(index, kind="stable")
+    index, new_ns = index[order], new_ns[order]
     if not repeated and np.array_equal(new_ns, t_ns):
         return StampHandling(mode, True, len(t_ns), 0, report)
-    return StampHandling(mode, True, len(t_ns), repeated, report, "", timed.index, new_ns)
+    return StampHandling(mode, True, len(t_ns), repeated, report, "", index, new_ns)
 
 
 def _first(mask):

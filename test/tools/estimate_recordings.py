@@ -217,3 +217,23 @@ def write_csv(path, recording, names):
         f.write(",".join(header) + "\n")
         for t, _, q, qd, tau in recording.messages:
             f.write(",".join([f"{t:.9f}"] + [repr(float(v)) for v in (*q, *qd, *tau)]) + "\n")
+
+
+#: the arm's joints (estimator_urdf), in model order
+JOINT_NAMES = [f"panda_joint{k}" for k in range(1, 8)]
+
+
+def estimate_json(*argv):
+    """``robot-dynamics estimate ARGV --json``: its summary (the command must succeed)."""
+    import contextlib
+    import io
+    import json
+
+    from robot_dynamics.tools import cli
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = cli.main(["estimate", *argv, "--json"])
+    summary = json.loads(buffer.getvalue())
+    assert code == 0, summary
+    return summary

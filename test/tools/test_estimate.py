@@ -15,11 +15,9 @@ Stated tolerances:
   1.0 N RMS (the model misses the friction's asymmetric and Stribeck parts, the offsets are
   known to 0.01 N m);
 - the suggested levels, loaded back from the written fragment, give on the recording exactly the
-  false contacts the tool states (0 on the recording they come from);
-- a free run logged by a logging PC (real_recordings.logger: jitter, stalls stamping a burst
-  20 us apart, ~5 % repeats, ~8.5 ms gaps) replayed with ``--stamps auto`` has a phantom |f|
-  RMS within 2 % and max within 10 % of the same run stamped exactly (measured: equal to 4
-  digits); replayed as recorded, its max is at least 10 % higher (measured 15 %: the stalls).
+  false contacts the tool states (0 on the recording they come from).
+
+A logging PC's stamps: test_estimate_stamps.py.
 """
 
 import csv
@@ -72,16 +70,6 @@ def column(rows, name):
 
 
 @pytest.fixture(scope="module")
-def arm(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("arm")
-    urdf = folder / "arm.urdf"
-    urdf.write_text(ER.estimator_urdf())
-    params = folder / "arm.yaml"
-    params.write_text(parameters_yaml(ER.node_parameters()))
-    return folder, str(urdf), str(params)
-
-
-@pytest.fixture(scope="module")
 def pushed(arm):
     folder, _, _ = arm
     recording = ER.simulate(seed=11, duration=10.0, pushes=PUSHES)
@@ -95,12 +83,8 @@ def free_run(arm):
     folder, _, _ = arm
     recording = ER.simulate(seed=12, duration=8.0)
     path = folder / "free.csv"
-    ER.write_csv(str(path), recording, _names())
+    ER.write_csv(str(path), recording, ER.JOINT_NAMES)
     return recording, str(path)
-
-
-def _names():
-    return [f"panda_joint{k}" for k in range(1, 8)]
 
 
 @pytest.fixture(scope="module")
@@ -109,22 +93,10 @@ def free_estimate(arm, free_run, tmp_path_factory):
     _, urdf, params = arm
     _, data = free_run
     out = str(tmp_path_factory.mktemp("free_out") / "free")
-    summary = _json(
+    summary = ER.estimate_json(
         urdf, data, "--params", params, "--out", out, "--free", "0.5:", "--stamps", "recorded"
     )
     return summary, out
-
-
-def _json(*argv):
-    import contextlib
-    import io
-
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        code = cli.main(["estimate", *argv, "--json"])
-    summary = json.loads(buffer.getvalue())
-    assert code == 0, summary
-    return summary
 
 
 def _node_model(values):
@@ -192,7 +164,9 @@ def test_wrench_frame_and_components_follow_the_parameters(arm, pushed, tmp_path
     )
     params.write_text(parameters_yaml(values))
     out = str(tmp_path / "base")
-    summary = _json(urdf, bag, "--params", str(params), "--out", out, "--free", "0.5:2.8")
+    summary = ER.estimate_json(
+        urdf, bag, "--params", str(params), "--out", out, "--free", "0.5:2.8"
+    )
     assert summary["wrench_frame"] == "panda_link0"
     assert summary["wrench_components"] == ["fx", "fy", "fz"]
     assert (
@@ -286,7 +260,7 @@ def test_suggested_levels_give_the_stated_false_alarm_rate(arm, free_run, free_e
     onsets = _onsets(result)
     assert ((onsets >= 0.5).sum()) == alarms["count"]
     # a stricter margin cannot have more false contacts; a margin of 1.01 is stated as it is
-    tight = _json(
+    tight = ER.estimate_json(
         arm[1], free_run[1], "--params", params, "--out", out + "_tight", "--free", "0.5:",
         "--margin", "1.01", "--stamps", "recorded",
     )  # fmt: skip
@@ -326,7 +300,7 @@ def test_bag_and_csv_of_one_recording_give_one_estimate(arm, free_run, free_esti
     summary, out = free_estimate
     bag = tmp_path / "free_bag"
     write_bag(str(bag), [(float(f"{m[0]:.9f}"), *m[1:]) for m in recording.messages])
-    again = _json(
+    again = ER.estimate_json(
         urdf, str(bag), "--params", params, "--out", str(tmp_path / "b"), "--free", "0.5:",
         "--stamps", "recorded",
     )  # fmt: skip
@@ -475,7 +449,7 @@ def test_a_gripper_the_recording_lacks_is_locked_from_the_parameters_file(
     assert "the parameter locked_joints loads them as fixed joints" in err
     locked = tmp_path / "locked.yaml"
     locked.write_text(parameters_yaml({**values, "locked_joints": ["finger_joint=0.02"]}))
-    summary = _json(
+    summary = ER.estimate_json(
         str(gripper),
         data,
         "--params",
@@ -511,7 +485,7 @@ def test_a_joint_whose_effort_is_always_0_is_named_with_the_fix(
     params.write_text(parameters_yaml({"tip_link": ER.TIP}))
     out = str(tmp_path / "x")
     argv = [str(gripper), str(recording), "--params", str(params), "--out", out]
-    summary = _json(*argv, "--free", "0.5:")
+    summary = ER.estimate_json(*argv, "--free", "0.5:")
     assert summary["constant_efforts"] == {"finger_joint": "effort exactly 0 in every message"}
     code, text, _ = run(capsys, "estimate", *argv, "--free", "0.5:")
     assert code == 0
@@ -541,152 +515,3 @@ def test_a_recording_in_which_no_effort_is_measured_is_refused(arm, free_run, tm
     assert "no joint's effort is a measurement (effort exactly 0 in every message" in err
     assert "nothing to estimate" in err and "arm powered" in err
     assert not list(tmp_path.glob("x*"))
-
-
-# ------------------------------------------------------------------ stamps
-@pytest.fixture(scope="module")
-def logged_runs(arm, tmp_path_factory):
-    """One free run stamped exactly on the 1 ms cycle and as a logging PC stamps it."""
-    folder = tmp_path_factory.mktemp("stamps")
-    exact = ER.simulate(seed=3, duration=8.0, logged=False)
-    logged, log = ER.logging_pc(exact, np.random.default_rng(3))
-    paths = {}
-    for name, recording in (("exact", exact), ("logged", logged)):
-        paths[name] = str(folder / f"{name}.csv")
-        ER.write_csv(paths[name], recording, _names())
-    return folder, paths, log, len(logged.messages)
-
-
-def _stamped(arm, logged_runs, data, mode):
-    _, urdf, params = arm
-    folder, paths, _, _ = logged_runs
-    out = str(folder / f"{data}_{mode}")
-    summary = _json(
-        urdf, paths[data], "--params", params, "--out", out, "--free", "0.5:", "--stamps", mode
-    )
-    return summary, out
-
-
-def test_logger_stamps_are_put_on_the_cycle(arm, logged_runs):
-    _, _, log, count = logged_runs
-    exact, _ = _stamped(arm, logged_runs, "exact", "recorded")
-    auto, _ = _stamped(arm, logged_runs, "logged", "auto")
-    recorded, _ = _stamped(arm, logged_runs, "logged", "recorded")
-    found = auto["stamps"]
-    report = found["report"]
-    assert found["on_cycle"] and report["uniform"]
-    assert report["cycle"] == pytest.approx(1e-3, rel=1e-6)
-    assert found["repeated"] == found["repeats_dropped"] == log.repeats > 0
-    assert auto["messages"] == count - log.repeats
-    assert report["gaps"] == len(log.gaps) > 0 and report["stale_gaps"] == 0
-    assert report["missing_cycles"] == sum(length for _, length in log.gaps)
-    assert report["stalls"] == len(log.stalls) > 0
-    assert 0 < report["jitter_rms"] < report["jitter_max"]
-    # the pipeline sees the gaps as gaps and no repeated stamp
-    assert auto["pipeline"]["stamp_gaps"] == len(log.gaps)
-    assert auto["pipeline"]["stamps_repeated"] == 0
-    phantom = {k: s["phantom"]["force"] for k, s in (("e", exact), ("a", auto), ("r", recorded))}
-    assert phantom["a"]["rms"] == pytest.approx(phantom["e"]["rms"], rel=0.02)
-    assert phantom["a"]["max"] == pytest.approx(phantom["e"]["max"], rel=0.1)
-    assert phantom["r"]["max"] >= 1.1 * phantom["e"]["max"]
-    # recorded: every message, the report still says what the stamps are
-    assert not recorded["stamps"]["on_cycle"] and recorded["messages"] == count
-    assert recorded["stamps"]["repeats_dropped"] == 0
-    assert recorded["stamps"]["report"] == report
-
-
-def test_a_clean_cycle_is_unchanged_by_auto(arm, logged_runs):
-    auto, a = _stamped(arm, logged_runs, "exact", "auto")
-    recorded, r = _stamped(arm, logged_runs, "exact", "recorded")
-    assert auto["stamps"]["on_cycle"] and auto["stamps"]["repeated"] == 0
-    assert auto["stamps"]["report"]["jitter_max"] < 1e-9
-    for suffix in (".csv", ".contact.yaml"):
-        with open(a + suffix, "rb") as fa, open(r + suffix, "rb") as fr:
-            assert fa.read().replace(b"exact_auto", b"X") == fr.read().replace(
-                b"exact_recorded", b"X"
-            ), suffix
-    assert auto["phantom"] == recorded["phantom"]
-
-
-def test_stamps_cycle_refuses_stamps_without_a_cycle(arm, tmp_path, capsys):
-    _, urdf, params = arm
-    recording = ER.simulate(seed=5, duration=0.5, logged=False)
-    rng = np.random.default_rng(5)
-    stamps = 1.0 + np.cumsum(rng.uniform(0.2e-3, 6e-3, len(recording.messages)))
-    path = tmp_path / "scattered.csv"
-    recording.messages = [(s, *m[1:]) for s, m in zip(stamps, recording.messages)]
-    ER.write_csv(str(path), recording, _names())
-    out = str(tmp_path / "o")
-    code, _, err = run(
-        capsys, "estimate", urdf, str(path), "--params", params, "--out", out, "--stamps", "cycle"
-    )
-    assert code == 2 and "--stamps cycle: no robot cycle in the stamps" in err, err
-    auto = _json(urdf, str(path), "--params", params, "--out", out, "--stamps", "auto")
-    assert not auto["stamps"]["on_cycle"] and auto["stamps"]["note"]
-    assert auto["messages"] == len(stamps)
-
-
-def test_cycles_logged_as_repeats_are_told_apart_from_gaps(arm, tmp_path, capsys):
-    """A logger that writes the previous sample again in place of ~5 % of the cycles (their own
-    samples lost) and loses 8 cycles at a time now and then: the summary counts the single
-    cycles written as repeats apart from the gaps."""
-    _, urdf, params = arm
-    recording = ER.simulate(seed=5, duration=3.0)
-    path = tmp_path / "stale.csv"
-    ER.write_csv(str(path), recording, _names())
-    stamps = np.array([m[0] for m in recording.messages])
-    holes = int(np.count_nonzero(np.diff(stamps) > 5e-3))  # the 8-cycle gaps
-    out = str(tmp_path / "o")
-    summary = _json(urdf, str(path), "--params", params, "--out", out)
-    report = summary["stamps"]["report"]
-    assert report["uniform"] and holes > 0
-    assert report["stale_cycles"] >= report["stale_gaps"] > 0.03 * stamps.size
-    assert report["gaps"] - report["stale_gaps"] == holes
-    code, stdout, err = run(capsys, "estimate", urdf, str(path), "--params", params, "--out", out)
-    assert code == 0, err
-    line = (
-        f"of the gaps, {report['stale_gaps']} ({report['stale_cycles']} cycles) are cycles the "
-        "logger wrote as a repeat of the previous sample"
-    )
-    assert line in stdout, stdout
-
-
-def test_auto_says_why_it_replays_as_recorded(arm, tmp_path, capsys):
-    # a logging PC's stamps, two neighbours in the other order (a stalled logger's burst,
-    # received out of order): auto keeps the recorded stamps and says why
-    _, urdf, params = arm
-    logged, _ = ER.logging_pc(
-        ER.simulate(seed=6, duration=1.0, logged=False), np.random.default_rng(6)
-    )
-    messages = list(logged.messages)
-    messages[400], messages[401] = messages[401], messages[400]
-    logged.messages = messages
-    path = tmp_path / "swapped.csv"
-    ER.write_csv(str(path), logged, _names())
-    out = str(tmp_path / "o")
-    code, stdout, err = run(capsys, "estimate", urdf, str(path), "--params", params, "--out", out)
-    assert code == 0, err
-    assert (
-        "replayed as recorded (--stamps auto): the stamps go backwards in recording order" in stdout
-    ), stdout
-
-
-def test_a_bag_whose_joints_carry_a_prefix_says_so(arm, tmp_path, capsys):
-    """The pushed arm's joint_states recorded by a driver with tf_prefix 'left_': no message
-    reaches the model's joints, and the refusal says how the bag names them."""
-    _, urdf, params = arm
-    recording = ER.simulate(seed=13, duration=0.5)
-    renamed = [
-        (t, ["left_" + n for n in names], q, qd, tau) for t, names, q, qd, tau in recording.messages
-    ]
-    write_bag(str(tmp_path / "bag"), renamed)
-    code, _, err = run(
-        capsys, "estimate", urdf, str(tmp_path / "bag"), "--params", params, "--out",
-        str(tmp_path / "out"),
-    )  # fmt: skip
-    assert code == 2, err
-    assert "no message with an estimate in the recording" in err
-    assert (
-        "the data names 7 of them with the prefix 'left_' ('left_panda_joint1' for "
-        "'panda_joint1')" in err
-    ), err

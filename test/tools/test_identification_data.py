@@ -21,6 +21,7 @@ from robot_dynamics.core.identification import (
     weighted_least_squares,
 )
 from robot_dynamics.core.joint_data import DataError, JointSamples, clean, smooth
+from robot_dynamics.core.rest import does_not_move
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.core.stamps import repeated_samples, robot_time, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
@@ -453,6 +454,75 @@ def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
     assert (
         "per-joint lists in model order: " + ", ".join(kept) in (tmp_path / "id.yaml").read_text()
     )
+
+
+def test_a_gripper_the_recording_carries_without_moving_is_held_where_it_stood(
+    tmp_path, capsys, rng
+):
+    # the arm recorded with its gripper: the fingers stand open at 0.03 m in every message and
+    # report an effort of exactly 0 (as grippers without a force interface do), the left one in
+    # the arm's messages, the right one from a second driver at 50 Hz; head not recorded
+    urdf, arm, head, gripper = mobile_manipulator_urdf()
+    (tmp_path / "mm.urdf").write_text(urdf)
+    model = RobotModel.from_urdf_string(urdf)
+    names = list(model.joint_names)
+    recorded = ["torso_lift"] + arm
+    idx = [names.index(j) for j in recorded]
+    rec = record(model, rng, 30.0, moving=np.isin(names, recorded))
+    messages = []
+    for i in range(len(rec.t)):
+        messages.append(
+            (rec.t[i], recorded + [gripper[0]], [*rec.position[i, idx], 0.03],
+             [*rec.velocity[i, idx], 0.0], [*rec.effort[i, idx], 0.0])
+        )  # fmt: skip
+        if i % 20 == 0:
+            messages.append((rec.t[i] + 2e-4, [gripper[1]], [0.03], [0.0], [0.0]))
+    bag = tmp_path / "bag"
+    write_bag(bag, messages)
+    code, out, err = run(
+        capsys, "identify", tmp_path / "mm.urdf", bag, "--out", tmp_path / "id.urdf", *FIT,
+        "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads(out)
+    held = {h["joint"]: (h["position"], h["source"]) for h in report["data_preparation"]["held"]}
+    assert held == {
+        gripper[0]: (pytest.approx(0.03), "still in the recording"),
+        gripper[1]: (pytest.approx(0.03), "still in the recording"),
+        "head_1": (0.0, "URDF zero"),
+        "head_2": (0.0, "URDF zero"),
+    }, held
+    still = [w for w in report["warnings"] if w.startswith("joint-still: ")]
+    assert (
+        len(still) == 2
+        and (
+            f"joint-still: {gripper[0]} does not move in the recording: held at 0.03 where it stood"
+        )
+        in still[0]
+    ), report["warnings"]
+    # the node receives the fingers' positions: only the joints the recording lacks are locked
+    params = read_parameters_file(tmp_path / "id.yaml")
+    assert sorted(j.split("=")[0] for j in params.values["locked_joints"]) == head
+    # the same with --hold for a finger the recording carries: held where it is told
+    code, out, err = run(
+        capsys, "identify", tmp_path / "mm.urdf", bag, "--out", tmp_path / "id2.urdf", *FIT,
+        "--hold", f"{gripper[0]}=0.01", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    held = {h["joint"]: h for h in json.loads(out)["data_preparation"]["held"]}
+    assert held[gripper[0]]["position"] == pytest.approx(0.01)
+    assert held[gripper[0]]["source"] == "given"
+
+
+def test_does_not_move_tells_a_still_joint_from_a_slow_or_noisy_one(rng):
+    t = np.linspace(0.0, 10.0, 10001)
+    noise = 1e-5 * rng.standard_normal((t.size, 4))
+    position = np.column_stack(
+        [np.full(t.size, 0.03), 0.3 + noise[:, 1], 0.3 + 0.05 * np.sin(0.2 * t) + noise[:, 2],
+         0.3 + 1e-3 * t]
+    )  # fmt: skip
+    position[::7, 0] = np.nan  # another driver's messages
+    np.testing.assert_array_equal(does_not_move(position), [True, True, False, False])
 
 
 @pytest.mark.parametrize("n, prismatic", [(7, ()), (8, (0,)), (3, (2,))])

@@ -17,7 +17,8 @@ from robot_dynamics.core.pseudo_inertia import is_physically_consistent
 from robot_dynamics.core.regressor import ParameterLayout, regressor
 from robot_dynamics.tools import cli
 from robot_dynamics.tools.bundled import bundled_urdf_path
-from robot_dynamics.core.joint_data import at_rest, prepare
+from robot_dynamics.core.joint_data import prepare
+from robot_dynamics.core.rest import at_rest
 from robot_dynamics.tools.identification_data import (
     DataError,
     read_bag,
@@ -161,7 +162,7 @@ def test_at_rest_where_the_arm_holds_still(rng):
 def test_csv_input(tmp_path, rng):
     names = ["x", "y"]
     t = np.arange(100) * 0.01
-    q = rng.normal(size=(100, 2))
+    q = np.column_stack([np.sin(3 * t), np.cos(2 * t)]) + 1e-4 * rng.normal(size=(100, 2))
     tau = rng.normal(size=(100, 2))
     rows = ["time,x.position,y.position,x.effort,y.effort"]
     rows += [f"{t[i]},{q[i, 0]},{q[i, 1]},{tau[i, 0]},{tau[i, 1]}" for i in range(100)]
@@ -219,7 +220,7 @@ def panda_recording(tmp_path_factory):
 
 def test_identify_writes_a_consistent_urdf(tmp_path, capsys, panda_recording):
     model, layout, theta, bag = panda_recording
-    out = tmp_path / "identified.urdf"
+    out = tmp_path / "results" / "identified.urdf"  # a directory identify creates
     plot = tmp_path / "id.png"
     code, stdout, err = run(
         capsys, "identify", bundled_urdf_path("panda"), bag, "--out", out, "--plot", plot, "--json"
@@ -295,7 +296,7 @@ def test_identify_errors(tmp_path, capsys, rng, panda_recording):
 
 def test_excite_writes_a_feasible_exciting_trajectory(tmp_path, capsys):
     yaml = pytest.importorskip("yaml")
-    prefix = str(tmp_path / "exc")
+    prefix = str(tmp_path / "excitation" / "exc")  # a directory excite creates
     code, stdout, err = run(
         capsys, "excite", "double_pendulum", "--duration", "25", "--period", "10",
         "--out", prefix, "--iterations", "5", "--max-acceleration", "4", "--json",

@@ -218,7 +218,7 @@ def parse_joint_vector(
     if len(tokens) != n:
         raise CLIError(
             f"{option}: got {len(tokens)} value(s), the model has {n} joint(s): "
-            f"{', '.join(joint_names)}"
+            f"{', '.join(joint_names)} (or give JOINT=VALUE pairs for some of them)"
         )
     for i, tok in enumerate(tokens):
         out[i] = _to_float(tok, option, joint_names[i])

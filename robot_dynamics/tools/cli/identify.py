@@ -85,7 +85,12 @@ def add_identify_parser(sub, common):
         default=0.2,
         help="fraction of the data (at its end) kept for validation (default 0.2; 0: none)",
     )
-    p.add_argument("--plot", default=None, metavar="PNG", help="plot held-out torques to a PNG")
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="PNG",
+        help="plot held-out torques to a PNG",
+    )
     add_data_options(p)
     add_model_options(p)
 
@@ -233,7 +238,12 @@ def add_excite_parser(sub, common):
         parents=[common],
         help="optimised excitation trajectory (Fourier series) as JointTrajectory YAML, CSV, PNG",
     )
-    p.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX.yaml/.csv/.png")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="PREFIX",
+        help="writes PREFIX.yaml/.csv/.png",
+    )
     p.add_argument(
         "--duration",
         type=number(0, above=True),
@@ -362,6 +372,7 @@ def cmd_excite(run: Invocation) -> List[str]:
         f"{j}.{f}" for f in ("position", "velocity", "acceleration") for j in names
     ]
     table = np.column_stack([t, q, qd, qdd])
+    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
     np.savetxt(prefix + ".csv", table, delimiter=",", header=",".join(header), comments="")
     ty = np.arange(0.0, duration + 0.5 / args.yaml_rate, 1.0 / args.yaml_rate)
     qy, qdy, qddy = traj.evaluate(ty)

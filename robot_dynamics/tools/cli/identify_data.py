@@ -62,8 +62,9 @@ def add_data_options(p):
         nargs="+",
         default=None,
         metavar="JOINT=POS",
-        help="position of a joint the recording does not carry [rad or m] (default: 0 when "
-        "within its limits, else the middle of its range)",
+        help="hold a joint still at this position [rad or m], also one the recording carries "
+        "(default for a joint the recording lacks: 0 when within its limits, else the middle "
+        "of its range; one it carries without moving it is held where it stood)",
     )
     p.add_argument(
         "--ignore-effort",
@@ -251,16 +252,21 @@ def data_report(data, hold_sources):
     ]
     if r.held:
         lines.append(
-            "held still, not fitted (not in the recording): "
-            + ", ".join(f"{j} at {pos:g} ({hold_sources.get(j, 'given')})" for j, pos in r.held)
+            "held still: "
+            + ", ".join(
+                f"{j} at {pos:g} ({hold_sources.get(j, 'given')}"
+                + (")" if j in r.still else ", not in the recording)")
+                for j, pos in r.held
+            )
         )
     return lines, info
 
 
 def held_joint_warnings(model, held, hold_sources, unknown=()):
     """A warning per joint the recording does not carry whose hold position is a default (not
-    ``--hold``): if it moved, the links it carries were fitted in the wrong pose; and one more
-    when the recording's other joint names look like theirs (a prefix, a misspelling).
+    ``--hold``): if it moved, the links it carries were fitted in the wrong pose; one per joint
+    the recording carries without moving it (held where it stood); and one more when the
+    recording's other joint names look like theirs (a prefix, a misspelling).
 
     Args:
         model: the :class:`~robot_dynamics.core.model.RobotModel`.
@@ -269,7 +275,8 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
         unknown: the recording's joints the model does not have (``JointData.extra_joints``).
 
     Returns:
-        list: warning strings, ``joint-not-recorded: ...`` and ``joint-names: ...``.
+        list: warning strings, ``joint-not-recorded: ...``, ``joint-still: ...`` and
+        ``joint-names: ...``.
     """
     tree = model.tree
     warnings = []
@@ -279,13 +286,23 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
             continue
         carried = np.flatnonzero(tree.ancestors[:, tree.body_of_joint[joint]])
         links = ", ".join(tree.body_link_names[b] for b in carried)
+        if source == "still in the recording":
+            warnings.append(
+                f"joint-still: {joint} does not move in the recording: held at {pos:g} where it "
+                f"stood, the links it carries ({links}) fitted as if fixed there; to identify "
+                f"them, move {joint} in the recording"
+            )
+            continue
         warnings.append(
             f"joint-not-recorded: {joint} is not in the recording and was held at {pos:g} "
             f"({source}): if it moved, the identification of the links it carries ({links}) is "
             f"not meaningful; record {joint}, or give the position it stood at with --hold "
             f"{joint}=POS"
         )
-    hint = renamed_joints([joint for joint, _ in held], unknown) if warnings else ""
+    lacking = [j for j, _ in held if hold_sources.get(j, "given") != "still in the recording"]
+    hint = (
+        renamed_joints(lacking, unknown) if any(w.startswith("joint-not") for w in warnings) else ""
+    )
     if hint:
         warnings.append(f"joint-names: the recording lacks joints the model has; {hint}")
     return warnings

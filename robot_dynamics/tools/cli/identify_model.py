@@ -153,7 +153,7 @@ def write_outputs(args, model, xml, data, selection, result, params_path, warnin
         args.velocity_threshold,
         effort_scale=data.report.effort_scale,
         effort_offset=data.report.effort_offset,
-        held=data.report.held,
+        held=data.report.not_recorded,
     )
     choices = ", ".join(
         f"{name} {kind.replace('_', '+')}{' + offset' if off else ''}"
@@ -166,6 +166,7 @@ def write_outputs(args, model, xml, data, selection, result, params_path, warnin
         *(f"warning: {w}" for w in warnings),
     )
     text = parameters_file_text(values, model, comments)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(identified_urdf(xml, model, result.layout, result.theta))
     with open(params_path, "w") as f:

@@ -1,0 +1,80 @@
+"""Where the joints of a recording stand still: the arm at rest over a window of samples
+(:func:`at_rest`), a joint that a whole recording does not move (:func:`does_not_move`), both by
+one rule: positions that spread no more than their noise plus their resolution."""
+
+import numpy as np
+from scipy.ndimage import maximum_filter1d, minimum_filter1d
+
+#: the arm is at rest where no joint's position spans more than this many times its noise (plus
+#: its resolution) over the filter window: Gaussian noise spans ~6 sigma over 300 samples and
+#: exceeds 12 practically never
+REST_NOISE_SPAN = 12.0
+
+
+def does_not_move(position):
+    """Which joints a recording carries without moving them: their positions spread over the
+    whole recording no more than :data:`REST_NOISE_SPAN` times their noise plus their
+    resolution (the rule of :func:`at_rest`, over all the samples).
+
+    Args:
+        position: (N, n) recorded positions [rad or m], NaN where a sample lacks one.
+
+    Returns:
+        ndarray: (n,) bool; False for a joint with fewer than 4 positions (nothing to tell).
+    """
+    position = np.asarray(position, dtype=float)
+    still = np.zeros(position.shape[1], bool)
+    for k in range(position.shape[1]):
+        x = position[:, k][np.isfinite(position[:, k])]
+        if x.size < 4:
+            continue
+        noise = np.sqrt(np.mean(np.diff(x, 3) ** 2) / 20.0)
+        still[k] = np.ptp(x) <= REST_NOISE_SPAN * noise + position_resolution(x[:, None])[0]
+    return still
+
+
+def position_resolution(position):
+    """(n,) the smallest nonzero step between successive positions per joint (an encoder's
+    count when the positions are quantized; 0 for a joint that never moves)."""
+    steps = np.abs(np.diff(position, axis=0))
+    steps = np.where(steps > 0, steps, np.inf)
+    smallest = steps.min(axis=0, initial=np.inf)
+    return np.where(np.isfinite(smallest), smallest, 0.0)
+
+
+def hold_means(q, still):
+    """Each run of samples at rest (``still``, (N,) bool) gets its mean position, in place: the
+    arm holds one pose there (the encoder noise would pass for small changes of pose)."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], still, [False]]).astype(int)))
+    for a, b in zip(edges[::2], edges[1::2]):
+        q[a:b] = q[a:b].mean(axis=0)
+
+
+def at_rest(q, window, resolution=None):
+    """Where the arm is at rest: every joint's position, over the ``window`` samples around a
+    sample, spans at most :data:`REST_NOISE_SPAN` times its noise plus its resolution.
+
+    The noise of a joint is the RMS of its positions' third differences over ``sqrt(20)`` (what
+    white noise gives; a smooth motion adds next to nothing at a robot's sample rate, and an
+    encoder count toggling at rest counts in). A velocity signal is not looked at: a driver
+    reports its ripple and noise whether the arm moves or not.
+
+    Args:
+        q: (N, n) positions of a uniformly sampled stretch [rad or m], N >= 4.
+        window: the filter window [samples].
+        resolution: (n,) smallest position step per joint [rad or m] (default: from ``q``).
+
+    Returns:
+        ndarray: (N,) bool, True where the arm is at rest.
+    """
+    q = np.asarray(q, dtype=float)
+    if resolution is None:
+        resolution = position_resolution(q)
+    noise = np.sqrt(np.mean(np.diff(q, 3, axis=0) ** 2, axis=0) / 20.0)
+    span = maximum_filter1d(q, window, axis=0, mode="nearest") - minimum_filter1d(
+        q, window, axis=0, mode="nearest"
+    )
+    return np.all(span <= REST_NOISE_SPAN * noise + resolution, axis=1)
+
+
+__all__ = ["REST_NOISE_SPAN", "at_rest", "does_not_move", "hold_means", "position_resolution"]
