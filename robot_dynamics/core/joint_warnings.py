@@ -10,6 +10,7 @@ NEGATIVE_DAMPING = "negative_damping"
 NEGATIVE_FRICTION = "negative_friction"
 INVERTED_LIMITS = "inverted_limits"
 ZERO_LIMIT = "zero_limit"
+MISSING_LIMIT = "missing_limit"
 MIMIC_TARGET_MISSING = "mimic_target_missing"
 MIMIC_TARGET_FIXED = "mimic_target_fixed"
 MIMIC_TARGET_OUTSIDE = "mimic_target_outside_model"
@@ -28,6 +29,8 @@ class JointWarning:
         rule: :data:`NEGATIVE_DAMPING`, :data:`NEGATIVE_FRICTION`, :data:`INVERTED_LIMITS`,
             :data:`ZERO_LIMIT` (``<limit effort="0">`` or ``velocity="0"``, as CAD exporters and
             ROS-Industrial descriptions write for "unknown": loaded as no such limit),
+            :data:`MISSING_LIMIT` (a revolute or prismatic joint without the ``<limit>`` the URDF
+            requires of it, which urdfdom refuses: loaded without any limit),
             :data:`MIMIC_TARGET_MISSING` (the ``<mimic>`` names a joint the URDF does not have),
             :data:`MIMIC_TARGET_FIXED` (a fixed joint) or :data:`MIMIC_TARGET_OUTSIDE` (a joint
             not below the model's base link; a mimic joint is then independent and actuated);

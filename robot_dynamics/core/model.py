@@ -550,6 +550,13 @@ class RobotModel(CheckedAlgorithms):
         return self.tree.joint_warnings
 
     @property
+    def derived_joints(self):
+        """frozenset of the URDF's movable joints that take no value of their own: mimic joints
+        (following their drivers) and locked joints (fixed; ``locked_joints``). A joint_states
+        message may carry them (ros2_control publishes mimic joints): they are not unknown."""
+        return frozenset(self.mimic_joints) | frozenset(name for name, _ in self.locked_joints)
+
+    @property
     def mimic_joints(self):
         """{mimic joint: (driver, multiplier, offset)} for slaved joints."""
         out = {}

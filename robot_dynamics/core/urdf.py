@@ -34,7 +34,8 @@ saying what the model does instead: a negative damping or friction loads as 0
 (``negative_damping``, ``negative_friction``); a revolute or prismatic ``<limit>`` with
 ``lower > upper`` loads without position limits (``inverted_limits``); an ``effort`` or
 ``velocity`` of 0 (what CAD exporters and ROS-Industrial descriptions write when the limit is not
-known) loads as no such limit (``zero_limit``).
+known) loads as no such limit (``zero_limit``); a revolute or prismatic joint without the
+``<limit>`` the URDF requires loads without limits (``missing_limit``).
 
 These bounds keep every product the algorithms form finite for joint inputs within
 ``robot_dynamics.core.validation.MAX_INPUT``. The document may have at most ``max_links`` links
@@ -67,6 +68,7 @@ from .inertia import (
 from .spatial import homogeneous, rpy_to_matrix, spatial_inertia
 from .joint_warnings import (
     INVERTED_LIMITS,
+    MISSING_LIMIT,
     NEGATIVE_DAMPING,
     NEGATIVE_FRICTION,
     ZERO_LIMIT,
@@ -423,6 +425,15 @@ def _joint(element, warnings):
         axis = axis / np.linalg.norm(axis)
     lower, upper, velocity, effort = -math.inf, math.inf, math.inf, math.inf
     limit = element.find("limit")
+    if limit is None and jtype in ("revolute", "prismatic"):
+        warnings.append(
+            JointWarning(
+                name,
+                MISSING_LIMIT,
+                f"a {jtype} joint without <limit> (required; urdfdom and robot_state_publisher "
+                "refuse it): loaded without position, velocity or effort limits",
+            )
+        )
     if limit is not None:
         effort = _float(limit, "effort", owner, "<limit effort>", low=0.0)
         velocity = _float(limit, "velocity", owner, "<limit velocity>", low=0.0)

@@ -78,7 +78,7 @@ class MessageValidator:
                 j = int(np.argmax(bad))
                 what = "not finite" if not math.isfinite(position[j]) else "beyond 1e6"
                 raise Refused(
-                    f"position of joint {names[j]!r} is {what} ({position[j]!r})", "position"
+                    f"position of joint {names[j]!r} is {what} ({position[j]:g})", "position"
                 )
         if velocity is not None:
             bad = present & np.isfinite(velocity) & (np.abs(velocity) > r.velocity_bound)

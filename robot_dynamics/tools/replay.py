@@ -251,7 +251,8 @@ class Replay:
         refusals: reason -> count of messages refused (by the name mapping or the pipeline;
             numbers in the reasons replaced by '#').
         pauses: reason -> count of messages without an estimate (the same way).
-        unknown_joints: joint names in the recording that the model does not have.
+        unknown_joints: joint names in the recording that the model does not have (its mimic
+            and locked joints are not unknown).
         missing_joints: the model's joints the recording never gave a position.
         constant_efforts: ``(joint, reason)`` of the joints whose effort is no measurement (one
             value in every message while another joint's varies, such as a gripper's reporting 0:
@@ -339,6 +340,7 @@ def replay(pipeline, messages):
     onset = _Growing((), bool, False)
     links = {}
     refusals, pauses, unknown = {}, {}, set()
+    derived = pipeline.model.derived_joints  # mimic and locked joints: not unknown
     for message in messages:
         i = stamps.row()
         for grown in (status, tau, effort, wrench, contact, onset):
@@ -351,7 +353,7 @@ def replay(pipeline, messages):
             pipeline.refuse(t_ns, str(error))  # counted with the pipeline's refusals
             _count(refusals, str(error))
             continue
-        unknown.update(extra)
+        unknown.update(name for name in extra if name not in derived)
         if fields[2] is not None:
             effort.data[i] = fields[2]
         out = pipeline.update(t_ns, *fields, present=present)

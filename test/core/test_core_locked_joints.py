@@ -180,3 +180,11 @@ def test_a_locked_joint_above_the_base_link_is_refused():
             locked_joints={"shoulder_pan_joint": 0.0},
         )
     assert info.value.argument == "locked_joints"
+
+
+@pytest.mark.parametrize("name", ["panda_gripper", "mixed"])
+def test_derived_joints_are_the_mimic_and_the_locked_joints(name):
+    full, model, positions, followers = _locked(name)
+    assert full.derived_joints == set(full.mimic_joints) and full.mimic_joints
+    assert model.derived_joints == set(model.mimic_joints) | set(positions) | set(followers)
+    assert not model.derived_joints & set(model.joint_names)

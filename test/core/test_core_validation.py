@@ -29,7 +29,8 @@ INERTIA = 'ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"'
 
 
 def two_link(**f):
-    """A base and two revolute links; keyword arguments replace attribute strings."""
+    """A base and two revolute links; keyword arguments replace attribute strings (``limit=None``:
+    j2 without ``<limit>``)."""
     v = dict(
         j1_xyz="0 0 0.1",
         j1_rpy="0 0 0",
@@ -50,6 +51,7 @@ def two_link(**f):
     )
     v.update(f)
     mimic = f"<mimic {v['mimic']}/>" if v["mimic"] else ""
+    limit = "" if v["limit"] is None else f"<limit {v['limit']}/>"
     return (
         '<robot name="t"><link name="base"/>'
         f'<link name="l1"><inertial><origin xyz="{v["l1_com"]}" rpy="{v["l1_com_rpy"]}"/>'
@@ -61,7 +63,7 @@ def two_link(**f):
         f'<limit lower="-2" upper="2" effort="5" velocity="1"/></joint>'
         f'<joint name="j2" type="{v["j2_type"]}"><parent link="l1"/><child link="l2"/>'
         f'<origin xyz="{v["j2_xyz"]}" rpy="{v["j2_rpy"]}"/><axis xyz="{v["j2_axis"]}"/>'
-        f"<limit {v['limit']}/><dynamics {v['dynamics']}/>{mimic}</joint>"
+        f"{limit}<dynamics {v['dynamics']}/>{mimic}</joint>"
         "</robot>"
     )
 
@@ -154,6 +156,12 @@ JOINT_WARNINGS = [
         "zero_limit",
         dict(effort=np.inf, velocity=np.inf),
     ),
+    (
+        "revolute without limit",
+        dict(limit=None),
+        "missing_limit",
+        dict(lower=-np.inf, upper=np.inf, effort=np.inf, velocity=np.inf),
+    ),
 ]
 
 
@@ -182,8 +190,9 @@ def test_what_is_not_physical_in_a_joint_loads_with_a_warning(case, rng):
     assert (lower[1], upper[1]) == expected
     assert model.effort_limits[1] == instead.get("effort", 10.0)
     assert model.velocity_limits[1] == instead.get("velocity", 2.0)
-    for field in ("effort", "velocity"):
-        assert (f'{field}="0"' in warning.message) == (field in instead), warning.message
+    if rule == "zero_limit":
+        for field in ("effort", "velocity"):
+            assert (f'{field}="0"' in warning.message) == (field in instead), warning.message
 
 
 def test_joint_warning_lines_name_every_joint_of_one_message_once():

@@ -344,6 +344,12 @@ def test_replay_maps_names_and_stamps_as_the_node(tmp_path):
     ]
     assert list(result.status) == [1, 1, 0, 2, 2, 0]  # waiting, same stamp, ok, refused x2, ok
     assert result.unknown_joints == ("finger",)
+    # a joint the model locked is not unknown (as a mimic joint is not)
+    locked = RobotModel.from_urdf_string(
+        ER.estimator_urdf(), base_link=ER.BASE, tip_link=ER.TIP, locked_joints={names[6]: 0.0}
+    )
+    assert "finger" in replay(EstimationPipeline(locked), msgs).unknown_joints
+    assert names[6] not in replay(EstimationPipeline(locked), msgs).unknown_joints
     assert any("appears twice" in reason for reason in result.refusals)
     assert any("effort has # values" in reason for reason in result.refusals)
     np.testing.assert_allclose(result.external_torques[[2, 5]], 0.0, atol=1e-9)
