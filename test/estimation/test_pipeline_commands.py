@@ -110,7 +110,10 @@ def test_command_clamp_at_the_limit_and_without_one():
     model = RobotModel.from_urdf_string(text)
     limits = model.effort_limits
     assert limits[0] == limits[1] == np.inf and np.isfinite(limits[2:]).all()
-    assert [(w.joint, w.rule) for w in model.joint_warnings] == [("panda_joint1", "zero_limit")]
+    assert [(w.joint, w.rule) for w in model.joint_warnings] == [
+        ("panda_joint1", "zero_limit"),
+        ("panda_joint2", "missing_limit"),
+    ]
     q_ref, qd_ref = Q + 0.1, np.full(7, 0.2)
     qdd_ref = np.linspace(300.0, -300.0, 7)
     raw = model.inverse_dynamics(q_ref, qd_ref, qdd_ref)

@@ -281,6 +281,33 @@ def test_a_mimic_of_a_joint_the_description_lacks_loads_with_a_warning(dynamics_
     node.proc.assert_alive()
 
 
+def test_joint_states_with_the_mimic_joints_name_only_unknown_joints_as_unknown(dynamics_node):
+    """ARM3 with a finger mimicking the elbow, as ros2_control's joint_state_broadcaster
+    publishes it (the mimic joint among the others) beside a joint the URDF does not have: the
+    diagnostics' unknown_joints name that joint only, and the gravity torques are the model's."""
+    with_finger = ARM3_URDF.replace(
+        "</robot>",
+        '<link name="finger"><inertial><mass value="0.2"/>'
+        '<inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+        '<joint name="finger_joint" type="prismatic"><parent link="l3"/><child link="finger"/>'
+        '<origin xyz="0.2 0 0"/><axis xyz="0 0 1"/>'
+        '<limit lower="0" upper="0.05" effort="10" velocity="0.1"/>'
+        '<mimic joint="elbow" multiplier="0.01"/></joint></robot>',
+    )
+    model = RobotModel.from_urdf_string(with_finger)
+    assert model.derived_joints == {"finger_joint"}
+    node = dynamics_node(urdf=with_finger, diagnostics_period=0.2)
+    node.wait_connected()
+    names = ["yaw", "shoulder", "elbow", "finger_joint", "camera_pan"]
+    q = np.array([0.2, -0.4, 0.7])
+    msg = node.publish_until(lambda: node.joint_state(names, [*q, 0.007, 0.1]), "gravity_torques")
+    np.testing.assert_allclose(efforts(msg, model.joint_names), model.gravity_torques(q), atol=1e-9)
+    assert _value(node, "unknown_joints", lambda v: v != "") == "camera_pan"
+    node.proc.wait_for_output(
+        r"ignoring joints the model does not have: \['camera_pan'\]", timeout=60.0
+    )
+
+
 def test_a_description_without_inertials_and_limits_warns_once_per_rule(dynamics_node):
     """ARM3 as the ROS-Industrial descriptions are written (no <inertial>, effort="0" on every
     joint): the node loads it and says so in one WARN per rule naming the three joints, the
