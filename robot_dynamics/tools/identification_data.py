@@ -20,7 +20,7 @@ filter window chosen from the data unless given (:mod:`robot_dynamics.core.filte
 import csv
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from robot_dynamics.core.filter_window import smooth_with_window
@@ -410,6 +410,11 @@ def load_identification_data(
         positions[names.index(name)] = float(value)
         sources[names.index(name)] = "given"
     samples = read_samples(path, names, topic)
+    # the model's mimic and locked joints are in the URDF: not joints it lacks
+    derived = model.derived_joints
+    samples = replace(
+        samples, extra_joints=tuple(j for j in samples.extra_joints if j not in derived)
+    )
     given = tuple(hold or {})
     cleaned = clean(samples, effort_mask="auto", hold=positions, hold_joints=given, **options)
     if filter_window is None and window_fit is None:

@@ -565,3 +565,30 @@ def test_held_joints_the_recording_names_otherwise_get_a_joint_names_warning():
     )
     assert held_joint_warnings(model, held, sources, ("camera_tilt",)) == warnings[:4]
     assert held_joint_warnings(model, held, dict.fromkeys(head + gripper, "given"), head) == []
+
+
+def test_a_recording_carrying_a_mimic_joint_lists_only_the_joints_the_urdf_lacks(tmp_path, rng):
+    # the double pendulum with a finger that mimics its elbow, recorded as ros2_control
+    # publishes it (the mimic joint among the others), beside a camera joint the URDF lacks
+    from robot_dynamics.tools.identification_data import load_identification_data
+
+    with open(bundled_urdf_path("double_pendulum")) as f:
+        urdf = f.read().replace(
+            "</robot>",
+            '<link name="finger"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" '
+            'izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link><joint name="finger_joint" '
+            'type="prismatic"><parent link="link2"/><child link="finger"/><axis xyz="1 0 0"/>'
+            '<limit lower="0" upper="0.05" effort="10" velocity="1"/>'
+            '<mimic joint="joint2" multiplier="0.01"/></joint></robot>',
+        )
+    model = RobotModel.from_urdf_string(urdf)
+    assert model.derived_joints == {"finger_joint"}
+    rec = record(model, rng, 5.0)
+    text = csv_text(list(model.joint_names), rec).splitlines()
+    text = [text[0] + ",finger_joint.position,camera.position"] + [
+        row + f",{0.01 * float(row.split(',')[2]):.6g},0.3" for row in text[1:]
+    ]
+    path = tmp_path / "with_mimic.csv"
+    path.write_text("\n".join(text) + "\n")
+    data, _ = load_identification_data(str(path), model, filter_window=0.1)
+    assert data.extra_joints == ("camera",)
