@@ -455,7 +455,12 @@ def main(args=None) -> int:
     # are short and share one mutually exclusive group. A single-threaded executor leaves the
     # GIL to the physics thread (rclpy's multi-threaded executor polls its futures busily and
     # slowed the 1 kHz loop several times over).
-    return spin_node(ArmSimulator, lambda node: make_executors("split", node), args=args)
+    return spin_node(
+        ArmSimulator,
+        lambda node: make_executors("split", node),
+        args=args,
+        schema=ARM_SIMULATOR,
+    )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from trajectory_msgs.msg import JointTrajectory
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
 from robot_dynamics.estimation.joint_names import missing_joints_hint
-from robot_dynamics.schema import MODEL_PARAMS
+from robot_dynamics.schema import DYNAMICS_NODE, MODEL_PARAMS
 from robot_dynamics_interfaces.msg import ContactState
 
 from . import dynamics_parameters as DP
@@ -600,7 +600,9 @@ def main(args=None):
         gc.collect()
         gc.freeze()
 
-    return spin_node(DynamicsNode, executors, args=args, before_spin=freeze_heap)
+    return spin_node(
+        DynamicsNode, executors, args=args, before_spin=freeze_heap, schema=DYNAMICS_NODE
+    )
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ from rclpy.executors import (
     TimeoutException,
 )
 from rclpy.signals import SignalHandlerOptions
+from rclpy.utilities import remove_ros_args
 
 from robot_dynamics.schema import EXECUTOR_KINDS
 
@@ -267,7 +268,7 @@ def make_executors(kind, main_node, hot_node=None, context=None):
     return (executor,)
 
 
-def spin_node(make_node, make_node_executors, args=None, before_spin=None):
+def spin_node(make_node, make_node_executors, args=None, before_spin=None, schema=None):
     """Main loop of a node process: init rclpy (without its signal handlers), build the node
     and its executors, spin each executor in a thread of its own until SIGINT or SIGTERM
     (:func:`robot_dynamics.ros.process.stop_request`), then stop in one order: spin threads
@@ -285,6 +286,9 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
         make_node_executors: (node) -> tuple of executors with the node(s) added.
         args: command-line arguments for ``rclpy.init``.
         before_spin: optional (node) -> None, called once everything is built.
+        schema: the node's :class:`~robot_dynamics.schema.param.NodeSchema`: ``-h`` or
+            ``--help`` (outside ``--ros-args``, which rclpy must accept) prints its usage and
+            exits 0 instead of building the node.
 
     A start-up parameter value the node refuses
     (:class:`~robot_dynamics.ros.parameters.StartupParameterError`) ends the process with one
@@ -312,6 +316,11 @@ def spin_node(make_node, make_node_executors, args=None, before_spin=None):
                 name = os.path.splitext(os.path.basename(program))[0] or "rclpy"
                 rclpy.logging.get_logger(name).error(refused)
                 return 1
+            argv = (sys.argv if args is None else args) or [""]
+            if schema is not None and {"-h", "--help"} & set(remove_ros_args(argv)[1:]):
+                program = os.path.splitext(os.path.basename(argv[0]))[0] or schema.node
+                print(schema.usage(program))
+                return 0  # (the finally shuts the context down)
         if not stop.requested:
             try:
                 node = make_node()

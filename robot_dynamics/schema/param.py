@@ -174,6 +174,20 @@ class Param:
             return f"must be a {expected.__name__}, got {value!r}"
         return None
 
+    @property
+    def default_text(self):
+        """The default as a parameters file writes it: ``true``, ``""``, ``[0.0, 0.0, -9.81]``
+        (a double keeps its decimal point: rcl types ``50`` as an integer)."""
+        value = self.default
+        if self.type == Type.BOOL:
+            return "true" if value else "false"
+        if self.type in ARRAY_TYPES:
+            entry = repr if self.type == Type.DOUBLE_ARRAY else str
+            return "[" + ", ".join(entry(v) for v in value) + "]"
+        if self.type == Type.STRING:
+            return value if value else '""'
+        return repr(value)
+
     def reason(self, value, labels=None):
         """Why a value of the right type is not acceptable (range, length, choices, check).
 
@@ -300,6 +314,29 @@ class NodeSchema:
             if p.name == name:
                 return p
         raise KeyError(f"{self.node} has no parameter {name!r}")
+
+    def usage(self, program):
+        """The text of ``PROGRAM --help``: how to run the node and every parameter, by section.
+
+        Args:
+            program: the executable's name (``dynamics_node``).
+
+        Returns:
+            str: the text.
+        """
+        lines = [
+            f"usage: {program} [--ros-args [-p NAME:=VALUE] [--params-file FILE] "
+            "[-r FROM:=TO] ...]",
+            "",
+            f"ROS 2 node {self.node}; its parameters (name = default [units]: what it does; "
+            f"at run time: ros2 param describe /{self.node} NAME):",
+        ]
+        for section in self.sections:
+            lines += ["", f"{section.title}:"]
+            for p in section.params:
+                units = f" [{p.units}]" if p.units else ""
+                lines.append(f"  {p.name} = {p.default_text}{units}: {p.description}")
+        return "\n".join(lines)
 
     def section(self, key):
         """The section called ``key``.

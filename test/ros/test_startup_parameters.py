@@ -215,3 +215,21 @@ def test_a_mistaken_start_up_parameter_is_a_warning(
     assert len(lines) == 3
     assert "camera_fps" not in proc.output()
     proc.assert_alive()
+
+
+@pytest.mark.parametrize("script, flag", [("dynamics_node", "--help"), ("arm_simulator", "-h")])
+def test_help_prints_the_parameters_and_starts_nothing(console_script, script, flag):
+    """``dynamics_node --help`` (also with ROS arguments after it) prints how to run the node and
+    every declared parameter with its default, and exits 0 without starting a node."""
+    import subprocess
+
+    from robot_dynamics.schema import SCHEMAS
+
+    schema = next(s for s in SCHEMAS if s.node == script)
+    argv = console_script(script) + [flag, "--ros-args", "-p", "observer_gain:=5.0"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: {script} [--ros-args"), done.stdout[:200]
+    for p in schema.params:
+        assert f"\n  {p.name} = {p.default_text}" in done.stdout, p.name
+    assert "model loaded" not in done.stdout + done.stderr
