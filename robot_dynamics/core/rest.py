@@ -28,9 +28,15 @@ def does_not_move(position):
         x = position[:, k][np.isfinite(position[:, k])]
         if x.size < 4:
             continue
-        noise = np.sqrt(np.mean(np.diff(x, 3) ** 2) / 20.0)
-        still[k] = np.ptp(x) <= REST_NOISE_SPAN * noise + position_resolution(x[:, None])[0]
+        x = x[:, None]
+        still[k] = np.ptp(x) <= REST_NOISE_SPAN * _noise(x)[0] + position_resolution(x)[0]
     return still
+
+
+def _noise(q):
+    """(n,) each joint's position noise: the RMS of its third differences over ``sqrt(20)``
+    (what white noise gives; a smooth motion adds next to nothing at a robot's sample rate)."""
+    return np.sqrt(np.mean(np.diff(q, 3, axis=0) ** 2, axis=0) / 20.0)
 
 
 def position_resolution(position):
@@ -70,7 +76,7 @@ def at_rest(q, window, resolution=None):
     q = np.asarray(q, dtype=float)
     if resolution is None:
         resolution = position_resolution(q)
-    noise = np.sqrt(np.mean(np.diff(q, 3, axis=0) ** 2, axis=0) / 20.0)
+    noise = _noise(q)
     span = maximum_filter1d(q, window, axis=0, mode="nearest") - minimum_filter1d(
         q, window, axis=0, mode="nearest"
     )

@@ -130,12 +130,15 @@ class JointNameMap:
 
     Args:
         joint_names: the model's joints, in order.
+        derived: names a message may carry that are neither the model's joints nor unknown:
+            the URDF's mimic and locked joints (``RobotModel.derived_joints``), ignored.
     """
 
-    def __init__(self, joint_names):
+    def __init__(self, joint_names, derived=()):
         self.joint_names = tuple(joint_names)
         self.n = len(self.joint_names)
         self._index = {name: j for j, name in enumerate(self.joint_names)}
+        self._derived = frozenset(derived)
         self._names = None
         self._layout = None
 
@@ -159,7 +162,8 @@ class JointNameMap:
             for i, name in enumerate(names):
                 j = self._index.get(name)
                 if j is None:
-                    unknown.append(name)
+                    if name not in self._derived:
+                        unknown.append(name)
                 elif j in model_idx:
                     raise ValueError(f"{context}: joint {name!r} appears twice")
                 else:

@@ -63,8 +63,7 @@ class _Active:
     def __init__(self, parsed, model, pipeline):
         self.parsed, self.model, self.pipeline = parsed, model, pipeline
         self.names = tuple(model.joint_names)
-        self.joints = JointNameMap(self.names)
-        self.derived = model.derived_joints
+        self.joints = JointNameMap(self.names, model.derived_joints)
         self.command_index = None
         self.msgs = {key: JointState(name=list(self.names)) for key in _JOINT_OUTPUTS}
         self.wrench = WrenchStamped()
@@ -362,7 +361,7 @@ class DynamicsNode(Node):
             self._refused(active.pipeline, str(error))
             return
         if unknown:
-            self._note_unknown(unknown, active.derived)
+            self._note_unknown(unknown)
         self._last_t_ns = t_ns
         with self._lock:
             if self._active is not active:
@@ -467,10 +466,8 @@ class DynamicsNode(Node):
             self._name_hint = (key, f"; {hint}" if hint else "")
         return self._name_hint[1]
 
-    def _note_unknown(self, unknown, derived):
-        """Remember (and log once) joint names the model does not have; its mimic and locked
-        joints (``derived``) are not unknown."""
-        new = [name for name in unknown if name not in self._unknown and name not in derived]
+    def _note_unknown(self, unknown):
+        new = [name for name in unknown if name not in self._unknown]
         if new and len(self._unknown) < MAX_UNKNOWN_NAMES:
             self._unknown.update(new[: MAX_UNKNOWN_NAMES - len(self._unknown)])
             self._log(

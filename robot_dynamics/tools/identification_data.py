@@ -356,6 +356,10 @@ def read_samples(path, joint_names, topic="/joint_states"):
 SAMPLES_PER_WINDOW = 20
 
 
+#: where a held joint's position comes from when the recording carries it without moving it
+STILL_SOURCE = "still in the recording"
+
+
 def load_identification_data(
     path,
     model,
@@ -394,7 +398,7 @@ def load_identification_data(
     Returns:
         tuple: ``(JointData, hold_sources)``: the data (its ``report.window_choice`` set when
         the window was chosen) and, per held joint, where its position comes from ("given",
-        "URDF zero", "mid-range", "still in the recording").
+        "URDF zero", "mid-range", :data:`STILL_SOURCE`).
 
     Raises:
         DataError: an unknown joint to hold, and see :func:`read_samples`,
@@ -429,7 +433,7 @@ def load_identification_data(
     )
     report = data.report
     held = {
-        name: "still in the recording"
+        name: STILL_SOURCE
         if name in report.still and name not in given
         else sources[names.index(name)]
         for name, _ in report.held
@@ -475,6 +479,7 @@ __all__ = [
     "JointData",
     "JointSamples",
     "SAMPLES_PER_WINDOW",
+    "STILL_SOURCE",
     "load_identification_data",
     "merge_messages",
     "JointStateMessage",

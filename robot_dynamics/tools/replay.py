@@ -330,7 +330,7 @@ def replay(pipeline, messages):
     from robot_dynamics.ros.conversions import JointNameMap
 
     n = pipeline.n
-    joints = JointNameMap(pipeline.joint_names)
+    joints = JointNameMap(pipeline.joint_names, pipeline.model.derived_joints)
     stamps = _Growing((), np.int64, 0)
     status = _Growing((), np.int8, REFUSED)
     tau = _Growing((n,), float, np.nan)
@@ -340,7 +340,6 @@ def replay(pipeline, messages):
     onset = _Growing((), bool, False)
     links = {}
     refusals, pauses, unknown = {}, {}, set()
-    derived = pipeline.model.derived_joints  # mimic and locked joints: not unknown
     for message in messages:
         i = stamps.row()
         for grown in (status, tau, effort, wrench, contact, onset):
@@ -353,7 +352,7 @@ def replay(pipeline, messages):
             pipeline.refuse(t_ns, str(error))  # counted with the pipeline's refusals
             _count(refusals, str(error))
             continue
-        unknown.update(name for name in extra if name not in derived)
+        unknown.update(extra)
         if fields[2] is not None:
             effort.data[i] = fields[2]
         out = pipeline.update(t_ns, *fields, present=present)

@@ -85,12 +85,7 @@ def add_identify_parser(sub, common):
         default=0.2,
         help="fraction of the data (at its end) kept for validation (default 0.2; 0: none)",
     )
-    p.add_argument(
-        "--plot",
-        default=None,
-        metavar="PNG",
-        help="plot held-out torques to a PNG",
-    )
+    p.add_argument("--plot", default=None, metavar="PNG", help="plot held-out torques to a PNG")
     add_data_options(p)
     add_model_options(p)
 
@@ -238,12 +233,7 @@ def add_excite_parser(sub, common):
         parents=[common],
         help="optimised excitation trajectory (Fourier series) as JointTrajectory YAML, CSV, PNG",
     )
-    p.add_argument(
-        "--out",
-        required=True,
-        metavar="PREFIX",
-        help="writes PREFIX.yaml/.csv/.png",
-    )
+    p.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX.yaml/.csv/.png")
     p.add_argument(
         "--duration",
         type=number(0, above=True),

@@ -15,6 +15,7 @@ import numpy as np
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
 from robot_dynamics.core.friction import FRICTION_TERMS, smooth_sign
 from robot_dynamics.estimation.joint_names import renamed_joints
+from robot_dynamics.tools.identification_data import STILL_SOURCE
 
 from .arguments import number, parse_joint_vector
 from .errors import CLIError
@@ -279,30 +280,29 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
         ``joint-names: ...``.
     """
     tree = model.tree
-    warnings = []
+    warnings, warned = [], False
     for joint, pos in held:
         source = hold_sources.get(joint, "given")
         if source == "given":
             continue
         carried = np.flatnonzero(tree.ancestors[:, tree.body_of_joint[joint]])
         links = ", ".join(tree.body_link_names[b] for b in carried)
-        if source == "still in the recording":
+        if source == STILL_SOURCE:
             warnings.append(
                 f"joint-still: {joint} does not move in the recording: held at {pos:g} where it "
                 f"stood, the links it carries ({links}) fitted as if fixed there; to identify "
                 f"them, move {joint} in the recording"
             )
             continue
+        warned = True
         warnings.append(
             f"joint-not-recorded: {joint} is not in the recording and was held at {pos:g} "
             f"({source}): if it moved, the identification of the links it carries ({links}) is "
             f"not meaningful; record {joint}, or give the position it stood at with --hold "
             f"{joint}=POS"
         )
-    lacking = [j for j, _ in held if hold_sources.get(j, "given") != "still in the recording"]
-    hint = (
-        renamed_joints(lacking, unknown) if any(w.startswith("joint-not") for w in warnings) else ""
-    )
+    lacking = [joint for joint, _ in held if hold_sources.get(joint, "given") != STILL_SOURCE]
+    hint = renamed_joints(lacking, unknown) if warned else ""
     if hint:
         warnings.append(f"joint-names: the recording lacks joints the model has; {hint}")
     return warnings
