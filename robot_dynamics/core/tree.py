@@ -532,7 +532,8 @@ def build_tree(robot, base_link=None):
         multiplier, offset, driver, seen = 1.0, 0.0, name, {name}
         while joint_by_name[driver].mimic is not None and driver not in independent:
             target, m, o = joint_by_name[driver].mimic
-            multiplier, offset = multiplier * m, offset * m + o
+            # name = multiplier * driver + offset, driver = m * target + o
+            multiplier, offset = multiplier * m, offset + multiplier * o
             driver = target
             if driver in seen:
                 raise KinematicTreeError(f"mimic joints form a cycle through {driver!r}")

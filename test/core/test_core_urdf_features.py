@@ -364,6 +364,26 @@ def test_a_mimic_of_an_independent_mimic_joint_follows_it():
     assert model.joint_names == ("j1", "j2", "j3", "j4", "j5")
 
 
+def test_a_mimic_of_a_mimic_joint_composes_both(rng):
+    """j6 mimics j5, which mimics j3: j6 = 2 j5 - 0.1 = 2 (-0.7 j3 + 0.2) - 0.1 = -1.4 j3 + 0.3,
+    and every link is where the URDF without mimics puts it with j5 and j6 so set."""
+    xml = robot_urdfs.MIXED_URDF.replace(
+        '<limit lower="-3" upper="3" effort="20" velocity="3"/>\n  </joint>\n  <link name="l6">',
+        '<limit lower="-3" upper="3" effort="20" velocity="3"/>\n'
+        '    <mimic joint="j5" multiplier="2.0" offset="-0.1"/>\n  </joint>\n  <link name="l6">',
+    )
+    model = RobotModel.from_urdf_string(xml)
+    assert model.joint_names == ("j1", "j2", "j3", "j4")
+    driver, multiplier, offset = model.mimic_joints["j6"]
+    assert driver == "j3" and multiplier == pytest.approx(-1.4) and offset == pytest.approx(0.3)
+    free = RobotModel.from_urdf_string(_NO_MIMIC)
+    assert free.joint_names == ("j1", "j2", "j3", "j4", "j5", "j6")
+    for q in random_state(model, "mixed", rng, shape=(5,))[0]:
+        q_free = np.append(q, [-0.7 * q[2] + 0.2, -1.4 * q[2] + 0.3])
+        for link in ("l5", "l6", "tool"):
+            assert_close(model.frame_pose(q, link), free.frame_pose(q_free, link), 1e-12, link)
+
+
 @pytest.mark.parametrize("jtype", ["floating", "planar"])
 def test_a_free_joint_loads_as_a_fixed_joint_with_a_warning(jtype, rng):
     """The mixed robot's mount joint (between its base and the arm, with an origin) as a
