@@ -463,8 +463,8 @@ class CheckedAlgorithms:
             tau_ext: (..., n) external joint torques [N m or N].
             frame: the link the wrench acts on, at its origin (default: the tip).
             components: subset of ``fx fy fz tx ty tz`` in the sensor frame's axes (string or
-                sequence; the moments about ``frame``'s origin), or None: all six when the arm
-                has >= 6 joints, else the force only (a point contact at ``frame``'s origin; a
+                sequence; the moments about ``frame``'s origin), or None: all six when >= 6
+                joints move ``frame``, else the force only (a point contact at ``frame``'s origin; a
                 minimum-norm 6-D solve would spread a pure force over moments).
             damping: largest damping of the damped pseudo-inverse.
             singular_threshold: singular value below which the damping fades in.
@@ -483,7 +483,8 @@ class CheckedAlgorithms:
         """
         frame = self.resolve_frame(frame)
         sensor = frame if sensor_frame is None else self.resolve_frame(sensor_frame)
-        names = _estimation.resolve_wrench_components(components, self.n)
+        moving = int(self.tree.moving_joints(frame).sum())
+        names = _estimation.resolve_wrench_components(components, moving)
         q = check_vector(q, "q", self.tree.joint_names)
         tau_ext = check_vector(tau_ext, "tau_ext", self.tree.joint_names)
         check_batch(q=q, tau_ext=tau_ext)

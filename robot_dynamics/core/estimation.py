@@ -26,7 +26,8 @@ def resolve_wrench_components(components, n):
         components: None (the default: all six when ``n >= 6``, else the force
             ``("fx", "fy", "fz")``, a point contact at the frame origin), a string such as
             ``"fx fy fz"`` (spaces or commas), or a sequence of names.
-        n: number of joints of the model.
+        n: number of joints that move the frame the wrench acts on
+            (``tree.moving_joints(frame).sum()``: on a tree, not every joint of the model).
 
     Returns:
         tuple of component names, without repeats, in ``fx fy fz tx ty tz`` order.

@@ -248,6 +248,21 @@ class KinematicTree:
         """``G^T A G`` (..., n, n) of a body joint matrix (..., nb, nb)."""
         return self.GT @ A @ self.G if self.has_mimic else A
 
+    def moving_joints(self, frame):
+        """Which actuated joints move a link (its Jacobian's non-zero columns, at any q).
+
+        Args:
+            frame: a link name of ``frames``.
+
+        Returns:
+            ndarray: (n,) bool, True for each actuated joint that moves ``frame`` (itself or
+            through a mimic joint).
+        """
+        body = self.frames[frame].body
+        if body < 0:
+            return np.zeros(self.n, dtype=bool)
+        return (self.ancestors[body] @ (self.G != 0.0)) > 0.0
+
 
 def _compile(tree):
     """The derived arrays and schedules of a tree (see :class:`KinematicTree`)."""

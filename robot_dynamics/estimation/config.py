@@ -190,7 +190,10 @@ def validate_config(model, config):
     contact_frame = model.tip_link or config.wrench_frame or None
     frame = (config.wrench_frame or contact_frame) if contact_frame is not None else None
     try:
-        components = resolve_wrench_components(config.wrench_components or None, model.n)
+        moving = (
+            model.n if contact_frame is None else int(model.tree.moving_joints(contact_frame).sum())
+        )
+        components = resolve_wrench_components(config.wrench_components or None, moving)
     except InvalidInputError as error:
         raise InvalidInputError(f"config.wrench_components: {error}") from None
     contact = _resolve_contact(model, config.contact)

@@ -166,8 +166,8 @@ ESTIMATION = Section(
             [],
             "Components estimated of the wrench at the tip_link origin, a subset of fx fy fz tx "
             "ty tz in wrench_frame axes (the others 0 there; a wrench_frame other than tip_link "
-            "adds the force's moment about its origin); empty = all six with >= 6 joints, fx fy "
-            "fz otherwise.",
+            "adds the force's moment about its origin); empty = all six when >= 6 joints move "
+            "tip_link, fx fy fz otherwise.",
             SA,
             check=_components,
             config="wrench_components",

@@ -251,6 +251,16 @@ YTREE_URDF = """<?xml version="1.0"?>
 </robot>
 """
 
+# the tree with a third joint on its right branch: six joints, three of which move left_l3
+YTREE6_URDF = YTREE_URDF.replace(
+    "</robot>",
+    '<link name="right_l3"><inertial><mass value="0.5"/>'
+    '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>'
+    '</link><joint name="right_j3" type="revolute"><parent link="right_l2"/>'
+    '<child link="right_l3"/><axis xyz="0 0 1"/>'
+    '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>',
+)
+
 LOCAL_ROBOTS = ("double_pendulum", "mixed", "ytree", "bundled_panda")
 
 

@@ -303,14 +303,7 @@ def test_without_tool0_the_one_tool_centre_point_is_the_tip(tcp):
 def test_leaf_ending_the_longest_chain_is_the_tip():
     """A tree whose left branch has one more moving body: its leaf is the tip; tool0 anywhere
     in the model takes precedence."""
-    longer = robot_urdfs.YTREE_URDF.replace(
-        "</robot>",
-        '<link name="right_l3"><inertial><mass value="0.5"/>'
-        '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>'
-        '</link><joint name="right_j3" type="revolute"><parent link="right_l2"/>'
-        '<child link="right_l3"/><axis xyz="0 0 1"/>'
-        '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>',
-    )
+    longer = robot_urdfs.YTREE6_URDF
     assert RobotModel.from_urdf_string(longer).tip_link == "right_l3"
     with_tool0 = longer.replace('"left_l3"', '"tool0"')
     assert RobotModel.from_urdf_string(with_tool0).tip_link == "tool0"

@@ -218,7 +218,27 @@ def test_so101_recovers_a_force_at_the_gripper(rng):
     f = rng.normal(scale=8.0, size=3)
     J = model.jacobian(q, frame=frame, axes="local")
     assert np.linalg.matrix_rank(J) == 5  # the jaw does not move the gripper frame
-    est = model.estimate_external_wrench(q, J[:3].T @ f, frame=frame, components="fx fy fz")
+    assert model.n == 6 and model.tree.moving_joints(frame).sum() == 5
+    est = model.estimate_external_wrench(q, J[:3].T @ f, frame=frame)
+    assert est.components == ("fx", "fy", "fz")  # five joints move the frame
+    np.testing.assert_allclose(est.wrench, np.r_[f, 0, 0, 0], rtol=0, atol=1e-9)
+
+
+def test_on_a_tree_the_default_counts_the_joints_that_move_the_frame(rng):
+    """A push on a branch of a six-joint tree moved by three joints: the default solves for the
+    force (exact), not the six components a six-joint arm would get."""
+    model = RobotModel.from_urdf_string(robot_urdfs.YTREE6_URDF)
+    assert model.n == 6
+    np.testing.assert_array_equal(
+        model.tree.moving_joints("left_l3"),
+        [n in ("torso_joint", "left_j1", "left_j2") for n in model.joint_names],
+    )
+    assert model.tree.moving_joints(model.base_link).sum() == 0
+    q = rng.uniform(-0.8, 0.8, model.n)
+    f = np.array([1.0, -3.0, -10.0])
+    J = model.jacobian(q, frame="left_l3", axes="local")
+    est = model.estimate_external_wrench(q, J[:3].T @ f, frame="left_l3")
+    assert est.components == ("fx", "fy", "fz")
     np.testing.assert_allclose(est.wrench, np.r_[f, 0, 0, 0], rtol=0, atol=1e-9)
 
 

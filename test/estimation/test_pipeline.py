@@ -14,8 +14,10 @@ import math
 import numpy as np
 import pytest
 
+import robot_urdfs
 from pipeline_helpers import F_EXT, MS, Q, T0, feed, held_torques, pipe, sensor, simulate_push
 
+from robot_dynamics import RobotModel
 from robot_dynamics.core import InvalidInputError
 from robot_dynamics.estimation import (
     ContactConfig,
@@ -65,6 +67,9 @@ def test_default_components_and_frame(panda, arm3):
     assert pipe(panda, wrench_frame="panda_link4").wrench_frame == "panda_link4"
     status = p3.status()
     assert status["wrench_components"] == "fx fy fz" and status["wrench_frame"] == "tool"
+    # a six-joint tree whose tip three joints move: the force, as on a three-joint arm
+    tree = RobotModel.from_urdf_string(robot_urdfs.YTREE6_URDF, tip_link="left_l3")
+    assert tree.n == 6 and pipe(tree).wrench_components == ("fx", "fy", "fz")
 
 
 # ------------------------------------------------------------------ static estimation, frames
