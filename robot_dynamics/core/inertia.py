@@ -48,6 +48,10 @@ stays positive gives meaningful, if physically dubious, numbers (as Pinocchio co
   change listed in the description's ``adjustments``), so nothing is left to warn about but
   the joints that move no inertia (balancing gives no link a mass).
 
+New body inertias (``RobotModel.with_body_inertias``, e.g. identified ones) are judged the same
+way, each body's rotational inertia taking the place of its links' tensors, once each is checked
+to be a spatial inertia with a mass >= 0 (:func:`check_body_inertias`).
+
 A negative principal moment ``-INERTIA_ROUNDING * trace`` is what rounding the six entries of
 a tensor to three significant digits can give. Only indefinite bodies cost more than one
 eigen-decomposition per body: the exact check walks their ancestors, the sampled one (only when
@@ -59,9 +63,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .crba import crba
-from .errors import InvalidURDFValueError
+from .errors import InvalidInputError, InvalidURDFValueError
 from .kinematics import Kinematics
-from .spatial import motion_cross
+from .spatial import inertia_parameters, motion_cross
 from .tree import PRISMATIC
 
 #: Tolerance of the link rule: INERTIA_RTOL * trace + INERTIA_ATOL [kg m^2].
@@ -79,6 +83,9 @@ SAMPLE_SEED = 0
 UNLIMITED_RANGE = {False: np.pi, True: 1.0}
 #: M(q) with its diagonal scaled to 1 is indefinite when an eigenvalue is below -this.
 M_SCALED_TOLERANCE = 1e-9
+#: A body spatial inertia given as an array is symmetric, and its mass and coupling blocks of
+#: the spatial form, to this times its largest entry.
+SPATIAL_RTOL = 1e-9
 #: Relative rank tolerance of the motion spans.
 _RANK_RTOL = 1e-9
 
@@ -407,7 +414,9 @@ def _mass_matrix_witness(tree, bodies):
     return None
 
 
-def check_inertias(inconsistent, tree, strict=False):
+def check_inertias(
+    inconsistent, tree, strict=False, remedy="fix the URDF, or load it with " + _BALANCE_HINT
+):
     """Apply the policy of the module doc to a model's bodies and inconsistent links.
 
     Args:
@@ -415,6 +424,7 @@ def check_inertias(inconsistent, tree, strict=False):
             tensor that breaks the link rule (:func:`link_rule`), in file order.
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree` built from the description.
         strict: refuse every warning.
+        remedy: what the refusal of an indefinite M(q) tells to do.
 
     Returns:
         tuple: :class:`InertiaWarning` per inconsistent link and per indefinite body, in file
@@ -454,7 +464,7 @@ def check_inertias(inconsistent, tree, strict=False):
             f"makes the joint-space inertia matrix M(q) indefinite ({INDEFINITE_MASS_MATRIX}): "
             f"at {where}, q = {np.array2string(q, precision=4)} (joints "
             f"{', '.join(tree.joint_names)}), M has a negative eigenvalue and the body's kinetic "
-            f"energy is negative in that motion (fix the URDF, or load it with {_BALANCE_HINT})"
+            f"energy is negative in that motion ({remedy})"
         )
     by_body = {}  # indefinite body -> its most negative inconsistent link
     entries = []
@@ -500,6 +510,57 @@ def check_inertias(inconsistent, tree, strict=False):
             "strict_inertia to load them with a warning)"
         )
     return tuple(warnings)
+
+
+def check_body_inertias(inertia, tree):
+    """Judge new body spatial inertias (e.g. identified ones) as a URDF's are judged.
+
+    Each must be a spatial inertia (symmetric, its mass block ``m 1`` with ``m >= 0``, its
+    coupling block ``m [c]x``, to ``SPATIAL_RTOL`` of its largest entry); then the policy of the
+    module doc applies to the bodies, each body's rotational inertia about its centre of mass
+    taking the place of its links' tensors.
+
+    Args:
+        inertia: (nb, 6, 6) finite spatial inertias about the body origins, body axes
+            [kg, kg m, kg m^2] (``tree.body_link_names`` order).
+        tree: the :class:`~robot_dynamics.core.tree.KinematicTree` with these inertias.
+
+    Returns:
+        tuple: :class:`InertiaWarning` of the bodies loaded although not physically consistent
+        (named by the body's link), and of the joints that move no inertia.
+
+    Raises:
+        InvalidInputError: not a spatial inertia, a negative mass, or an indefinite body that
+            makes M(q) indefinite (names the body's link and joint).
+    """
+    inconsistent = []
+    for b, I6 in enumerate(inertia):
+        where = f"body inertia {b} (link {tree.body_link_names[b]!r}, joint " + repr(
+            tree.body_joint_names[b]
+        )
+        mass = I6[0, 0]
+        tol = SPATIAL_RTOL * max(float(np.abs(I6).max()), 1.0)
+        C = I6[3:, :3]
+        if not (
+            np.abs(I6 - I6.T).max() <= tol
+            and np.abs(I6[:3, :3] - mass * np.eye(3)).max() <= tol
+            and np.abs(C + C.T).max() <= tol
+        ):
+            raise InvalidInputError(
+                f"{where}) is not a spatial inertia [[m 1, -m [c]x], [m [c]x, I]] (symmetric, "
+                f"mass block m times the identity, coupling block m [c]x): {I6.tolist()}"
+            )
+        if mass < -tol:
+            raise InvalidInputError(f"{where}) has a negative mass, {mass:g} kg")
+        _, _, I_c = inertia_parameters(I6)
+        if link_rule(I_c) is not None:
+            inconsistent.append((tree.body_link_names[b], I_c))
+    try:
+        return check_inertias(
+            inconsistent, tree, remedy="body inertias that no mass distribution has"
+        )
+    except InvalidURDFValueError as err:
+        raise InvalidInputError(str(err)) from None
 
 
 def moves_no_inertia_warnings(tree):

@@ -396,10 +396,13 @@ class RobotModel(CheckedAlgorithms):
                 [kg, kg m, kg m^2].
 
         Returns:
-            RobotModel: the new model.
+            RobotModel: the new model; its ``inertia_warnings`` judge the new inertias as a
+            URDF's are judged (:func:`~robot_dynamics.core.inertia.check_body_inertias`).
 
         Raises:
-            InvalidInputError: wrong shape or not finite.
+            InvalidInputError: wrong shape or not finite; a body inertia that is not a spatial
+                inertia, has a negative mass, or makes M(q) indefinite (names the body's link
+                and joint).
         """
         try:
             inertia = np.asarray(inertia, dtype=float)
@@ -410,7 +413,15 @@ class RobotModel(CheckedAlgorithms):
             raise InvalidInputError(
                 f"body inertias must be finite, of shape ({nb}, 6, 6), got shape {inertia.shape}"
             )
-        return self._derived(dataclasses.replace(self.tree, inertia=inertia))
+        tree = dataclasses.replace(self.tree, inertia=inertia)
+        return RobotModel(
+            tree,
+            tip_link=self.tip_link,
+            friction=self.friction,
+            inertia_adjustments=self.inertia_adjustments,
+            inertia_warnings=_inertia.check_body_inertias(tree.inertia, tree),
+            locked_joints=self.locked_joints,
+        )
 
     def with_payload(self, mass, com, inertia=None, frame=None):
         """New model with a rigid payload attached to ``frame``.

@@ -19,6 +19,8 @@ from robot_dynamics.core.errors import (
     InvalidInputError,
     UnknownFrameError,
 )
+from robot_dynamics.core.inertia import INDEFINITE_MASS_MATRIX, TRIANGLE
+from robot_dynamics.core.spatial import spatial_inertia
 from robot_dynamics.core.friction import FrictionModel
 from robot_dynamics.core.estimation import external_wrench, resolve_wrench_components
 from robot_dynamics.core.simulate import semi_implicit_euler_step
@@ -142,6 +144,37 @@ def test_with_body_inertias_refuses_a_wrong_shape_or_non_finite_values():
         with pytest.raises(InvalidInputError) as ei:
             model.with_body_inertias(inertia)
         assert "body inertias" in str(ei.value)
+
+
+def test_with_body_inertias_judges_them_as_a_urdf_s(rng):
+    """New body inertias: what is no spatial inertia, a negative mass, or makes M(q) indefinite
+    is refused naming the body's link and joint; a body that breaks the triangle inequality
+    loads with the warning a URDF link would get; consistent ones load without warning."""
+    model = load_model("double_pendulum")
+    link, joint = model.tree.body_link_names[1], model.tree.body_joint_names[1]
+    assert model.with_body_inertias(2.0 * model.tree.inertia).inertia_warnings == ()
+    mass, com, I_c = model.link_inertial(joint)
+    cases = {
+        "negative mass": -model.tree.inertia[1],
+        "not symmetric": model.tree.inertia[1] + np.eye(6, k=1),
+        "mass block": model.tree.inertia[1] + np.diag([0.5, 0, 0, 0, 0, 0]),
+        INDEFINITE_MASS_MATRIX: spatial_inertia(mass, com, np.diag([1e-3, 1e-3, -5.0])),
+    }
+    for what, body in cases.items():
+        inertia = model.tree.inertia.copy()
+        inertia[1] = body
+        with pytest.raises(InvalidInputError) as ei:
+            model.with_body_inertias(inertia)
+        message = str(ei.value)
+        assert repr(link) in message and repr(joint) in message, (what, message)
+        assert {
+            "negative mass": "negative mass",
+            INDEFINITE_MASS_MATRIX: INDEFINITE_MASS_MATRIX,
+        }.get(what, "not a spatial inertia") in message, (what, message)
+    inertia = model.tree.inertia.copy()
+    inertia[1] = spatial_inertia(mass, com, np.diag([1e-3, 1e-3, 5e-3]))  # 5 > 1 + 1
+    (warning,) = model.with_body_inertias(inertia).inertia_warnings
+    assert (warning.link, warning.rule, warning.joint) == (link, TRIANGLE, joint)
 
 
 def test_resolve_frame():
