@@ -142,6 +142,23 @@ class RobotModel(CheckedAlgorithms):
     def __delattr__(self, name):
         raise AttributeError(f"RobotModel is immutable: cannot delete {name!r}")
 
+    def __copy__(self):
+        return self  # immutable: a copy is the model itself, as for a tuple
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        """Pickled as its constructor's arguments (for multiprocessing, joblib, Ray)."""
+        state = dict(
+            tip_link=self.tip_link,
+            friction=self.friction,
+            inertia_adjustments=self.inertia_adjustments,
+            inertia_warnings=self.inertia_warnings,
+            locked_joints=self.locked_joints,
+        )
+        return (_model_from_state, (self.tree, state))
+
     # ---------------------------------------------------------------- construction
     @classmethod
     def from_urdf_string(
@@ -624,6 +641,11 @@ class RobotModel(CheckedAlgorithms):
         return (
             f"RobotModel({self.n} joints, base_link={self.base_link!r}, tip_link={self.tip_link!r})"
         )
+
+
+def _model_from_state(tree, state):
+    """The :class:`RobotModel` of a tree and its constructor's keyword arguments (unpickling)."""
+    return RobotModel(tree, **state)
 
 
 __all__ = ["RobotModel", "StateTerms", "WrenchEstimate"]

@@ -220,6 +220,12 @@ class KinematicTree:
                 value = frozen_array(value, value.dtype)
             object.__setattr__(self, name, value)
 
+    def __reduce__(self):
+        """Pickled as the constructor's fields (the compiled ones are derived again)."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        fields["frames"] = dict(self.frames)
+        return (_tree_from_fields, (fields,))
+
     @property
     def nb(self):
         """Number of bodies (moving joints: actuated and mimic)."""
@@ -262,6 +268,11 @@ class KinematicTree:
         if body < 0:
             return np.zeros(self.n, dtype=bool)
         return (self.ancestors[body] @ (self.G != 0.0)) > 0.0
+
+
+def _tree_from_fields(fields):
+    """The :class:`KinematicTree` of its constructor's fields (unpickling)."""
+    return KinematicTree(**fields)
 
 
 def _compile(tree):

@@ -3,9 +3,11 @@ its compiled masks, levels and sums agree with their definitions; the model cann
 after construction (derived models are new models); the unchecked entry points give what the
 checked methods give; no core module reads another object's private attributes."""
 
+import copy
 import dataclasses
 import glob
 import os
+import pickle
 import re
 
 import numpy as np
@@ -175,6 +177,30 @@ def test_with_body_inertias_judges_them_as_a_urdf_s(rng):
     inertia[1] = spatial_inertia(mass, com, np.diag([1e-3, 1e-3, 5e-3]))  # 5 > 1 + 1
     (warning,) = model.with_body_inertias(inertia).inertia_warnings
     assert (warning.link, warning.rule, warning.joint) == (link, TRIANGLE, joint)
+
+
+@pytest.mark.parametrize("name", ["mixed", "panda_gripper", "ytree"])
+def test_a_model_pickles_and_copies_as_itself(name, rng):
+    """A model goes through pickle (multiprocessing, joblib) whole: its tree, tip, friction,
+    payload, locked joints and load notes; copy and deepcopy return the immutable model."""
+    base = load_model(name)
+    model = base.with_friction(
+        FrictionModel(np.full(base.n, 0.2), np.full(base.n, 0.1), joint_names=base.joint_names)
+    ).with_payload(0.7, [0.01, 0.0, 0.05], frame=base.tree.leaf_links[0])
+    assert copy.copy(model) is model and copy.deepcopy(model) is model
+    clone = pickle.loads(pickle.dumps(model))
+    assert clone is not model and clone.tree is not model.tree
+    for field in ("tip_link", "inertia_warnings", "locked_joints", "joint_warnings", "joint_names"):
+        assert getattr(clone, field) == getattr(model, field), field
+    assert dict(clone.tree.frames).keys() == dict(model.tree.frames).keys()
+    q, qd, qdd = random_state(model, name, rng)
+    np.testing.assert_array_equal(clone.mass_matrix(q), model.mass_matrix(q))
+    np.testing.assert_array_equal(
+        clone.inverse_dynamics(q, qd, qdd), model.inverse_dynamics(q, qd, qdd)
+    )
+    np.testing.assert_array_equal(clone.friction_torques(qd), model.friction_torques(qd))
+    with pytest.raises(ValueError, match="read-only"):
+        clone.tree.inertia[0, 0, 0] = 1.0
 
 
 def test_resolve_frame():
