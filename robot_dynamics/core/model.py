@@ -608,10 +608,24 @@ class RobotModel(CheckedAlgorithms):
             tuple: ``(mass [kg], com (3,) [m], inertia (3, 3) [kg m^2] about the com)``.
 
         Raises:
-            ValueError: no body is moved by a joint of that name.
+            InvalidInputError: no body is moved by a joint of that name (names the joint that
+                moves a link of that name).
         """
-        b = self.tree.body_joint_names.index(body_joint)
-        return inertia_parameters(self.tree.inertia[b])
+        tree = self.tree
+        b = tree.body_of_joint.get(body_joint) if isinstance(body_joint, str) else None
+        if b is None:
+            info = tree.frames.get(body_joint) if isinstance(body_joint, str) else None
+            hint = (
+                f"; link {body_joint!r} is on the body moved by joint "
+                f"{tree.body_joint_names[info.body]!r}"
+                if info is not None and info.body >= 0
+                else ""
+            )
+            raise InvalidInputError(
+                f"link_inertial takes the joint that moves a body, got {body_joint!r}{hint}; "
+                f"joints that move a body: {list(tree.body_joint_names)}"
+            )
+        return inertia_parameters(tree.inertia[b])
 
     @property
     def total_mass(self):

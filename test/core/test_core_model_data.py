@@ -179,6 +179,18 @@ def test_with_body_inertias_judges_them_as_a_urdf_s(rng):
     assert (warning.link, warning.rule, warning.joint) == (link, TRIANGLE, joint)
 
 
+def test_link_inertial_names_the_joint_a_link_needs():
+    model = load_model("mixed")
+    mass, com, I_c = model.link_inertial("j2")
+    assert mass == model.tree.inertia[1, 0, 0] and com.shape == (3,) and I_c.shape == (3, 3)
+    assert model.link_inertial("j5")[0] > 0.0  # a mimic joint's body
+    for name, hint in (("l2", "link 'l2' is on the body moved by joint 'j2'"), ("nope", None)):
+        with pytest.raises(InvalidInputError) as ei:
+            model.link_inertial(name)
+        assert repr(name) in str(ei.value) and "'j1', 'j2'" in str(ei.value)
+        assert hint is None or hint in str(ei.value)
+
+
 @pytest.mark.parametrize("name", ["mixed", "panda_gripper", "ytree"])
 def test_a_model_pickles_and_copies_as_itself(name, rng):
     """A model goes through pickle (multiprocessing, joblib) whole: its tree, tip, friction,
