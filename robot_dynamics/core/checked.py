@@ -558,7 +558,7 @@ class CheckedAlgorithms:
         Args:
             q0: (n,) initial joint positions [rad or m].
             qd0: (n,) initial joint velocities [rad/s or m/s].
-            duration: simulated time [s].
+            duration: simulated time [s], finite and >= 1e-6 (``simulate.MIN_STEP``).
             tau: None (zero), (n,) constant, ``(times (k,), values (k, n))`` sampled (linear in
                 between), or a callable ``tau(t, q, qd) -> (n,)`` [N m or N].
             f_ext: constant (6,) wrench [N, N m] on ``frame``, base-frame axes.
@@ -567,7 +567,8 @@ class CheckedAlgorithms:
                 "semi_implicit_euler" (fixed step ``fixed_step``).
             rtol: relative tolerance of solve_ivp.
             atol: absolute tolerance of solve_ivp.
-            sample_dt: output sample period [s] (default: the integrator's steps).
+            sample_dt: output sample period [s]: samples at 0, sample_dt, 2 sample_dt, ... and
+                at ``duration`` (default: the integrator's steps).
             friction: include joint friction.
             fixed_step: step [s] of "semi_implicit_euler".
             max_torque: bound on |tau| [N m or N].

@@ -232,7 +232,7 @@ def simulate(
         q0: (n,) initial joint positions [rad or m], entries within the model's
             ``MAX_INPUT``.
         qd0: (n,) initial joint velocities [rad/s or m/s], the same bound.
-        duration: s, finite and > 0.
+        duration: s, finite and >= MIN_STEP.
         tau: None, constant (n,), sampled ``(times, values)`` or a callable; every applied
             torque finite with ``|tau| <= max_torque`` [N m or N].
         f_ext: constant (6,) wrench [N, N m] on ``frame``, base-frame axes, or None.
@@ -240,7 +240,8 @@ def simulate(
         method: a solve_ivp method or ``"semi_implicit_euler"``.
         rtol: solve_ivp relative tolerance, ``MIN_RTOL <= rtol <= 1``.
         atol: solve_ivp absolute tolerance, ``MIN_ATOL <= atol <= 1e3``.
-        sample_dt: output period [s] (>= MIN_STEP), None: the integrator's steps.
+        sample_dt: output period [s] (>= MIN_STEP): samples at 0, sample_dt, 2 sample_dt, ...
+            and at ``duration``; None: the integrator's steps.
         friction: include the model's joint friction.
         fixed_step: step [s] of the fixed-step method (>= MIN_STEP).
         max_torque: bound on every applied |tau| [N m or N].
@@ -270,9 +271,7 @@ def simulate(
     qd0 = check_vector(qd0, "qd0", model.joint_names)
     if q0.ndim != 1 or qd0.ndim != 1:
         raise InvalidInputError("simulate takes one initial state: q0 and qd0 of shape (n,)")
-    duration = _positive(duration, "duration", 0.0)
-    if duration == 0.0:
-        raise InvalidInputError("duration must be a finite number > 0, got 0")
+    duration = _positive(duration, "duration", MIN_STEP)
     if not isinstance(method, str) or method not in IVP_METHODS + FIXED_STEP_METHODS:
         raise InvalidInputError(
             f"unknown integration method {method!r}; use one of "
@@ -294,14 +293,18 @@ def simulate(
         t_eval = None
     else:
         sample_dt = _positive(sample_dt, "sample_dt", MIN_STEP)
-        ratio = duration / sample_dt  # may be inf: compared before any integer conversion
-        if not ratio + 1 <= max_samples:
+        ratio = duration / sample_dt  # may be inf: bounded before any integer conversion
+        t_eval = np.arange(math.floor(min(ratio, max_samples) + 1e-9) + 1) * sample_dt
+        if t_eval[-1] < duration - 1e-9 * sample_dt:  # the end falls between two samples
+            t_eval = np.append(t_eval, duration)
+        if t_eval.size > max_samples:
+            count = t_eval.size if ratio < max_samples else ratio + 1
             raise SimulationLimitError(
-                f"sample_dt = {sample_dt:g} s over {duration:g} s gives {ratio:.3g} samples, more "
+                f"sample_dt = {sample_dt:g} s over {duration:g} s gives {count:.3g} samples, more "
                 f"than max_samples = {max_samples}"
             )
         # the last sample may round past duration (duration / sample_dt just below an integer)
-        t_eval = np.minimum(np.arange(math.floor(ratio + 1e-9) + 1) * sample_dt, duration)
+        t_eval = np.minimum(t_eval, duration)
     fext = None if f_ext is None else check_vector(f_ext, "f_ext", model.joint_names, size=6)
     if fext is not None and fext.ndim != 1:
         raise InvalidInputError(f"f_ext must be one wrench (6,), got shape {fext.shape}")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
+from robot_dynamics.core.errors import SimulationLimitError
 from robot_dynamics import RobotModel
 
 import robot_urdfs
@@ -215,3 +216,18 @@ def test_sample_period_just_below_a_whole_count(dp, method):
     result = dp.simulate(np.zeros(2), np.zeros(2), 1.0, sample_dt=period, method=method)
     assert result.t[-1] == 1.0
     assert np.all(np.diff(result.t) > 0.0)
+
+
+@pytest.mark.parametrize("method", ["RK45", "semi_implicit_euler"])
+def test_the_end_between_two_sample_periods_is_sampled(dp, method):
+    """0.1 s sampled every 0.03 s: 0, 0.03, 0.06, 0.09 and the end, 0.1; a period longer than
+    the duration: the start and the end. The end state is the state at the duration."""
+    q0 = np.array([0.4, -0.2])
+    for period, times in ((0.03, [0.0, 0.03, 0.06, 0.09, 0.1]), (1.0, [0.0, 0.1])):
+        result = dp.simulate(q0, np.zeros(2), 0.1, sample_dt=period, method=method, fixed_step=1e-3)
+        np.testing.assert_allclose(result.t, times, rtol=0, atol=1e-12)
+        whole = dp.simulate(q0, np.zeros(2), 0.1, sample_dt=0.01, method=method, fixed_step=1e-3)
+        assert whole.t[-1] == 0.1
+        np.testing.assert_allclose(result.q[-1], whole.q[-1], rtol=0, atol=1e-7)
+    with pytest.raises(SimulationLimitError, match="5 samples"):
+        dp.simulate(q0, np.zeros(2), 0.1, sample_dt=0.03, method=method, max_samples=4)

@@ -49,6 +49,12 @@ BAD_ARGUMENTS = [
     ("sample_dt inf", dict(sample_dt=float("inf")), "sample_dt"),
     ("duration nan", dict(duration=float("nan")), "duration"),
     ("duration inf", dict(duration=float("inf")), "duration"),
+    ("duration 0", dict(duration=0.0), "duration must be a finite number in [1e-06, inf], got 0.0"),
+    (
+        "duration -1",
+        dict(duration=-1.0),
+        "duration must be a finite number in [1e-06, inf], got -1.0",
+    ),
     ("tau 1e300", dict(tau=[1e300, 0.0]), "tau"),
     ("tau above max_torque", dict(tau=[2e6, 0.0]), "max_torque"),
     ("tau nan", dict(tau=[np.nan, 0.0]), "tau"),
