@@ -124,6 +124,8 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
         tuple: ``(f (..., k) [N, N m], singular values (..., min(k, n)))``, the singular values
         in descending order.
     """
+    if 0 in J.shape[-2:]:  # no joint moves the frame (or no component): nothing to solve
+        return np.zeros(J.shape[:-1]), np.zeros(J.shape[:-2] + (0,))
     info = None
     if J.ndim == 2:
         # one configuration: LAPACK directly (numpy's wrapper costs more than the 6 x n SVD)

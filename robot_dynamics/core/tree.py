@@ -26,6 +26,7 @@ from .joint_warnings import (
     MIMIC_TARGET_FIXED,
     MIMIC_TARGET_MISSING,
     MIMIC_TARGET_OUTSIDE,
+    ZERO_LIMIT,
     JointWarning,
 )
 from .spatial import force_transform, skew
@@ -543,8 +544,18 @@ def build_tree(robot, base_link=None):
     body_index = {name: b for b, name in enumerate(body_joint)}
     mimic_warnings = _mimic_warnings(body_joint, body_index, joint_by_name, base_link)
     independent = {w.joint for w in mimic_warnings}
+    # a mimic joint's limits are its driver's: its own effort or velocity of 0 says nothing
+    followers = {
+        name
+        for name in body_joint
+        if joint_by_name[name].mimic is not None and name not in independent
+    }
     joint_warnings = (
-        tuple(w for w in robot.joint_warnings if w.joint in body_index)
+        tuple(
+            w
+            for w in robot.joint_warnings
+            if w.joint in body_index and not (w.rule == ZERO_LIMIT and w.joint in followers)
+        )
         + tuple(free_warnings)
         + mimic_warnings
     )

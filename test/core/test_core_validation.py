@@ -195,6 +195,22 @@ def test_what_is_not_physical_in_a_joint_loads_with_a_warning(case, rng):
             assert (f'{field}="0"' in warning.message) == (field in instead), warning.message
 
 
+def test_a_mimic_joint_s_zero_limit_is_not_said():
+    """j5 mimics j3 with effort="0" velocity="0": its limits are j3's, no warning; the same j5
+    whose <mimic> names no joint is actuated: its zero limits are said."""
+    limit = '<limit lower="-3" upper="3" effort="20" velocity="3"/>\n    <mimic joint="j3"'
+    assert limit in robot_urdfs.MIXED_URDF
+    xml = robot_urdfs.MIXED_URDF.replace(
+        limit, limit.replace('effort="20" velocity="3"', 'effort="0" velocity="0"')
+    )
+    assert RobotModel.from_urdf_string(xml).joint_warnings == ()
+    independent = RobotModel.from_urdf_string(
+        xml.replace('<mimic joint="j3"', '<mimic joint="gone"')
+    )
+    rules = {(w.joint, w.rule) for w in independent.joint_warnings}
+    assert ("j5", "zero_limit") in rules and ("j5", "mimic_target_missing") in rules
+
+
 def test_joint_warning_lines_name_every_joint_of_one_message_once():
     """Both joints with effort="0": one line naming both; j2's other zero field, a negative
     damping: lines of their own; the order is the first warning's of each."""
@@ -519,3 +535,16 @@ def test_model_without_movable_joints():
     with pytest.raises(InvalidInputError) as ei:
         m.simulate(np.zeros(0), np.zeros(0), 0.1)
     assert "no movable joint" in str(ei.value)
+    # nothing to solve: a zero wrench, no singular value, and nothing printed by LAPACK (which
+    # writes to the process's stderr, outside Python: a process of its own)
+    for q in (np.zeros(0), np.zeros((3, 0))):
+        est = m.estimate_external_wrench(q, q, frame="plate")
+        np.testing.assert_array_equal(est.wrench, np.zeros(q.shape[:-1] + (6,)))
+        assert est.singular_values.shape == q.shape[:-1] + (0,)
+    code = (
+        "import numpy as np; from robot_dynamics import RobotModel; "
+        f"m = RobotModel.from_urdf_string({xml!r}); "
+        "print(m.estimate_external_wrench(np.zeros(0), np.zeros(0), frame='plate').wrench)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[0. 0. 0. 0. 0. 0.]" and run.stderr == "", run.stderr
