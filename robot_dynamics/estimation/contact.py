@@ -71,6 +71,20 @@ class ContactDetector:
         self.link = ""
         self._pending_since = None
 
+    def carry_over(self, old):
+        """Take over another detector's state, for a new configuration or model of the same
+        robot: the contact count, a switch pending since its stamp, and an ongoing contact with
+        its link (when the link is one this detector reports).
+
+        Args:
+            old: the :class:`ContactDetector` this one replaces.
+        """
+        self.contacts = old.contacts
+        self._pending_since = old._pending_since
+        if old.in_contact and old.link in self._links + (self.contact_frame,):
+            self.in_contact = True
+            self.link = old.link
+
     def _isolate(self, over):
         if over is not None and over.any():
             return self._links[int(np.argmax(np.where(over, self._rank, 0.0)))]

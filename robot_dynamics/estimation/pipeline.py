@@ -151,8 +151,8 @@ class EstimationPipeline:
 
     # ------------------------------------------------------------------ derived pipelines
     def with_config(self, config):
-        """A pipeline with a new config on the same model: merged joint values, counters, reference
-        and tare bias carried over; the observer restarts.
+        """A pipeline with a new config on the same model: merged joint values, counters, reference,
+        tare bias and contact state carried over; the observer restarts.
 
         Args:
             config: the new :class:`~robot_dynamics.estimation.config.PipelineConfig`.
@@ -168,8 +168,8 @@ class EstimationPipeline:
         return new
 
     def with_model(self, model, config=None):
-        """A pipeline for a new model: the values of the joints both models have, and the counters,
-        are carried over; reference and bias are cleared.
+        """A pipeline for a new model: the values of the joints both models have, the counters and
+        the contact state are carried over; reference and bias are cleared.
 
         Args:
             model: the new :class:`~robot_dynamics.core.model.RobotModel`.
@@ -195,7 +195,7 @@ class EstimationPipeline:
             self._reference.point = old._reference.point
             self._tare.carry_over(old._tare)
         if self._contact is not None and old._contact is not None:
-            self._contact.contacts = old._contact.contacts
+            self._contact.carry_over(old._contact)
 
     def measured_state(self):
         """The latest merged measurement.

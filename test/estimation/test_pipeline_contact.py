@@ -167,3 +167,37 @@ def test_contact_during_a_simulated_push(arm3):
             assert out.contact.in_contact and out.contact.link == "tool"
     assert first_above is not None and onset - first_above == 20 * MS  # min_duration 0.02 s
     assert out.contact.in_contact and p.status()["contacts"] == 1
+
+
+def test_a_new_configuration_or_model_keeps_an_ongoing_contact(panda):
+    """A steady 10 N push, in contact: a new contact level, minimum duration or observer gain, or
+    a payload (a new model), neither releases the contact nor counts a new one; the new levels
+    then decide the release."""
+    R = panda.frame_pose(Q)[:3, :3]
+    pushed = held_torques(panda, Q, np.r_[R @ np.array([0.0, 0.0, 10.0]), 0, 0, 0])
+    contact = {"force_on": 3.0, "force_off": 1.5, "min_duration": 0.02}
+    p = pipe(panda, contact=contact)
+    out = feed(p, Q, np.zeros(7), pushed, count=60)
+    assert out.contact.in_contact and out.contact.contacts == 1
+    t = T0 + 60 * MS
+    configs = [
+        dict(contact={**contact, "force_on": 4.0}),
+        dict(contact={**contact, "min_duration": 0.05}),
+        dict(contact=contact, observer_gain=60.0),
+    ]
+    for fields in configs:
+        p = p.with_config(pipe(panda, **fields).config)
+        for _ in range(100):
+            out = p.update(t, Q, np.zeros(7), pushed)
+            t += MS
+            assert out.contact.in_contact and not out.contact.changed, fields
+            assert out.contact.contacts == 1 and out.contact.link == "tool"
+    p = p.with_model(panda.with_payload(1e-3, [0.0, 0.0, 0.0], frame="tool"))
+    out = feed(p, Q, np.zeros(7), pushed, start=t, count=100)
+    assert out.contact.in_contact and out.contact.contacts == 1 and p.status()["contacts"] == 1
+    # 2 N: above the release level of 1.5 N, the contact holds; 1 N releases it
+    for force, held in ((2.0, True), (1.0, False)):
+        tau = held_torques(panda, Q, np.r_[R @ np.array([0.0, 0.0, force]), 0, 0, 0])
+        t += 100 * MS
+        out = feed(p, Q, np.zeros(7), tau, start=t, count=100)
+        assert out.contact.in_contact == held and out.contact.contacts == 1
