@@ -63,7 +63,7 @@ def _check_fields(config, model, arrays):
     declaration, per-joint arrays with joint names in the message."""
     labels = [f"joint {name!r}" for name in model.joint_names]
     for param, value in config_values(config, _PARAMS):
-        where = f"config.{param.config}"
+        where = param.config
         if (param.type in ARRAY_TYPES) != arrays:
             continue
         if param.type in NUMBER_TYPES:
@@ -74,16 +74,18 @@ def _check_fields(config, model, arrays):
             raise InvalidInputError(f"{where}: {reason}")
 
 
-def _per_joint(values, name, model, default, positive=False, where="config"):
+def _per_joint(values, name, model, default, positive=False):
+    """The (n,) values of a per-joint field named ``name`` (its path in the config, which is
+    also the node's parameter), ``default`` where empty."""
     if values is None or len(values) == 0:
         return np.full(model.n, default)
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise InvalidInputError(f"{where}.{name} must be numbers, got {values!r}") from None
+        raise InvalidInputError(f"{name} must be numbers, got {values!r}") from None
     if arr.shape != (model.n,):
         raise InvalidInputError(
-            f"{where}.{name} has {arr.size} values, the model has {model.n} joints "
+            f"{name} has {arr.size} values, the model has {model.n} joints "
             f"{list(model.joint_names)}"
         )
     bad = np.isnan(arr) | (arr <= 0 if positive else ~np.isfinite(arr))
@@ -91,7 +93,7 @@ def _per_joint(values, name, model, default, positive=False, where="config"):
         k = int(np.argmax(bad))
         need = "> 0" if positive else "finite"
         raise InvalidInputError(
-            f"{where}.{name} of joint {model.joint_names[k]!r} must be {need}, got {arr[k]}"
+            f"{name} of joint {model.joint_names[k]!r} must be {need}, got {arr[k]}"
         )
     return arr
 
@@ -177,12 +179,12 @@ def validate_config(model, config):
         raise InvalidInputError(f"config must be a PipelineConfig, got {type(config).__name__}")
     if not isinstance(config.contact, ContactConfig):
         raise InvalidInputError(
-            f"config.contact must be a ContactConfig, got {type(config.contact).__name__}"
+            f"contact must be a ContactConfig, got {type(config.contact).__name__}"
         )
     _check_fields(config, model, arrays=False)
     if config.wrench_frame and config.wrench_frame not in model.link_names:
         raise InvalidInputError(
-            f"config.wrench_frame {config.wrench_frame!r} is not a link of the model below "
+            f"wrench_frame {config.wrench_frame!r} is not a link of the model below "
             f"base link {model.base_link!r}; links: {list(model.link_names)}"
         )
     # the wrench acts at the model's tip (a tree without a tip: at wrench_frame, if given);
@@ -195,7 +197,7 @@ def validate_config(model, config):
         )
         components = resolve_wrench_components(config.wrench_components or None, moving)
     except InvalidInputError as error:
-        raise InvalidInputError(f"config.wrench_components: {error}") from None
+        raise InvalidInputError(f"wrench_components: {error}") from None
     contact = _resolve_contact(model, config.contact)
     scale = _per_joint(config.effort_scale, "effort_scale", model, 1.0)
     offset = _per_joint(config.effort_offset, "effort_offset", model, 0.0)
@@ -219,14 +221,12 @@ def validate_config(model, config):
 
 
 def _resolve_contact(model, contact):
-    where = "config.contact"
+    where = "contact"
     on = off = None
     if len(contact.torque_on):
-        on = _per_joint(contact.torque_on, "torque_on", model, 0.0, positive=True, where=where)
+        on = _per_joint(contact.torque_on, f"{where}.torque_on", model, 0.0, positive=True)
         if len(contact.torque_off):
-            off = _per_joint(
-                contact.torque_off, "torque_off", model, 0.0, positive=True, where=where
-            )
+            off = _per_joint(contact.torque_off, f"{where}.torque_off", model, 0.0, positive=True)
             above = off > on
             if above.any():
                 k = int(np.argmax(above))
@@ -237,18 +237,24 @@ def _resolve_contact(model, contact):
         else:
             off = on
     elif len(contact.torque_off):
-        raise InvalidInputError(f"{where}.torque_off is given without torque_on")
+        raise InvalidInputError(
+            f"{where}.torque_off is given without {where}.torque_on: give both, or neither (no "
+            "per-joint detection)"
+        )
     levels = {}
     for name in ("force", "moment"):
         level_on = float(getattr(contact, f"{name}_on"))
         level_off = float(getattr(contact, f"{name}_off"))
         if level_on == 0.0 and level_off > 0.0:
-            raise InvalidInputError(f"{where}.{name}_off is given without {name}_on")
+            raise InvalidInputError(
+                f"{where}.{name}_off is given without {where}.{name}_on: give both, or neither "
+                f"(no {name} detection)"
+            )
         if level_off == 0.0:
             level_off = level_on
         if level_off > level_on:
             raise InvalidInputError(
-                f"{where}.{name}_off ({level_off}) is above {name}_on ({level_on})"
+                f"{where}.{name}_off ({level_off}) is above {where}.{name}_on ({level_on})"
             )
         levels[name] = (level_on, level_off)
     duration = float(contact.min_duration)

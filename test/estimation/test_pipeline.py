@@ -49,6 +49,16 @@ from robot_dynamics.estimation import (
         ("contact", ContactConfig(torque_on=(1.0,) * 7, torque_off=(2.0,) * 7), "torque_off"),
         ("contact", ContactConfig(torque_on=(1.0,) * 6 + (0.0,)), "panda_joint7"),
         ("contact", ContactConfig(force_on=1.0, force_off=2.0), "force_off"),
+        (
+            "contact",
+            ContactConfig(torque_off=(1.0,) * 7),
+            "^contact.torque_off is given without contact.torque_on: give both, or neither",
+        ),
+        (
+            "effort_offset",
+            (0.0,) * 6 + (math.nan,),
+            "^effort_offset of joint 'panda_joint7' must be",
+        ),
         ("contact", ContactConfig(moment_off=1.0), "moment_off"),
         ("contact", ContactConfig(min_duration=-1.0), "min_duration"),
     ],
