@@ -6,6 +6,10 @@ node's diagnostics (their external torque is the model's torque, not an estimate
 import numpy as np
 
 
+#: An effort [N m or N] that spans no more than this varies by the arithmetic of a simulation
+#: (an arm held still, to 1e-6), not as a measurement does: it tells no joint's effort from none.
+MEASURED_SPAN = 1e-4
+
 NO_EFFORT = "no effort in the recording"
 """What :func:`effort_reason` says of a joint whose effort is never given."""
 
@@ -38,9 +42,10 @@ def effort_reason(effort, sample="sample"):
 
 def constant_efforts(names, effort, sample="sample"):
     """The joints whose effort is no measurement: one constant value in every sample while
-    another joint's effort varies (a driver that measures none, such as a gripper's reporting 0),
-    or exactly 0 for every joint. When every joint's effort is constant but not all 0 (a
-    simulated arm at rest), nothing tells a measurement from none: no joint is named.
+    another joint's effort varies by more than :data:`MEASURED_SPAN` (a driver that measures
+    none, such as a gripper's reporting 0), or exactly 0 for every joint. When no joint's effort
+    varies more than that and they are not all 0 (a simulated arm at rest, held to 1e-6),
+    nothing tells a measurement from none: no joint is named.
 
     Args:
         names: the joints, in the columns' order.
@@ -51,10 +56,13 @@ def constant_efforts(names, effort, sample="sample"):
         tuple: ``(joint, reason)`` pairs in column order, the reason :func:`effort_reason`'s;
         joints with no effort at all are not named (the estimation pauses for them).
     """
-    reasons = [effort_reason(column, sample) for column in np.asarray(effort, float).T]
+    effort = np.asarray(effort, float)
+    reasons = [effort_reason(column, sample) for column in effort.T]
     named = [(name, why) for name, why in zip(names, reasons) if why not in (None, NO_EFFORT)]
     zero = _exactly_zero(sample)
-    if None in reasons or (named and all(why == zero for _, why in named)):
+    # a joint with no effort at all (all NaN) spans -inf
+    span = np.nanmax(effort, axis=0, initial=-np.inf) - np.nanmin(effort, axis=0, initial=np.inf)
+    if np.any(span > MEASURED_SPAN) or (named and all(why == zero for _, why in named)):
         return tuple(named)
     return ()
 

@@ -1,6 +1,7 @@
 """Whether a joint's efforts are a measurement: a joint whose driver reports one constant value
 (a gripper's 0) while the arm's efforts vary is named, with the fix; an arm whose efforts are all
-constant (a simulation at rest) names none, unless they are all exactly 0."""
+constant, or vary only by a simulation's arithmetic (a simulation at rest), names none, unless
+they are all exactly 0."""
 
 import numpy as np
 
@@ -49,6 +50,17 @@ def test_all_constant_names_none_unless_all_are_exactly_0():
     assert nothing_measured(constant_efforts(NAMES, zeros), 3)
     finger = _efforts(np.random.default_rng(1))
     assert not nothing_measured(constant_efforts(NAMES, finger), 3)
+
+
+def test_an_arm_held_still_in_a_simulation_names_none(rng):
+    """Efforts constant on some joints and varying by the simulation's arithmetic (1e-6 N m)
+    on others: nothing is measured to vary, no joint is named; a varying measurement (noise of
+    1e-3 N m) names the constant ones."""
+    held = np.tile([12.0, -3.0, 0.5], (200, 1))
+    held[:, 1] += 1e-6 * np.sin(np.arange(200))
+    assert constant_efforts(NAMES, held) == ()
+    held[:, 1] += rng.normal(scale=1e-3, size=200)
+    assert [name for name, _ in constant_efforts(NAMES, held)] == ["shoulder", "finger"]
 
 
 def test_the_text_names_each_joint_and_the_fix():
