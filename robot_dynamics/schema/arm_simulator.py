@@ -5,7 +5,7 @@ or pace the node."""
 
 from .friction import friction_params
 from .model import model_section
-from .param import NodeSchema, Param, Section, Type, unique_strings
+from .param import NodeSchema, Param, Section, Type, nonzero_entries, unique_strings
 
 D, DA, S, SA, B = Type.DOUBLE, Type.DOUBLE_ARRAY, Type.STRING, Type.STRING_ARRAY, Type.BOOL
 
@@ -123,6 +123,7 @@ SIMULATION = Section(
             "parameters of the same names undo it); nonzero; empty = all 1.",
             DA,
             range=(-1.0e6, 1.0e6),
+            check=nonzero_entries,
         ),
         Param(
             "effort_offset",

@@ -10,7 +10,7 @@ from robot_dynamics.core.estimation import WRENCH_COMPONENTS
 
 from .friction import friction_params
 from .model import model_section
-from .param import NodeSchema, Param, Section, Type, unique_strings
+from .param import NodeSchema, Param, Section, Type, nonzero_entries, unique_strings
 
 EXECUTOR_KINDS = ("split", "split_events", "multi_threaded", "events")
 """The node's threading models (parameter ``executor``)."""
@@ -223,9 +223,10 @@ ESTIMATION = Section(
             "effort_scale",
             [],
             "Per joint, model order: tau = effort_scale * effort + effort_offset (drivers "
-            "reporting current or another sign); empty = all 1.",
+            "reporting current or another sign); nonzero; empty = all 1.",
             DA,
             range=(-1.0e6, 1.0e6),
+            check=nonzero_entries,
             config="effort_scale",
         ),
         Param(

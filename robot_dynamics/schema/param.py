@@ -371,3 +371,18 @@ def unique_strings(value):
             return f"{v!r} appears twice"
         seen.add(v)
     return None
+
+
+def nonzero_entries(value):
+    """Check for a double array of scales: no entry 0 (a scale of 0 erases what it scales).
+
+    Args:
+        value: the numbers.
+
+    Returns:
+        str or None: the reason (the entries that are 0), or None.
+    """
+    zero = [i for i, v in enumerate(value) if v == 0.0]
+    if zero:
+        return f"entries {zero} are 0; a scale must be nonzero (1: the effort as reported)"
+    return None

@@ -45,6 +45,7 @@ from robot_dynamics.estimation import (
         ("wrench_frame", "no_such_link", "no_such_link"),
         ("wrench_components", ("fx", "fq"), "fq"),
         ("effort_scale", (1.0, 2.0), "effort_scale has 2 values"),
+        ("effort_scale", (1.0,) * 6 + (0.0,), r"^effort_scale: entries \[6\] are 0; a scale must"),
         ("effort_offset", (0.0,) * 6 + (math.inf,), "panda_joint7"),
         ("contact", ContactConfig(torque_on=(1.0,) * 7, torque_off=(2.0,) * 7), "torque_off"),
         ("contact", ContactConfig(torque_on=(1.0,) * 6 + (0.0,)), "panda_joint7"),
