@@ -141,6 +141,7 @@ class EstimationPipeline:
         self._all = self._validator.all_joints
         self._clock = StampClock(int(round(config.observer_max_dt * 1e9)), self.counters)
         self._restart = "first message"  # reason the observer must (re)start, or None
+        self._estimating = False  # the latest message gave external torques
         self._min_singular_value = math.nan
         self._near_singular = False
         self._stale_effort = False
@@ -191,11 +192,17 @@ class EstimationPipeline:
         self._text = dict(old._text)
         self._clock.take_over(old._clock)
         self._restart = "new configuration" if same_model else "new model"
+        self._estimating = old._estimating
         if same_model:
             self._reference.point = old._reference.point
             self._tare.carry_over(old._tare)
         if self._contact is not None and old._contact is not None:
             self._contact.carry_over(old._contact)
+
+    @property
+    def detects_contact(self):
+        """True when contact detection is on (some ``contact.*_on`` level set)."""
+        return self._contact is not None
 
     def measured_state(self):
         """The latest merged measurement.
@@ -454,6 +461,7 @@ class EstimationPipeline:
 
     def _pause(self, out, reason, restart=True):
         out.estimation_paused = reason
+        self._estimating = False
         self.counters["estimation_paused"] += 1
         self._text["last_pause"] = reason
         if restart and self._restart is None:
@@ -484,6 +492,7 @@ class EstimationPipeline:
             self._restart = "non-finite external torques"
             self._pause(out, "the external torques are not finite")
             return
+        self._estimating = True
         self._tare.tick(t_ns, tau_ext, self._text["last_pause"])
         if self._tare.bias is not None:
             tau_ext = tau_ext - self._tare.bias
@@ -612,9 +621,16 @@ class EstimationPipeline:
         When done, that average (the bias) is subtracted from every later estimate. Valid near the
         pose of the tare (model error depends on the pose), with the arm at rest and free.
 
+        A tare is refused (its state ``"failed: ..."``) when the latest message gave no
+        estimate to average: none yet, or the estimation paused (the reason given).
+
         Args:
             t_ns: stamp [ns] from which messages count.
         """
+        if not self._estimating:
+            why = self._text["last_pause"] or "no joint_states message yet"
+            self._tare.refuse(f"no external torque estimates to average: {why}")
+            return
         self._tare.start(t_ns)
 
     def tare_state(self):

@@ -29,6 +29,15 @@ class Tare:
         self._collect = {"start": int(t_ns), "first": None, "sum": np.zeros(self.n), "count": 0}
         self.state = "collecting"
 
+    def refuse(self, reason):
+        """A tare asked for that cannot start: its state says why; a bias in use is kept.
+
+        Args:
+            reason: why, for the state ("failed: <reason>").
+        """
+        self._collect = None
+        self.state = f"failed: {reason}"
+
     @property
     def collecting(self):
         """True while a tare is in progress."""

@@ -260,6 +260,9 @@ class DynamicsNode(Node):
                 active.pipeline = active.pipeline.with_config(config)
                 active.command_index = DP.command_indices(active.names, new["command_joints"])
             self._command_error = ""
+        with self._lock:  # after the message being served, if any
+            if self._active is not None and not self._active.pipeline.detects_contact:
+                self._end_contact()
         return result
 
     # ------------------------------------------------------------------ hot path
@@ -451,6 +454,16 @@ class DynamicsNode(Node):
         self._contact = msg
         if state.changed:
             self._pub["contact"].publish(msg)
+
+    def _end_contact(self):
+        """Contact detection switched off: one last ~/contact saying no contact when the last
+        one said contact, then none (the periodic one stops). The caller holds the lock."""
+        last, self._contact = self._contact, None
+        if last is not None and last.in_contact:
+            end = ContactState(in_contact=False, contacts=last.contacts)
+            end.header.stamp = self.get_clock().now().to_msg()
+            end.header.frame_id = last.header.frame_id
+            self._pub["contact"].publish(end)
 
     def _republish_contact(self):
         if self._contact is not None:

@@ -461,12 +461,15 @@ def trigger_services(node, with_pipeline, tare, reset, callback_group):
     def on_tare(request, response):
         state = with_pipeline(tare)
         response.success = state is not None and not state.startswith("failed")
-        response.message = (
-            "no robot model loaded"
-            if state is None
-            else f"tare {state}: averaging the external torques over tare_duration "
-            "(valid near this pose, arm at rest and free)"
-        )
+        if state is None:
+            response.message = "no robot model loaded"
+        elif not response.success:
+            response.message = f"tare {state}"
+        else:
+            response.message = (
+                f"tare {state}: averaging the external torques over tare_duration "
+                "(valid near this pose, arm at rest and free)"
+            )
         return response
 
     def on_reset(request, response):

@@ -37,14 +37,25 @@ def test_tare_removes_a_constant_offset(panda):
     assert p.status()["last_restart"] == "reset_estimation"
 
 
-def test_tare_fails_without_estimates_and_reset_stops_it(panda):
-    p = pipe(panda, tare_duration=0.05)
+def test_tare_is_refused_without_estimates_fails_when_they_stop_and_reset_stops_it(panda):
+    p = pipe(panda, tare_duration=0.2)  # longer than effort_timeout (0.1 s)
+    refused = "failed: no external torque estimates to average: "
     p.start_tare(T0)
-    for k in range(200):  # efforts never come
-        p.update(T0 + k * MS, Q, np.zeros(7), None)
-    assert p.tare_state().startswith("failed:") and "no effort" in p.tare_state()
-    p.start_tare(T0 + 300 * MS)
-    p.update(T0 + 300 * MS, Q, np.zeros(7), panda.gravity_torques(Q))
+    assert p.tare_state() == refused + "no joint_states message yet"
+    feed(p, Q, np.zeros(7), None, count=5)  # efforts never come
+    p.start_tare(T0 + 5 * MS)
+    assert p.tare_state().startswith(refused) and "no effort" in p.tare_state()
+    # estimates, then the efforts stop during the tare: it fails after 3 tare_duration
+    rest = panda.gravity_torques(Q)
+    feed(p, Q, np.zeros(7), rest, start=T0 + 10 * MS, count=5)
+    p.start_tare(T0 + 15 * MS)
+    assert p.tare_state() == "collecting"
+    feed(p, Q, np.zeros(7), None, start=T0 + 15 * MS, count=700)
+    assert p.tare_state().startswith("failed: no external torque estimates for 0.6")
+    assert "effort" in p.tare_state()
+    feed(p, Q, np.zeros(7), rest, start=T0 + 800 * MS, count=5)
+    p.start_tare(T0 + 805 * MS)
+    p.update(T0 + 805 * MS, Q, np.zeros(7), rest)
     p.reset_estimation()
     assert p.tare_state() == "failed: reset during the tare" and p.bias is None
 

@@ -74,6 +74,8 @@ def test_tare_removes_a_constant_bias_and_reset_clears_it(dynamics_node, panda):
     tare = node.node.create_client(Trigger, node.fq + "/tare")
     reset = node.node.create_client(Trigger, node.fq + "/reset_estimation")
     make = lambda: node.joint_state(names, Q, np.zeros(7), tau0)  # noqa: E731
+    result = node.t.call(tare, Trigger.Request(), 60.0)  # nothing to average yet: refused
+    assert not result.success and "no joint_states message yet" in result.message, result.message
     msg = node.publish_until(make, "external_wrench")
     assert np.abs(wrench_array(msg)).max() > 0.1  # the bias reads as a wrench
     result = node.t.call(tare, Trigger.Request(), 60.0)
@@ -144,4 +146,16 @@ def test_contact_on_and_off_with_hysteresis_during_a_push(dynamics_node, panda):
     make_msg[0] = pushing(0.0)
     off = wait_contact(False, lambda m: m.contacts == 1)
     assert off.link == "" and off.force == pytest.approx(0.0, abs=1e-6)
+    # in contact again, detection switched off: one last "no contact", then no ~/contact
+    make_msg[0] = pushing(10.0)
+    wait_contact(True, lambda m: m.contacts == 2)
+    result = node.set_parameters(**{"contact.force_off": 0.0, "contact.force_on": 0.0})
+    assert all(r.successful for r in result), result
+    assert node.t.spin_until(lambda: not contacts[-1].in_contact, 10.0), contacts[-3:]
+    assert contacts[-1].contacts == 2
+    seen = len(contacts)
+    for _ in range(250):  # 2.5 s of pushes: more than two periods of the periodic ~/contact
+        node.publish(make_msg[0]())
+        node.t.spin_for(0.01)
+    assert len(contacts) == seen, contacts[seen:]
     node.proc.assert_alive()
