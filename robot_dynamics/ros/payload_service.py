@@ -19,6 +19,7 @@ and ``payload_identification.buffer_samples`` (read-only), the samples kept.
 """
 
 import math
+import time
 
 import numpy as np
 
@@ -69,6 +70,7 @@ class PayloadService:
         self._values = P.declare(node, list(self._specs.values()))
         self._buffer = None
         self._names = None
+        self._received = None  # time.monotonic() of the latest recorded message
         node.add_on_set_parameters_callback(self._on_set_parameters)
         node.create_service(
             IdentifyPayload,
@@ -103,6 +105,7 @@ class PayloadService:
                 self._buffer = JointSampleBuffer(len(names), self._values[BUFFER_SAMPLES])
             self._names = names
         self._buffer.append(t_ns, position, velocity, effort)
+        self._received = time.monotonic()
 
     def latest_efforts(self, count):
         """The efforts of the latest ``count`` recorded messages (call under the node's pipeline
@@ -153,6 +156,13 @@ class PayloadService:
         names, data, config = snapshot
         if data is None or len(data[0]) == 0:
             response.message = "no joint states received yet"
+            return
+        age = time.monotonic() - self._received
+        if age > window:
+            response.message = (
+                f"no joint states in the last {window:g} s (the latest came {age:.1f} s ago): "
+                "the payload is identified from the arm as it is now"
+            )
             return
         if tuple(names) != tuple(active.names):
             response.message = "the model changed since the samples were taken; try again"

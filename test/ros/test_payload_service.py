@@ -3,9 +3,11 @@ the core's ``model.with_payload``, with noise; positions with encoder noise, vel
 driver's ripple) -> mass within 1 %, COM within 5 mm, no inertia made up; apply=true
 sets the payload.* parameters and the node's gravity torques then include the payload. Errors
 (no joint states, a centre of mass not determined, a mass that is not positive, a bad window or
-frame) -> success false naming the reason. Motor-side torques at rest (joint friction in the
-model, stiction held in each pose): identified, with the named warning payload-at-rest in the
-message."""
+frame, a stream that stopped longer ago than the window) -> success false naming the reason.
+Motor-side torques at rest (joint friction in the model, stiction held in each pose):
+identified, with the named warning payload-at-rest in the message."""
+
+import time
 
 import numpy as np
 import pytest
@@ -82,6 +84,9 @@ def test_identify_payload_from_four_static_poses_and_apply(dynamics_node, panda,
 
     for i in range(1, len(POSES)):  # a second apart: the node's window is 10 s
         publish_pose(node, names, POSES[i], truth.gravity_torques(POSES[i]), start + i * 10**9, rng)
+    time.sleep(1.0)  # the stream stops: a window of 0.5 s holds no state of the arm as it is
+    stale = identify(node, client, window=0.5)
+    assert not stale.success and "no joint states in the last 0.5 s" in stale.message
     bad_window = identify(node, client, window=-1.0)
     assert not bad_window.success and "window" in bad_window.message
     bad_frame = identify(node, client, frame="no_such_link")
