@@ -11,6 +11,7 @@ exception becomes ``success: false`` with the reason. The request queues are dee
 
 import functools
 import math
+from collections import Counter
 
 import numpy as np
 
@@ -78,10 +79,33 @@ def _check(values, bound, what, names=None):
     return values
 
 
-def _vector(names, values, joint_index, what, bound, default=None):
+def _listed(names, limit=10):
+    """A list of names for a message, the first ``limit`` of a longer one and the count."""
+    names = list(names)
+    if len(names) <= limit:
+        return str(names)
+    return f"{names[:limit]} and {len(names) - limit} more"
+
+
+def _not_joints(what, names, model):
+    """The RequestError of names that are not the model's joints (its mimic and locked joints
+    said to be such)."""
+    derived = [name for name in names if name in model.derived_joints]
+    hint = (
+        f"; {_listed(derived)} follow the model's joints (mimic) or are held (locked_joints)"
+        if derived
+        else ""
+    )
+    return RequestError(
+        f"{what}: {_listed(names)} not joints of the model {list(model.joint_names)}{hint}"
+    )
+
+
+def _vector(names, values, joint_index, what, bound, default=None, model=None):
     """(n,) model-order vector from named message values; joints not named take ``default``
     (required when None). Unknown or repeated names, length mismatches and non-finite or
-    out-of-bound values raise RequestError naming them."""
+    out-of-bound values raise RequestError naming them (unknown ones with ``model``'s mimic and
+    locked joints said to be such)."""
     n = len(joint_index)
     values = as_numpy(values)
     if len(values) != len(names):
@@ -94,6 +118,8 @@ def _vector(names, values, joint_index, what, bound, default=None):
         seen.add(name)
         j = joint_index.get(name)
         if j is None:
+            if model is not None:
+                raise _not_joints(what, [name], model)
             raise RequestError(
                 f"{what}: {name!r} is not a joint of the model "
                 f"{sorted(joint_index, key=joint_index.get)}"
@@ -191,6 +217,7 @@ class DynamicsServices:
             f"{what} position",
             MAX_POSITION,
             default=q0,
+            model=model,
         )
         qd_default = np.where(np.isfinite(qd0), qd0, 0.0)
         if len(joint_state.velocity):
@@ -239,14 +266,13 @@ class DynamicsServices:
         index = {name: j for j, name in enumerate(model.joint_names)}
         unknown = [name for name in traj.joint_names if name not in index]
         if unknown:
-            raise RequestError(
-                f"{what}: {unknown} are not joints of the model {list(model.joint_names)}"
-            )
+            raise _not_joints(what, unknown, model)
+        if len(set(traj.joint_names)) != m:
+            twice = sorted(name for name, k in Counter(traj.joint_names).items() if k > 1)
+            raise RequestError(f"{what}: joints {_listed(twice)} appear twice in joint_names")
         missing = [name for name in model.joint_names if name not in traj.joint_names]
         if missing:
             raise RequestError(f"{what}: trajectory.joint_names lacks model joints {missing}")
-        if len(set(traj.joint_names)) != m:
-            raise RequestError(f"{what}: a joint name appears twice in {list(traj.joint_names)}")
         perm = np.array([index[name] for name in traj.joint_names], dtype=np.intp)
         arrays = {}
         for field, bound, required in (

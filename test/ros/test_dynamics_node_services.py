@@ -14,7 +14,11 @@ import time
 import numpy as np
 import pytest
 
+from core_helpers import load_model
 from node_test_helpers import PANDA_URDF, Q, read, trajectory
+
+from robot_dynamics import RobotModel
+from robot_dynamics.ros import services
 
 from robot_dynamics_interfaces.srv import (
     ComputeInverseDynamics,
@@ -107,6 +111,12 @@ def test_services_against_the_core(dynamics_node, panda):
     req.trajectory.joint_names = order[:6] + ["gripper"]
     res = node.call("compute_inverse_dynamics", req)
     assert not res.success and order[6] in res.message
+    req.trajectory.joint_names = order[:6] + [order[0]]
+    res = node.call("compute_inverse_dynamics", req)
+    assert not res.success and f"joints [{order[0]!r}] appear twice" in res.message, res.message
+    req.trajectory.joint_names = order + [f"camera_{i}" for i in range(100_000)]
+    res = node.call("compute_inverse_dynamics", req)
+    assert not res.success and "and 99990 more" in res.message and len(res.message) < 1000
     # a value that is not finite is refused naming the point, the field and the joint
     req.trajectory.joint_names = order
     req.trajectory.points[7].velocities[2] = math.inf
@@ -231,3 +241,16 @@ def test_a_signal_during_a_long_simulation_stops_the_node_cleanly(dynamics_node,
     if future.done():  # answered before the node left the graph
         res = future.result()
         assert not res.success and "the caller stopped it" in res.message, res.message
+
+
+def test_a_mimic_or_locked_joint_in_a_request_is_said_to_be_one():
+    """A request naming the gripper's mimic finger, or a locked joint: refused, saying what the
+    joint is (joint_states may carry them; a request's values would be ignored)."""
+    gripper = load_model("panda_gripper")
+    locked = RobotModel.from_urdf_file(PANDA_URDF, locked_joints={"panda_joint7": 0.0})
+    for model, name in ((gripper, "panda_finger_joint2"), (locked, "panda_joint7")):
+        message = str(services._not_joints("get_mass_matrix position", [name], model))
+        assert f"[{name!r}] not joints of the model" in message
+        assert "follow the model's joints (mimic) or are held (locked_joints)" in message
+    message = str(services._not_joints("x", ["camera"], locked))
+    assert "camera" in message and "mimic" not in message
