@@ -323,16 +323,23 @@ def simulate(
         _check_torque(tau_t, max_torque, "tau(t, q, qd)", t)
         return tau_t
 
+    def diverged(t):
+        return SimulationError(
+            f"the state left the range |q|, |qd| <= {MAX_STATE:g} at t = {t:.6g} s "
+            f"(the dynamics diverged: too large a torque or too stiff for the step)"
+            + stiffness_hint(method),
+            t,
+        )
+
     def check_state(t, *parts):
         """SimulationError when (q, qd) leave the finite range or ``stop`` says so; the
         wall-time bound."""
         if not all(_within(p, MAX_STATE) for p in parts):
-            raise SimulationError(
-                f"the state left the range |q|, |qd| <= {MAX_STATE:g} at t = {t:.6g} s "
-                f"(the dynamics diverged: too large a torque or too stiff for the step)"
-                + stiffness_hint(method),
-                t,
-            )
+            raise diverged(t)
+        check_time(t)
+
+    def check_time(t):
+        """The wall-time bound, and ``stop``."""
         if deadline is not None and time.monotonic() > deadline:
             raise SimulationLimitError(
                 f"simulation stopped at t = {t:.6g} s of {duration:g} s: max_wall_time = "
@@ -389,8 +396,15 @@ def simulate(
                     f"rtol {rtol:g}, atol {atol:g})" + stiffness_hint(method),
                     t,
                 )
-            check_state(t, y)
+            check_time(t)
             q, qd = y[:n], y[n:]
+            if not _within(qd, MAX_STATE):
+                # a trial state (a stage, a Newton iterate) with velocities beyond the range: no
+                # derivative there, the integrator rejects the step and takes a smaller one. A
+                # trial position beyond it is computed (a numerical Jacobian probes a joint the
+                # dynamics do not depend on, a vertical axis, with ever larger steps); a state the
+                # integrator accepts beyond the range ends the run (``left_range``).
+                return np.full(2 * n, np.nan)
             tau_t = applied(t, q, qd)
             if friction:
                 tau_t = tau_t - model.friction_torques(qd)
@@ -398,15 +412,23 @@ def simulate(
             qdd = _dynamics.forward_dynamics(tree, kin, qd, tau_t, fext, frame)
             return np.concatenate([qd, qdd])
 
-        sol = solve_ivp(
-            rhs,
-            (0.0, duration),
-            np.concatenate([q0, qd0]),
-            method=method,
-            rtol=rtol,
-            atol=atol,
-            t_eval=t_eval,
-        )
+        def left_range(t, y):  # evaluated on accepted steps: crosses 0 beyond the range
+            return MAX_STATE - np.max(np.abs(y))
+
+        left_range.terminal = True
+        with np.errstate(invalid="ignore"):  # the NaN derivative of a trial state
+            sol = solve_ivp(
+                rhs,
+                (0.0, duration),
+                np.concatenate([q0, qd0]),
+                method=method,
+                rtol=rtol,
+                atol=atol,
+                t_eval=t_eval,
+                events=left_range,
+            )
+        if sol.status == 1:  # the range event ended it
+            raise diverged(float(sol.t_events[0][0]))
         if not sol.success:
             raise SimulationError(
                 f"integration with {method} failed: {sol.message}" + stiffness_hint(method),

@@ -171,6 +171,7 @@ def test_integrator_failure_is_a_simulation_error(dp, monkeypatch):
             success=False,
             message="Required step size is less than spacing between numbers.",
             t=np.array([0.0, 0.25]),
+            status=-1,
         )
 
     monkeypatch.setattr(sim, "solve_ivp", failing)
@@ -207,3 +208,37 @@ def test_valid_calls_are_unchanged(dp):
     assert a.t.shape == (6,) and np.all(np.isfinite(a.energy))
     c = dp.simulate(Q0, Z2, 0.5, method="semi_implicit_euler", fixed_step=1e-3, max_steps=500)
     assert c.t.shape == (501,)
+
+
+SLIDER_URDF = """<robot name="slider"><link name="base"/>
+<link name="cart"><inertial><mass value="1"/>
+<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+<joint name="slide" type="prismatic"><parent link="base"/><child link="cart"/>
+<axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint></robot>"""
+
+
+@pytest.mark.parametrize("method", ["RK45", "Radau", "LSODA"])
+def test_an_adaptive_integration_that_diverges_ends_where_it_left_the_range(method):
+    """A 1 kg cart pushed by 1e6 N for 1e4 s: x = 5e5 t^2 leaves |q| <= MAX_STATE at
+    t = sqrt(2e-3) 1e3 = 44.7 s, an accepted step ends the run there, with a SimulationError
+    saying when."""
+    slider = RobotModel.from_urdf_string(SLIDER_URDF)
+    with pytest.raises(SimulationError) as ei:
+        slider.simulate([0.0], [0.0], 1e4, method=method, tau=[1e6], sample_dt=100.0)
+    assert "the state left the range" in str(ei.value) and "diverged" in str(ei.value)
+    assert 44.0 < ei.value.t < 46.0, ei.value.t
+
+
+@pytest.mark.skipif(not robot_urdfs.has_erd(), reason="example-robot-data not installed")
+def test_an_implicit_method_probing_a_joint_the_dynamics_ignore_integrates():
+    """The Panda with a payload, every joint at 3 rad/s: Radau's numerical Jacobian probes
+    joint 1 (about the vertical, which the dynamics do not depend on) with ever larger steps,
+    positions far beyond any state the arm reaches; those are computed, the run goes on, and it
+    conserves energy as the explicit methods do."""
+    panda = RobotModel.from_urdf_string(robot_urdfs.urdf_xml("panda_arm")).with_payload(
+        1.5, [0.019988021392436068, -0.010006479629177322, 0.04990695755504291], frame="panda_hand"
+    )
+    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    result = panda.simulate(q0, np.full(7, 3.0), 1.3, method="Radau", sample_dt=0.01)
+    assert result.t[-1] == 1.3
+    assert np.ptp(result.energy) < 1e-4 * np.abs(result.energy).max()
