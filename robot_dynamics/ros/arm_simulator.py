@@ -1,3 +1,4 @@
+# ruff: noqa: E402 - the imports come after the python -m start, which must precede them
 """``arm_simulator``: a simulated torque-controlled arm for robot_dynamics (ROS 2 node).
 
 The node integrates the core's forward dynamics (``RobotModel.step``: semi-implicit Euler at a
@@ -105,7 +106,12 @@ line is parsed as YAML by rcl and breaks on most URDFs.)
 
 from __future__ import annotations
 
-import sys
+if __name__ == "__main__":  # python -m: start as the console script does, SIGINT handled first
+    from robot_dynamics.ros.process import arm_simulator as _console_script
+
+    raise SystemExit(_console_script())
+
+
 import threading
 import time
 from typing import Dict, Optional, Sequence
@@ -461,7 +467,3 @@ def main(args=None) -> int:
         args=args,
         schema=ARM_SIMULATOR,
     )
-
-
-if __name__ == "__main__":
-    sys.exit(main())

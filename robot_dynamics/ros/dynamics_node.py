@@ -1,3 +1,4 @@
+# ruff: noqa: E402 - the imports come after the python -m start, which must precede them
 """The dynamics node: a thin rclpy adapter over the estimation pipeline.
 
 Callbacks convert messages (joint names -> model order, NaN where a message does not carry a
@@ -17,8 +18,13 @@ applies ON the robot; ``~/external_wrench`` is what a force-torque sensor at ``w
 would read (components in its axes, moment about its origin, ``frame_id`` = that link).
 """
 
+if __name__ == "__main__":  # python -m: start as the console script does, SIGINT handled first
+    from robot_dynamics.ros.process import dynamics_node as _console_script
+
+    raise SystemExit(_console_script())
+
+
 import gc
-import sys
 import threading
 import time
 
@@ -613,7 +619,3 @@ def main(args=None):
     return spin_node(
         DynamicsNode, executors, args=args, before_spin=freeze_heap, schema=DYNAMICS_NODE
     )
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,3 +1,4 @@
+# ruff: noqa: E402 - the imports come after the python -m start, which must precede them
 """A bare rclpy relay: ``joint_states`` (JointState) in, ``~/output`` (Float64MultiArray) out.
 
 No math: the baseline of ``benchmarks/bench_node.py``. Each output carries the input's header
@@ -7,8 +8,13 @@ The subscription has the same QoS as the dynamics node's (best effort, depth 10)
 Console script ``relay_node``.
 """
 
+if __name__ == "__main__":  # python -m: start as the console script does, SIGINT handled first
+    from robot_dynamics.ros.process import relay_node as _console_script
+
+    raise SystemExit(_console_script())
+
+
 from array import array
-import sys
 
 from rclpy.node import Node
 
@@ -53,7 +59,3 @@ def main(args=None):
         int: the exit code, 0.
     """
     return spin_node(RelayNode, lambda node: make_executors("split", node), args=args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

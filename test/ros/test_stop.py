@@ -305,3 +305,27 @@ def test_the_arm_simulator_stops_cleanly_at_any_moment(
 
     runs.run(plan, start)
     assert runs.done == {moment: 6 for moment in moments}
+
+
+@pytest.mark.parametrize("module", ["dynamics_node", "arm_simulator"])
+def test_python_m_handles_a_signal_from_before_its_imports(start_process, module, unique_name):
+    """``python -m robot_dynamics.ros.<node>`` starts as the console script does: SIGINT and
+    SIGTERM are caught before rclpy is imported, and a signal at that moment, one in the middle
+    of the imports, ends the process with exit code 0 and no traceback."""
+    proc = start_process(
+        [
+            sys.executable,
+            "-m",
+            f"robot_dynamics.ros.{module}",
+            "--ros-args",
+            "-r",
+            f"__ns:=/{unique_name}",
+        ],
+        name=module,
+    )
+    wait_until_signals_caught(proc.pid)
+    with open(f"/proc/{proc.pid}/maps") as fh:
+        assert "rclpy" not in fh.read()  # the handlers came first
+    os.kill(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=120.0) == 0, proc.output()
+    assert "Traceback" not in proc.output(), proc.output()
