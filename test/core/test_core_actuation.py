@@ -1,9 +1,19 @@
-"""Joint-level laws of robot_dynamics.core.actuation (drive impedance, end stops, saturation)."""
+"""Joint-level laws of robot_dynamics.core.actuation (drive impedance and its stability at the
+step, end stops, saturation)."""
 
 import numpy as np
 import pytest
 
-from robot_dynamics.core.actuation import end_stop_gains, end_stop_stable, saturate
+from robot_dynamics.core.actuation import (
+    end_stop_gains,
+    end_stop_stable,
+    impedance_gain_scale,
+    impedance_max_step,
+    impedance_stable,
+    impedance_step_gains,
+    saturate,
+)
+from robot_dynamics.tools.bundled import BUNDLED
 from core_helpers import load_model
 
 
@@ -76,6 +86,68 @@ def test_end_stop_stability_is_that_of_the_step_matrix(frequency, zeta, dt, stab
         ]
     )
     assert bool(np.abs(np.linalg.eigvals(step)).max() < 1.0) is stable
+
+
+def _step_matrix(mass, stiffness, damping, dt):
+    """Semi-implicit Euler's step on (x, v) of M x'' = -K x - D x' (v first, then x)."""
+    n = len(stiffness)
+    eye = np.eye(n)
+    a = np.linalg.solve(mass, np.diag(stiffness))
+    b = np.linalg.solve(mass, np.diag(damping))
+    return np.block([[eye - dt * dt * a, dt * (eye - dt * b)], [-dt * a, eye - dt * b]])
+
+
+def test_impedance_stability_is_that_of_the_coupled_step_matrix():
+    """On the Panda, at configurations across its range, with gains on some joints only:
+    stable 3 % below the longest stable step, and 3 % above it a real eigenvalue below -1 (a
+    growing oscillation at the Nyquist rate)."""
+    model = load_model("bundled_panda")
+    lower, upper = (np.asarray(v) for v in model.position_limits)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        mass = model.mass_matrix(rng.uniform(lower, upper))
+        stiffness = rng.uniform(0.0, 3000.0, 7) * (rng.random(7) < 0.8)
+        damping = rng.uniform(0.0, 60.0, 7) * (rng.random(7) < 0.8)
+        longest = impedance_max_step(mass, stiffness, damping)
+        for dt, stable in ((0.97 * longest, True), (1.03 * longest, False)):
+            assert impedance_stable(mass, stiffness, damping, dt) is stable
+            z = np.linalg.eigvals(_step_matrix(mass, stiffness, damping, dt))
+            assert bool(np.abs(z).max() <= 1.0 + 1e-9) is stable
+            if not stable:
+                assert np.any((np.abs(z.imag) < 1e-9) & (z.real < -1.0))
+    assert impedance_max_step(mass, np.zeros(7), np.zeros(7)) == np.inf
+
+
+def test_a_joint_alone_sees_its_inertia_with_the_others_free():
+    """dt^2 k_i + 2 dt d_i >= 4 m_i, m_i = 1 / (M^-1)_ii, is unstable whatever the other
+    joints' gains; below 4 m_i / mu for every joint (mu as in end_stop_gains) it is stable."""
+    model = load_model("bundled_panda")
+    mass = model.mass_matrix(np.array(BUNDLED["panda"].home))
+    minv = np.linalg.inv(mass)
+    m = 1.0 / np.diagonal(minv)
+    root = np.sqrt(m)
+    mu = np.linalg.eigvalsh(root[:, None] * minv * root[None, :])[-1]
+    dt = 1e-3
+    for j in range(7):
+        damping = np.zeros(7)
+        damping[j] = 1.001 * 2.0 * m[j] / dt  # 2 dt d = 4 m_j
+        assert not impedance_stable(mass, np.zeros(7), damping, dt)
+        # M_jj (the others held) would call it stable
+        assert 2.0 * dt * damping[j] < 4.0 * mass[j, j]
+    assert impedance_stable(mass, np.zeros(7), 0.999 * 2.0 * m / mu / dt, dt)
+
+
+def test_the_gain_scale_is_the_edge_of_stability():
+    model = load_model("bundled_panda")
+    mass = model.mass_matrix(np.array(BUNDLED["panda"].home))
+    dt, stiffness, damping = 1e-3, np.full(7, 2000.0), np.full(7, 40.0)
+    fixed = impedance_step_gains(stiffness, 0.0, dt)
+    scale = impedance_gain_scale(mass, fixed, impedance_step_gains(0.0, damping, dt))
+    assert 0.0 < scale < 1.0
+    assert impedance_stable(mass, stiffness, 0.999 * scale * damping, dt)
+    assert not impedance_stable(mass, stiffness, 1.001 * scale * damping, dt)
+    # a stiffness unstable without any damping: no damping helps
+    assert impedance_gain_scale(mass, impedance_step_gains(np.full(7, 1e7), 0.0, dt), fixed) == 0.0
 
 
 def test_saturate_at_finite_limits_only():
