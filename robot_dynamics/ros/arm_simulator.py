@@ -96,7 +96,11 @@ Physics options
     ``joint_impedance.stiffness`` / ``.damping`` (per joint or one value; default off): a
     drive-level joint impedance around ``joint_impedance.setpoint`` (default: the initial
     configuration) added to the torque command, as the joint-impedance modes of torque-controlled
-    arms do (e.g. a torque overlay on a held position). Its torque is part of ``effort``.
+    arms do (e.g. a torque overlay on a held position). Its torque is part of ``effort``. Gains
+    the fixed step cannot keep stable at the initial positions or the setpoint are refused
+    (at start-up, and at a change of the gains, ``integration_rate`` or the model), naming the
+    joints and the damping and rate that are stable
+    (``robot_dynamics.core.actuation.impedance_stable``).
 
 Run: ``arm_simulator --ros-args --params-file params.yaml`` (the URDF in the file's
 ``robot_description``) or with the URDF on the ``robot_description`` topic; also

@@ -164,7 +164,10 @@ SIMULATION = Section(
         Param(
             "joint_impedance.stiffness",
             [],
-            "Drive-level joint stiffness, one value or one per joint; empty: off.",
+            "Drive-level joint stiffness, one value or one per joint; empty: off. With "
+            "joint_impedance.damping D and step dt, refused unless 4 M - dt^2 K - 2 dt D is "
+            "positive definite (M the mass matrix at the initial positions and the setpoint): "
+            "the step would ring at its Nyquist rate.",
             DA,
             units="Nm/rad",
             range=(0.0, 1.0e7),
@@ -172,7 +175,8 @@ SIMULATION = Section(
         Param(
             "joint_impedance.damping",
             [],
-            "Drive-level joint damping, one value or one per joint; empty: off.",
+            "Drive-level joint damping, one value or one per joint; empty: off. Refused when the "
+            "step is unstable with it (see joint_impedance.stiffness).",
             DA,
             units="Nm s/rad",
             range=(0.0, 1.0e5),

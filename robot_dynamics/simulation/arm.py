@@ -28,6 +28,11 @@ import numpy as np
 from robot_dynamics.core.actuation import (
     end_stop_gains,
     end_stop_stable,
+    impedance_gain_scale,
+    impedance_max_step,
+    impedance_modes,
+    impedance_stable,
+    impedance_step_gains,
     impedance_torques,
     limit_stop_torques,
     saturate,
@@ -94,6 +99,60 @@ def _check_end_stops(values, rate, names, q0, lower, upper):
         raise ValueError(
             f"initial_positions: joint {names[j]} starts at {q0[j]:g}, outside its limits "
             f"[{lower[j]:g}, {upper[j]:g}], against an end stop (position_limits is on)"
+        )
+
+
+def _round(value: float, up: bool) -> float:
+    """``value`` to 3 significant digits, rounded up or down."""
+    scale = 10.0 ** (np.floor(np.log10(value)) - 2)
+    return float((np.ceil if up else np.floor)(value / scale) * scale)
+
+
+def _values_text(values, unit=""):
+    """One value when they are all equal, else each, with the unit (4 significant digits)."""
+    shown = [f"{v:.4g}" for v in values]
+    return (shown[0] if len(set(shown)) == 1 else ", ".join(shown)) + unit
+
+
+def _check_impedance(model, names, places, stiffness, damping, viscous, dt):
+    """ValueError when the joint impedance is unstable at the step at one of ``places``
+    (label -> configuration), naming the joints of the unstable modes and what is stable.
+
+    The test is :func:`impedance_stable` with M at each place: the exact stability of the step
+    for the joints held by the impedance together (with the viscous friction, which the step
+    treats as damping). A joint is named when it carries a tenth or more of the gain of an
+    unstable mode."""
+    for label, q in places.items():
+        mass = model.mass_matrix(q)
+        if impedance_stable(mass, stiffness, damping + viscous, dt):
+            continue
+        gains = impedance_step_gains(stiffness, damping + viscous, dt)
+        lam, modes = impedance_modes(mass, gains)
+        share = gains[:, None] * modes[:, lam >= 4.0] ** 2
+        involved = np.flatnonzero(np.any(share >= 0.1 * share.sum(axis=0), axis=1))
+        fixes = []
+        for name, values, unit, scaled, fixed in (
+            ("damping", damping, " Nm s/rad", (0.0, damping), (stiffness, viscous)),
+            ("stiffness", stiffness, " Nm/rad", (stiffness, 0.0), (0.0, damping + viscous)),
+        ):
+            scale = impedance_gain_scale(
+                mass, impedance_step_gains(*fixed, dt), impedance_step_gains(*scaled, dt)
+            )
+            if np.any(values) and scale > 0.0:
+                scale = _round(scale, up=False)
+                fixes.append(
+                    f"joint_impedance.{name} at most {scale:g} times it "
+                    f"({_values_text(scale * values[involved], unit)})"
+                )
+        rate = _round(1.0 / impedance_max_step(mass, stiffness, damping + viscous), up=True)
+        fixes.append(f"integration_rate {rate:g} Hz or more")
+        joints = ", ".join(names[j] for j in involved)
+        raise ValueError(
+            f"joint_impedance: unstable at integration_rate {1.0 / dt:g} Hz at {label}: "
+            f"{joints} with stiffness {_values_text(stiffness[involved], ' Nm/rad')} and damping "
+            f"{_values_text(damping[involved], ' Nm s/rad')} would ring at the step's Nyquist "
+            "rate, growing up to the effort limits (a stable step needs 4 M - dt^2 K - 2 dt D "
+            f"positive definite, M the mass matrix there); stable with {', or '.join(fixes)}"
         )
 
 
@@ -175,7 +234,10 @@ class ArmSettings(ArmOptions):
             ValueError: naming the parameter: an unknown or repeated joint, a per-joint value of
                 the wrong length, a negative impedance, an option outside its declaration (an
                 unknown wrench axes choice), friction coefficients the friction model refuses, a
-                zero effort_scale; a name that is not an ``arm_simulator`` parameter.
+                zero effort_scale; end stops or joint-impedance gains unstable at the step
+                (the impedance at the initial positions and the setpoint: the joints, and the
+                damping and rate that are stable); a name that is not an ``arm_simulator``
+                parameter.
         """
         unknown_params = sorted(set(values) - _PARAMETER_NAMES)
         if unknown_params:
@@ -224,6 +286,13 @@ class ArmSettings(ArmOptions):
         lower, upper = (np.asarray(v, dtype=float) for v in model.position_limits)
         if values["position_limits"]:
             _check_end_stops(values, rate, names, q0, lower, upper)
+        dt_ns = max(1, int(round(NANO / rate)))
+        if np.any(stiffness) or np.any(damping):
+            places = {"the initial positions": q0}
+            if not np.array_equal(setpoint, q0):
+                places["joint_impedance.setpoint"] = setpoint
+            viscous = friction_model.viscous if values["joint_friction"] else np.zeros(n)
+            _check_impedance(model, names, places, stiffness, damping, viscous, dt_ns / NANO)
         return config_from_values(
             cls,
             _PARAMS,
@@ -242,7 +311,7 @@ class ArmSettings(ArmOptions):
                 effort_limits=np.asarray(model.effort_limits, dtype=float),
                 effort_scale=effort_scale,
                 effort_offset=effort_offset,
-                dt_ns=max(1, int(round(NANO / rate))),
+                dt_ns=dt_ns,
                 publish_every=max(1, int(round(rate / float(values["publish_rate"])))),
             ),
         )

@@ -9,7 +9,8 @@
 * ``~/commands`` in another joint order (and a subset) land on the right joints; saturation at
   the URDF effort limits; wrong-length / NaN commands rejected while the node keeps running;
 * external wrench: echoed on ``~/applied_wrench``, its effect equals the core's ``step`` with
-  ``f_ext``; ``~/reset``; the URDF from the ``robot_description`` topic; ``/clock``.
+  ``f_ext``; ``~/reset``; the URDF from the ``robot_description`` topic; ``/clock``;
+* run-time changes: unstable joint-impedance gains are refused.
 """
 
 import re
@@ -526,3 +527,22 @@ def test_effort_noise_seed_repeats_the_noise_from_the_start_and_after_reset(
     assert len(common) >= 100
     for k in common:
         np.testing.assert_array_equal(after[k], b[k])
+
+
+def test_an_unstable_joint_impedance_is_refused(arm_simulator):
+    """Joint impedance gains the 1 kHz step cannot keep stable are refused with the joint and
+    what is stable; stable ones are taken."""
+    sim = arm_simulator(read(bundled_urdf_path("panda")), initial_positions=PANDA_HOME.tolist())
+    results = sim.set_parameters(
+        **{"joint_impedance.stiffness": [2000.0], "joint_impedance.damping": [40.0]}
+    )
+    assert results[0].successful, results[0].reason
+    assert not results[1].successful
+    assert results[1].reason.startswith(
+        "ValueError: joint_impedance: unstable at integration_rate 1000 Hz at the initial "
+        "positions: panda_joint7 with stiffness 2000 Nm/rad and damping 40 Nm s/rad"
+    )
+    assert "integration_rate 3110 Hz or more" in results[1].reason
+    sim.proc.wait_for_output(r"WARN.*parameter change refused: .*joint_impedance: unstable")
+    assert sim.set_parameters(**{"joint_impedance.damping": [10.0]})[0].successful
+    sim.proc.assert_alive()

@@ -15,10 +15,14 @@
 * the friction parameters (asymmetric, Stribeck) act as the core's friction model does; the
   reported effort carries the effort_scale / effort_offset a driver would report with;
 * the options (``ArmOptions``) are the ``arm_simulator`` declarations with a config path, taken as
-  they are; settings outside their declarations are refused by name.
+  they are; settings outside their declarations are refused by name;
+* joint-impedance gains unstable at the step (at the initial positions, at the setpoint) are
+  refused naming the joints and the damping and rate that are stable, which are taken; refused
+  gains forced in ring at the Nyquist rate, accepted ones settle.
 """
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -194,7 +198,7 @@ def test_impedance_torque_is_part_of_the_effort(panda):
         effort_limit_saturation=False,
         **{
             "joint_impedance.stiffness": [400.0],
-            "joint_impedance.damping": [40.0],
+            "joint_impedance.damping": [10.0],
             "joint_impedance.setpoint": list(q0),
         },
     )
@@ -390,3 +394,81 @@ def test_a_model_without_finite_limits_takes_any_rate_with_end_stops_on():
     model = RobotModel.from_urdf_string(urdf)
     values = {**DEFAULTS, "integration_rate": 100.0, "initial_positions": [10.0, -10.0]}
     assert ArmSettings.from_values(model, values).position_limits
+
+
+IMPEDANCE = {"joint_impedance.stiffness": [2000.0], "joint_impedance.damping": [40.0]}
+
+
+def test_joint_impedance_unstable_at_the_step_is_refused_with_what_is_stable(panda):
+    """At the Panda's home pose, 2000 Nm/rad and 40 Nm s/rad are unstable at 1 kHz on joint 7;
+    the message names it and the damping and rate that are stable, and both are taken."""
+    home = list(BUNDLED["panda"].home)
+    values = {**DEFAULTS, **IMPEDANCE, "initial_positions": home}
+    with pytest.raises(ValueError) as err:
+        ArmSettings.from_values(panda, values)
+    message = str(err.value)
+    assert message.startswith(
+        "joint_impedance: unstable at integration_rate 1000 Hz at the initial positions: "
+        "panda_joint7 with stiffness 2000 Nm/rad and damping 40 Nm s/rad would ring"
+    )
+    found = re.search(
+        r"joint_impedance.damping at most ([\d.]+) times it \(([\d.]+) Nm s/rad\)", message
+    )
+    assert found and float(found.group(2)) == pytest.approx(40.0 * float(found.group(1)))
+    rate = float(re.search(r"integration_rate (\d+) Hz or more", message).group(1))
+    ArmSettings.from_values(panda, {**values, "joint_impedance.damping": [float(found.group(2))]})
+    ArmSettings.from_values(panda, {**values, "integration_rate": rate})
+    # a run-time change to a lower rate is refused the same way
+    stable = {**values, "joint_impedance.damping": [10.0]}
+    ArmSettings.from_values(panda, stable)
+    with pytest.raises(ValueError, match="unstable at integration_rate 800 Hz"):
+        ArmSettings.from_values(panda, {**stable, "integration_rate": 800.0})
+
+
+def test_joint_impedance_is_checked_at_the_setpoint_too(panda):
+    """The inertia changes with q: stable at the home pose, the same gains are unstable at the
+    default start, where joint 7 sees less inertia."""
+    home = list(BUNDLED["panda"].home)
+    values = {**DEFAULTS, **IMPEDANCE, "joint_impedance.damping": [10.0]}
+    ArmSettings.from_values(panda, {**values, "initial_positions": home})
+    setpoint = list(make_arm(panda).settings.q0)
+    with pytest.raises(ValueError, match="at joint_impedance.setpoint: panda_joint7 with "):
+        ArmSettings.from_values(
+            panda, {**values, "initial_positions": home, "joint_impedance.setpoint": setpoint}
+        )
+
+
+@pytest.mark.parametrize("damping, rings", [(11.9, False), (12.1, True), (40.0, True)])
+def test_joint_impedance_is_refused_where_the_arm_rings_at_the_nyquist_rate(damping, rings):
+    """The refusal is the arm's behaviour: a nudge of joint 7 at the home pose (no gravity: the
+    arm stays there) settles at 11.9 Nm s/rad, which is taken; at 12.1 and 40, which are
+    refused (the limit at the home pose is 11.96), the gains forced in make it grow into an
+    oscillation that flips every step, up to the effort limits."""
+    weightless = RobotModel.from_urdf_file(
+        bundled_urdf_path("panda"), tip_link="panda_link8", gravity=(0.0, 0.0, 0.0)
+    )
+    values = {
+        **DEFAULTS,
+        **IMPEDANCE,
+        "initial_positions": list(BUNDLED["panda"].home),
+        "initial_velocities": [0.0] * 6 + [1e-3],
+        "joint_impedance.damping": [damping],
+    }
+    if rings:
+        with pytest.raises(ValueError, match="initial positions: panda_joint7 with "):
+            ArmSettings.from_values(weightless, values)
+        values["joint_impedance.damping"] = [1.0]
+    settings = ArmSettings.from_values(weightless, values)
+    arm = SimulatedArm(weightless, dataclasses.replace(settings, damping=np.full(7, damping)))
+    arm.command(np.zeros(7))
+    for _ in range(2000):
+        arm.step()
+    last = []
+    for _ in range(100):
+        arm.step()
+        last.append(arm.qd[6])
+    last = np.array(last)
+    if rings:
+        assert np.all(last[1:] * last[:-1] < 0) and np.abs(last).min() > 0.5
+    else:
+        assert np.abs(last).max() < 1e-9
