@@ -12,8 +12,8 @@ Robot model
     robot_state_publisher publishes it; always subscribed, so clearing the parameter switches to
     it). A new description, or a change of ``base_link``, ``tip_link`` or ``gravity`` whatever
     the description's source, rebuilds the model (aside: the physics keeps running on the old
-    one) and resets the state; an invalid one is refused with a logged error and the previous
-    model is kept.
+    one) and resets the state (the clock runs on, and brakes released by a command stay
+    released); an invalid one is refused with a logged error and the previous model is kept.
 
 Topics (relative names, so they remap)
     publishes ``joint_states`` (``sensor_msgs/JointState``): name, position [rad], velocity
@@ -73,7 +73,8 @@ Run-time changes
 
 Physics options
     ``hold_until_first_command`` (default false): the joints stay braked (frozen at rest, effort
-    0) until the first command, as an arm whose brakes open when its controller starts.
+    0) until the first command, as an arm whose brakes open when its controller starts; they
+    engage again at ``~/reset``, not at a model rebuild.
     ``joint_friction`` (default true): the joint friction model acts on the joints: the URDF
     ``<dynamics damping friction>``, or the ``friction.*`` parameters (viscous, Coulomb,
     asymmetry, Stribeck; :mod:`robot_dynamics.schema.friction`) over it.
@@ -215,12 +216,12 @@ class ArmSimulator(Node):
     def _install(self, built, source: str) -> None:
         model, settings = built
         with self._lock:
-            t_ns = 0
-            if self._arm is not None:
-                t_ns = self._arm.t_ns
+            if self._arm is None:
+                self._arm = SimulatedArm(model, settings, rng=self._rng)
+            else:
                 for name, value in vars(self._arm.counters).items():
                     setattr(self._counters, name, getattr(self._counters, name) + value)
-            self._arm = SimulatedArm(model, settings, t_ns=t_ns, rng=self._rng)
+                self._arm = self._arm.rebuilt(model, settings)
             self._stats["models"] += 1
             acts = "" if self._origin_ns is None else f"; {self._acts_after()}"
         locked = locked_joints_text(model)

@@ -193,7 +193,7 @@ SIMULATION = Section(
             "hold_until_first_command",
             False,
             "Keep the joints braked (frozen at rest, effort 0) until the first ~/commands "
-            "message (also after ~/reset).",
+            "message (also after ~/reset; a model rebuild keeps released brakes released).",
             B,
             config="brakes",
         ),

@@ -445,6 +445,23 @@ class SimulatedArm:
             self._physics = self.model.with_friction(settings.friction_model)
         self.settings = settings
 
+    def rebuilt(self, model, settings: ArmSettings) -> "SimulatedArm":
+        """The arm of a rebuilt model: at the initial configuration of ``settings`` at rest, the
+        command and the wrench cleared, with this arm's clock and noise generator, and its
+        brakes as they are: released by a command, they stay released (they engage again only
+        at :meth:`reset`).
+
+        Args:
+            model: the new :class:`~robot_dynamics.core.model.RobotModel`.
+            settings: its :class:`ArmSettings`.
+
+        Returns:
+            SimulatedArm: the new arm (new counters).
+        """
+        arm = SimulatedArm(model, settings, t_ns=self._t_ns, rng=self._rng)
+        arm._braked = arm._braked and self._braked
+        return arm
+
     # ------------------------------------------------------------------ inputs
     def command(self, torques: Sequence[float]) -> None:
         """Take a torque command (held until the next one or ``command_timeout``).

@@ -10,7 +10,8 @@
   the URDF effort limits; wrong-length / NaN commands rejected while the node keeps running;
 * external wrench: echoed on ``~/applied_wrench``, its effect equals the core's ``step`` with
   ``f_ext``; ``~/reset``; the URDF from the ``robot_description`` topic; ``/clock``;
-* run-time changes: unstable joint-impedance gains are refused.
+* run-time changes: unstable joint-impedance gains are refused; a model rebuild keeps released
+  brakes released.
 """
 
 import re
@@ -546,3 +547,30 @@ def test_an_unstable_joint_impedance_is_refused(arm_simulator):
     sim.proc.wait_for_output(r"WARN.*parameter change refused: .*joint_impedance: unstable")
     assert sim.set_parameters(**{"joint_impedance.damping": [10.0]})[0].successful
     sim.proc.assert_alive()
+
+
+def test_a_model_rebuild_keeps_the_brakes_released(arm_simulator, ros_node):
+    """Released by a command, the brakes stay released when a gravity change rebuilds the model:
+    from the rebuild on the pendulum swings from its initial configuration, with no command."""
+    start = [0.3, -0.2]
+    sim = arm_simulator(
+        read(bundled_urdf_path("double_pendulum")),
+        gravity=[0.0, -9.81, 0.0],
+        initial_positions=start,
+        hold_until_first_command=True,
+    )
+    sim.wait_states(5)
+    sim.release(2)
+    ros_node.spin_for(0.3)  # the last zero commands arrive before the rebuild
+    result = sim.set_parameters(gravity=[0.0, -9.0, 0.0])[0]
+    assert result.successful, result.reason
+    found = sim.proc.wait_for_output(
+        r"model loaded from parameters \['gravity'\].*"
+        r"applied to the messages stamped after (\d+)\.(\d{9}) s",
+        timeout=60.0,
+    )
+    boundary_ns = int(found.group(1)) * NS_PER_S + int(found.group(2))
+    assert ros_node.spin_until(lambda: sum(st[0] > boundary_ns for st in sim.states) >= 50, 60)
+    after = [st for st in sim.states if st[0] > boundary_ns]
+    assert np.max(np.abs(after[-1][2] - start)) > 1e-3  # swinging: not braked
+    assert sim.proc.output().count("brakes released") == 1

@@ -8,7 +8,8 @@
   effort limits; wrong-length and NaN commands refused by name, the previous command kept;
 * the reported effort is the average of the drive torques since the previous sample;
 * an external wrench equals the core's ``step`` with ``f_ext`` (base and link axes) and ends
-  after its duration; brakes hold until the first command; the command timeout zeroes it;
+  after its duration; brakes hold until the first command (again after a reset, not after a
+  model rebuild); the command timeout zeroes it;
 * the clock counts whole nanoseconds: a new rate changes the step, never the time so far;
   ``next_sample_ns`` is where ``run_to_next_sample`` lands;
 * a diverging step resets the arm and is counted;
@@ -472,3 +473,24 @@ def test_joint_impedance_is_refused_where_the_arm_rings_at_the_nyquist_rate(damp
         assert np.all(last[1:] * last[:-1] < 0) and np.abs(last).min() > 0.5
     else:
         assert np.abs(last).max() < 1e-9
+
+
+def test_a_rebuilt_model_keeps_the_brakes_released(panda):
+    """Released by a command, the brakes stay released on a model rebuild (the state is reset,
+    the clock runs on); an arm still braked stays braked; reset brakes again."""
+    values = {**DEFAULTS, "hold_until_first_command": True}
+    arm = SimulatedArm(panda, ArmSettings.from_values(panda, values))
+    heavier = RobotModel.from_urdf_file(
+        bundled_urdf_path("panda"), tip_link="panda_link8", gravity=(0.0, 0.0, -9.0)
+    )
+    settings = ArmSettings.from_values(heavier, values)
+    assert arm.rebuilt(heavier, settings).braked
+    arm.command(np.zeros(panda.n))
+    arm.run_to_next_sample()
+    new = arm.rebuilt(heavier, settings)
+    assert not new.braked and new.t_ns == arm.t_ns and new.model is heavier
+    np.testing.assert_array_equal(new.q, settings.q0)
+    new.step()
+    assert new.counters.steps == 1 and np.any(new.sample().effort == 0.0)
+    new.reset()
+    assert new.braked
