@@ -58,10 +58,14 @@ Time
     false stamps are the wall time at which simulated time 0 was + simulated time; with
     ``publish_clock`` true the simulator is the ROS clock: stamps count from 0 and ``/clock`` is
     published with each state, so other nodes can run with ``use_sim_time: true``.
-    ``real_time_factor`` 0 (only with ``publish_clock``) runs as fast as the CPU allows. If the
-    process falls behind by more than ``max_lag`` seconds it stops catching up, restarts its
-    pacing and counts an overrun (simulated time and stamps stay continuous; the stamps then lag
-    the wall clock by the lost time).
+    ``real_time_factor`` 0 (only with ``publish_clock``) runs as fast as the CPU allows. A
+    run-time change of ``real_time_factor`` acts at once: the simulated time reached at the
+    change goes on at the new factor from then (without ``publish_clock`` stamps stay wall time
+    of simulated time 0 + simulated time, so a factor below 1 leaves them behind the wall clock
+    by the simulated time not run). If the process falls behind by more than ``max_lag``
+    seconds it stops catching up, restarts its pacing and counts an overrun (simulated time and
+    stamps stay continuous; the stamps then lag the wall clock by the lost time). The pacing is
+    :class:`~robot_dynamics.simulation.pacing.Pacer`.
 
 Run-time changes
     A parameter change, a command, a wrench or a reset acts on every integration step and message
@@ -143,6 +147,7 @@ from robot_dynamics.simulation.arm import (
     CommandError,
     SimulatedArm,
 )
+from robot_dynamics.simulation.pacing import Pacer
 from robot_dynamics.schema import ARM_SIMULATOR, MODEL_PARAMS
 
 from . import parameters as P
@@ -187,6 +192,11 @@ class ArmSimulator(Node):
         self._specs = {p.name: p for p in ARM_SIMULATOR.params}
         self._values = P.declare(self, list(self._specs.values()))
         self._rng = self._noise_generator()  # effort_noise, carried over to a new model's arm
+        self._publish_clock = bool(self._values["publish_clock"])
+        self._pacer = Pacer(  # guarded by self._lock, as the arm
+            self._values["real_time_factor"], self._values["max_lag"], fast=self._publish_clock
+        )
+        self._wake = threading.Event()  # set by a change: the physics thread stops waiting
         self.add_on_set_parameters_callback(self._on_set_parameters)
         P.accept_declared_types(self)
 
@@ -260,6 +270,12 @@ class ArmSimulator(Node):
             self.get_logger().warn(f"parameter change refused: {reason}")
             return SetParametersResult(successful=False, reason=reason)
         self._values = values
+        with self._lock:
+            self._pacer.max_lag = float(values["max_lag"])
+            if "real_time_factor" in changes:
+                t_ns = self._arm.t_ns if self._arm is not None else 0
+                self._pacer.set_factor(values["real_time_factor"], t_ns)
+        self._wake.set()  # the next sample's time or due time may have changed
         if prepared is not None:
             source = None if "robot_description" in changes else f"parameters {sorted(changes)}"
             self._description.commit(prepared, source)
@@ -373,14 +389,13 @@ class ArmSimulator(Node):
         self._wrench_pub.publish(ws)
 
     def _loop(self) -> None:
-        """Pace the arm: wait until the wall-clock instant of the next sample, then integrate up
-        to it and publish it, both under the lock. So whatever a callback changes between two
-        messages (parameters, command, wrench, reset, a new model) acts on every later
-        integration step and message, and on none before."""
-        publish_clock = bool(self.get_parameter("publish_clock").value)
-        if publish_clock:
+        """Pace the arm: wait until the wall-clock instant of the next sample (the
+        :class:`~robot_dynamics.simulation.pacing.Pacer`; a parameter change ends the wait and
+        it is computed again), then integrate up to it and publish it, both under the lock. So
+        whatever a callback changes between two messages (parameters, command, wrench, reset, a
+        new model) acts on every later integration step and message, and on none before."""
+        if self._publish_clock:
             self._clock_pub = self.create_publisher(Clock, "/clock", 10)
-        pace_wall0, pace_t0 = time.monotonic(), 0
         while self._running and rclpy.ok(context=self.context):
             with self._lock:
                 arm = self._arm
@@ -389,31 +404,27 @@ class ArmSimulator(Node):
                         # simulated time 0 = now (wall mode) or 0 (publish_clock). The wall clock
                         # is read before the pacing clock: no message is published before the
                         # wall-clock time of its stamp (with real_time_factor <= 1).
-                        self._origin_ns = 0 if publish_clock else time.time_ns() - arm.t_ns
-                        pace_wall0, pace_t0 = time.monotonic(), arm.t_ns
-                    next_ns = arm.next_sample_ns
+                        self._origin_ns = 0 if self._publish_clock else time.time_ns() - arm.t_ns
+                        self._pacer.start(arm.t_ns)
+                    delay, lost = self._pacer.delay(arm.next_sample_ns)
             if arm is None:
                 time.sleep(0.05)
                 continue
-            rtf = float(self._values["real_time_factor"])
-            if rtf > 0 or not publish_clock:
-                rtf = rtf if rtf > 0 else 1.0
-                due = pace_wall0 + (next_ns - pace_t0) / NANO / rtf
-                delay = due - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                elif -delay > float(self._values["max_lag"]):
-                    # Stop catching up. Stamps stay origin + t (continuous for every consumer
-                    # that integrates over them); they now lag the wall clock by the lost time.
-                    self._stats["overruns"] += 1
-                    self._log(
-                        "overrun",
-                        5.0,
-                        "warning",
-                        f"simulation {-delay:.3f} s behind the wall clock: pacing restarted "
-                        f"({self._stats['overruns']} overruns)",
-                    )
-                    pace_wall0, pace_t0 = time.monotonic(), next_ns
+            if delay > 0.0:
+                if self._wake.wait(delay):
+                    self._wake.clear()
+                continue
+            if lost > 0.0:
+                # Stop catching up. Stamps stay origin + t (continuous for every consumer
+                # that integrates over them); they now lag the wall clock by the lost time.
+                self._stats["overruns"] += 1
+                self._log(
+                    "overrun",
+                    5.0,
+                    "warning",
+                    f"simulation {lost:.3f} s behind the wall clock: pacing restarted "
+                    f"({self._stats['overruns']} overruns)",
+                )
             with self._lock:
                 arm = self._arm  # a new model may have been installed meanwhile
                 self._advance(arm)
@@ -446,6 +457,7 @@ class ArmSimulator(Node):
             "counters: " + ", ".join(f"{k} {v}" for k, v in self.stats().items())
         )
         self._running = False
+        self._wake.set()
         if getattr(self, "_thread", None) is not None and self._thread.is_alive():
             self._thread.join(timeout=2.0)
         return super().destroy_node()

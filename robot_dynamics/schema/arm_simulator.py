@@ -59,7 +59,8 @@ SIMULATION = Section(
             "real_time_factor",
             1.0,
             "Simulated seconds per wall-clock second; 0 = as fast as possible (only with "
-            "publish_clock).",
+            "publish_clock). A change acts at once: the simulated time reached goes on at the new "
+            "factor.",
             D,
             range=(0.0, 1000.0),
         ),

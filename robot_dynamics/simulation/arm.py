@@ -15,7 +15,7 @@ simulator's parameter values by :meth:`ArmSettings.from_values`: the options tak
 (:class:`ArmOptions`, derived from the ``arm_simulator`` declarations with a ``config`` field) and
 what the other parameters give for the model. The ``arm_simulator`` node
 (:mod:`robot_dynamics.ros.arm_simulator`) converts messages, paces the loop against the wall clock
-and publishes; everything else is here.
+(:class:`~robot_dynamics.simulation.pacing.Pacer`) and publishes; everything else is here.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@
   the URDF effort limits; wrong-length / NaN commands rejected while the node keeps running;
 * external wrench: echoed on ``~/applied_wrench``, its effect equals the core's ``step`` with
   ``f_ext``; ``~/reset``; the URDF from the ``robot_description`` topic; ``/clock``;
-* run-time changes: unstable joint-impedance gains are refused; a model rebuild keeps released
-  brakes released.
+* run-time changes: ``real_time_factor`` acts at once; unstable joint-impedance gains are
+  refused; a model rebuild keeps released brakes released.
 """
 
 import re
@@ -528,6 +528,31 @@ def test_effort_noise_seed_repeats_the_noise_from_the_start_and_after_reset(
     assert len(common) >= 100
     for k in common:
         np.testing.assert_array_equal(after[k], b[k])
+
+
+def test_a_real_time_factor_change_acts_at_once(arm_simulator, ros_node):
+    """real_time_factor 0.5 at run time, after 3 s at 1: half speed at once (no wait of the 3 s
+    already run); back to 1: full speed, no overrun, and the stamps lag the wall clock by the
+    simulated time not run at half speed."""
+    sim = arm_simulator(read(bundled_urdf_path("double_pendulum")), publish_rate=100.0)
+    sim.wait_states(2)
+    assert ros_node.spin_until(lambda: sim.states[-1][0] - sim.states[0][0] > 3 * NS_PER_S, 30)
+    assert sim.set_parameters(real_time_factor=0.5)[0].successful
+    half_from = time.time_ns()
+    count = len(sim.states)
+    ros_node.spin_for(2.0)
+    assert len(sim.states) > count + 10, "no joint_states at half speed"
+    span = (sim.states[-1][0] - sim.states[count][0]) / NS_PER_S
+    assert 0.7 < span < 1.2, f"{span:.3f} s of simulated time in 2 s at half speed"
+    assert sim.set_parameters(real_time_factor=1.0)[0].successful
+    half_s = (time.time_ns() - half_from) / NS_PER_S
+    count = len(sim.states)
+    ros_node.spin_for(1.5)
+    lag = (time.time_ns() - sim.states[-1][0]) / NS_PER_S
+    span = (sim.states[-1][0] - sim.states[count][0]) / NS_PER_S
+    assert 1.2 < span < 1.6, f"{span:.3f} s of simulated time in 1.5 s at full speed"
+    assert abs(lag - 0.5 * half_s) < 0.3, (lag, half_s)
+    assert "behind the wall clock" not in sim.proc.output()
 
 
 def test_an_unstable_joint_impedance_is_refused(arm_simulator):
