@@ -37,6 +37,8 @@ from robot_dynamics_interfaces.srv import IdentifyPayload
 
 from . import dynamics_parameters as DP
 from . import parameters as P
+from .services import REFUSAL_LOG_PERIOD
+from .throttled_log import ThrottledLog
 
 WINDOW = "payload_identification.window"
 BUFFER_SAMPLES = "payload_identification.buffer_samples"
@@ -71,6 +73,7 @@ class PayloadService:
         self._buffer = None
         self._names = None
         self._received = None  # time.monotonic() of the latest recorded message
+        self._log = ThrottledLog(node.get_logger())
         node.add_on_set_parameters_callback(self._on_set_parameters)
         node.create_service(
             IdentifyPayload,
@@ -131,7 +134,9 @@ class PayloadService:
             response.message = f"{type(error).__name__}: {error}"
             response.applied = False
         if not response.success:
-            self._node.get_logger().warn(f"identify_payload: {response.message}")
+            self._log(
+                "refused", REFUSAL_LOG_PERIOD, "warning", f"identify_payload: {response.message}"
+            )
         return response
 
     def _answer(self, request, response):

@@ -22,12 +22,14 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from robot_dynamics.core.simulate import FIXED_STEP_METHODS, IVP_METHODS
+
 from robot_dynamics_interfaces.srv import (
     ComputeInverseDynamics,
     GetMassMatrix,
     SimulateForwardDynamics,
 )
 
+from .throttled_log import ThrottledLog
 from .conversions import (
     as_numpy,
     duration_to_seconds,
@@ -39,6 +41,9 @@ from .conversions import (
 
 SERVICE_QUEUE_DEPTH = 200
 """Requests each service keeps queued (a burst of concurrent calls is answered, not lost)."""
+REFUSAL_LOG_PERIOD = 5.0
+"""A refused request is logged at most once per this many seconds per service [s] (the caller
+gets every reason in its response)."""
 
 SIM_TORQUE_MODES = {
     SimulateForwardDynamics.Request.TORQUE_ZERO: "zero",
@@ -150,7 +155,9 @@ def _answer(method):
         except Exception as error:  # noqa: BLE001 - a request must never end the node
             response.success = False
             response.message = f"{type(error).__name__}: {error}"
-            self._logger.warn(f"{method.__name__.lstrip('_')}: {response.message}")
+            name = method.__name__.lstrip("_")
+            # the caller has the reason; a client that retries does not flood the log
+            self._log(name, REFUSAL_LOG_PERIOD, "warning", f"{name}: {response.message}")
             return response
 
     return handler
@@ -173,7 +180,7 @@ class DynamicsServices:
         self._values = values
         self._measured = measured
         self._stopping = stopping
-        self._logger = node.get_logger()
+        self._log = ThrottledLog(node.get_logger())
         self._clock = node.get_clock()
         qos = QoSProfile(depth=SERVICE_QUEUE_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
         queries = MutuallyExclusiveCallbackGroup()
