@@ -41,12 +41,14 @@ def check_vector(x, name, joint_names, size=None):
         ndarray: ``x`` as floats (not copied when it already is a float array).
 
     Raises:
-        InvalidInputError: not numeric (or complex), the wrong last axis, or a value not finite
-            or beyond the bound (names the joint, or the component when ``size`` is given).
+        InvalidInputError: not numeric (or a complex or boolean array), the wrong last axis,
+            or a value not finite or beyond the bound (names the joint, or the component when
+            ``size`` is given).
     """
     n = len(joint_names)
     size = n if size is None else size
-    if getattr(getattr(x, "dtype", None), "kind", None) == "c":  # float() would drop .imag
+    # float() would drop .imag, and make True and False 1 and 0
+    if getattr(getattr(x, "dtype", None), "kind", None) in ("c", "b"):
         raise InvalidInputError(f"{name} must be real numbers, got an array of {x.dtype}")
     try:
         arr = np.asarray(x, dtype=float)

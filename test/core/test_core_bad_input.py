@@ -132,6 +132,8 @@ def test_non_numeric_input(dp):
             warnings.simplefilter("error")  # not cast to its real part with a warning
             with pytest.raises(InvalidInputError, match=f"^{name} must be real"):
                 call(np.array([0.1 + 1e-20j, 0.2]))
+    with pytest.raises(InvalidInputError, match="^q must be real numbers, got an array of bool"):
+        dp.gravity_torques(np.array([True, False]))  # not 1 and 0 rad
 
 
 # ------------------------------------------------------------------ frames
