@@ -380,7 +380,9 @@ def simulate(
             qs[k + 1], qds[k + 1] = q, qd
             check_state(ts[k + 1], q, qd)
         if t_eval is not None:
-            idx = np.clip(np.searchsorted(ts, t_eval - 1e-12), 0, steps)
+            # the first step at or after each sample time; each step once (sample_dt shorter
+            # than fixed_step: every step)
+            idx = np.unique(np.clip(np.searchsorted(ts, t_eval - 1e-12), 0, steps))
             ts, qs, qds = ts[idx], qs[idx], qds[idx]
         t, q_out, qd_out = ts, qs, qds
     else:

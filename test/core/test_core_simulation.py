@@ -231,3 +231,16 @@ def test_the_end_between_two_sample_periods_is_sampled(dp, method):
         np.testing.assert_allclose(result.q[-1], whole.q[-1], rtol=0, atol=1e-7)
     with pytest.raises(SimulationLimitError, match="5 samples"):
         dp.simulate(q0, np.zeros(2), 0.1, sample_dt=0.03, method=method, max_samples=4)
+
+
+def test_a_sample_period_shorter_than_the_fixed_step_samples_every_step(dp):
+    """sample_dt 0.01 s with fixed steps of 0.02 s: each step once, times strictly increasing."""
+    result = dp.simulate(
+        np.array([0.4, -0.2]),
+        np.zeros(2),
+        0.1,
+        method="semi_implicit_euler",
+        fixed_step=0.02,
+        sample_dt=0.01,
+    )
+    np.testing.assert_allclose(result.t, np.arange(6) * 0.02, rtol=0, atol=1e-12)

@@ -474,3 +474,36 @@ def test_a_model_without_a_movable_joint(tmp_path, capsys):
         code, err = run_fail(capsys, *argv)
         assert code == 2 and "no movable joint below base link" in err, (argv, err)
         assert f"nothing for {argv[0]} to compute" in err
+
+
+def test_outputs_are_checked_before_any_work(tmp_path, capsys):
+    """A file to write that is a folder, below a file, an input or inside an input folder, or
+    the identified URDF named as its own parameters file: exit 2 naming it, before the work,
+    and nothing written."""
+    csv = tmp_path / "rec.csv"
+    csv.write_text("time\n0\n")
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(open(bundled_urdf_path("panda")).read())
+    bag = tmp_path / "bag"
+    bag.mkdir()
+    (bag / "bag.db3").write_text("")
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    cases = [
+        (["identify", "panda", csv, "--out", tmp_path / "id.yaml"], "the same file; name the URDF"),
+        (["identify", "panda", csv, "--out", csv], f"would overwrite the input {csv}"),
+        (["identify", urdf, csv, "--out", urdf], f"would overwrite the input {urdf}"),
+        (["identify", "panda", bag, "--out", bag / "x.urdf"], f"would overwrite the input {bag}"),
+        (["identify", "panda", csv, "--out", afile / "x.urdf"], f"{afile} is a file, not a folder"),
+        (["identify", "panda", csv, "--out", tmp_path], "a folder, not a file name"),
+        (["estimate", "panda", csv, "--out", afile / "e"], f"{afile} is a file, not a folder"),
+        (["estimate", "panda", csv, "--out", tmp_path / "rec"], f"would overwrite the input {csv}"),
+        (["excite", "panda", "--out", afile / "x"], f"{afile} is a file, not a folder"),
+        (["simulate", "double_pendulum", "--plot", tmp_path], "--plot"),
+    ]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for argv, needle in cases:
+        code, err = run_fail(capsys, *argv)
+        assert code == 2 and needle in err, (argv, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert csv.read_text() == "time\n0\n" and (bag / "bag.db3").read_text() == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -260,3 +261,51 @@ def parse_fixed_vector(
             f"{option}: got {len(tokens)} value(s), expected {size} ({' '.join(labels)})"
         )
     return np.array([_to_float(tok, option, label) for tok, label in zip(tokens, labels)])
+
+
+def output_paths(option: str, paths: Sequence[str], inputs: Sequence[str] = ()) -> List[str]:
+    """Check the files a command writes before it works, and create their folders.
+
+    Args:
+        option: the option that names them, for messages (``"--out"``).
+        paths: the files it writes.
+        inputs: the files and folders it reads (a bag folder: nothing is written inside it).
+
+    Returns:
+        list: ``paths``.
+
+    Raises:
+        CLIError: a path that is a folder, one below a file, one that is an input or inside an
+            input folder, or two that are the same file (exit 2).
+    """
+    written = {}
+    for path in paths:
+        full = os.path.abspath(path)
+        if os.path.isdir(full):
+            raise CLIError(f"{option} {path}: a folder, not a file name", EXIT_USAGE)
+        folder = os.path.dirname(full)
+        while not os.path.exists(folder):
+            folder = os.path.dirname(folder)
+        if not os.path.isdir(folder):
+            raise CLIError(f"{option} {path}: {folder} is a file, not a folder", EXIT_USAGE)
+        for given in inputs:
+            if not given or not os.path.exists(given):
+                continue
+            inside = os.path.isdir(given) and os.path.commonpath(
+                [full, os.path.abspath(given)]
+            ) == os.path.abspath(given)
+            if inside or (os.path.exists(full) and os.path.samefile(full, given)):
+                raise CLIError(
+                    f"{option} {path}: would overwrite the input {given}; choose another name",
+                    EXIT_USAGE,
+                )
+        if full in written:
+            raise CLIError(
+                f"{option}: {path} would be written twice ({written[full]} and {path}); "
+                "choose another name",
+                EXIT_USAGE,
+            )
+        written[full] = path
+    for full in written:
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+    return list(paths)

@@ -42,7 +42,7 @@ from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
 from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
 
-from .arguments import Invocation, number
+from .arguments import Invocation, number, output_paths
 from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
 from .output import stale_gaps_text
@@ -267,18 +267,10 @@ def output_files(args):
         list: ``[PREFIX.csv, PREFIX.png, PREFIX.contact.yaml]``.
 
     Raises:
-        CLIError: an output would overwrite an input (exit 2).
+        CLIError: an output would overwrite an input, or cannot be written there (exit 2).
     """
-    prefix = args.out
-    files = [prefix + ".csv", prefix + ".png", prefix + ".contact.yaml"]
-    for name in files:
-        for given in [str(args.data)] + list(args.params or []):
-            if os.path.exists(name) and os.path.exists(given) and os.path.samefile(name, given):
-                raise CLIError(
-                    f"--out {prefix}: {name} is an input; choose another prefix", EXIT_USAGE
-                )
-    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
-    return files
+    files = [args.out + suffix for suffix in (".csv", ".png", ".contact.yaml")]
+    return output_paths("--out", files, [str(args.data), *(args.params or [])])
 
 
 def _pause_text(replay_):

@@ -36,7 +36,7 @@ from robot_dynamics.core.identification import IdentificationError, stacked_regr
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.tools.identified_parameters import parameters_path
 
-from .arguments import Invocation, number
+from .arguments import Invocation, number, output_paths
 from .errors import EXIT_USAGE, CLIError
 from .identify_model import (
     add_model_options,
@@ -101,6 +101,16 @@ def cmd_identify(run: Invocation) -> List[str]:
         CLIError: data that cannot be read or identified.
     """
     args, model, path, xml, bundled, out = run
+    params_path = parameters_path(args.out)
+    if os.path.abspath(params_path) == os.path.abspath(args.out):
+        raise _cli_error(
+            f"--out {args.out}: the node's parameters are written beside the URDF as "
+            f"{os.path.basename(params_path)}, the same file; name the URDF .urdf"
+        )
+    inputs = [args.data, path]
+    output_paths("--out", [args.out, params_path], inputs)
+    if args.plot:
+        output_paths("--plot", [args.plot], inputs + [args.out, params_path])
     start = time.perf_counter()
     layout = ParameterLayout.for_model(
         model, offset=True, velocity_threshold=args.velocity_threshold
@@ -129,7 +139,6 @@ def cmd_identify(run: Invocation) -> List[str]:
     warnings += effort_scale_warnings(
         model.joint_names, ratios, data.report.effort_scale is not None
     )
-    params_path = parameters_path(args.out)
     params_text = write_outputs(args, model, xml, data, selection, result, params_path, warnings)
     nominal_bodies = result.theta_nominal[: layout.n_inertial].reshape(-1, 10)
     bodies = result.body_parameters()
@@ -335,6 +344,11 @@ def cmd_excite(run: Invocation) -> List[str]:
     """
     run, _ = node_model(run)  # with --params: the node's joints (locked_joints left out)
     args, model, path, xml, bundled, out = run
+    output_paths(
+        "--out",
+        [args.out + suffix for suffix in (".yaml", ".csv", ".png")],
+        [path, *(args.params or [])],
+    )
     from robot_dynamics.core.errors import InvalidInputError
     from robot_dynamics.core.excitation import optimize_excitation
 
@@ -362,7 +376,6 @@ def cmd_excite(run: Invocation) -> List[str]:
         f"{j}.{f}" for f in ("position", "velocity", "acceleration") for j in names
     ]
     table = np.column_stack([t, q, qd, qdd])
-    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
     np.savetxt(prefix + ".csv", table, delimiter=",", header=",".join(header), comments="")
     ty = np.arange(0.0, duration + 0.5 / args.yaml_rate, 1.0 / args.yaml_rate)
     qy, qdy, qddy = traj.evaluate(ty)

@@ -166,7 +166,6 @@ def write_outputs(args, model, xml, data, selection, result, params_path, warnin
         *(f"warning: {w}" for w in warnings),
     )
     text = parameters_file_text(values, model, comments)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(identified_urdf(xml, model, result.layout, result.theta))
     with open(params_path, "w") as f:

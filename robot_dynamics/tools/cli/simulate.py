@@ -12,7 +12,14 @@ import numpy as np
 
 from robot_dynamics.core.errors import SimulationError
 
-from .arguments import Invocation, add_joint_vector, number, parse_joint_vector, split_tokens
+from .arguments import (
+    Invocation,
+    add_joint_vector,
+    number,
+    output_paths,
+    parse_joint_vector,
+    split_tokens,
+)
 from .errors import CLIError
 from .node_params import add_params_option, node_model
 from .output import fmt_vec
@@ -105,6 +112,8 @@ def cmd_simulate(run: Invocation) -> List[str]:
     """
     run, _ = node_model(run)
     args, model, path, xml, bundled, out = run
+    if args.plot:
+        output_paths("--plot", [args.plot], [path, *(args.params or [])])
     if bundled is not None and args.q is None:
         q0 = np.array(bundled.home, dtype=float)
     else:
@@ -194,10 +203,12 @@ def cmd_simulate(run: Invocation) -> List[str]:
         torque_text = "gravity torques g(q) (holding the arm)"
     else:
         torque_text = "constant torques" if np.any(tau) else "zero torque"
+    # the samples' spacing: a fixed step longer than --sample-dt sets it
+    spacing = float(np.median(np.diff(t))) if t.size > 1 else args.sample_dt
     lines = [
         f"simulated {args.duration:g} s with {args.method} (rtol {args.rtol:g}, atol {args.atol:g}"
         f"{', friction' if args.friction else ', no friction'}; {torque_text}) in {elapsed:.2f} s "
-        f"wall time, {t.size} samples every {args.sample_dt:g} s",
+        f"wall time, {t.size} samples every {spacing:g} s",
         f"  start q  = {fmt_vec(q0, p)}",
         f"  final q  = {fmt_vec(q[-1], p)}",
         f"  final qd = {fmt_vec(qd[-1], p)}",
