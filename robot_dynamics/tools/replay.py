@@ -248,8 +248,8 @@ class Replay:
         contact_link: (k,) object array of the isolated link ('' when not in contact).
         contact_onsets: (k,) bool, a contact started with this message.
         status_counts: the pipeline's :meth:`status` after the last message.
-        refusals: reason -> count of messages refused (by the name mapping or the pipeline;
-            numbers in the reasons replaced by '#').
+        refusals: reason -> count of messages refused (by the name mapping or the pipeline),
+            each kind of reason (the same text but for its numbers) under its first message.
         pauses: reason -> count of messages without an estimate (the same way).
         unknown_joints: joint names in the recording that the model does not have (its mimic
             and locked joints are not unknown).
@@ -340,6 +340,7 @@ def replay(pipeline, messages):
     onset = _Growing((), bool, False)
     links = {}
     refusals, pauses, unknown = {}, {}, set()
+    refusal_kinds, pause_kinds = {}, {}
     for message in messages:
         i = stamps.row()
         for grown in (status, tau, effort, wrench, contact, onset):
@@ -350,18 +351,18 @@ def replay(pipeline, messages):
             present, extra, fields = message.model_order(joints)
         except ValueError as error:
             pipeline.refuse(t_ns, str(error))  # counted with the pipeline's refusals
-            _count(refusals, str(error))
+            _count(refusals, refusal_kinds, str(error))
             continue
         unknown.update(extra)
         if fields[2] is not None:
             effort.data[i] = fields[2]
         out = pipeline.update(t_ns, *fields, present=present)
         if out.refused:
-            _count(refusals, out.refused)
+            _count(refusals, refusal_kinds, out.refused)
             continue
         if out.external_torques is None:
             status.data[i] = PAUSED
-            _count(pauses, out.estimation_paused)
+            _count(pauses, pause_kinds, out.estimation_paused)
         else:
             status.data[i] = ESTIMATED
             tau.data[i] = out.external_torques
@@ -405,12 +406,20 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 MAX_REASONS = 20
 
 
-def _count(counts, text):
-    """Count a reason, its numbers replaced by '#' (they make every message's differ); at most
-    MAX_REASONS distinct reasons, the rest counted as 'other'."""
-    key = _NUMBER.sub("#", text or "no estimate")
-    if key not in counts and len(counts) >= MAX_REASONS:
-        key = "other"
+def _count(counts, kinds, text):
+    """Count a reason under the first message of its kind (the same text but for its numbers,
+    which make every message's differ); at most MAX_REASONS kinds, the rest counted as 'other'.
+
+    Args:
+        counts: reason -> count, updated.
+        kinds: the reason's text with its numbers replaced by '#' -> its first message, updated.
+        text: the message's reason.
+    """
+    text = text or "no estimate"
+    kind = _NUMBER.sub("#", text)
+    key = kinds.get(kind)
+    if key is None:
+        key = kinds[kind] = text if len(kinds) < MAX_REASONS else "other"
     counts[key] = counts.get(key, 0) + 1
 
 
