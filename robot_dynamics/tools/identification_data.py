@@ -17,6 +17,7 @@ they only jitter around it; the rest is split at long gaps, resampled and filter
 filter window chosen from the data unless given (:mod:`robot_dynamics.core.filter_window`).
 """
 
+import collections
 import csv
 import math
 import os
@@ -173,6 +174,9 @@ def merge_messages(messages, joint_names, max_age=0.05, source="the recording"):
     """
     index = {name: k for k, name in enumerate(joint_names)}
     n = len(joint_names)
+    messages = list(messages)
+    stamps = np.array([m[0] for m in messages], dtype=float) * 1e-9
+    check_time_order(stamps, source, "message", first=1)
     messages = sorted(messages, key=lambda m: m[0])
     seen, extra = set(), set()
     for _, names, *_ in messages:
@@ -226,6 +230,40 @@ def _check_some_joints(joint_names, seen, source):
         )
 
 
+#: A step back in time [s] longer than this in recording order is no reordering of a logger's
+#: messages but two recordings in one (a logger or driver restarted, files concatenated).
+MAX_BACKWARDS = 0.5
+#: Times beyond this [s] (some 300 years) are not seconds.
+MAX_TIME = 1e10
+
+
+def check_time_order(t, source, item, first=0):
+    """Refuse times that no sorting makes one recording: a step back longer than
+    :data:`MAX_BACKWARDS` (shorter ones, a logger's reordering, are sorted).
+
+    Args:
+        t: (k,) times [s] in recording order (NaN ignored).
+        source: the recording, for messages.
+        item: what one time belongs to ("row", "message").
+        first: the number of the first item.
+
+    Raises:
+        DataError: naming where the time goes back, and by how much.
+    """
+    t = np.asarray(t, dtype=float)
+    finite = np.flatnonzero(np.isfinite(t))
+    if finite.size < 2:
+        return
+    steps = np.diff(t[finite])
+    k = int(np.argmin(steps))
+    if steps[k] < -MAX_BACKWARDS:
+        raise DataError(
+            f"{source}: the time goes back by {-steps[k]:.6g} s at {item} {finite[k + 1] + first} "
+            f"(from {t[finite[k]]:.6g} to {t[finite[k + 1]]:.6g} s): two recordings in one (a "
+            "logger or driver restarted)? identify one part at a time"
+        )
+
+
 def read_csv(path, joint_names):
     """:class:`JointSamples` of a CSV file (see the module docstring), in time order.
 
@@ -242,6 +280,7 @@ def read_csv(path, joint_names):
             the model's joints.
     """
     rows = read_csv_rows(path, joint_names, complete=False)
+    check_time_order(rows.t, f"CSV {path!r}", "row", first=2)
     order = np.argsort(rows.t, kind="stable")
     t = rows.t[order]
     return JointSamples(
@@ -270,11 +309,12 @@ def read_csv_rows(path, joint_names, complete=True):
         velocity column; cells that are empty or not numbers are NaN.
 
     Raises:
-        DataError: unreadable, no data rows, no 'time' column, or missing joint columns (with
-            ``complete=False``: no position column of any of the model's joints).
+        DataError: unreadable, no data rows, no 'time' column, a column twice, times beyond
+            :data:`MAX_TIME` (not seconds), or missing joint columns (with ``complete=False``:
+            no position column of any of the model's joints).
     """
     try:
-        with open(path, newline="") as f:
+        with open(path, newline="", encoding="utf-8-sig") as f:  # (a spreadsheet's BOM)
             rows = list(csv.reader(f))
     except OSError as err:
         raise DataError(f"cannot read CSV {path!r}: {err}") from None
@@ -282,6 +322,9 @@ def read_csv_rows(path, joint_names, complete=True):
         raise DataError(f"CSV {path!r} has no data rows")
     header = [h.strip() for h in rows[0]]
     col = {h: i for i, h in enumerate(header)}
+    twice = sorted(h for h, k in collections.Counter(header).items() if k > 1)
+    if twice:
+        raise DataError(f"CSV {path!r} has the columns {twice} more than once")
     if "time" not in col:
         raise DataError(f"CSV {path!r} has no 'time' column (header: {header})")
     known = {h.rsplit(".", 1)[0] for h in header if "." in h}
@@ -312,6 +355,12 @@ def read_csv_rows(path, joint_names, complete=True):
     table = np.array(
         [[number(r[i]) if i < len(r) else math.nan for i in range(len(header))] for r in rows[1:]]
     )
+    t = table[:, col["time"]]
+    if np.nanmax(np.abs(t), initial=0.0) > MAX_TIME:
+        raise DataError(
+            f"CSV {path!r}: 'time' reaches {np.nanmax(np.abs(t)):.6g}, beyond {MAX_TIME:g} s: the "
+            "time column is in seconds (nanoseconds? divide them by 1e9)"
+        )
     with_velocity = [f"{j}.velocity" in col for j in joint_names]
     has_velocity = all(with_velocity) if complete else any(with_velocity)
 
@@ -322,7 +371,7 @@ def read_csv_rows(path, joint_names, complete=True):
         )
 
     return JointSamples(
-        t=table[:, col["time"]],
+        t=t,
         position=block("position"),
         velocity=block("velocity") if has_velocity else None,
         effort=block("effort"),
