@@ -46,6 +46,7 @@ _FIELDS = ("position", "velocity", "effort")
 #: The pipeline's counters (cumulative, carried over to a pipeline with a new model or config).
 COUNTERS = (
     "messages",
+    "without_model_joints",
     "refused",
     "refused_position",
     "refused_velocity",
@@ -66,6 +67,9 @@ COUNTERS = (
     "reference_refused",
     "commands_withheld",
 )
+
+#: Why a message that names none of the model's joints produces nothing.
+WITHOUT_MODEL_JOINTS = "the message names none of the model's joints: ignored"
 
 #: What a step that should not fail on validated data may still raise: turned into a reason.
 _STEP_ERRORS = (RobotDynamicsError, ValueError, FloatingPointError, np.linalg.LinAlgError)
@@ -252,8 +256,9 @@ class EstimationPipeline:
                 previous one it passed (a node's shed messages: no stamp gap).
 
         Returns:
-            Sample: the validated message (``ready`` False when it was refused, or some joint has
-            never had a position).
+            Sample: the validated message (``ready`` False when it was refused, names none of the
+            model's joints (ignored: not even its stamp is taken), or some joint has never had a
+            position).
         """
         self.counters["messages"] += 1
         try:
@@ -266,6 +271,17 @@ class EstimationPipeline:
             )
         except Refused as refused:
             return Sample(self._refuse(t_ns, *refused.args))
+        if present is not self._all and not present.any():
+            # another driver's (a gripper's): its stamps, on its own clock, are not this arm's
+            self.counters["without_model_joints"] += 1
+            return Sample(
+                PipelineOutput(
+                    stamp_ns=t_ns,
+                    wrench_frame=self.wrench_frame or "",
+                    command_error=WITHOUT_MODEL_JOINTS,
+                    estimation_paused=WITHOUT_MODEL_JOINTS,
+                )
+            )
         try:
             return self._merge(t_ns, position, velocity, effort, present, clean, superseded)
         except _STEP_ERRORS as error:  # not expected for checked inputs

@@ -220,7 +220,7 @@ class DynamicsDiagnostics:
             "messages_received": node.received,
             "messages_shed": node.shed,
             "messages_shed_at_start": node.shed_at_start,
-            "messages_processed": int(pipeline.get("messages", 0)) - refused,
+            "messages_processed": _processed(pipeline),
             "unknown_joints": " ".join(node.unknown_joints),
             "no_effort_joints": " ".join(name for name, _ in constant),
             "effort_command": "on" if node.effort_command_on else "off",
@@ -250,13 +250,22 @@ class DynamicsDiagnostics:
             diagnostic_msgs.msg.DiagnosticArray: the array, stamped ``stamp``.
         """
         now = time.monotonic()
-        processed = int(pipeline.get("messages", 0)) - int(pipeline.get("refused", 0))
+        processed = _processed(pipeline)
         start, before = self._rate_from or (now, processed)
         self._rate_from = (now, processed)
         rate = max(processed - before, 0) / (now - start) if now > start else 0.0
         array_msg = DiagnosticArray(status=[self.status(node, active, pipeline, rate, efforts)])
         array_msg.header.stamp = stamp
         return array_msg
+
+
+def _processed(pipeline):
+    """Messages the pipeline took: neither refused nor of none of the model's joints."""
+    return (
+        int(pipeline.get("messages", 0))
+        - int(pipeline.get("refused", 0))
+        - int(pipeline.get("without_model_joints", 0))
+    )
 
 
 __all__ = ["DynamicsDiagnostics", "NodeState"]

@@ -49,6 +49,25 @@ def test_lost_messages_counted_per_driver(panda):
     assert (s["stamp_gaps"], s["skipped_messages"]) == (1, 3)
 
 
+def test_a_message_of_none_of_the_model_s_joints_is_ignored(panda):
+    """A gripper's driver publishing only its fingers (which the model does not have) on its own
+    clock, 1 s behind the arm's, at 50 Hz: its messages produce nothing and restart nothing; the
+    arm's wrench is the push throughout."""
+    p = pipe(panda)
+    tau = held_torques(panda, Q, F_EXT)
+    none = np.zeros(7, dtype=bool)
+    for k in range(400):
+        out = p.update(T0 + k * MS, Q, np.zeros(7), tau)
+        if k % 20 == 10:
+            late = p.update(T0 + k * MS - 10**9, np.full(7, math.nan), None, None, present=none)
+            assert late.gravity is None and late.wrench is None and late.contact is None
+            assert late.estimation_paused == "the message names none of the model's joints: ignored"
+    np.testing.assert_allclose(out.wrench, sensor(panda, Q, F_EXT), atol=1e-6)
+    s = p.status()
+    assert s["observer_restarts"] == 1 and s["stamps_backwards"] == 0
+    assert s["without_model_joints"] == 20
+
+
 def test_interleaved_drivers_do_not_restart_the_observer(panda):
     """Two drivers at 1 kHz whose messages arrive a little out of stamp order (the second one
     stamped 0.2 ms before the first's latest): merged without restarts; a driver's own stamp
