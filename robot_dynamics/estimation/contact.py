@@ -71,6 +71,17 @@ class ContactDetector:
         self.link = ""
         self._pending_since = None
 
+    def interrupted(self):
+        """No estimate with this message and the estimator starts over: a contact in progress
+        ends (it cannot be followed without estimates), the count kept.
+
+        Returns:
+            ContactState: the state after it (``changed`` when a contact ended).
+        """
+        changed = self.in_contact
+        self.reset()
+        return ContactState(False, changed, "", math.nan, math.nan, self.contacts)
+
     def carry_over(self, old):
         """Take over another detector's state, for a new configuration or model of the same
         robot: the contact count, a switch pending since its stamp, and an ongoing contact with

@@ -484,7 +484,8 @@ class EstimationPipeline:
             # the observer integrates over time: after a pause it starts again
             self._restart = f"estimation resumed after a pause ({reason})"
         if self._contact is not None:
-            out.contact = self._contact.state()
+            # a pause the estimator starts over from ends a contact: none is followed meanwhile
+            out.contact = self._contact.interrupted() if restart else self._contact.state()
         self._tare.tick(out.stamp_ns, None, self._text["last_pause"])
 
     def _estimate_step(self, sample):

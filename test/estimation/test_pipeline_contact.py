@@ -212,3 +212,21 @@ def test_a_new_configuration_or_model_keeps_an_ongoing_contact(panda):
         t += 100 * MS
         out = feed(p, Q, np.zeros(7), tau, start=t, count=100)
         assert out.contact.in_contact == held and out.contact.contacts == 1
+
+
+def test_a_pause_ends_a_contact_and_estimates_find_it_again(panda):
+    """A steady 10 N push, in contact; the driver stops sending efforts: once they are stale the
+    estimation pauses and the contact ends (one change, no contact while paused); efforts back
+    with the push still on: a new contact."""
+    R = panda.frame_pose(Q)[:3, :3]
+    pushed = held_torques(panda, Q, np.r_[R @ np.array([0.0, 0.0, 10.0]), 0, 0, 0])
+    p = pipe(panda, contact={"force_on": 3.0, "force_off": 1.5})
+    out = feed(p, Q, np.zeros(7), pushed, count=50)
+    assert out.contact.in_contact and out.contact.contacts == 1
+    states = [p.update(T0 + (50 + k) * MS, Q, np.zeros(7), None).contact for k in range(300)]
+    ended = [k for k, s in enumerate(states) if s.changed]
+    assert len(ended) == 1 and not states[ended[0]].in_contact
+    assert not any(s.in_contact for s in states[ended[0] :])
+    assert p.status()["last_pause"].startswith("stale effort")
+    out = feed(p, Q, np.zeros(7), pushed, start=T0 + 350 * MS, count=50)
+    assert out.contact.in_contact and out.contact.contacts == 2
