@@ -37,7 +37,7 @@ from .external_torques import ExternalTorqueEstimator
 from .joint_state import NEVER, MergedJointState
 from .output import PipelineOutput, Sample
 from .reference import Reference
-from .stamps import StampClock
+from .stamps import LATE, StampClock
 from .tare import Tare
 from .validation import MessageValidator, Refused
 
@@ -56,6 +56,7 @@ COUNTERS = (
     "estimation_paused",
     "observer_restarts",
     "stamps_backwards",
+    "stamps_late",
     "stamps_repeated",
     "stamps_interleaved",
     "stamp_jumps",
@@ -70,6 +71,9 @@ COUNTERS = (
 
 #: Why a message that names none of the model's joints produces nothing.
 WITHOUT_MODEL_JOINTS = "the message names none of the model's joints: ignored"
+
+#: Why a message stamped before its driver's newest produces nothing.
+LATE_MESSAGE = "stamped before its driver's newest message (delivered late): dropped"
 
 #: What a step that should not fail on validated data may still raise: turned into a reason.
 _STEP_ERRORS = (RobotDynamicsError, ValueError, FloatingPointError, np.linalg.LinAlgError)
@@ -319,6 +323,15 @@ class EstimationPipeline:
         previous = self._clock.last_ns
         stream = None if present is self._all or present.all() else present.tobytes()
         dt_ns, restart = self._clock.tick(t_ns, stream, superseded)
+        if dt_ns == LATE:
+            return Sample(
+                PipelineOutput(
+                    stamp_ns=t_ns,
+                    wrench_frame=self.wrench_frame or "",
+                    command_error=LATE_MESSAGE,
+                    estimation_paused=LATE_MESSAGE,
+                )
+            )
         if restart is not None:
             self._restart = restart
             if t_ns < previous:  # back in time: no joint value is newer than the new stamp

@@ -3,7 +3,10 @@ stamps going backwards.
 
 Several drivers (streams: the messages carrying the same joints) interleave: a message of one
 driver stamped a little before the newest message of another is merged without an observer step
-(``stamps_interleaved``); only a stream's own stamp going backwards restarts the estimator.
+(``stamps_interleaved``). A message stamped before its own driver's newest by at most
+``max_dt_ns`` came late (reordered on its way, a logger's burst): its state has passed, it is
+dropped (``stamps_late``); a stream's stamp going further back (a clock step, a restarted
+driver) restarts the estimator.
 
 Gaps (lost messages) are counted per stream, the messages carrying the same joints (one driver),
 against the median of that stream's recent intervals: drivers publishing different joints
@@ -13,6 +16,9 @@ messages, ``superseded``) are no gaps. A gap longer than ``max_dt_ns`` (a pause,
 connection, a clock step) is a jump: counted as such, not as messages lost.
 """
 
+LATE = -1
+"""``dt_ns`` of a message stamped before its own driver's newest (by at most ``max_dt_ns``):
+delivered late, its state already passed."""
 WINDOW = 9
 """Recent intervals per stream whose median is the stream's period."""
 MAX_STREAMS = 64
@@ -48,8 +54,9 @@ class StampClock:
 
     Args:
         max_dt_ns: a longer gap [ns] restarts the estimator.
-        counters: the pipeline's counters (``stamps_backwards``, ``stamps_repeated``,
-            ``stamps_interleaved``, ``stamp_gaps``, ``skipped_messages``, ``stamp_jumps``).
+        counters: the pipeline's counters (``stamps_backwards``, ``stamps_late``,
+            ``stamps_repeated``, ``stamps_interleaved``, ``stamp_gaps``, ``skipped_messages``,
+            ``stamp_jumps``).
 
     Attributes:
         last_ns: the previous stamp [ns] (None before the first message).
@@ -83,11 +90,16 @@ class StampClock:
         Returns:
             tuple: ``(dt_ns, restart)``: the time since the previous stamp [ns] (None when the
             estimator must restart; 0 for a repeated stamp, and for another driver's stamp up to
-            ``max_dt_ns`` older than the newest, which stays the newest) and the reason to
-            restart (None, or why: a stamp going backwards within a stream, a gap beyond
-            ``max_dt_ns``).
+            ``max_dt_ns`` older than the newest, which stays the newest; :data:`LATE` for a
+            stamp up to ``max_dt_ns`` older than its own driver's newest: a message delivered
+            late, to be dropped) and the reason to restart (None, or why: a stamp going back
+            within a stream by more than ``max_dt_ns``, a gap beyond ``max_dt_ns``).
         """
         c = self._counters
+        own = self._streams.get(stream)
+        if own is not None and own.last_ns is not None and 0 < own.last_ns - t_ns <= self.max_dt_ns:
+            c["stamps_late"] += 1  # older than its driver's newest: a state already passed
+            return LATE, None
         self._count_gaps(t_ns, stream, superseded)
         last = self.last_ns
         if last is not None and t_ns < last and stream != self._last_stream:
@@ -134,4 +146,4 @@ class StampClock:
         s.add(d // (superseded + 1))
 
 
-__all__ = ["StampClock"]
+__all__ = ["LATE", "StampClock"]

@@ -5,14 +5,14 @@ Levels: ERROR without a model, when the effort command is on but withheld (not f
 computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
 raised; WARN when no joint_states came or they (or ~/reference messages) were refused or skipped
 since the last status, their stamps went backwards or jumped beyond ``observer_max_dt`` (each
-restarts the observer), more than :data:`SHED_WARN_FRACTION` of them were shed (those shed at
-start aside: they are counted only, see ``LatestMessages``), efforts are
-stale, the estimation paused on every message since the last status (positions missing, no or
-stale velocities or efforts: the pipeline's ``last_pause`` says which), the selected wrench
-problem is near-singular, or a joint's effort is no measurement over the latest
-:data:`EFFORT_CHECK_MESSAGES` messages (one value in every message while another joint's varies,
-such as a gripper's reporting 0: :func:`~robot_dynamics.core.effort_measurement.constant_efforts`);
-OK otherwise.
+restarts the observer) or came late (before their driver's newest: dropped), more than
+:data:`SHED_WARN_FRACTION` of them were shed (those shed at start aside: they are counted only,
+see ``LatestMessages``), efforts are stale, the estimation paused on every message since the
+last status (positions missing, no or stale velocities or efforts: the pipeline's
+``last_pause`` says which), the selected wrench problem is near-singular, or a joint's effort
+is no measurement over the latest :data:`EFFORT_CHECK_MESSAGES` messages (one value in every
+message while another joint's varies, such as a gripper's reporting 0:
+:func:`~robot_dynamics.core.effort_measurement.constant_efforts`); OK otherwise.
 """
 
 import time
@@ -128,6 +128,7 @@ class DynamicsDiagnostics:
             "nonfinite_outputs": int(pipeline.get("nonfinite_outputs", 0)),
             "skipped_messages": int(pipeline.get("skipped_messages", 0)),
             "stamps_backwards": int(pipeline.get("stamps_backwards", 0)),
+            "stamps_late": int(pipeline.get("stamps_late", 0)),
             "stamp_jumps": int(pipeline.get("stamp_jumps", 0)),
             "shed": node.shed - node.shed_at_start,
             "callback_errors": node.callback_errors,
@@ -173,8 +174,13 @@ class DynamicsDiagnostics:
                 warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
             if grew["stamps_backwards"]:
                 warnings.append(
-                    f"{grew['stamps_backwards']} joint_states stamps went backwards (each "
-                    "restarts the observer)"
+                    f"{grew['stamps_backwards']} joint_states stamps went backwards by more than "
+                    "observer_max_dt (each restarts the observer)"
+                )
+            if grew["stamps_late"]:
+                warnings.append(
+                    f"{grew['stamps_late']} joint_states delivered late (stamped before their "
+                    "driver's newest: dropped)"
                 )
             if grew["stamp_jumps"]:
                 warnings.append(

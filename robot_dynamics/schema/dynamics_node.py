@@ -125,9 +125,10 @@ ESTIMATION = Section(
         Param(
             "observer_max_dt",
             0.5,
-            "A joint_states stamp gap longer than this (or a driver's stamp going backwards) "
+            "A joint_states stamp gap longer than this (or a driver's stamp going back by more) "
             "restarts the observer and filter; another driver's message stamped up to this much "
-            "before the newest is merged without an observer step.",
+            "before the newest is merged without an observer step, the same driver's is dropped "
+            "(delivered late).",
             D,
             units="s",
             range=(0.0, 60.0),

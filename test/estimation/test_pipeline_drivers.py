@@ -70,8 +70,9 @@ def test_a_message_of_none_of_the_model_s_joints_is_ignored(panda):
 
 def test_interleaved_drivers_do_not_restart_the_observer(panda):
     """Two drivers at 1 kHz whose messages arrive a little out of stamp order (the second one
-    stamped 0.2 ms before the first's latest): merged without restarts; a driver's own stamp
-    going backwards still restarts."""
+    stamped 0.2 ms before the first's latest): merged without restarts. A driver's own message
+    stamped 12 ms before its newest came late: dropped, no restart; its stamp going back by
+    more than observer_max_dt (a clock step) restarts."""
     p = pipe(panda)
     tau = held_torques(panda, Q, F_EXT)
     arm = np.arange(7) < 4
@@ -86,8 +87,36 @@ def test_interleaved_drivers_do_not_restart_the_observer(panda):
     out = p.update(T0 + 81 * MS, np.where(~arm, Q, math.nan), np.zeros(7), tau, present=~arm)
     out = p.update(T0 + 82 * MS, np.where(arm, Q, math.nan), np.zeros(7), tau, present=arm)
     np.testing.assert_allclose(out.wrench, sensor(panda, Q, F_EXT), atol=1e-6)
-    p.update(T0 + 70 * MS, np.where(arm, Q, math.nan), np.zeros(7), tau, present=arm)
+    late = p.update(T0 + 70 * MS, np.where(arm, Q, math.nan), np.zeros(7), tau, present=arm)
+    assert late.gravity is None and late.wrench is None and "delivered late" in late.command_error
+    s = p.status()
+    assert (s["stamps_late"], s["stamps_backwards"], s["observer_restarts"]) == (1, 0, 1)
+    p.update(T0 - 10**9, np.where(arm, Q, math.nan), np.zeros(7), tau, present=arm)
     assert p.status()["stamps_backwards"] == 1 and p.status()["observer_restarts"] == 2
+
+
+def test_a_message_delivered_late_is_dropped_on_a_moving_arm(panda):
+    """A moving arm pushed by a known wrench, its driver's messages now and then delivered
+    5 ms late (a stamp before the newest): each is dropped and counted, the observer runs on,
+    and every wrench published is the push (a restart from a late state would miss M qdd)."""
+    p = pipe(panda, observer_gain=200.0)
+    t = np.arange(1200) * 1e-3
+    freq = np.linspace(0.3, 0.6, 7)
+    q = Q + 0.4 * np.sin(2 * np.pi * freq * t[:, None])
+    qd = 0.4 * 2 * np.pi * freq * np.cos(2 * np.pi * freq * t[:, None])
+    qdd = -0.4 * (2 * np.pi * freq) ** 2 * np.sin(2 * np.pi * freq * t[:, None])
+    J = panda.jacobian(q)
+    tau = panda.inverse_dynamics(q, qd, qdd) - np.einsum("kji,j->ki", J, F_EXT)
+    errors = []
+    for k in range(len(t)):
+        out = p.update(T0 + k * MS, q[k], qd[k], tau[k])
+        if k >= 200 and k % 100 == 50:  # the message of 5 ms ago again, delivered late
+            late = p.update(T0 + (k - 5) * MS, q[k - 5], qd[k - 5], tau[k - 5])
+            assert late.wrench is None and late.feedforward is None
+        if k >= 200:
+            errors.append(np.abs(out.wrench - sensor(panda, q[k], F_EXT)).max())
+    assert p.status()["stamps_late"] == 10 and p.status()["observer_restarts"] == 1
+    assert max(errors) < 0.05, max(errors)
 
 
 def test_a_start_up_burst_leaves_no_gaps_behind(panda):

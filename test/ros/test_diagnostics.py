@@ -123,11 +123,11 @@ def test_errors_name_what_is_wrong(panda):
 
 
 def test_stamps_going_backwards_or_jumping_warn(panda):
-    """Stamps that go backwards, or jump beyond observer_max_dt, restart the observer on each:
-    WARN while they do, OK once they stop."""
+    """Stamps that go backwards, or jump beyond observer_max_dt, restart the observer on each,
+    and messages delivered late are dropped: WARN while they do, OK once they stop."""
     diagnostics = DynamicsDiagnostics()
     node, active = loaded(panda)
-    counts = {"messages": 0, "stamps_backwards": 0, "stamp_jumps": 0}
+    counts = {"messages": 0, "stamps_backwards": 0, "stamps_late": 0, "stamp_jumps": 0}
 
     def status(received, **grew):
         nonlocal node
@@ -140,7 +140,15 @@ def test_stamps_going_backwards_or_jumping_warn(panda):
     assert status(100).level == DiagnosticStatus.OK
     warned = status(100, stamps_backwards=100)
     assert warned.level == DiagnosticStatus.WARN
-    assert "100 joint_states stamps went backwards (each restarts the observer)" in warned.message
+    assert (
+        "100 joint_states stamps went backwards by more than observer_max_dt (each restarts the "
+        "observer)" in warned.message
+    )
+    warned = status(100, stamps_late=3)
+    assert warned.level == DiagnosticStatus.WARN
+    assert "3 joint_states delivered late (stamped before their driver's newest: dropped)" in (
+        warned.message
+    )
     warned = status(100, stamp_jumps=1)
     assert warned.level == DiagnosticStatus.WARN
     assert "1 joint_states stamp gaps longer than observer_max_dt" in warned.message
