@@ -266,11 +266,9 @@ class DynamicsDiagnostics:
 
 
 def _processed(pipeline):
-    """Messages the pipeline took: neither refused nor of none of the model's joints."""
-    return (
-        int(pipeline.get("messages", 0))
-        - int(pipeline.get("refused", 0))
-        - int(pipeline.get("without_model_joints", 0))
+    """Messages the pipeline took: not refused, not of none of the model's joints, not late."""
+    return int(pipeline.get("messages", 0)) - sum(
+        int(pipeline.get(key, 0)) for key in ("refused", "without_model_joints", "stamps_late")
     )
 
 
