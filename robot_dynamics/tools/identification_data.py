@@ -237,6 +237,37 @@ MAX_BACKWARDS = 0.5
 MAX_TIME = 1e10
 
 
+def check_units(model, position):
+    """Refuse positions that lie far beyond a joint's limits, as positions written in degrees do
+    (57 times their value): beyond them by more than twice the range (and 2 rad or m), which no
+    URDF whose limits are merely too tight explains. A joint without limits, or with a range of
+    0, is not judged.
+
+    Args:
+        model: the :class:`~robot_dynamics.core.model.RobotModel`.
+        position: (N, n) recorded positions, model order, NaN where none.
+
+    Raises:
+        DataError: naming the joint, its furthest position and its limits.
+    """
+    lower, upper = (np.asarray(v, dtype=float) for v in model.position_limits)
+    span = upper - lower
+    span = np.where(np.isfinite(span) & (span > 0.0), span, np.inf)
+    high = np.nanmax(position, axis=0, initial=-np.inf)
+    low = np.nanmin(position, axis=0, initial=np.inf)
+    beyond = np.fmax(high - upper, lower - low)
+    far = beyond > np.maximum(2.0 * span, 2.0)
+    if far.any():
+        j = int(np.argmax(np.where(far, beyond, -np.inf)))
+        reach = high[j] if high[j] - upper[j] >= lower[j] - low[j] else low[j]
+        raise DataError(
+            f"joint {model.joint_names[j]!r} reaches {reach:.6g}, beyond its limits "
+            f"[{lower[j]:.6g}, {upper[j]:.6g}] by more than twice their range: positions in "
+            "degrees? "
+            "(the recording must be in rad and m)"
+        )
+
+
 def check_time_order(t, source, item, first=0):
     """Refuse times that no sorting makes one recording: a step back longer than
     :data:`MAX_BACKWARDS` (shorter ones, a logger's reordering, are sorted).
@@ -463,6 +494,7 @@ def load_identification_data(
         positions[names.index(name)] = float(value)
         sources[names.index(name)] = "given"
     samples = read_samples(path, names, topic)
+    check_units(model, samples.position)
     # the model's mimic and locked joints are in the URDF: not joints it lacks
     derived = model.derived_joints
     samples = replace(

@@ -1,14 +1,18 @@
 """What the recording readers of identify and estimate refuse, and what they take: a time that
 goes back by more than a logger's reordering (two recordings in one), times that are not
-seconds, a column twice; a spreadsheet's byte-order mark and a logger's small reordering are
-taken."""
+seconds, a column twice, positions in degrees; a spreadsheet's byte-order mark and a logger's
+small reordering are taken."""
 
 import numpy as np
 import pytest
 
+from robot_dynamics import RobotModel
 from robot_dynamics.core.joint_data import DataError
+from robot_dynamics.tools.bundled import bundled_urdf_path
+from robot_dynamics.tools.cli import main as cli_main
 from robot_dynamics.tools.identification_data import (
     MAX_BACKWARDS,
+    check_units,
     merge_messages,
     read_csv,
     read_csv_rows,
@@ -59,3 +63,32 @@ def test_a_byte_order_mark_is_read_past(tmp_path):
     """Spreadsheets write UTF-8 with a byte-order mark before the 'time' header."""
     samples = read_csv(_csv(tmp_path / "excel.csv", np.arange(30) * 0.01, bom=True), NAMES)
     assert len(samples.t) == 30 and samples.t[-1] == pytest.approx(0.29)
+
+
+def test_positions_in_degrees_are_refused(tmp_path, capsys):
+    """A Panda recording with its positions in degrees: identify refuses it, naming the joint
+    whose positions lie furthest beyond its limits; the same recording in rad is read."""
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    names = list(model.joint_names)
+    t = np.arange(200) * 0.01
+    q = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]) + 0.3 * np.sin(t)[:, None]
+    header = ["time"] + [f"{j}.position" for j in names] + [f"{j}.effort" for j in names]
+    for label, positions in (("rad", q), ("deg", np.degrees(q))):
+        rows = [",".join(header)] + [
+            ",".join(repr(float(v)) for v in np.r_[t[k], positions[k], np.ones(7)])
+            for k in range(len(t))
+        ]
+        (tmp_path / f"{label}.csv").write_text("\n".join(rows) + "\n")
+    check_units(model, q)
+    code = cli_main(
+        ["identify", "panda", str(tmp_path / "deg.csv"), "--out", str(tmp_path / "x.urdf")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and f"joint 'panda_joint4' reaches {np.degrees(q[:, 3]).min():.6g}," in err, (
+        err
+    )
+    assert (
+        "beyond its limits [-3.0718, -0.0698] by more than twice their range: positions in degrees?"
+        in err
+    )
+    assert not (tmp_path / "x.urdf").exists()
