@@ -153,6 +153,7 @@ class EstimationPipeline:
         self._min_singular_value = math.nan
         self._near_singular = False
         self._stale_effort = False
+        self._nonfinite_effort = None  # (n,) the joints whose effort came last as NaN or inf
 
     def _friction_torques(self, qd):
         """Joint friction torques at ``qd`` (the model's friction, the configured threshold)."""
@@ -344,6 +345,8 @@ class EstimationPipeline:
                 if values is not None:
                     state.values[row] = values
                     state.stamps[row] = t_ns
+            if effort is not None:
+                self._nonfinite_effort = None
         else:
             if position is not None:
                 state.merge(0, t_ns, position, present)
@@ -355,6 +358,12 @@ class EstimationPipeline:
                 bad = state.merge(2, t_ns, effort, present)
                 if bad.any():
                     c["nonfinite_effort"] += int(bad.sum())
+                # the joints whose last effort was NaN or inf (said when their efforts are stale)
+                old = self._nonfinite_effort
+                if bad.size == 0:
+                    self._nonfinite_effort = None
+                elif old is not None or bad.any():
+                    self._nonfinite_effort = bad | (old & ~present) if old is not None else bad
         sample = Sample(PipelineOutput(stamp_ns=t_ns, wrench_frame=self.wrench_frame or ""))
         if not self._positions_complete:  # once complete, positions stay known
             missing = state.position_stamp == NEVER
@@ -557,9 +566,15 @@ class EstimationPipeline:
             stale_names = _names(names, stale)
             self._stale_effort = True
             self._text["stale_effort_joints"] = " ".join(stale_names)
+            nonfinite = self._nonfinite_effort
+            why = (
+                f"; the last efforts of {_names(names, stale & nonfinite)} were NaN or inf"
+                if nonfinite is not None and (stale & nonfinite).any()
+                else ""
+            )
             reason = (
                 f"stale effort for joints {stale_names} (older than effort_timeout "
-                f"{self.config.effort_timeout} s)"
+                f"{self.config.effort_timeout} s{why})"
             )
             sample.out.warnings = sample.out.warnings + (reason,)
             self._pause(sample.out, reason)

@@ -189,6 +189,23 @@ def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
     assert p.status()["nonfinite_velocity"] == 1
 
 
+def test_an_effort_that_turns_nan_is_said_to_when_it_is_stale(panda):
+    """A joint's effort measured, then NaN in every message: once stale the pause says the last
+    efforts were NaN; measured again, the reason is gone."""
+    tau = held_torques(panda, Q, F_EXT)
+    p = pipe(panda, effort_timeout=0.05)
+    feed(p, Q, np.zeros(7), tau, count=10)
+    nan = tau.copy()
+    nan[2] = math.nan
+    out = feed(p, Q, np.zeros(7), nan, start=T0 + 10 * MS, count=100)
+    assert out.estimation_paused == (
+        "stale effort for joints ['panda_joint3'] (older than effort_timeout 0.05 s; the last "
+        "efforts of ['panda_joint3'] were NaN or inf)"
+    )
+    out = feed(p, Q, np.zeros(7), tau, start=T0 + 110 * MS, count=5)
+    assert out.estimation_paused is None and out.wrench is not None
+
+
 def test_stale_effort_gives_no_phantom_wrench(panda):
     """A driver stops filling effort; the arm moves to a new pose: no wrench from the old
     efforts, a warning, and estimates again as soon as efforts come back."""
