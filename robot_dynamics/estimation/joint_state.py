@@ -27,6 +27,7 @@ class MergedJointState:
         position_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
         velocity_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
         effort_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
+        nonfinite_effort: (n,) bool, the joints whose last effort came as NaN or inf, or None.
     """
 
     FIELDS = ("position", "velocity", "effort")
@@ -38,6 +39,43 @@ class MergedJointState:
         self.stamps = np.full((3, self.n), NEVER, dtype=np.int64)
         self.position, self.velocity, self.effort = self.values
         self.position_stamp, self.velocity_stamp, self.effort_stamp = self.stamps
+        self.nonfinite_effort = None  # (n,) bool: the joints whose last effort was NaN or inf
+
+    def take(self, t_ns, fields, present, clean):
+        """Store a message's fields.
+
+        Args:
+            t_ns: its stamp [ns].
+            fields: ``(position, velocity, effort)``, each (n,) or None (no such field).
+            present: (n,) bool, the joints it carries.
+            clean: it carries every joint, every value finite (stored as they are).
+
+        Returns:
+            tuple: ``(velocity, effort)`` counts of non-finite values of carried joints (not
+            stored: the previous values age).
+        """
+        if clean:
+            for row, values in enumerate(fields):
+                if values is not None:
+                    self.values[row] = values
+                    self.stamps[row] = t_ns
+            if fields[2] is not None:
+                self.nonfinite_effort = None
+            return 0, 0
+        counts = [0, 0]
+        for row, values in enumerate(fields):
+            if values is None:
+                continue
+            bad = self.merge(row, t_ns, values, present)
+            if row:
+                counts[row - 1] = int(bad.sum())
+            if row == 2:
+                old = self.nonfinite_effort
+                if bad.size == 0:
+                    self.nonfinite_effort = None
+                elif old is not None or bad.any():
+                    self.nonfinite_effort = bad if old is None else bad | (old & ~present)
+        return tuple(counts)
 
     def carry_over(self, other):
         """Take the values of the joints ``other`` (another model's state) also has.
@@ -51,6 +89,38 @@ class MergedJointState:
             if i is not None:
                 self.values[:, j] = other.values[:, i]
                 self.stamps[:, j] = other.stamps[:, i]
+
+    def missing_effort(self, stale, timeout):
+        """Why the efforts of some joints cannot be used.
+
+        Args:
+            stale: (n,) bool, the joints whose effort is older than ``timeout``.
+            timeout: the effort timeout [s], for the reason.
+
+        Returns:
+            tuple: ``(stale names, reason)``: the stale joints' names, and why; no names (and
+            the joints that never had an effort named in the reason) when some joint never
+            had one.
+        """
+        names = self.joint_names
+        never = self.effort_stamp == NEVER
+        if never.any():
+            reason = f"no effort for joints {[names[j] for j in np.flatnonzero(never)]}"
+            if not never.all():  # a gripper without an effort interface, say
+                reason += (
+                    " (a joint whose driver measures no effort, such as a gripper's, can be "
+                    "loaded as fixed with locked_joints)"
+                )
+            return (), reason
+        stale_names = [names[j] for j in np.flatnonzero(stale)]
+        nonfinite = self.nonfinite_effort
+        why = ""
+        if nonfinite is not None and (stale & nonfinite).any():
+            why = f"; the last efforts of {[names[j] for j in np.flatnonzero(stale & nonfinite)]}"
+            why += " were NaN or inf"
+        return stale_names, (
+            f"stale effort for joints {stale_names} (older than effort_timeout {timeout} s{why})"
+        )
 
     def merge(self, row, t_ns, values, present):
         """Store the finite values of the present joints in one field, with one stamp.

@@ -153,7 +153,6 @@ class EstimationPipeline:
         self._min_singular_value = math.nan
         self._near_singular = False
         self._stale_effort = False
-        self._nonfinite_effort = None  # (n,) the joints whose effort came last as NaN or inf
 
     def _friction_torques(self, qd):
         """Joint friction torques at ``qd`` (the model's friction, the configured threshold)."""
@@ -276,21 +275,20 @@ class EstimationPipeline:
             )
         except Refused as refused:
             return Sample(self._refuse(t_ns, *refused.args))
-        if present is not self._all and not present.any():
+        if present is not self._all and self._positions_complete and not present.any():
             # another driver's (a gripper's): its stamps, on its own clock, are not this arm's
             self.counters["without_model_joints"] += 1
-            return Sample(
-                PipelineOutput(
-                    stamp_ns=t_ns,
-                    wrench_frame=self.wrench_frame or "",
-                    command_error=WITHOUT_MODEL_JOINTS,
-                    estimation_paused=WITHOUT_MODEL_JOINTS,
-                )
-            )
+            return self._nothing(t_ns, WITHOUT_MODEL_JOINTS)
         try:
             return self._merge(t_ns, position, velocity, effort, present, clean, superseded)
         except _STEP_ERRORS as error:  # not expected for checked inputs
             return Sample(self._refuse(t_ns, f"{type(error).__name__}: {error}"))
+
+    def _nothing(self, t_ns, reason):
+        """The Sample of a message that produces nothing, and why."""
+        out = PipelineOutput(stamp_ns=t_ns, wrench_frame=self.wrench_frame or "")
+        out.command_error = out.estimation_paused = reason
+        return Sample(out)
 
     def refuse(self, t_ns, reason, field=None):
         """Refuse a message the caller could not even turn into arrays (e.g. a joint_states whose
@@ -325,14 +323,7 @@ class EstimationPipeline:
         stream = None if present is self._all or present.all() else present.tobytes()
         dt_ns, restart = self._clock.tick(t_ns, stream, superseded)
         if dt_ns == LATE:
-            return Sample(
-                PipelineOutput(
-                    stamp_ns=t_ns,
-                    wrench_frame=self.wrench_frame or "",
-                    command_error=LATE_MESSAGE,
-                    estimation_paused=LATE_MESSAGE,
-                )
-            )
+            return self._nothing(t_ns, LATE_MESSAGE)
         if restart is not None:
             self._restart = restart
             if t_ns < previous:  # back in time: no joint value is newer than the new stamp
@@ -340,30 +331,10 @@ class EstimationPipeline:
                 if self._contact is not None:
                     self._contact.reset()
         full = clean and present is self._all  # the common case: one driver, clean values
-        if full:
-            for row, values in enumerate((position, velocity, effort)):
-                if values is not None:
-                    state.values[row] = values
-                    state.stamps[row] = t_ns
-            if effort is not None:
-                self._nonfinite_effort = None
-        else:
-            if position is not None:
-                state.merge(0, t_ns, position, present)
-            if velocity is not None:
-                bad = state.merge(1, t_ns, velocity, present)
-                if bad.any():
-                    c["nonfinite_velocity"] += int(bad.sum())
-            if effort is not None:
-                bad = state.merge(2, t_ns, effort, present)
-                if bad.any():
-                    c["nonfinite_effort"] += int(bad.sum())
-                # the joints whose last effort was NaN or inf (said when their efforts are stale)
-                old = self._nonfinite_effort
-                if bad.size == 0:
-                    self._nonfinite_effort = None
-                elif old is not None or bad.any():
-                    self._nonfinite_effort = bad | (old & ~present) if old is not None else bad
+        nonfinite = state.take(t_ns, (position, velocity, effort), present, full)
+        if any(nonfinite):
+            c["nonfinite_velocity"] += nonfinite[0]
+            c["nonfinite_effort"] += nonfinite[1]
         sample = Sample(PipelineOutput(stamp_ns=t_ns, wrench_frame=self.wrench_frame or ""))
         if not self._positions_complete:  # once complete, positions stay known
             missing = state.position_stamp == NEVER
@@ -550,34 +521,12 @@ class EstimationPipeline:
             self._stale_effort = False
             self._text["stale_effort_joints"] = ""
             return True
-        names = self.joint_names
-        never = self._state.effort_stamp == NEVER
-        if never.any():
-            self._stale_effort = False
-            self._text["stale_effort_joints"] = ""
-            reason = f"no effort for joints {_names(names, never)}"
-            if not never.all():  # a gripper without an effort interface, say
-                reason += (
-                    " (a joint whose driver measures no effort, such as a gripper's, can be "
-                    "loaded as fixed with locked_joints)"
-                )
-            self._pause(sample.out, reason)
-        else:
-            stale_names = _names(names, stale)
-            self._stale_effort = True
-            self._text["stale_effort_joints"] = " ".join(stale_names)
-            nonfinite = self._nonfinite_effort
-            why = (
-                f"; the last efforts of {_names(names, stale & nonfinite)} were NaN or inf"
-                if nonfinite is not None and (stale & nonfinite).any()
-                else ""
-            )
-            reason = (
-                f"stale effort for joints {stale_names} (older than effort_timeout "
-                f"{self.config.effort_timeout} s{why})"
-            )
+        stale_names, reason = self._state.missing_effort(stale, self.config.effort_timeout)
+        self._stale_effort = bool(stale_names)
+        self._text["stale_effort_joints"] = " ".join(stale_names)
+        if stale_names:
             sample.out.warnings = sample.out.warnings + (reason,)
-            self._pause(sample.out, reason)
+        self._pause(sample.out, reason)
         return False
 
     def _external_torques(self, sample):
