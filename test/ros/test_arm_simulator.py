@@ -54,6 +54,19 @@ def pendulum_model():
 # ------------------------------------------------------------------------------------------ tests
 
 
+def rebuilt_with_gravity(sim, gravity):
+    """Set the simulator's gravity (a model rebuild); the stamp [ns] after which its messages
+    come from the new model, as its log says."""
+    result = sim.set_parameters(gravity=gravity)[0]
+    assert result.successful, result.reason
+    found = sim.proc.wait_for_output(
+        r"model loaded from parameters \['gravity'\].*"
+        r"applied to the messages stamped after (\d+)\.(\d{9}) s",
+        timeout=60.0,
+    )
+    return int(found.group(1)) * NS_PER_S + int(found.group(2))
+
+
 def test_free_fall_matches_core_simulate(arm_simulator, ros_node):
     """Zero torque from the Panda's home pose: the published trajectory is the core's."""
     sim = arm_simulator(
@@ -392,14 +405,7 @@ def test_runtime_gravity_applies_to_a_urdf_from_the_topic(arm_simulator, ros_nod
     assert ros_node.spin_until(
         lambda: sim.states and np.max(np.abs(sim.states[-1][2] - start)) > 0.01, 60
     )
-    result = sim.set_parameters(gravity=[0.0, 0.0, 0.0])[0]
-    assert result.successful, result.reason
-    found = sim.proc.wait_for_output(
-        r"model loaded from parameters \['gravity'\].*"
-        r"applied to the messages stamped after (\d+)\.(\d{9}) s",
-        timeout=60.0,
-    )
-    boundary_ns = int(found.group(1)) * NS_PER_S + int(found.group(2))
+    boundary_ns = rebuilt_with_gravity(sim, [0.0, 0.0, 0.0])
     # weightless, reset to rest: from the change on, the pendulum stays at its initial
     # configuration (messages published before the change may arrive after it: by stamp)
     assert ros_node.spin_until(lambda: sum(st[0] > boundary_ns for st in sim.states) >= 100, 60)
@@ -587,14 +593,7 @@ def test_a_model_rebuild_keeps_the_brakes_released(arm_simulator, ros_node):
     sim.wait_states(5)
     sim.release(2)
     ros_node.spin_for(0.3)  # the last zero commands arrive before the rebuild
-    result = sim.set_parameters(gravity=[0.0, -9.0, 0.0])[0]
-    assert result.successful, result.reason
-    found = sim.proc.wait_for_output(
-        r"model loaded from parameters \['gravity'\].*"
-        r"applied to the messages stamped after (\d+)\.(\d{9}) s",
-        timeout=60.0,
-    )
-    boundary_ns = int(found.group(1)) * NS_PER_S + int(found.group(2))
+    boundary_ns = rebuilt_with_gravity(sim, [0.0, -9.0, 0.0])
     assert ros_node.spin_until(lambda: sum(st[0] > boundary_ns for st in sim.states) >= 50, 60)
     after = [st for st in sim.states if st[0] > boundary_ns]
     assert np.max(np.abs(after[-1][2] - start)) > 1e-3  # swinging: not braked
