@@ -1,7 +1,8 @@
-"""PNG plots shared by the ``robot-dynamics`` CLI and the demo.
+"""Plots shared by the ``robot-dynamics`` CLI and the demo.
 
 matplotlib with the Agg backend only (no display needed, safe in CI and over SSH). Every function
-takes plain numpy arrays, writes one PNG and returns the path it wrote. Parent folders are created.
+takes plain numpy arrays, writes one figure (PNG, or the format the path's suffix names: .svg,
+.pdf) and returns the path it wrote. Parent folders are created.
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ def _figure(n_rows: int, n_cols: int = 1, height_per_row: float = 2.2, width: fl
 
 
 def _save(fig, path: str) -> str:
+    """Write the figure in the format its suffix names (.png, .svg, .pdf, ...; PNG without a
+    suffix matplotlib knows)."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    suffix = os.path.splitext(path)[1][1:].lower()
+    fig.savefig(path, format=suffix if suffix in fig.canvas.get_supported_filetypes() else "png")
     return path
 
 

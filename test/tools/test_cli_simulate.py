@@ -169,3 +169,13 @@ def test_energy_panel_labels():
     title = ax.get_title()
     assert "work done by the torques - friction losses + integrator drift" in title
     assert float(title.split("max |drift| = ")[1].split(" J")[0]) < 1e-12
+
+
+def test_a_plot_is_written_in_the_format_its_name_says(tmp_path, capsys):
+    """--plot x.svg writes SVG, x.pdf PDF, and a name without a known suffix PNG."""
+    for name, head in (("q.svg", b"<?xml"), ("q.pdf", b"%PDF"), ("q.plot", b"\x89PNG")):
+        code = cli.main(
+            ["simulate", "double_pendulum", "--duration", "0.2", "--plot", str(tmp_path / name)]
+        )
+        assert code == 0, capsys.readouterr().err
+        assert (tmp_path / name).read_bytes().startswith(head), name
