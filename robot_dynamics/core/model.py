@@ -150,14 +150,17 @@ class RobotModel(CheckedAlgorithms):
 
     def __reduce__(self):
         """Pickled as its constructor's arguments (for multiprocessing, joblib, Ray)."""
-        state = dict(
+        return (_model_from_state, (self.tree, self._arguments()))
+
+    def _arguments(self):
+        """The constructor's keyword arguments that make this model of its tree."""
+        return dict(
             tip_link=self.tip_link,
             friction=self.friction,
             inertia_adjustments=self.inertia_adjustments,
             inertia_warnings=self.inertia_warnings,
             locked_joints=self.locked_joints,
         )
-        return (_model_from_state, (self.tree, state))
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -332,21 +335,19 @@ class RobotModel(CheckedAlgorithms):
         return self.tree.armature
 
     # ---------------------------------------------------------------- derived models
-    def _derived(self, tree=None, friction=None):
+    def _derived(self, tree=None, friction=None, inertia_warnings=None):
         """A new model of the same robot (tip link, load notes) with a changed tree or friction
-        model; the joints that move no inertia judged again on a changed tree (a payload)."""
-        warnings = self.inertia_warnings
-        if tree is not None:
-            kept = tuple(w for w in warnings if w.rule != _inertia.MOVES_NO_INERTIA)
-            warnings = kept + _inertia.moves_no_inertia_warnings(tree)
-        return RobotModel(
-            self.tree if tree is None else tree,
-            tip_link=self.tip_link,
-            friction=self.friction if friction is None else friction,
-            inertia_adjustments=self.inertia_adjustments,
-            inertia_warnings=warnings,
-            locked_joints=self.locked_joints,
-        )
+        model; on a changed tree, ``inertia_warnings`` when given, else the joints that move no
+        inertia judged again (a payload)."""
+        arguments = self._arguments()
+        if friction is not None:
+            arguments["friction"] = friction
+        if inertia_warnings is None and tree is not None:
+            kept = tuple(w for w in self.inertia_warnings if w.rule != _inertia.MOVES_NO_INERTIA)
+            inertia_warnings = kept + _inertia.moves_no_inertia_warnings(tree)
+        if inertia_warnings is not None:
+            arguments["inertia_warnings"] = inertia_warnings
+        return RobotModel(self.tree if tree is None else tree, **arguments)
 
     def with_gravity(self, gravity):
         """New model with another gravity vector.
@@ -431,14 +432,7 @@ class RobotModel(CheckedAlgorithms):
                 f"body inertias must be finite, of shape ({nb}, 6, 6), got shape {inertia.shape}"
             )
         tree = dataclasses.replace(self.tree, inertia=inertia)
-        return RobotModel(
-            tree,
-            tip_link=self.tip_link,
-            friction=self.friction,
-            inertia_adjustments=self.inertia_adjustments,
-            inertia_warnings=_inertia.check_body_inertias(tree.inertia, tree),
-            locked_joints=self.locked_joints,
-        )
+        return self._derived(tree, inertia_warnings=_inertia.check_body_inertias(inertia, tree))
 
     def with_payload(self, mass, com, inertia=None, frame=None):
         """New model with a rigid payload attached to ``frame``.

@@ -96,11 +96,11 @@ class StampClock:
             within a stream by more than ``max_dt_ns``, a gap beyond ``max_dt_ns``).
         """
         c = self._counters
-        own = self._streams.get(stream)
-        if own is not None and own.last_ns is not None and 0 < own.last_ns - t_ns <= self.max_dt_ns:
+        own = self._stream(stream)
+        if own.last_ns is not None and 0 < own.last_ns - t_ns <= self.max_dt_ns:
             c["stamps_late"] += 1  # older than its driver's newest: a state already passed
             return LATE, None
-        self._count_gaps(t_ns, stream, superseded)
+        self._count_gaps(own, t_ns, superseded)
         last = self.last_ns
         if last is not None and t_ns < last and stream != self._last_stream:
             if last - t_ns <= self.max_dt_ns:  # another driver's message came late
@@ -120,12 +120,16 @@ class StampClock:
             return None, f"gap of {d * 1e-9:.6g} s between stamps"
         return d, None
 
-    def _count_gaps(self, t_ns, key, superseded):
+    def _stream(self, key):
+        """The :class:`_Stream` of a driver's key (a new one for a key not seen)."""
         s = self._streams.get(key)
         if s is None:
             if len(self._streams) >= MAX_STREAMS:
                 self._streams = {}
             s = self._streams[key] = _Stream()
+        return s
+
+    def _count_gaps(self, s, t_ns, superseded):
         last = s.last_ns
         if last is not None and t_ns <= last:
             if t_ns < last:

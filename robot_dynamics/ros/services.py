@@ -22,14 +22,12 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from robot_dynamics.core.simulate import FIXED_STEP_METHODS, IVP_METHODS
-
 from robot_dynamics_interfaces.srv import (
     ComputeInverseDynamics,
     GetMassMatrix,
     SimulateForwardDynamics,
 )
 
-from .throttled_log import ThrottledLog
 from .conversions import (
     as_numpy,
     duration_to_seconds,
@@ -38,6 +36,7 @@ from .conversions import (
     to_array,
     wrench_from_msg,
 )
+from .throttled_log import ThrottledLog
 
 SERVICE_QUEUE_DEPTH = 200
 """Requests each service keeps queued (a burst of concurrent calls is answered, not lost)."""
@@ -106,11 +105,11 @@ def _not_joints(what, names, model):
     )
 
 
-def _vector(names, values, joint_index, what, bound, default=None, model=None):
+def _vector(names, values, model, joint_index, what, bound, default=None):
     """(n,) model-order vector from named message values; joints not named take ``default``
     (required when None). Unknown or repeated names, length mismatches and non-finite or
-    out-of-bound values raise RequestError naming them (unknown ones with ``model``'s mimic and
-    locked joints said to be such)."""
+    out-of-bound values raise RequestError naming them (``model``'s mimic and locked joints
+    said to be such); ``joint_index`` is the model's joint name -> index."""
     n = len(joint_index)
     values = as_numpy(values)
     if len(values) != len(names):
@@ -123,12 +122,7 @@ def _vector(names, values, joint_index, what, bound, default=None, model=None):
         seen.add(name)
         j = joint_index.get(name)
         if j is None:
-            if model is not None:
-                raise _not_joints(what, [name], model)
-            raise RequestError(
-                f"{what}: {name!r} is not a joint of the model "
-                f"{sorted(joint_index, key=joint_index.get)}"
-            )
+            raise _not_joints(what, [name], model)
         if not abs(value) <= bound:
             raise RequestError(
                 f"{what} of joint {name!r} = {value} is not finite or beyond +-{bound:g}"
@@ -220,17 +214,18 @@ class DynamicsServices:
         q = _vector(
             joint_state.name,
             joint_state.position,
+            model,
             index,
             f"{what} position",
             MAX_POSITION,
             default=q0,
-            model=model,
         )
         qd_default = np.where(np.isfinite(qd0), qd0, 0.0)
         if len(joint_state.velocity):
             qd = _vector(
                 joint_state.name,
                 joint_state.velocity,
+                model,
                 index,
                 f"{what} velocity",
                 MAX_VELOCITY,
@@ -373,6 +368,7 @@ class DynamicsServices:
             tau = _vector(
                 names,
                 request.constant_torque,
+                model,
                 index,
                 f"{what} constant_torque",
                 torque_bound,
@@ -394,6 +390,7 @@ class DynamicsServices:
                     _vector(
                         tt.joint_names,
                         p.effort,
+                        model,
                         index,
                         f"{what} torque_trajectory point {i} effort",
                         torque_bound,

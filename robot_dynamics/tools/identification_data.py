@@ -263,8 +263,7 @@ def check_units(model, position):
         raise DataError(
             f"joint {model.joint_names[j]!r} reaches {reach:.6g}, beyond its limits "
             f"[{lower[j]:.6g}, {upper[j]:.6g}] by more than twice their range: positions in "
-            "degrees? "
-            "(the recording must be in rad and m)"
+            "degrees? (the recording must be in rad and m)"
         )
 
 
