@@ -76,7 +76,7 @@ class PinocchioPipeline:
         perm = np.array([self.pm.joints[self.pm.getJointId(n)].idx_v for n in joint_names])
         assert np.array_equal(perm, np.arange(len(joint_names)))
         self.limits = limits
-        self.p0 = self.integral = None
+        self.p0 = self.integral = self.known = None
         self.last_t = None
 
     def update(self, t_ns, q, qd, tau):
@@ -98,9 +98,11 @@ class PinocchioPipeline:
         else:
             dt = (t_ns - self.last_t) * 1e-9
             known = tau + CTqd - g
-            u = p - self.p0 - self.integral - known * dt
+            mean = known if self.known is None else 0.5 * (known + self.known)
+            self.known = known
+            u = p - self.p0 - self.integral - mean * dt
             residual = GAIN * u / (1.0 + GAIN * dt)
-            self.integral = self.integral + (known + residual) * dt
+            self.integral = self.integral + (mean + residual) * dt
         self.last_t = t_ns
         wrench = np.linalg.lstsq(J.T, residual, rcond=None)[0]
         if not (np.isfinite(residual).all() and np.isfinite(wrench).all()):

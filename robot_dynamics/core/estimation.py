@@ -225,7 +225,9 @@ class MomentumObserver:
 
     r converges to ``tau_ext`` (the joint torques of the external wrench, ``J^T f_ext``) with
     first-order dynamics of bandwidth ``K_O`` [1/s] per joint. The discrete update treats r
-    implicitly (backward Euler), so it stays stable for any ``gain * dt``.
+    implicitly (backward Euler), so it stays stable for any ``gain * dt``, and integrates the
+    known torques ``tau + C^T qd - g`` by the trapezoidal rule over each step (exact when they
+    change linearly over a gap in the samples).
 
     Args:
         model: the :class:`~robot_dynamics.core.model.RobotModel`.
@@ -263,6 +265,7 @@ class MomentumObserver:
         )
         self._p0 = None
         self._integral = None
+        self._known = None  # tau + C^T qd - g at the latest step (None after a reset)
         self.residual = None
 
     def reset(self, q, qd, terms=None, residual=None):
@@ -281,6 +284,7 @@ class MomentumObserver:
             self._p0, _, _ = self.model.momentum_terms(q, qd)
         else:
             self._p0 = terms.momentum.copy()
+        self._known = None
         if residual is None:
             self._integral = np.zeros_like(self._p0)
             self.residual = np.zeros_like(self._p0)
@@ -347,10 +351,14 @@ class MomentumObserver:
             ``residual`` itself (a new array every step; not to be modified).
         """
         # The residual enters its own integral implicitly (r at the end of the step), so the
-        # update is stable and monotone for any gain * dt, e.g. after a gap in the samples:
-        #   r_new = K (p - p0 - I_old - (tau + C^T qd - g + r_new) dt)
+        # update is stable and monotone for any gain * dt, e.g. after a gap in the samples; the
+        # known torques k = tau + C^T qd - g by the trapezoidal rule (the step's end alone
+        # after a reset):
+        #   r_new = K (p - p0 - I_old - ((k_old + k_new) / 2 + r_new) dt)
         known = tau + coriolis_transpose_qd - gravity
-        u = momentum - self._p0 - self._integral - known * dt
+        mean = known if self._known is None else 0.5 * (known + self._known)
+        self._known = known
+        u = momentum - self._p0 - self._integral - mean * dt
         self.residual = self.gain * u / (1.0 + self.gain * dt)
-        self._integral = self._integral + (known + self.residual) * dt
+        self._integral = self._integral + (mean + self.residual) * dt
         return self.residual

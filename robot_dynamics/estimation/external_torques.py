@@ -29,6 +29,18 @@ class ExternalTorqueEstimator:
         )
         self._static = config.wrench_estimation == "static"
         self._differentiated = config.static_acceleration == "differentiated"
+        self.last_ns = None  # the stamp of the latest message estimated at
+
+    def since(self, t_ns):
+        """Time [ns] from the latest message estimated at to ``t_ns`` (None before the first).
+
+        Args:
+            t_ns: a message stamp [ns].
+
+        Returns:
+            int or None: the time the next step spans [ns].
+        """
+        return None if self.last_ns is None else t_ns - self.last_ns
 
     def reset(self):
         """Forget the filtered acceleration; the observer starts again at the next restart."""
@@ -37,9 +49,12 @@ class ExternalTorqueEstimator:
     def estimate(self, sample, tau, restarted):
         """The external joint torques of one message.
 
+        A step spans the time since the latest message estimated at (messages the estimation
+        skipped in between are spanned, as a gap between stamps is).
+
         Args:
-            sample: the ingested :class:`~robot_dynamics.estimation.output.Sample` (its q, qd,
-                dt_ns and dynamics terms).
+            sample: the ingested :class:`~robot_dynamics.estimation.output.Sample` (its stamp,
+                q, qd and dynamics terms).
             tau: (n,) measured joint torques [N m or N] (scaled, offset, friction removed).
             restarted: the estimator starts again at this message (the first one, a stamp gap,
                 a pause or a new configuration): the observer from the quasi-static estimate,
@@ -49,7 +64,8 @@ class ExternalTorqueEstimator:
             ndarray: (n,) tau_ext [N m or N].
         """
         terms = sample.terms
-        dt = None if sample.dt_ns is None else sample.dt_ns * 1e-9
+        dt = None if restarted else (sample.t_ns - self.last_ns) * 1e-9
+        self.last_ns = sample.t_ns
         if self._static:
             if self._differentiated:  # a dt of 0 starts the filter again: qdd = 0
                 qdd = self._differentiator.update(sample.qd, 0.0 if restarted else dt)

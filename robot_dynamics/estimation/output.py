@@ -72,6 +72,9 @@ class Sample:
         have_velocity: every joint has a recent velocity.
         stale_velocity: (n,) bool, the joints without a recent velocity (None when all are new).
         fresh_effort: every joint's effort came with this message.
+        unmeasured: why the message's state is not measured whole (a joint whose position it
+            carries without a finite velocity or effort: an empty field, NaN), or None; the
+            estimation skips such a message.
         terms: the :class:`~robot_dynamics.core.model.StateTerms` at (q, qd).
         friction: (n,) joint friction torques [N m or N] at qd when compensated, else None.
         now_ns: the clock of the reference's expiry for this message [ns].
@@ -88,6 +91,7 @@ class Sample:
     have_velocity: bool = False
     stale_velocity: np.ndarray | None = None
     fresh_effort: bool = False
+    unmeasured: str | None = None
     terms: object = None
     friction: np.ndarray | None = field(default=None)
     now_ns: int = 0

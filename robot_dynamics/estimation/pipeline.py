@@ -12,8 +12,9 @@ would read and the contact state. The node publishes the command between the las
 :meth:`~EstimationPipeline.update` runs all three. Everything lands in one
 :class:`~robot_dynamics.estimation.output.PipelineOutput`, with why anything is missing.
 The policy lives here: which estimator, when the observer restarts (first message, stamp gaps and
-stamps going backwards, refused or absurd samples, estimation resuming after a pause), what a
-partial or NaN-carrying message still allows, effort scaling, plausibility bounds, reference
+stamps going backwards, estimation resuming after a pause; a refused message, or one whose state
+is not measured whole, is skipped and the next step spans it), what a partial or NaN-carrying
+message still allows, effort scaling, plausibility bounds, reference
 expiry, tare and contact detection. Every array it returns is finite.
 
 Conventions as the core: joint vectors in ``model.joint_names`` order; wrenches
@@ -311,8 +312,6 @@ class EstimationPipeline:
         if field in _FIELDS:
             c[f"refused_{field}"] += 1
         self._text["last_refusal"] = reason
-        # whatever the sample did to the estimator's inputs, start it again on the next one
-        self._restart = f"after a refused message ({reason})"
         return PipelineOutput(stamp_ns=t_ns, refused=reason, wrench_frame=self.wrench_frame or "")
 
     def _merge(self, t_ns, position, velocity, effort, present, clean, superseded):
@@ -358,6 +357,8 @@ class EstimationPipeline:
         sample.t_ns, sample.dt_ns, sample.q, sample.qd = t_ns, dt_ns, q, qd
         sample.have_velocity, sample.stale_velocity = have_velocity, stale_velocity
         sample.fresh_effort = full and effort is not None
+        if not (sample.fresh_effort and velocity is not None):
+            sample.unmeasured = self._validator.unmeasured(present, position, velocity, effort)
         # validated once (checked, or merged from checked values): the core's unchecked entry
         # points from here on
         tree = self.model.tree
@@ -490,6 +491,9 @@ class EstimationPipeline:
             return
         if not self._fresh_efforts(sample):
             return
+        if sample.unmeasured is not None:  # its state is not measured whole: skipped
+            self._pause(out, sample.unmeasured, restart=False)
+            return
         if sample.dt_ns == 0:
             self._pause(
                 out,
@@ -537,6 +541,9 @@ class EstimationPipeline:
         if sample.friction is not None:
             tau = tau - sample.friction
         restarted = self._restart is not None or sample.dt_ns is None
+        if not restarted and self._estimator.since(sample.t_ns) > self._clock.max_dt_ns:
+            self._restart = "no estimate for longer than observer_max_dt"
+            restarted = True
         if restarted:
             self.counters["observer_restarts"] += 1
             self._text["last_restart"] = self._restart or "restart"
@@ -572,9 +579,8 @@ class EstimationPipeline:
 
     def _finite(self, values, name):
         """values, or None (counted, reason kept) when any is not finite: the last guard."""
-        if math.isfinite(np.add.reduce(values, axis=None)):
-            return values
-        if np.all(np.isfinite(values)):  # the sum overflowed, the values are finite
+        # one sum for the common case; a sum that overflowed may still be of finite values
+        if math.isfinite(np.add.reduce(values, axis=None)) or np.all(np.isfinite(values)):
             return values
         self._nonfinite(name)
         return None

@@ -103,6 +103,32 @@ class MessageValidator:
                 )
         return present, arrays, False
 
+    def unmeasured(self, present, position, velocity, effort):
+        """Why a checked message's state is not measured whole: the joints whose position it
+        carries without a finite velocity or effort (an empty field, NaN; their older values do
+        not belong to the new positions), or None.
+
+        Args:
+            present: (n,) bool mask of the joints the message carries.
+            position: (n,) positions [rad or m], or None.
+            velocity: (n,) velocities [rad/s or m/s], or None.
+            effort: (n,) efforts, or None.
+
+        Returns:
+            str or None: the reason, naming the joints and fields.
+        """
+        if position is None:
+            return None
+        missing = []
+        for name, values in (("velocity", velocity), ("effort", effort)):
+            lacking = present if values is None else present & ~np.isfinite(values)
+            if lacking.any():
+                joints = [self.joint_names[j] for j in np.flatnonzero(lacking)]
+                missing.append(f"{name} for joints {joints}")
+        if not missing:
+            return None
+        return f"no {' and no '.join(missing)} with their positions: this state is not estimated"
+
     def _field(self, values, name):
         """(n,) float array of a field, or None; raises _Refused on a bad shape."""
         if values is None:

@@ -1,7 +1,7 @@
 """Helpers of the estimation-pipeline tests (a uniquely named module): the Panda configuration
 and wrench the tests share, what a force-torque sensor reads of a wrench, the torques that hold
 an arm still under it, a pipeline from keyword arguments, a few messages fed at 1 kHz, and a
-PD-held arm pushed by a known wrench (simulated by the core).
+PD-held arm pushed by a known wrench (simulated by the core), and a moving arm pushed by one.
 
 Efforts are what the motors measure: ``tau = M qdd + C qd + g - J^T f_ext`` (the core's
 convention, ``f_ext`` applied by the environment on the robot, base axes, moment about the frame
@@ -68,3 +68,16 @@ def simulate_push(model, q0, f_ext, frame, seconds, dt=0.001, push_from=0.2):
         tau = model.gravity_torques(q) + kp * (q0 - q) - kd * qd
         yield T0 + k * MS, q, qd, tau, pushed
         q, qd = model.step(q, qd, tau, dt, f_ext=f_ext if pushed else None, frame=frame)
+
+
+def moving_push(model, count, f_ext=F_EXT):
+    """``count`` messages at 1 kHz of an arm swinging about Q (each joint 0.4 rad at 0.3 to
+    0.6 Hz), the efforts its motors measure under ``f_ext`` on the tip: (q, qd, tau), each
+    (count, n)."""
+    t = np.arange(count) * 1e-3
+    freq = np.linspace(0.3, 0.6, model.n)
+    q = Q + 0.4 * np.sin(2 * np.pi * freq * t[:, None])
+    qd = 0.4 * 2 * np.pi * freq * np.cos(2 * np.pi * freq * t[:, None])
+    qdd = -0.4 * (2 * np.pi * freq) ** 2 * np.sin(2 * np.pi * freq * t[:, None])
+    J = model.jacobian(q)
+    return q, qd, model.inverse_dynamics(q, qd, qdd) - np.einsum("kji,j->ki", J, f_ext)

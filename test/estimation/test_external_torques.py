@@ -22,19 +22,20 @@ def panda():
     return RobotModel.from_urdf_file(PANDA)
 
 
-def _sample(model, q, qd, dt_ns):
-    sample = Sample(PipelineOutput(stamp_ns=0), ready=True, dt_ns=dt_ns, q=q, qd=qd)
+def _sample(model, q, qd, t_ns):
+    """A message's Sample at stamp ``t_ns`` (the estimator steps from its previous one)."""
+    sample = Sample(PipelineOutput(stamp_ns=t_ns), ready=True, t_ns=t_ns, dt_ns=MS, q=q, qd=qd)
     sample.terms = model.state_terms(q, qd, jacobian=False)
     return sample
 
 
 def test_static_at_zero_acceleration_is_the_quasi_static_residual(panda, rng):
     estimator = ExternalTorqueEstimator(panda, PipelineConfig(wrench_estimation="static"))
-    for restarted in (True, False, False):
+    for k, restarted in enumerate((True, False, False)):
         q = Q0 + rng.uniform(-0.3, 0.3, 7)
         qd = rng.uniform(-1.0, 1.0, 7)
         tau = rng.uniform(-5.0, 5.0, 7)
-        got = estimator.estimate(_sample(panda, q, qd, MS), tau, restarted)
+        got = estimator.estimate(_sample(panda, q, qd, k * MS), tau, restarted)
         expected = panda.inverse_dynamics(q, qd, np.zeros(7)) - tau
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-10)
 
@@ -52,14 +53,14 @@ def test_static_at_a_differentiated_acceleration_follows_a_constant_acceleration
     for k in range(200):  # 40 filter time constants
         t = k * 1e-3
         q, qd = Q0 + qd0 * t + 0.5 * qdd * t**2, qd0 + qdd * t
-        got = estimator.estimate(_sample(panda, q, qd, MS), tau, restarted=k == 0)
+        got = estimator.estimate(_sample(panda, q, qd, k * MS), tau, restarted=k == 0)
         if k == 0:  # a restart knows no acceleration yet: the quasi-static estimate
             quasi_static = panda.inverse_dynamics(q, qd, np.zeros(7)) - tau
             np.testing.assert_allclose(got, quasi_static, rtol=0, atol=1e-10)
     expected = panda.inverse_dynamics(q, qd, qdd) - tau
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-8)
     # a restart forgets the filtered acceleration
-    again = estimator.estimate(_sample(panda, q, qd, MS), tau, restarted=True)
+    again = estimator.estimate(_sample(panda, q, qd, 200 * MS), tau, restarted=True)
     np.testing.assert_allclose(
         again, panda.inverse_dynamics(q, qd, np.zeros(7)) - tau, rtol=0, atol=1e-10
     )
@@ -72,17 +73,21 @@ def test_observer_starts_quasi_static_and_follows_a_push_held_at_rest(panda):
     g = panda.gravity_torques(Q0)
     push = np.array([0.0, 2.0, 0.0, -1.5, 0.0, 0.5, 0.0])  # tau_ext [N m]
     # a restart while the push is already on: right at once (exact at rest)
-    got = estimator.estimate(_sample(panda, Q0, zero, None), g - push, restarted=True)
+    got = estimator.estimate(_sample(panda, Q0, zero, 0), g - push, restarted=True)
     np.testing.assert_allclose(got, push, rtol=0, atol=1e-10)
     # free again: the residual decays as (1 + K dt)^-k, the observer's implicit step
     for k in range(1, 41):
-        got = estimator.estimate(_sample(panda, Q0, zero, MS), g, restarted=False)
+        got = estimator.estimate(_sample(panda, Q0, zero, k * MS), g, restarted=False)
         np.testing.assert_allclose(got, push * (1.0 + gain * 1e-3) ** -k, rtol=1e-9, atol=1e-12)
-    # pushed again, held: 1 - (1 + K dt)^-k of the push, all of it after 20 time constants
+    # pushed again, held: the push ramps in over the first step (the trapezoidal rule counts
+    # half of it there), then the error decays as (1 + K dt)^-k; all of it after 20 time
+    # constants
     start = got.copy()
     for k in range(1, 401):
-        got = estimator.estimate(_sample(panda, Q0, zero, MS), g - push, restarted=False)
+        sample = _sample(panda, Q0, zero, (40 + k) * MS)
+        got = estimator.estimate(sample, g - push, restarted=False)
         if k == 20:  # one time constant
             decay = (1.0 + gain * 1e-3) ** -k
-            np.testing.assert_allclose(got, push + (start - push) * decay, rtol=1e-9, atol=1e-12)
+            first = start - push - gain * 1e-3 * push / 2  # the error after a half step
+            np.testing.assert_allclose(got, push + first * decay, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(got, push, rtol=0, atol=1e-6)
