@@ -1,5 +1,6 @@
 """What the estimation pipeline makes of one joint_states message: the validated
-:class:`Sample` its steps share, and the :class:`PipelineOutput` the node publishes."""
+:class:`Sample` its steps share, the :class:`PipelineOutput` the node publishes, the reasons a
+message produces nothing and the counters of every event."""
 
 from dataclasses import dataclass, field
 import math
@@ -7,6 +8,39 @@ import math
 import numpy as np
 
 from .contact import ContactState
+
+
+#: The pipeline's counters (cumulative, carried over to a pipeline with a new model or config).
+COUNTERS = (
+    "messages",
+    "without_model_joints",
+    "refused",
+    "refused_position",
+    "refused_velocity",
+    "refused_effort",
+    "nonfinite_velocity",
+    "nonfinite_effort",
+    "estimation_paused",
+    "observer_restarts",
+    "stamps_backwards",
+    "stamps_late",
+    "stamps_repeated",
+    "stamps_interleaved",
+    "stamp_jumps",
+    "stamp_gaps",
+    "skipped_messages",
+    "nonfinite_outputs",
+    "singular_warnings",
+    "reference_expired",
+    "reference_refused",
+    "commands_withheld",
+)
+
+#: Why a message that names none of the model's joints produces nothing.
+WITHOUT_MODEL_JOINTS = "the message names none of the model's joints: ignored"
+
+#: Why a message stamped before its driver's newest produces nothing.
+LATE_MESSAGE = "stamped before its driver's newest message (delivered late): dropped"
 
 
 @dataclass
@@ -98,4 +132,4 @@ class Sample:
     feedforward_done: bool = False
 
 
-__all__ = ["PipelineOutput", "Sample"]
+__all__ = ["COUNTERS", "LATE_MESSAGE", "PipelineOutput", "Sample", "WITHOUT_MODEL_JOINTS"]

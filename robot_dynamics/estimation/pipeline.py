@@ -36,45 +36,13 @@ from .config import PipelineConfig, validate_config
 from .contact import ContactDetector
 from .external_torques import ExternalTorqueEstimator
 from .joint_state import NEVER, MergedJointState
-from .output import PipelineOutput, Sample
+from .output import COUNTERS, LATE_MESSAGE, WITHOUT_MODEL_JOINTS, PipelineOutput, Sample
 from .reference import Reference
 from .stamps import LATE, StampClock
 from .tare import Tare
 from .validation import MessageValidator, Refused
 
 _FIELDS = ("position", "velocity", "effort")
-
-#: The pipeline's counters (cumulative, carried over to a pipeline with a new model or config).
-COUNTERS = (
-    "messages",
-    "without_model_joints",
-    "refused",
-    "refused_position",
-    "refused_velocity",
-    "refused_effort",
-    "nonfinite_velocity",
-    "nonfinite_effort",
-    "estimation_paused",
-    "observer_restarts",
-    "stamps_backwards",
-    "stamps_late",
-    "stamps_repeated",
-    "stamps_interleaved",
-    "stamp_jumps",
-    "stamp_gaps",
-    "skipped_messages",
-    "nonfinite_outputs",
-    "singular_warnings",
-    "reference_expired",
-    "reference_refused",
-    "commands_withheld",
-)
-
-#: Why a message that names none of the model's joints produces nothing.
-WITHOUT_MODEL_JOINTS = "the message names none of the model's joints: ignored"
-
-#: Why a message stamped before its driver's newest produces nothing.
-LATE_MESSAGE = "stamped before its driver's newest message (delivered late): dropped"
 
 #: What a step that should not fail on validated data may still raise: turned into a reason.
 _STEP_ERRORS = (RobotDynamicsError, ValueError, FloatingPointError, np.linalg.LinAlgError)
