@@ -23,7 +23,7 @@ TESTS ?= test
 PYTEST_ARGS ?=
 LINT_PATHS := $(wildcard robot_dynamics test benchmarks scripts launch) setup.py
 
-.PHONY: help venv setup interfaces install test demo bench lint clean
+.PHONY: help venv setup interfaces install test demo bench lint params-doc clean
 
 help:
 	@echo "make test        set up .venv (ROS 2 Jazzy wheels), build interfaces, install, run pytest"
@@ -31,6 +31,7 @@ help:
 	@echo "make venv|setup  create/refresh .venv only      make interfaces  build robot_dynamics_interfaces"
 	@echo "make install     install robot_dynamics (editable) into .venv"
 	@echo "make bench       run benchmarks/*.py            make lint        ruff over the sources"
+	@echo "make params-doc  regenerate docs/parameters.md from the declarations"
 	@echo "make clean       remove .venv and build outputs"
 	@echo "variables: ROS_DOMAIN_ID (default 42), TESTS (default test), PYTEST_ARGS, VENV"
 
@@ -63,6 +64,9 @@ bench: install
 
 lint: setup
 	@"$(VENV)/bin/ruff" check $(LINT_PATHS)
+
+params-doc: install
+	@"$(PY)" -m robot_dynamics.tools.params_doc
 
 clean:
 	rm -rf "$(VENV)" build install log .pytest_cache .ruff_cache

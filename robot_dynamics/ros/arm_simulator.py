@@ -3,7 +3,9 @@
 
 The node integrates the core's forward dynamics (``RobotModel.step``: semi-implicit Euler at a
 fixed step, real-time capable) and behaves like the driver of a torque-controlled arm driven
-through ros2_control's ``effort_controllers/JointGroupEffortController``.
+through ros2_control's ``effort_controllers/JointGroupEffortController``. Every parameter, with
+its default, range and units, is declared once in :mod:`robot_dynamics.schema.arm_simulator`
+(the table: ``docs/parameters.md``; ``arm_simulator --help``).
 
 Robot model
     As the dynamics node (:mod:`robot_dynamics.ros.description`): parameter
@@ -49,7 +51,7 @@ Service
     it acts on (see "Run-time changes").
 
 Time
-    The integration runs in its own thread at ``integration_rate`` (Hz, default 1000) with a fixed
+    The integration runs in its own thread at ``integration_rate`` (Hz) with a fixed
     step dt = 1/rate; ``joint_states`` are published every ``round(integration_rate /
     publish_rate)`` steps: when the wall clock reaches a message's simulated time (times
     ``real_time_factor``), the steps up to it are integrated and it is published. Simulated time
@@ -83,18 +85,18 @@ Physics options
     ``<dynamics damping friction>``, or the ``friction.*`` parameters (viscous, Coulomb,
     asymmetry, Stribeck; :mod:`robot_dynamics.schema.friction`) over it.
     ``effort_limit_saturation`` (default true): commands are clipped at the URDF effort limits.
-    ``effort_noise`` (default 0): standard deviation [Nm] of Gaussian noise added to the
+    ``effort_noise``: standard deviation [Nm] of Gaussian noise added to the
     published ``effort`` (a torque sensor's noise; the physics uses the exact torque), drawn from
     ``effort_noise_seed`` (default -1, a fresh seed): a seed gives the same noise from the start
     and after each ``~/reset``.
-    ``effort_scale`` / ``effort_offset`` (per joint; default 1 / 0): the published effort is
+    ``effort_scale`` / ``effort_offset`` (per joint): the published effort is
     ``(torque + noise - effort_offset) / effort_scale``, what a driver reports whose efforts the
     dynamics node converts with its parameters of the same names (a torque sensor's offset, a
     current with a torque constant).
     ``position_limits`` (default true): joint limits act as stiff spring-damper stops whose
     stiffness and damping come, at every step, from the inertia the joints against their stops
     see (the rest of the arm free), so that their stiffest mode rings at w = 2 pi
-    ``limit_frequency`` (default 100 Hz) with damping ratio ``limit_damping_ratio`` (default 1)
+    ``limit_frequency`` (Hz) with damping ratio ``limit_damping_ratio``
     (``robot_dynamics.core.actuation.end_stop_gains``); stops that would be unstable at the fixed
     step, or initial positions beyond the limits, are refused. Contact torques are not in
     ``effort``.

@@ -16,9 +16,9 @@ def test_the_documented_tables_are_the_generated_ones():
     new, changed = params_doc.update(text)
     assert changed == [], (
         f"docs/parameters.md tables out of date for {changed}: run "
-        "python -m robot_dynamics.tools.params_doc"
+        "make params-doc (python -m robot_dynamics.tools.params_doc)"
     )
-    assert new == text
+    assert new == text, "docs/parameters.md differs from its regenerated text: run make params-doc"
     for schema in SCHEMAS:
         assert params_doc.table(schema) in text
         for p in schema.params:

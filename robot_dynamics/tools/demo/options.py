@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from robot_dynamics.schema import DYNAMICS_NODE
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``robot-dynamics-demo`` argument parser.
@@ -69,8 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--observer-gain",
         type=float,
-        default=50.0,
-        help="momentum observer gain [1/s] (default 50)",
+        default=DYNAMICS_NODE["observer_gain"].default,
+        help="momentum observer gain [1/s] (default: the node's, %(default)g)",
     )
     p.add_argument(
         "--sim-time",
@@ -83,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         help="dynamics_node's observer_max_dt: a longer gap between joint_states restarts the "
-        "observer [s] (default: the node's, 0.5 s)",
+        f"observer [s] (default: the node's, {DYNAMICS_NODE['observer_max_dt'].default:g} s)",
     )
     p.add_argument(
         "--impedance-hz",
