@@ -1,7 +1,21 @@
-"""Articulated-body algorithm (Featherstone), O(n) forward dynamics in base-frame coordinates.
+"""Articulated-body algorithm (Featherstone, RBDA table 7.1), forward dynamics in base-frame
+coordinates.
 
-Bodies at the same depth are processed together, so the loops run over tree depth, not over
-links. In world coordinates no transforms are needed between a body and its parent.
+Every spatial quantity is in base-frame axes about the base origin, motion vectors ``[v; w]`` and
+forces ``[f; n]`` (linear part first: the reverse of Featherstone's ``[w; v]``), so no transform
+is needed between a body and its parent. Bodies at the same depth are processed together, so
+the two recursions run over tree depth, not over links::
+
+    pass 1 (velocities, as the RNEA)  V_i = sum_{j anc i} S_j qd_j,  c_i = V_i x S_i qd_i,
+                                      p_i = V_i x* I_i V_i - f_ext_i
+    pass 2 (leaves to root)           U_i = IA_i S_i,  D_i = S_i . U_i,  u_i = tau_i - S_i . pA_i
+                                      IA_parent += IA_i - U_i U_i^T / D_i
+                                      pA_parent += pA_i + Ia_i c_i + U_i u_i / D_i
+    pass 3 (root to leaves)           a'_i = a_parent + c_i  (a_0 = [-g; 0])
+                                      qdd_i = (u_i - U_i . a'_i) / D_i,  a_i = a'_i + S_i qdd_i
+
+``x*`` is the force cross product, ``-(V x)^T``. The velocities are a sum over ancestors (one
+matrix product with the tree's ancestor mask), which is O(n^2) in flops but one numpy call.
 """
 
 import numpy as np
@@ -27,7 +41,9 @@ def aba(tree, kin, qd, tau, f_ext=None):
     Returns:
         ndarray: (..., nb) joint accelerations [rad/s^2 or m/s^2].
     """
-    I, S = kin.I, kin.S  # I first: S then comes from the force transforms
+    # the order of these two only changes the cost: with I formed, S comes from its force
+    # transforms instead of a product of its own
+    I, S = kin.I, kin.S
     Sqd = S * qd[..., None]
     V = tree.ancestors @ Sqd
     crmV = motion_cross(V)
@@ -57,10 +73,10 @@ def aba(tree, kin, qd, tau, f_ext=None):
             pA[..., parents, :] += pa
     a = np.zeros(qd.shape + (6,))
     qdd = np.empty(qd.shape)
-    a_base = np.zeros(6)
-    a_base[:3] = -tree.gravity
     for bodies, parents in tree.levels:
-        ab = (a_base if parents is None else a[..., parents, :]) + c[..., bodies, :]
+        # gravity as the base's acceleration a_0 = [-g; 0]
+        a_parent = tree.base_acceleration[bodies] if parents is None else a[..., parents, :]
+        ab = a_parent + c[..., bodies, :]
         qb = (u[..., bodies] - np.einsum("...i,...i->...", U[..., bodies, :], ab)) / D[..., bodies]
         qdd[..., bodies] = qb
         a[..., bodies, :] = ab + S[..., bodies, :] * qb[..., None]

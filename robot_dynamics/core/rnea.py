@@ -1,8 +1,9 @@
 """Recursive Newton-Euler inverse dynamics, vectorised over bodies with ancestor masks.
 
 With every quantity in base-frame axes about the base origin (Featherstone's RNEA in world
-coordinates), the forward pass is a masked sum over ancestors and the backward pass a masked
-sum over descendants::
+coordinates; motion vectors ``[v; w]`` and forces ``[f; n]``, linear part first, the reverse of
+Featherstone's ``[w; v]``; ``x*`` the force cross product ``-(V x)^T``), the forward pass is a
+masked sum over ancestors and the backward pass a masked sum over descendants::
 
     V_i = sum_{j anc i} S_j qd_j
     A_i = a_0 + sum_{j anc i} (S_j qdd_j + V_j x S_j qd_j)        a_0 = [-g; 0]
