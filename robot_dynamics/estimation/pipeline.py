@@ -118,6 +118,7 @@ class EstimationPipeline:
         self._all = self._validator.all_joints
         self._clock = StampClock(int(round(config.observer_max_dt * 1e9)), self.counters)
         self._restart = "first message"  # reason the observer must (re)start, or None
+        self._refused_since = 0  # messages refused since the latest one merged
         self._estimating = False  # the latest message gave external torques
         self._min_singular_value = math.nan
         self._near_singular = False
@@ -277,6 +278,7 @@ class EstimationPipeline:
     def _refuse(self, t_ns, reason, field=None):
         c = self.counters
         c["refused"] += 1
+        self._refused_since += 1
         if field in _FIELDS:
             c[f"refused_{field}"] += 1
         self._text["last_refusal"] = reason
@@ -288,7 +290,9 @@ class EstimationPipeline:
         state = self._state
         previous = self._clock.last_ns
         stream = None if present is self._all or present.all() else present.tobytes()
-        dt_ns, restart = self._clock.tick(t_ns, stream, superseded)
+        # refused messages since the previous one came, and are not lost: no gap
+        dt_ns, restart = self._clock.tick(t_ns, stream, superseded + self._refused_since)
+        self._refused_since = 0
         if dt_ns == LATE:
             return self._nothing(t_ns, LATE_MESSAGE)
         if restart is not None:

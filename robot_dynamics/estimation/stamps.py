@@ -9,37 +9,64 @@ dropped (``stamps_late``); a stream's stamp going further back (a clock step, a 
 driver) restarts the estimator.
 
 Gaps (lost messages) are counted per stream, the messages carrying the same joints (one driver),
-against the median of that stream's recent intervals: drivers publishing different joints
-interleave their stamps, and a stream's first intervals (a burst at start-up) or a change of its
-rate never leave the period estimate stuck. Messages the caller dropped itself (a node's shed
-messages, ``superseded``) are no gaps. A gap longer than ``max_dt_ns`` (a pause, a lost
-connection, a clock step) is a jump: counted as such, not as messages lost.
+against that stream's period (the running mean of its intervals): drivers publishing different
+joints interleave their stamps, and the median of its recent intervals moves the period at once
+when a burst at start-up ends or the rate changes, so it never stays stuck. An interval is a gap
+when it exceeds the period by more than half a period and by more than 1.5 times the stream's
+jitter (the largest deviation of its recent intervals from the period, fading over about a
+thousand messages), up to 0.8 period: stamps from a logging PC, jittering around the robot's
+cycle, are no lost messages. Messages the caller dropped itself (a node's shed messages, or
+refused ones, ``superseded``) are no gaps, and a message delivered late takes back the gap it
+left. A gap longer than ``max_dt_ns`` (a pause, a lost connection, a clock step) is a jump:
+counted as such, not as messages lost.
 """
 
 LATE = -1
 """``dt_ns`` of a message stamped before its own driver's newest (by at most ``max_dt_ns``):
 delivered late, its state already passed."""
 WINDOW = 9
-"""Recent intervals per stream whose median is the stream's period."""
+"""Recent intervals per stream whose median tells a change of rate."""
+PERIOD_MESSAGES = 64
+"""Intervals a stream's period is the running mean of (a rate change moves it at once, through
+the median of its last :data:`WINDOW` intervals)."""
+JITTER_FADE = 0.999
+"""Per message, the factor a stream's jitter (its largest deviation from the period) fades by."""
 MAX_STREAMS = 64
 """Streams followed at most (beyond, the table starts afresh)."""
 
 
 class _Stream:
-    """One driver's stamps: the previous one and the recent intervals [ns]."""
+    """One driver's stamps: the previous one, its period and jitter [ns], its recent intervals
+    (whose median follows a change of rate) and the messages its latest gap was counted as (a
+    late message takes one back)."""
 
-    __slots__ = ("last_ns", "intervals", "next")
+    __slots__ = ("last_ns", "intervals", "next", "period_ns", "jitter_ns", "missing")
 
     def __init__(self):
         self.last_ns = None
         self.intervals = []
         self.next = 0
+        self.period_ns = None  # the mean interval, over about PERIOD_MESSAGES messages (None
+        # for the first WINDOW ones)
+        self.jitter_ns = 0.0  # the largest recent deviation of an interval from the period
+        self.missing = 0
 
-    def period_ns(self):
-        if not self.intervals:
-            return None
+    def median_ns(self):
         ordered = sorted(self.intervals)
         return ordered[len(ordered) // 2]
+
+    def tolerance_ns(self):
+        """How much longer than the period an interval may be without a message lost: half a
+        period, or 1.5 times the jitter, at most 0.8 period (a lost message's interval, about
+        two periods, stays beyond it)."""
+        period = self.period_ns
+        return min(0.8 * period, max(0.5 * period, 1.5 * self.jitter_ns))
+
+    def take(self, interval):
+        """An interval [ns] that is no gap: into the period and the jitter."""
+        period = self.period_ns
+        self.jitter_ns = max(abs(interval - period), self.jitter_ns * JITTER_FADE)
+        self.period_ns = period + (interval - period) / PERIOD_MESSAGES
 
     def add(self, d):
         if len(self.intervals) < WINDOW:
@@ -99,6 +126,11 @@ class StampClock:
         own = self._stream(stream)
         if own.last_ns is not None and 0 < own.last_ns - t_ns <= self.max_dt_ns:
             c["stamps_late"] += 1  # older than its driver's newest: a state already passed
+            if own.missing:  # it was counted as lost
+                own.missing -= 1
+                c["skipped_messages"] -= 1
+                if not own.missing:  # the whole gap came late
+                    c["stamp_gaps"] -= 1
             return LATE, None
         self._count_gaps(own, t_ns, superseded)
         last = self.last_ns
@@ -142,12 +174,25 @@ class StampClock:
         if d > self.max_dt_ns:  # not a count of lost messages: the stream starts again
             self._counters["stamp_jumps"] += 1
             return
-        period = s.period_ns()
-        if period is not None and d > (1.5 + superseded) * period:
-            self._counters["stamp_gaps"] += 1
-            skipped = int(round(d / period)) - 1 - superseded
-            self._counters["skipped_messages"] += max(skipped, 1)
-        s.add(d // (superseded + 1))
+        spans = superseded + 1  # the intervals the caller's own drops account for
+        s.add(d // spans)
+        s.missing = 0
+        if s.period_ns is None:  # known from a full window on
+            if len(s.intervals) == WINDOW:
+                s.period_ns = float(s.median_ns())
+                s.jitter_ns = float(max(abs(i - s.period_ns) for i in s.intervals))
+            return
+        if d <= spans * s.period_ns + s.tolerance_ns():
+            s.take(d / spans)
+            return
+        median = s.median_ns()
+        if abs(median - s.period_ns) > 0.25 * s.period_ns:  # a burst ended, the rate changed
+            s.period_ns, s.jitter_ns = float(median), 0.0
+            if d <= spans * median * 1.5:
+                return
+        self._counters["stamp_gaps"] += 1
+        s.missing = max(int(round(d / s.period_ns)) - spans, 1)
+        self._counters["skipped_messages"] += s.missing
 
 
 __all__ = ["LATE", "StampClock"]
