@@ -267,6 +267,88 @@ def check_units(model, position):
         )
 
 
+#: samples a position difference spans when velocities are compared with it
+VELOCITY_CHECK_STRIDE = 20
+#: velocities / d position / dt outside [1 / VELOCITY_RATIO_LIMIT, VELOCITY_RATIO_LIMIT]: units
+VELOCITY_RATIO_LIMIT = 2.0
+
+
+def velocity_ratio(t, position, velocity, stride=VELOCITY_CHECK_STRIDE):
+    """How the recorded velocities compare with the positions' rate of change: per joint, the
+    least-squares scale of ``d position / d t`` (over ``stride`` samples, no gap inside) in the
+    mean recorded velocity over the same samples; about 1 for a consistent recording.
+
+    Args:
+        t: (N,) times [s] (any order).
+        position: (N, n) positions, NaN where none.
+        velocity: (N, n) velocities, NaN where none.
+        stride: samples each difference spans.
+
+    Returns:
+        ndarray: (n,) the scales; NaN for a joint that hardly moves, lacks values, or whose
+        velocities and rate of change do not follow each other (noise, a ripple at rest).
+    """
+    order = np.argsort(t, kind="stable")
+    t, position, velocity = t[order], position[order], velocity[order]
+    N, n = position.shape
+    ratios = np.full(n, np.nan)
+    if N <= stride:
+        return ratios
+    dt = t[stride:] - t[:-stride]
+    typical = np.median(dt)
+    span = (dt > 0) & (dt < 3 * typical)  # no gap or burst of repeats inside
+    cumulative = np.vstack([np.zeros(n), np.nancumsum(velocity, axis=0)])
+    mean_velocity = (cumulative[stride + 1 :] - cumulative[1:-stride]) / stride
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = (position[stride:] - position[:-stride]) / dt[:, None]
+    for j in range(n):
+        use = span & np.isfinite(rate[:, j]) & np.isfinite(velocity[stride:, j])
+        r, v = rate[use, j], mean_velocity[use, j]
+        if r.size < 10 or np.ptp(position[:, j][np.isfinite(position[:, j])]) < 1e-3:
+            continue  # a joint that hardly moves tells nothing
+        rr, vv, rv = r @ r, v @ v, r @ v
+        if rr > 0 and vv > 0 and rv**2 >= 0.5 * rr * vv:  # they follow each other: comparable
+            ratios[j] = rv / rr
+    return ratios
+
+
+def check_velocity_units(samples):
+    """Refuse a recording whose velocities are not its positions' rate of change: a time column
+    in milliseconds (velocities 1000 times it) or velocities in deg/s (57 times) give a
+    nonsense model with every check passed.
+
+    Args:
+        samples: the :class:`~robot_dynamics.core.joint_data.JointSamples` (no velocities:
+            nothing to check).
+
+    Raises:
+        DataError: naming the scale found and the likely cause.
+    """
+    if samples.velocity is None:
+        return
+    ratios = velocity_ratio(samples.t, samples.position, samples.velocity)
+    known = ratios[np.isfinite(ratios)]
+    if known.size == 0:
+        return
+    ratio = float(np.median(known))
+    if 1.0 / VELOCITY_RATIO_LIMIT <= ratio <= VELOCITY_RATIO_LIMIT:
+        return
+    if 300.0 <= ratio <= 3000.0:
+        hint = "the time in milliseconds? (the recording must be in seconds)"
+    elif 30.0 <= ratio <= 120.0:
+        hint = "velocities in deg/s? (the recording must be in rad/s and m/s)"
+    else:
+        hint = "time not in seconds, or velocities not in rad/s and m/s?"
+    moving = [
+        f"{samples.joint_names[j]} x{ratios[j]:.3g}" if samples.joint_names else f"x{ratios[j]:.3g}"
+        for j in np.flatnonzero(np.isfinite(ratios))
+    ]
+    raise DataError(
+        f"the recorded velocities are {ratio:.3g} times the positions' rate of change "
+        f"(d position / d time: {', '.join(moving[:7])}): {hint}"
+    )
+
+
 def check_time_order(t, source, item, first=0):
     """Refuse times that no sorting makes one recording: a step back longer than
     :data:`MAX_BACKWARDS` (shorter ones, a logger's reordering, are sorted).
@@ -494,6 +576,7 @@ def load_identification_data(
         sources[names.index(name)] = "given"
     samples = read_samples(path, names, topic)
     check_units(model, samples.position)
+    check_velocity_units(samples)
     # the model's mimic and locked joints are in the URDF: not joints it lacks
     derived = model.derived_joints
     samples = replace(

@@ -335,6 +335,15 @@ def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):
     path.write_text(csv_text(names, record(model, rng, 20.0)))
     code, out, err = run(capsys, *argv, "--out", tmp_path / "c.urdf")
     assert code == 0 and json.loads(out)["warnings"] == [], err
+    # a driver reporting twice the torque on every joint: within 1/3 to 3, but one scale
+    path.write_text(csv_text(names, record(model, rng, 20.0, effort_scale=np.full(7, 0.5))))
+    code, out, err = run(capsys, *argv, "--out", tmp_path / "e.urdf")
+    assert code == 0, err
+    (warning,) = json.loads(out)["warnings"]
+    assert warning.startswith("effort-scale: the measured torques are the nominal model's times ")
+    assert "on every joint" in warning, warning
+    suggested = float(warning.rsplit("about ", 1)[1].rstrip(")"))
+    assert suggested == pytest.approx(0.5, rel=0.2), warning  # the URDF's own errors beside
     # a wrong scale given (N m read as mN m): the same warning, saying a scale was given
     code, out, err = run(capsys, *argv[:-1], "--out", tmp_path / "d.urdf", "--effort-scale",
                          *["1000"] * 7)  # fmt: skip

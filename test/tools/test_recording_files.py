@@ -1,7 +1,8 @@
 """What the recording readers of identify and estimate refuse, and what they take: a time that
 goes back by more than a logger's reordering (two recordings in one), times that are not
-seconds, a column twice, positions in degrees; a spreadsheet's byte-order mark and a logger's
-small reordering are taken."""
+seconds, a column twice, positions in degrees, velocities that are not the positions' rate of
+change (a time in milliseconds, velocities in deg/s); a spreadsheet's byte-order mark and a
+logger's small reordering are taken."""
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from robot_dynamics.tools.cli import main as cli_main
 from robot_dynamics.tools.identification_data import (
     MAX_BACKWARDS,
     check_units,
+    check_velocity_units,
     merge_messages,
     read_csv,
     read_csv_rows,
@@ -92,3 +94,53 @@ def test_positions_in_degrees_are_refused(tmp_path, capsys):
         in err
     )
     assert not (tmp_path / "x.urdf").exists()
+
+
+def _moving_panda_csv(path, t, q, qd):
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    names = list(model.joint_names)
+    header = ["time"] + [f"{j}.{f}" for f in ("position", "velocity", "effort") for j in names]
+    rows = [",".join(header)] + [
+        ",".join(repr(float(v)) for v in np.r_[t[k], q[k], qd[k], np.ones(7)])
+        for k in range(len(t))
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    return path, names
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("seconds", None),
+        ("milliseconds", "times the positions' rate of change .*: the time in milliseconds\\?"),
+        ("deg/s", "57.3 times the positions' rate of change .*: velocities in deg/s\\?"),
+    ],
+)
+def test_velocities_must_be_the_positions_rate_of_change(tmp_path, capsys, case, expected):
+    """A 1 kHz Panda recording with jittering stamps and noisy, quantised values: in seconds and
+    rad/s it is read; with its time column in milliseconds, or its velocities in deg/s, every
+    other check passes (the positions are within the limits), so it is refused by comparing
+    the velocities with d position / d time, naming the likely unit."""
+    rng = np.random.default_rng(3)
+    t = np.arange(3000) * 1e-3 + rng.uniform(-2e-4, 2e-4, 3000)
+    freq = np.linspace(0.2, 0.5, 7)
+    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    q = q0 + 0.4 * np.sin(2 * np.pi * freq * t[:, None])
+    qd = 0.4 * 2 * np.pi * freq * np.cos(2 * np.pi * freq * t[:, None])
+    q = np.round(q / 2e-5) * 2e-5
+    qd = qd + rng.normal(0.0, 0.003, qd.shape)
+    if case == "milliseconds":
+        t = t * 1e3
+    elif case == "deg/s":
+        qd = np.degrees(qd)
+    path, names = _moving_panda_csv(tmp_path / "rec.csv", t, q, qd)
+    samples = read_csv(path, names)
+    if expected is None:
+        check_velocity_units(samples)
+    else:
+        with pytest.raises(DataError, match=expected):
+            check_velocity_units(samples)
+        out = tmp_path / "x.urdf"
+        assert cli_main(["identify", "panda", str(path), "--out", str(out)]) == 2
+        assert "times the positions' rate of change" in capsys.readouterr().err
+        assert not out.exists()

@@ -312,6 +312,11 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
 SCALE_FACTOR = 3.0
 #: share of a joint's measured torque variation the nominal torques must explain to be compared
 SCALE_MIN_R2 = 0.5
+#: one scale shared by the joints beyond [1/COMMON_SCALE_FACTOR, COMMON_SCALE_FACTOR]: a driver's
+#: unit or gear ratio, not the URDF's masses (whose errors differ joint by joint)
+COMMON_SCALE_FACTOR = 1.6
+#: how far from their median the joints' scales may be to count as one scale (a factor)
+COMMON_SCALE_SPREAD = 1.5
 
 
 def nominal_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
@@ -348,7 +353,11 @@ def nominal_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
 
 def effort_scale_warnings(names, ratios, scale_given):
     """A warning when the measured torques of some joints are far from the nominal model's in
-    size (:func:`nominal_torque_ratios` outside ``1 / SCALE_FACTOR`` to ``SCALE_FACTOR``).
+    size (:func:`nominal_torque_ratios` outside ``1 / SCALE_FACTOR`` to ``SCALE_FACTOR``), or
+    those of every joint by one scale beyond ``1 / COMMON_SCALE_FACTOR`` to
+    ``COMMON_SCALE_FACTOR`` (three joints or more, within ``COMMON_SCALE_SPREAD`` of their
+    median): a driver reporting twice the torque would otherwise double every mass, and the
+    wrench, without a word.
 
     Args:
         names: joint names, model order.
@@ -358,6 +367,22 @@ def effort_scale_warnings(names, ratios, scale_given):
     Returns:
         list: none or one warning string, ``effort-scale: ...``.
     """
+    given = "with the given --effort-scale " if scale_given else ""
+    judged = ratios[np.isfinite(ratios)]
+    common = float(np.median(judged)) if judged.size >= 3 else 1.0
+    if not 1.0 / COMMON_SCALE_FACTOR <= common <= COMMON_SCALE_FACTOR and np.all(
+        np.abs(np.log(judged / common)) <= np.log(COMMON_SCALE_SPREAD)
+    ):
+        return [
+            f"effort-scale: the measured torques {given}are the nominal model's times one "
+            f"scale, about x{common:.3g} on every joint ("
+            + ", ".join(f"{name} x{r:.3g}" for name, r in zip(names, ratios) if np.isfinite(r))
+            + "): a driver's unit or sign (motor currents, twice the torque?) rather than the "
+            "URDF's masses, whose errors differ joint by joint. The identified masses, and the "
+            "node's wrench, scale with it. Give the torque per unit of effort with "
+            f"--effort-scale, one value per joint (the node's effort_scale; about "
+            f"{1.0 / common:.3g})"
+        ]
     bad = [
         (name, r)
         for name, r in zip(names, ratios)
@@ -365,7 +390,6 @@ def effort_scale_warnings(names, ratios, scale_given):
     ]
     if not bad:
         return []
-    given = "with the given --effort-scale " if scale_given else ""
     return [
         f"effort-scale: the measured torques {given}are not the nominal model's in size: "
         + ", ".join(f"{name} x{r:.3g}" for name, r in bad)
