@@ -1,8 +1,8 @@
 """The dynamics node's /diagnostics status: its counters and the pipeline's status() as key/value
 pairs, and a level with the reasons.
 
-Levels: ERROR without a model, when the effort command is on but withheld (not finite or not
-computable; the reason is given), when outputs were suppressed as non-finite, or when a callback
+Levels: ERROR without a model, when the effort command is on but not published (withheld: not
+finite or not computable; joint_states refused or lacking positions; the reason is given), when outputs were suppressed as non-finite, or when a callback
 raised; WARN when no joint_states came or they (or ~/reference messages) were refused or skipped
 since the last status, their stamps went backwards or jumped beyond ``observer_max_dt`` (each
 restarts the observer) or came late (before their driver's newest: dropped), more than
@@ -60,6 +60,8 @@ class NodeState:
         callback_errors: callbacks that raised.
         last_callback_error: the last of them.
         unknown_joints: joint_states names the model does not have.
+        joint_states_publishers: publishers on the joint_states topic (one per driver: two of
+            the same joints interleave their states).
     """
 
     name: str
@@ -77,6 +79,7 @@ class NodeState:
     callback_errors: int = 0
     last_callback_error: str = ""
     unknown_joints: tuple = ()
+    joint_states_publishers: int = 0
 
 
 def _text(value):
@@ -170,7 +173,7 @@ class DynamicsDiagnostics:
                     "the node took them; the newest is processed)"
                 )
                 self.overload = warnings[-1]
-            if grew["skipped_messages"]:
+            if grew["skipped_messages"] > 0:  # a late message takes back the gap it was seen as
                 warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
             if grew["stamps_backwards"]:
                 warnings.append(
@@ -178,9 +181,16 @@ class DynamicsDiagnostics:
                     "observer_max_dt (each restarts the observer)"
                 )
             if grew["stamps_late"]:
+                publishers = node.joint_states_publishers
                 warnings.append(
                     f"{grew['stamps_late']} joint_states delivered late (stamped before their "
                     "driver's newest: dropped)"
+                    + (
+                        f"; {publishers} publishers on joint_states: do two of them publish "
+                        "the same joints?"
+                        if publishers > 1
+                        else ""
+                    )
                 )
             if grew["stamp_jumps"]:
                 warnings.append(
@@ -228,6 +238,7 @@ class DynamicsDiagnostics:
             "messages_shed_at_start": node.shed_at_start,
             "messages_processed": _processed(pipeline),
             "unknown_joints": " ".join(node.unknown_joints),
+            "joint_states_publishers": node.joint_states_publishers,
             "no_effort_joints": " ".join(name for name, _ in constant),
             "effort_command": "on" if node.effort_command_on else "off",
             "effort_commands_published": node.commands,

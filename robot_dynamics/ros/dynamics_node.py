@@ -32,6 +32,7 @@ import numpy as np
 
 from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallbacks
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -135,7 +136,7 @@ class DynamicsNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         P.accept_declared_types(self)
         joint_states = self.resolve_topic_name("joint_states")
-        self.io.create_subscription(
+        self._joint_states_sub = self.io.create_subscription(
             JointState,
             joint_states,
             self._on_joint_states,
@@ -157,8 +158,12 @@ class DynamicsNode(Node):
         )
         group = MutuallyExclusiveCallbackGroup()
         trigger_services(self, self._with_pipeline, self._start_tare, self._reset, group)
-        self.create_timer(self._values["diagnostics_period"], self._diagnostics, group)
-        self.create_timer(self._values["contact_publish_period"], self._republish_contact, group)
+        # on the steady clock: under use_sim_time the status goes on while /clock stands still
+        steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.create_timer(self._values["diagnostics_period"], self._diagnostics, group, steady)
+        self.create_timer(
+            self._values["contact_publish_period"], self._republish_contact, group, steady
+        )
 
     def _get_values(self):
         return self._values
@@ -367,6 +372,7 @@ class DynamicsNode(Node):
             with self._lock:
                 if self._active is active:
                     active.pipeline.refuse(t_ns, str(error))
+            self._command_error = f"joint_states refused: {error}"
             self._refused(active.pipeline, str(error))
             return
         if unknown:
@@ -386,9 +392,11 @@ class DynamicsNode(Node):
                 pipeline.estimate(sample)
                 self._payload.record(active.names, t_ns, position, velocity, effort)
         if out.refused:
+            self._command_error = f"joint_states refused: {out.refused}"
             self._refused(pipeline, out.refused)
             return
         if out.missing_positions:
+            self._command_error = out.command_error
             self._log(
                 "missing_positions",
                 5.0,
@@ -575,6 +583,7 @@ class DynamicsNode(Node):
             callback_errors=errors.count,
             last_callback_error=errors.last,
             unknown_joints=tuple(sorted(self._unknown)),
+            joint_states_publishers=self._joint_states_sub.get_publisher_count(),
         )
 
     def _diagnostics(self):

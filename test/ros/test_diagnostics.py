@@ -128,6 +128,7 @@ def test_stamps_going_backwards_or_jumping_warn(panda):
     diagnostics = DynamicsDiagnostics()
     node, active = loaded(panda)
     counts = {"messages": 0, "stamps_backwards": 0, "stamps_late": 0, "stamp_jumps": 0}
+    counts["skipped_messages"] = 0
 
     def status(received, **grew):
         nonlocal node
@@ -138,6 +139,10 @@ def test_stamps_going_backwards_or_jumping_warn(panda):
         return diagnostics.status(node, active, dict(counts), rate=100.0)
 
     assert status(100).level == DiagnosticStatus.OK
+    # messages counted as lost that came late after all are taken back: no negative count
+    status(100, skipped_messages=5)
+    taken_back = status(100, skipped_messages=-5, stamps_late=5)
+    assert "skipped" not in taken_back.message and "-5" not in taken_back.message
     warned = status(100, stamps_backwards=100)
     assert warned.level == DiagnosticStatus.WARN
     assert (
@@ -149,6 +154,15 @@ def test_stamps_going_backwards_or_jumping_warn(panda):
     assert "3 joint_states delivered late (stamped before their driver's newest: dropped)" in (
         warned.message
     )
+    # two publishers of the same joints (a stray driver, a bag played beside the robot) show
+    # as late messages: the status says so
+    node = replace(node, joint_states_publishers=2)
+    warned = status(100, stamps_late=90)
+    assert "90 joint_states delivered late" in warned.message
+    assert "2 publishers on joint_states: do two of them publish the same joints?" in (
+        warned.message
+    )
+    node = replace(node, joint_states_publishers=1)
     warned = status(100, stamp_jumps=1)
     assert warned.level == DiagnosticStatus.WARN
     assert "1 joint_states stamp gaps longer than observer_max_dt" in warned.message

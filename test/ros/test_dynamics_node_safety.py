@@ -331,6 +331,34 @@ def test_no_command_when_the_command_cannot_be_finite(dynamics_node, panda):
     )
 
 
+def test_refused_messages_stop_the_command_with_an_error_even_without_a_clock(dynamics_node, panda):
+    """With the command on, joint_states that are refused (a NaN position in each) publish no
+    command: the status says so at ERROR, naming the refusal, and it keeps coming under
+    use_sim_time with no /clock (the status runs on the steady clock); a valid message brings
+    the command back."""
+    names = list(panda.joint_names)
+    node = dynamics_node(
+        urdf=read(PANDA_URDF),
+        publish_effort_command=True,
+        use_sim_time=True,
+        diagnostics_period=0.2,
+    )
+    node.wait_connected(("gravity_torques", "effort_command"))
+    node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "effort_command")
+    bad = Q.copy()
+    bad[2] = math.nan
+    status, values = node.diagnostics_while_publishing(
+        lambda: node.joint_state(names, bad, np.zeros(7)),
+        lambda s, v: s.level == s.ERROR,
+    )
+    assert (
+        "effort command withheld: joint_states refused: position of joint 'panda_joint3' is not "
+        "finite" in status.message
+    ), status.message
+    node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "effort_command")
+    node.proc.assert_alive()
+
+
 def test_ever_new_unknown_joint_names_stay_bounded(dynamics_node, panda):
     """joint_states carrying a new unknown joint name each time: the node remembers (and
     reports) at most MAX_UNKNOWN_NAMES of them, and the model's joints are still served."""
