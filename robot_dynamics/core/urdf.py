@@ -290,6 +290,13 @@ def _floats(element, attribute, owner, field, size, default=None):
     try:
         values = [float(x) for x in raw.split()]
     except ValueError:
+        if "$(" in raw or "${" in raw:  # a xacro argument or property left in
+            raise _bad(
+                owner,
+                field,
+                f"{raw!r} is an unexpanded xacro substitution: expand the description with the "
+                "xacro tool first (xacro robot.urdf.xacro > robot.urdf)",
+            ) from None
         raise _bad(owner, field, f"{raw!r} is not a list of numbers") from None
     if len(values) != size:
         raise _bad(owner, field, f"{raw!r} has {len(values)} values, expected {size}")

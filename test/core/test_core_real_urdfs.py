@@ -221,3 +221,21 @@ def test_an_unexpanded_xacro_file_is_refused_saying_so(rel):
     with pytest.raises(KinematicTreeError) as ei:
         RobotModel.from_urdf_file(_path("ur_description/urdf/ur3.urdf"))
     assert str(ei.value) == "the URDF has no links"
+
+
+def test_a_xacro_substitution_left_in_a_number_says_so():
+    """A description whose links are there but whose numbers still hold xacro arguments (sent
+    unexpanded on the robot_description topic, say): the number is named, and the fix."""
+    xml = (
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="base"/>'
+        '<link name="l1"><inertial><mass value="1"/>'
+        '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>'
+        '<joint name="$(arg prefix)j1" type="revolute"><parent link="base"/><child link="l1"/>'
+        '<origin xyz="0 0 ${height}"/><axis xyz="0 0 1"/>'
+        '<limit effort="1" velocity="1" lower="-1" upper="1"/></joint></robot>'
+    )
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf_string(xml)
+    message = str(ei.value)
+    assert "'0 0 ${height}' is an unexpanded xacro substitution" in message, message
+    assert "xacro robot.urdf.xacro > robot.urdf" in message
