@@ -77,6 +77,13 @@ def derive_model(parsed, values):
             )
         model = model.with_armature(np.array(armature, dtype=float))  # errors name armature
     mass = float(values["payload.mass"])
+    if values["payload.frame"] and values["payload.frame"] not in parsed.link_names:
+        # refused when set, not later when a mass is given
+        raise InvalidInputError(
+            f"payload.frame {values['payload.frame']!r} is not a link of the model "
+            f"(links: {list(parsed.link_names)})",
+            argument="payload.frame",
+        )
     if mass > 0.0:
         frame = values["payload.frame"] or None
         if frame is None and parsed.tip_link is None:

@@ -27,6 +27,7 @@ CASES = [
         "'shoulder'",
     ),
     ("payload frame", {"payload.mass": 1.0, "payload.frame": "nope"}, "payload.frame", "nope"),
+    ("payload frame without mass", {"payload.frame": "nope"}, "payload.frame", "'nope' is not"),
     ("payload inertia", {"payload.mass": 1.0, "payload.inertia": NOT_PSD}, "payload.inertia", ""),
     ("payload com", {"payload.mass": 1.0, "payload.com": [200.0, 0.0, 0.0]}, "payload.com", ""),
 ]
