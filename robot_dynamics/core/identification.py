@@ -555,18 +555,15 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
         x0,
         jac=jacobian,
         bounds=(lower, np.full(p, np.inf)),
-        # dogbox: along the nearly flat directions the data cannot see (a Panda's link 1, whose
-        # mass no joint torque sees), trf's scaled steps wander without converging; dogbox
-        # settles at the nominal there
-        method="dogbox",
+        method="trf",
         x_scale="jac",
         ftol=1e-12,
         xtol=1e-12,
         gtol=1e-12,
-        max_nfev=1000,
+        max_nfev=1000,  # the unseen directions converge slowly; the data do not
     )
-    # an iterate may end a hair inside a bound (1e-33) when the data push a coefficient
-    # against it; it is the bound
+    # trf keeps its iterates strictly inside the bounds: a coefficient the data push against
+    # its bound ends a hair above it (1e-33); it is the bound
     x = sol.x.copy()
     at_bound = (sol.active_mask == -1) | (x - lower <= BOUND_TOLERANCE)
     x[at_bound] = lower[at_bound]
