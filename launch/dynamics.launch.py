@@ -34,8 +34,10 @@ Arguments (``--show-args`` lists them with their defaults):
                       applied in order (a later file overrides an earlier one), then the
                       arguments below. Each is checked first as the node reads it: no section
                       for the node, a parameter it does not declare (a typo it would ignore) or
-                      a value it refuses stops the launch. Default: none (base = URDF root,
-                      tip = its single leaf).
+                      a value it refuses stops the launch, and so does a link the URDF lacks
+                      (base_link, tip_link, payload.frame, wrench_frame) with the description
+                      of description_file. Default: none (base = URDF root, tip = its single
+                      leaf).
                       config/panda_arm.yaml and config/double_pendulum.yaml are the bundled
                       robots'.
     base_link, tip_link   override the parameter when not empty.
@@ -225,6 +227,30 @@ def node_parameters(context, urdf):
     return [*params_files(value("params_file"), "/" + node), overrides]
 
 
+def check_model(parameters, urdf, node):
+    """Build the node's model and estimation configuration from ``parameters`` as the node
+    would at start-up, so that a link the URDF lacks (``base_link``, ``tip_link``,
+    ``payload.frame``, ``wrench_frame``, ...) stops the launch instead of leaving a node without a
+    model.
+
+    Args:
+        parameters: :func:`node_parameters`' list (params files, then the overrides).
+        urdf: the URDF text.
+        node: the dynamics node's fully qualified name (``/ns/name``).
+
+    Raises:
+        ParametersFileError: a value a file set that does not fit the model (file, parameter).
+        RobotDynamicsError: the URDF, a launch argument or a default that cannot make a model or
+            its configuration (named).
+    """
+    from robot_dynamics.tools.params_file import read_parameters_files
+
+    *files, overrides = parameters
+    given = {k: v for k, v in overrides.items() if k not in ("use_sim_time", "robot_description")}
+    values = read_parameters_files(files, node=node).with_values(given, "the launch arguments")
+    values.pipeline(values.build_model(urdf)[1])
+
+
 def _ament_executable(package, executable):
     """Whether ``ros2 run package executable`` would find it (ament index)."""
     try:
@@ -302,11 +328,16 @@ def _actions(context):
     joint_states = [(JOINT_STATES, js)] if js != JOINT_STATES else []
     command = value("effort_command_topic")
     remaps = joint_states + ([(EFFORT_COMMAND, command)] if command != EFFORT_COMMAND else [])
+    parameters = node_parameters(context, None if from_topic else urdf)
+    if not from_topic:
+        check_model(
+            parameters, urdf, "/" + "/".join(filter(None, (*namespace.split("/"), node_name)))
+        )
     actions = [
         _dynamics_node(
             name=node_name,
             namespace=namespace,
-            parameters=node_parameters(context, None if from_topic else urdf),
+            parameters=parameters,
             remappings=remaps,
             output="screen",
             emulate_tty=True,

@@ -447,6 +447,29 @@ def test_node_parameters_errors(tmp_path):
         DL.node_parameters(_context(balance_inertia="maybe"), None)
 
 
+def test_links_the_urdf_lacks_stop_the_launch(tmp_path):
+    """A tip_link argument, or a params file's payload.frame or wrench_frame, naming a link the
+    URDF lacks stops the launch (the node would run without a model); the bundled robot's own
+    file with its URDF is fine."""
+    urdf = load_robot_description(PANDA_URDF)
+    panda_yaml = os.path.join(REPO, "config", "panda_arm.yaml")
+    node = "/dynamics_node"
+    DL.check_model(DL.node_parameters(_context(params_file=panda_yaml), urdf), urdf, node)
+    with pytest.raises(Exception, match="nolink"):
+        DL.check_model(DL.node_parameters(_context(tip_link="nolink"), urdf), urdf, node)
+    for name, value in (("payload", "{frame: nolink}"), ("wrench_frame", "nolink")):
+        bad = tmp_path / f"{name}.yaml"
+        bad.write_text(f"/**:\n  ros__parameters:\n    {name}: {value}\n")
+        with pytest.raises(ParametersFileError, match="nolink"):
+            DL.check_model(DL.node_parameters(_context(params_file=str(bad)), urdf), urdf, node)
+    # the Panda's file with the double pendulum's URDF: panda_link0 is not its link
+    pendulum = load_robot_description(PENDULUM_URDF)
+    with pytest.raises(ParametersFileError, match="panda_link0"):
+        DL.check_model(
+            DL.node_parameters(_context(params_file=panda_yaml), pendulum), pendulum, node
+        )
+
+
 def test_undeclared_command_line_argument_is_refused():
     argv = ["urdf_file:=/x.urdf", "config_file:=a.yaml", "tip_lnk:=tool", "namespace:=a"]
     with pytest.raises(ValueError) as info:
