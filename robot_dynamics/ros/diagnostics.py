@@ -1,19 +1,18 @@
 """The dynamics node's /diagnostics status: its counters and the pipeline's status() as key/value
 pairs, and a level with the reasons.
 
-Levels: ERROR without a model, when the effort command is on but not published (withheld: not
-finite or not computable; joint_states refused or lacking positions; the reason is given), when outputs were suppressed as non-finite, or when a callback
-raised; WARN when no joint_states came or they (or ~/reference messages) were refused or skipped
-since the last status, their stamps went backwards or jumped beyond ``observer_max_dt`` (each
-restarts the observer) or came late (before their driver's newest: dropped), more than
-:data:`SHED_WARN_FRACTION` of them were shed (those shed at start aside: they are counted only,
-see ``LatestMessages``), efforts are stale, the estimation paused on every message since the
-last status (positions missing, no or stale velocities or efforts: the pipeline's
-``last_pause`` says which), the selected wrench problem is near-singular, or a joint's effort
-is no measurement over the latest :data:`EFFORT_CHECK_MESSAGES` messages (one value in every
-message while another joint's varies, such as a gripper's reporting 0:
-:func:`~robot_dynamics.core.effort_measurement.constant_efforts`); OK otherwise.
-"""
+Levels: ERROR without a model, when the effort command is on but not published (withheld: not finite
+or not computable; joint_states refused or lacking positions; the reason is given), when outputs
+were suppressed as non-finite, or when a callback raised; WARN when no joint_states came or they (or
+~/reference messages) were refused or skipped since the last status, their stamps went backwards or
+jumped beyond ``observer_max_dt`` (each restarts the observer) or came late (before their driver's
+newest: dropped), more than :data:`SHED_WARN_FRACTION` of them were shed (those shed at start aside:
+they are counted only, see ``LatestMessages``), efforts are stale, the estimation paused on every
+message since the last status (positions missing, no or stale velocities or efforts: the pipeline's
+``last_pause`` says which), the selected wrench problem is near-singular, or a joint's effort is no
+measurement over the latest :data:`EFFORT_CHECK_MESSAGES` messages (one value in every message while
+another joint's varies, such as a gripper's reporting 0:
+:func:`~robot_dynamics.core.effort_measurement.constant_efforts`); OK otherwise. """
 
 import time
 from dataclasses import dataclass
