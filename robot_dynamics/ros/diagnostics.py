@@ -12,7 +12,8 @@ message since the last status (positions missing, no or stale velocities or effo
 ``last_pause`` says which), the selected wrench problem is near-singular, or a joint's effort is no
 measurement over the latest :data:`EFFORT_CHECK_MESSAGES` messages (one value in every message while
 another joint's varies, such as a gripper's reporting 0:
-:func:`~robot_dynamics.core.effort_measurement.constant_efforts`); OK otherwise. """
+:func:`~robot_dynamics.core.effort_measurement.constant_efforts`); OK otherwise.
+"""
 
 import time
 from dataclasses import dataclass
