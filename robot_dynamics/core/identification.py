@@ -16,7 +16,10 @@ Two steps (reference section 8):
    of ``K theta`` to the estimated ``beta`` plus a small penalty on ``theta - theta_nominal``
    restricted to the directions the torques cannot see (the null space of ``K``): what the data
    determine comes from the data, the rest stays as close to the nominal URDF as consistency
-   allows.
+   allows. The solver converges slowly along those flat directions, so each body is then moved
+   the rest of the way to the nominal along the directions of that body alone that the torques
+   cannot see (a link turning about the vertical keeps the URDF's mass and centre of mass), as
+   far as the body stays consistent.
 """
 
 import math
@@ -30,6 +33,7 @@ from .base_parameters import base_parameters
 from .errors import RobotDynamicsError
 from .friction import FRICTION_TERMS
 from .pseudo_inertia import (
+    is_physically_consistent,
     log_cholesky_jacobian,
     log_cholesky_to_parameters,
     parameters_to_log_cholesky,
@@ -567,7 +571,43 @@ def _consistent_parameters(model, layout, base, beta, Rw, theta_nominal, regular
     x = sol.x.copy()
     at_bound = (sol.active_mask == -1) | (x - lower <= BOUND_TOLERANCE)
     x[at_bound] = lower[at_bound]
-    return theta_of(x)
+    return _unseen_to_nominal(theta_of(x), theta_nominal, base.K, scale, nb)
+
+
+def _unseen_to_nominal(theta, theta_nominal, K, scale, nb):
+    """Each body's parameters moved to the nominal ones along the directions of that body alone
+    that no joint torque sees (``K`` is blind to them: the fit is unchanged), as far as the
+    body stays physically consistent (the whole way, else halved).
+
+    The solver converges slowly along these flat directions and may stop far from the nominal
+    there: a link turning about the vertical, whose mass no joint torque sees, would keep a
+    wandered mass and centre of mass.
+
+    Args:
+        theta: (p,) the solved parameters.
+        theta_nominal: (p,) the nominal ones.
+        K: (r, p) base parameters of the full ones.
+        scale: (p,) typical magnitudes (the projection is in scaled coordinates).
+        nb: bodies.
+
+    Returns:
+        ndarray: (p,) the parameters.
+    """
+    theta = theta.copy()
+    for b in range(nb):
+        cols = slice(PARAMETERS_PER_BODY * b, PARAMETERS_PER_BODY * (b + 1))
+        unseen = scipy.linalg.null_space(K[:, cols] * scale[cols])  # (10, k) orthonormal
+        if unseen.shape[1] == 0:
+            continue
+        step = scale[cols] * (
+            unseen @ (unseen.T @ ((theta_nominal[cols] - theta[cols]) / scale[cols]))
+        )
+        for alpha in 0.5 ** np.arange(12):
+            candidate = theta[cols] + alpha * step
+            if is_physically_consistent(candidate):
+                theta[cols] = candidate
+                break
+    return theta
 
 
 def _joint_start(layout, base, beta, theta_nominal):
