@@ -513,9 +513,11 @@ class EstimationPipeline:
         if sample.friction is not None:
             tau = tau - sample.friction
         restarted = self._restart is not None or sample.dt_ns is None
-        if not restarted and self._estimator.since(sample.t_ns) > self._clock.max_dt_ns:
-            self._restart = "no estimate for longer than observer_max_dt"
-            restarted = True
+        if not restarted:  # the step spans the messages since the latest estimate
+            span = self._estimator.since(sample.t_ns)
+            if span is None or span > self._clock.max_dt_ns:
+                self._restart = "no estimate for longer than observer_max_dt"
+                restarted = True
         if restarted:
             self.counters["observer_restarts"] += 1
             self._text["last_restart"] = self._restart or "restart"

@@ -46,8 +46,8 @@ class _Stream:
         self.last_ns = None
         self.intervals = []
         self.next = 0
-        self.period_ns = None  # the mean interval, over about PERIOD_MESSAGES messages (None
-        # for the first WINDOW ones)
+        # the mean interval over about PERIOD_MESSAGES messages (None for the first WINDOW)
+        self.period_ns = None
         self.jitter_ns = 0.0  # the largest recent deviation of an interval from the period
         self.missing = 0
 

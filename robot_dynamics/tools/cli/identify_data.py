@@ -370,9 +370,9 @@ def effort_scale_warnings(names, ratios, scale_given):
     given = "with the given --effort-scale " if scale_given else ""
     judged = ratios[np.isfinite(ratios)]
     common = float(np.median(judged)) if judged.size >= 3 else 1.0
-    if not 1.0 / COMMON_SCALE_FACTOR <= common <= COMMON_SCALE_FACTOR and np.all(
-        np.abs(np.log(judged / common)) <= np.log(COMMON_SCALE_SPREAD)
-    ):
+    with np.errstate(invalid="ignore", divide="ignore"):  # scales of both signs: not one
+        shared = np.all(np.abs(np.log(judged / common)) <= np.log(COMMON_SCALE_SPREAD))
+    if not 1.0 / COMMON_SCALE_FACTOR <= common <= COMMON_SCALE_FACTOR and shared:
         return [
             f"effort-scale: the measured torques {given}are the nominal model's times one "
             f"scale, about x{common:.3g} on every joint ("
