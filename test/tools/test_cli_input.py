@@ -33,6 +33,7 @@ from tools_helpers import PANDA_HOME, UR_SHAPE_URDF, erd_urdf_path, pendulum, ru
             2,
             "--q: got 2 value(s), the model has 7 joint(s): panda_joint1",
         ),
+        (["gravity", "panda", "--q", "1"], 2, "--q: got 1 value(s), the model has 7 joint(s)"),
         (["gravity", "panda", "--q", "panda_joint9=1"], 2, "unknown joint 'panda_joint9'"),
         (
             ["gravity", "panda", "--q", "panda_joint2=1", "panda_joint2=2"],
@@ -507,3 +508,17 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
         assert code == 2 and needle in err, (argv, err)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert csv.read_text() == "time\n0\n" and (bag / "bag.db3").read_text() == ""
+
+
+def test_one_effort_scale_is_every_joint_s():
+    """A driver's one scale (or offset) is given once for every joint; joint values (--q) are
+    not (one number for seven joints is a mistake there)."""
+    from robot_dynamics.tools.cli.arguments import CLIError, parse_joint_vector
+
+    names = [f"j{k}" for k in range(7)]
+    scale = parse_joint_vector(["0.5"], names, "--effort-scale", 1.0, every_joint=True)
+    np.testing.assert_array_equal(scale, np.full(7, 0.5))
+    with pytest.raises(CLIError, match="'x' \\(for every joint\\) is not a number"):
+        parse_joint_vector(["x"], names, "--effort-scale", 1.0, every_joint=True)
+    with pytest.raises(CLIError, match="got 1 value"):
+        parse_joint_vector(["0.5"], names, "--q")

@@ -317,6 +317,7 @@ def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):
     (warning,) = report["warnings"]
     assert warning.startswith("effort-scale: the measured torques are not the nominal model's")
     assert "--effort-scale" in warning and "motor currents" in warning
+    assert "a negative one: an effort of the other sign" in warning  # panda_joint2's -10
     ratios = np.array([np.nan if r is None else r for r in report["nominal_torque_ratio"]])
     judged = np.isfinite(ratios)
     assert judged[:4].all(), ratios
@@ -344,6 +345,9 @@ def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):
     assert "on every joint" in warning, warning
     suggested = float(warning.rsplit("about ", 1)[1].rstrip(")"))
     assert suggested == pytest.approx(0.5, rel=0.2), warning  # the URDF's own errors beside
+    # the scale given once, for every joint: no warning
+    code, out, err = run(capsys, *argv, "--out", tmp_path / "f.urdf", "--effort-scale", "0.5")
+    assert code == 0 and json.loads(out)["warnings"] == [], err
     # a wrong scale given (N m read as mN m): the same warning, saying a scale was given
     code, out, err = run(capsys, *argv[:-1], "--out", tmp_path / "d.urdf", "--effort-scale",
                          *["1000"] * 7)  # fmt: skip

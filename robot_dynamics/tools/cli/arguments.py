@@ -171,18 +171,23 @@ def split_tokens(values: Sequence[str]) -> List[str]:
 
 
 def parse_joint_vector(
-    values: Optional[Sequence[str]], joint_names: Sequence[str], option: str, default: float = 0.0
+    values: Optional[Sequence[str]],
+    joint_names: Sequence[str],
+    option: str,
+    default: float = 0.0,
+    every_joint: bool = False,
 ) -> np.ndarray:
     """Parse ``--q``-style values into a float array in ``joint_names`` order.
 
     Accepts n numbers (separated by spaces or commas), or ``name=value`` pairs (unnamed joints
-    get ``default``).
+    get ``default``); with ``every_joint``, also one number for every joint.
 
     Args:
         values: the option's strings, or None when the option was not given.
         joint_names: the model's joint names, in order.
         option: the option's name, for messages.
         default: value of joints not named.
+        every_joint: one plain number is every joint's value (a driver's one scale).
 
     Returns:
         ndarray: (n,) values.
@@ -216,6 +221,8 @@ def parse_joint_vector(
             seen.add(name)
             out[index[name]] = _to_float(text, option, name)
         return out
+    if every_joint and len(tokens) == 1:
+        return np.full(n, _to_float(tokens[0], option, "every joint"))
     if len(tokens) != n:
         raise CLIError(
             f"{option}: got {len(tokens)} value(s), the model has {n} joint(s): "

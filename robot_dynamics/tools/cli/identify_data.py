@@ -55,8 +55,8 @@ def add_data_options(p):
             default=None,
             metavar="V",
             help=f"per joint: tau = effort_scale * effort + effort_offset, the {what} (the "
-            f"dynamics node's parameter; n numbers in joint order, or name=value pairs; "
-            f"default {default})",
+            f"dynamics node's parameter; n numbers in joint order, one for every joint, or "
+            f"name=value pairs; default {default})",
         )
     p.add_argument(
         "--hold",
@@ -117,9 +117,9 @@ def load_data(args, model, window_fit, *, holdout=0.0, rest=False):
         raise CLIError(f"--time-window needs START < END, got {args.time_window}")
     scale = offset = None
     if args.effort_scale is not None:
-        scale = parse_joint_vector(args.effort_scale, names, "--effort-scale", 1.0)
+        scale = parse_joint_vector(args.effort_scale, names, "--effort-scale", 1.0, True)
     if args.effort_offset is not None:
-        offset = parse_joint_vector(args.effort_offset, names, "--effort-offset", 0.0)
+        offset = parse_joint_vector(args.effort_offset, names, "--effort-offset", 0.0, True)
     hold = {}
     if args.hold is not None:
         if not all("=" in tok for tok in args.hold):
@@ -380,8 +380,8 @@ def effort_scale_warnings(names, ratios, scale_given):
             + "): a driver's unit or sign (motor currents, twice the torque?) rather than the "
             "URDF's masses, whose errors differ joint by joint. The identified masses, and the "
             "node's wrench, scale with it. Give the torque per unit of effort with "
-            f"--effort-scale, one value per joint (the node's effort_scale; about "
-            f"{1.0 / common:.3g})"
+            f"--effort-scale (one value for every joint, or one per joint: the node's "
+            f"effort_scale; about {1.0 / common:.3g})"
         ]
     bad = [
         (name, r)
@@ -397,7 +397,9 @@ def effort_scale_warnings(names, ratios, scale_given):
         f"offset fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): "
         "efforts in another unit, such as motor currents? The identified masses scale with "
         "them. Give the torque per unit of effort with --effort-scale (the node's "
-        "effort_scale; about 1 / the ratio)"
+        "effort_scale; about 1 / the ratio"
+        + ("; a negative one: an effort of the other sign" if any(r < 0 for _, r in bad) else "")
+        + ")"
     ]
 
 
