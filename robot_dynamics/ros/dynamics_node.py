@@ -362,6 +362,13 @@ class DynamicsNode(Node):
         if t_ns == 0:  # unstamped: the node's clock
             now = self.get_clock().now()
             t_ns, stamp = now.nanoseconds, now.to_msg()
+            self._log(
+                "unstamped",
+                60.0,
+                "warning",
+                "joint_states without a stamp (0): stamped on arrival with the node's clock, "
+                "whose delivery jitter then shows in the estimate; stamp them in the driver",
+            )
         try:
             present, unknown, (position, velocity, effort) = active.joints.fields(
                 msg.name,

@@ -300,6 +300,7 @@ def test_reference_ages_on_simulated_time(dynamics_node, panda):
         return node.joint_state(names, Q, np.zeros(7), stamp_ns=0)
 
     node.publish_until(unstamped, "feedforward_torques", lambda m: stamp_ns(m) == sim_ns[0])
+    node.proc.wait_for_output(r"joint_states without a stamp \(0\): stamped on arrival", 30.0)
     node.publish_until(make, "feedforward_torques", close_to(free))
     reference.append(trajectory(names, [Q + 0.1]))
     node.publish_until(make, "feedforward_torques", close_to(at_ref))
