@@ -223,8 +223,13 @@ def node_parameters(context, urdf):
         flag = _flag(value(name), name, allow_empty=True)
         if flag is not None:
             overrides[name] = flag
-    node = "/".join(filter(None, (*value("namespace").split("/"), value("node_name"))))
-    return [*params_files(value("params_file"), "/" + node), overrides]
+    node = qualified_name(value("namespace"), value("node_name"))
+    return [*params_files(value("params_file"), node), overrides]
+
+
+def qualified_name(namespace, name):
+    """The dynamics node's fully qualified name (``/ns/name``) from the launch arguments."""
+    return "/" + "/".join(filter(None, (*namespace.split("/"), name)))
 
 
 def check_model(parameters, urdf, node):
@@ -330,9 +335,7 @@ def _actions(context):
     remaps = joint_states + ([(EFFORT_COMMAND, command)] if command != EFFORT_COMMAND else [])
     parameters = node_parameters(context, None if from_topic else urdf)
     if not from_topic:
-        check_model(
-            parameters, urdf, "/" + "/".join(filter(None, (*namespace.split("/"), node_name)))
-        )
+        check_model(parameters, urdf, qualified_name(namespace, node_name))
     actions = [
         _dynamics_node(
             name=node_name,

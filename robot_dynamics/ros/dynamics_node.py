@@ -278,6 +278,9 @@ class DynamicsNode(Node):
 
     # ------------------------------------------------------------------ hot path
     def _refused(self, pipeline, reason):
+        """A refused joint_states message: no command from it (the diagnostics say why), and a
+        throttled warning."""
+        self._command_error = f"joint_states refused: {reason}"
         self._log(
             "refused",
             5.0,
@@ -379,7 +382,6 @@ class DynamicsNode(Node):
             with self._lock:
                 if self._active is active:
                     active.pipeline.refuse(t_ns, str(error))
-            self._command_error = f"joint_states refused: {error}"
             self._refused(active.pipeline, str(error))
             return
         if unknown:
@@ -399,7 +401,6 @@ class DynamicsNode(Node):
                 pipeline.estimate(sample)
                 self._payload.record(active.names, t_ns, position, velocity, effort)
         if out.refused:
-            self._command_error = f"joint_states refused: {out.refused}"
             self._refused(pipeline, out.refused)
             return
         if out.missing_positions:
