@@ -9,12 +9,13 @@ some cycles never reach the log (gaps). The samples themselves are still one cyc
 - :func:`repeated_samples` finds samples identical to the previous one (runs of at most
   ``max_run`` copies: a longer run is a signal that does not change, not a logger repeat).
 - :func:`time_base` finds the cycle and each sample's cycle number ``k_i`` (consecutive samples
-  one cycle apart, gaps whole cycles): the cycle from stamps half the run apart (the median of
-  their slopes), the gaps roughly as steps of the running median of ``stamp_i / cycle - i``,
-  then exactly: a stamp is never earlier than its cycle plus the shortest latency, while a late
-  one (the logger stalled) only lifts its own value. It gives ``t_i = t_0 + cycle k_i`` when
-  the stamps only jitter around that base; stamps that do not (going backwards, or scattered
-  about it) are kept as they are. :class:`StampReport` says what was found.
+  one cycle apart, gaps whole cycles). The cycle is where the stamps' phases gather
+  (``|mean exp(2 pi i t / c)|`` largest, searched near the median interval over ever longer
+  stretches): dropped samples, gaps and late stamps do not move it. Then each sample's cycle: a
+  stamp is never earlier than its cycle plus the shortest latency, while a late one (the logger
+  stalled) only lifts its own value; the cycle is refined by least squares over the stamps that
+  are not late. It gives ``t_i = t_0 + cycle k_i`` when the stamps only jitter around that
+  base; stamps scattered about it are kept as they are. :class:`StampReport` says what was found.
 - :func:`robot_time` does both for a recording: repeats dropped (in recording order), the
   samples left out for other reasons dropped, the rest in stamp order on the time base. A repeat
   may stand in place of a cycle's own sample (the logger wrote the previous sample again and
@@ -28,12 +29,13 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.ndimage import median_filter
 
-#: samples of the running median that separates jitter (and a late stamp's burst) from gaps
-MEDIAN_SAMPLES = 31
 #: fewer stamps than this are used as they are
 MIN_SAMPLES = 20
+#: the cycle is searched within this fraction of the median interval
+CYCLE_RANGE = 0.25
+#: stamps used at most per stretch of the phase search (evenly spread over the stretch)
+PHASE_SAMPLES = 4096
 
 
 @dataclass(frozen=True)
@@ -53,9 +55,10 @@ class StampReport:
         missing_cycles: cycles missing in them.
         longest_gap: longest stamp interval across a gap [s] (0 without gaps).
         note: why the stamps were kept as they are ("" when ``uniform``).
-        stalls: runs of stamps more than half a cycle late (the logger stalled, then stamped
-            what arrived meanwhile in a burst).
-        late_samples: samples in them.
+        stalls: bursts of stamps more than half a cycle late and less than half a cycle apart
+            (the logger stalled, then stamped what arrived meanwhile); a late stamp outside a
+            burst is the latency's tail.
+        late_samples: stamps more than half a cycle late.
         stale_gaps: of ``gaps``, those the recording fills with repeats of the previous sample
             (as many repeats between the two samples as cycles missing: the logger wrote a
             sample again in place of each missing cycle's own; :func:`robot_time` counts them).
@@ -126,23 +129,36 @@ def repeated_samples(fields, max_run=2):
     return repeat
 
 
-def _steps(r, width):
-    """Positions and sizes (whole cycles) of the steps of ``r`` [cycles]; backward steps
-    negative."""
-    width = min(width, len(r) - (1 - len(r) % 2))
-    rm = median_filter(r, size=max(width, 1), mode="nearest")
-    jumps = np.diff(rm)
-    where = np.flatnonzero(np.abs(jumps) > 0.5) + 1
-    return where, np.round(jumps[where - 1]).astype(int)
+def _phase_cycle(t, guess):
+    """The cycle near ``guess`` [s] on which the phases of stamps ``t`` gather most.
+
+    The mean resultant ``|mean exp(2 pi i t / c)|`` peaks at the robot's cycle whatever samples
+    are missing; over a stretch of duration ``T`` its peak is ``c^2 / T`` wide. The search starts
+    over the first 64 stamps within ``CYCLE_RANGE`` of ``guess`` and narrows on stretches four
+    times longer, to the whole recording, on a grid of 1/32 of the peak's width.
+    """
+    t = t - t[0]
+    c, half, n = guess, CYCLE_RANGE * guess, 64
+    while True:
+        n = min(n, len(t))
+        stretch = t[np.unique(np.linspace(0, n - 1, min(n, PHASE_SAMPLES)).astype(int))]
+        step = c * c / (32.0 * stretch[-1])
+        grid = c + np.arange(-half, half + step, step)
+        resultant = np.abs(np.exp(2j * np.pi * stretch[None, :] / grid[:, None]).mean(axis=1))
+        c = float(grid[np.argmax(resultant)])
+        if n == len(t):
+            return c
+        half, n = 64 * step, 4 * n
 
 
-def _cycles(t, c, k):
-    """Cycle numbers of stamps ``t`` near the guess ``k``: a stamp is never earlier than its
+def _cycles(t, c):
+    """Cycle numbers of stamps ``t`` on the cycle ``c``: a stamp is never earlier than its
     cycle plus the shortest latency, so the cycle offsets ``m_i = k_i - i`` are the largest
     nondecreasing sequence below ``floor((t_i - t_ref) / c) - i`` (a late stamp only lifts its
     own value), with ``t_ref`` a little below the earliest stamps' phase."""
     i = np.arange(len(t))
-    e = t - c * k
+    phase = np.angle(np.mean(np.exp(2j * np.pi * (t - t[0]) / c))) * c / (2 * np.pi)
+    e = t - c * np.round((t - t[0] - phase) / c)  # about the phase, within half a cycle
     ref = np.quantile(e, 0.01) - 0.1 * c
     m_raw = np.floor((t - ref) / c).astype(np.int64) - i
     m = np.minimum.accumulate(m_raw[::-1])[::-1]
@@ -173,19 +189,10 @@ def time_base(t, cycle=None):
         return keep(f"only {N} samples")
     if not c > 0:
         return keep("the stamps do not advance")
-    i = np.arange(N)
-    h = N // 2
-    for _ in range(2):  # the cycle from the median interval, then over the whole run
-        where, sizes = _steps((t - t[0]) / c - i, MEDIAN_SAMPLES)
-        if np.any(sizes < 0):
-            return keep("the stamps fall behind a uniform cycle (not a fixed-rate robot)")
-        missing = np.zeros(N, int)
-        np.add.at(missing, where, sizes)
-        k = i + np.cumsum(missing)
-        if cycle is None:  # median slope of pairs half the run apart: late stamps do not count
-            c = float(np.median((t[h:] - t[: N - h]) / (k[h:] - k[: N - h])))
+    if cycle is None:
+        c = _phase_cycle(t, c)
     for _ in range(2):  # each stamp's cycle, then the cycle by least squares without late ones
-        k = _cycles(t, c, k)
+        k = _cycles(t, c)
         if cycle is None:
             e = t - c * k
             inside = np.abs(e - np.median(e)) < 0.5 * c
@@ -201,8 +208,8 @@ def time_base(t, cycle=None):
             f"{c * 1e3:.4g} ms cycle"
         )
     gap_intervals = np.diff(t)[where - 1] if len(where) else np.zeros(0)
-    late = np.concatenate([[False], e > 0.5 * c, [False]])
-    stalls = int(np.count_nonzero(np.diff(late.astype(np.int8)) == 1))
+    late = e > 0.5 * c
+    burst = late[:-1] & late[1:] & (np.diff(t) < 0.5 * c)
     report = StampReport(
         samples=N,
         interval_min=intervals[0],
@@ -215,7 +222,7 @@ def time_base(t, cycle=None):
         gaps=len(where),
         missing_cycles=int(sizes.sum()) if len(sizes) else 0,
         longest_gap=float(gap_intervals.max()) if len(gap_intervals) else 0.0,
-        stalls=stalls,
+        stalls=int(np.count_nonzero(np.diff(np.concatenate([[0], burst.astype(np.int8)])) == 1)),
         late_samples=int(np.count_nonzero(late)),
     )
     return base + c * k, report
@@ -267,7 +274,7 @@ def _with_stale_gaps(report, times, repeat, index):
 
 
 __all__ = [
-    "MEDIAN_SAMPLES",
+    "CYCLE_RANGE",
     "Retiming",
     "StampReport",
     "repeated_samples",

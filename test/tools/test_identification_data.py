@@ -78,30 +78,75 @@ def test_time_base_under_jitter_stalls_repeats_and_gaps(rng):
     assert report2.cycle == CYCLE and np.ptp(t2 - source * CYCLE) < 1e-9
 
 
-def test_time_base_when_a_repeat_replaces_a_sample(rng):
+def _stale_cycles(rng, cycles, pattern):
+    """Cycles whose record carries the previous cycle's values: ~5 % at random (never two in
+    a row), or every 25th."""
+    if pattern == "every 25th":
+        stale = np.arange(25, cycles - 1, 25)
+    else:
+        stale = np.flatnonzero(rng.uniform(size=cycles) < 0.05)
+        stale = stale[(stale > 0) & (stale < cycles - 1)]
+        stale = stale[np.concatenate([[True], np.diff(stale) > 1])]
+    return stale
+
+
+LATENCIES = {
+    "uniform 0-0.3 ms": lambda rng, n: rng.uniform(0, 0.3e-3, n),
+    "0.2 ms + half-normal 0.25 ms": lambda rng, n: 0.2e-3 + np.abs(rng.normal(0, 0.25e-3, n)),
+}
+
+
+@pytest.mark.parametrize(
+    "cycles, latency, pattern, lost",
+    [
+        (5000, "uniform 0-0.3 ms", "random", 0),
+        (20000, "0.2 ms + half-normal 0.25 ms", "random", 4),
+        (20000, "0.2 ms + half-normal 0.25 ms", "every 25th", 0),
+    ],
+)
+def test_time_base_when_a_repeat_replaces_a_sample(rng, cycles, latency, pattern, lost):
     # the logger read the robot's state before it changed: the record of cycle k carries cycle
-    # k - 1's values, so cycle k is lost; after the repeat is dropped a one-cycle gap remains
-    cycles = 5000
+    # k - 1's values, so cycle k is lost; after the repeat is dropped a one-cycle gap remains.
+    # With ~4 % of them the stamps left are ~1/0.96 cycles apart on average: the cycle must
+    # still be the robot's; so with a few longer gaps (20-50 cycles never logged)
     values = rng.normal(size=(cycles, 2))
+    logged = np.ones(cycles, bool)
+    for start in rng.choice(np.arange(cycles // 5, cycles - 100), lost, replace=False):
+        logged[start : start + rng.integers(20, 51)] = False
     source = np.arange(cycles)
-    stale = np.flatnonzero(rng.uniform(size=cycles) < 0.05)
-    stale = stale[(stale > 0) & (stale < cycles - 1)]
-    stale = stale[np.concatenate([[True], np.diff(stale) > 1])]
+    stale = _stale_cycles(rng, cycles, pattern)
+    stale = stale[logged[stale] & logged[stale - 1]]
     source[stale] -= 1
-    stamps = np.arange(cycles) * CYCLE + rng.uniform(0, 0.3e-3, cycles)
+    stamps = np.arange(cycles) * CYCLE + LATENCIES[latency](rng, cycles)
+    stamps, source = stamps[logged], source[logged]
     repeat = repeated_samples([values[source]])
     assert repeat.sum() == stale.size
     t, report = time_base(stamps[~repeat])
-    assert report.uniform and report.gaps == report.missing_cycles == stale.size
-    # robot_time knows the repeats: every one of these gaps is a cycle written as a repeat
+    assert report.uniform and report.cycle == pytest.approx(CYCLE, rel=1e-5)
+    # the latency's tail is late stamps, but no logger stall (a burst of late stamps)
+    assert report.stalls == 0 and (report.late_samples > 50) == (cycles == 20000)
+    # every sample at its cycle, but for one stamped more than a cycle late beside a missing
+    # cycle: the stamps cannot tell it from the next cycle's sample
+    wrong = np.round((t - t[0]) / CYCLE) - (source[~repeat] - source[0])
+    late = stamps[~repeat] - source[~repeat] * CYCLE
+    assert np.all(np.abs(wrong) <= 1) and np.all(late[wrong != 0] > CYCLE)
+    assert np.count_nonzero(wrong) < 5
+    step = np.diff(source[~repeat])
+    assert report.gaps == np.count_nonzero(step > 1) >= stale.size + (lost > 0)
+    assert report.missing_cycles == np.sum(step - 1) == stale.size + np.count_nonzero(~logged)
+    # robot_time knows the repeats: the gaps the logger filled with repeats are told apart
+    # (but where a sample more than a cycle late was put into the gap)
     timed = robot_time(stamps, [values[source]])
-    assert timed.report.gaps == timed.report.stale_gaps == timed.report.stale_cycles == stale.size
-    # a repeat stamped beside its original (a second copy) leaves no gap to count
-    extra = np.insert(values, 100, values[99], axis=0)
-    extra_stamps = np.insert(np.arange(cycles) * CYCLE, 100, 99.5 * CYCLE)
-    timed = robot_time(extra_stamps, [extra])
-    assert timed.report.gaps == timed.report.stale_gaps == 0
-    assert np.ptp(t - source[~repeat] * CYCLE) < 2e-5  # the cycle from 5 s of 0.3 ms jitter
+    assert timed.report.stale_gaps == timed.report.stale_cycles
+    assert stale.size - np.count_nonzero(wrong) <= timed.report.stale_gaps <= stale.size
+    assert timed.report.gaps == report.gaps
+    if cycles == 5000:
+        # a repeat stamped beside its original (a second copy) leaves no gap to count
+        extra = np.insert(values, 100, values[99], axis=0)
+        extra_stamps = np.insert(np.arange(cycles) * CYCLE, 100, 99.5 * CYCLE)
+        timed = robot_time(extra_stamps, [extra])
+        assert timed.report.gaps == timed.report.stale_gaps == 0
+        assert np.ptp(t - source[~repeat] * CYCLE) < 2e-5  # the cycle from 5 s of 0.3 ms jitter
 
 
 def test_stamps_that_are_not_a_fixed_cycle_are_kept(rng):

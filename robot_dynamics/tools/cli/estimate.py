@@ -383,9 +383,9 @@ def _stamp_lines(stamps):
         return [f"  stamps: {intervals}; replayed as recorded: {stamps['note']}"]
     found = (
         f"  stamps: {intervals}: jitter about a {r['cycle'] * 1e3:.6g} ms cycle (RMS "
-        f"{_ms(r['jitter_rms'])}, max {_ms(r['jitter_max'])}); {r['stalls']} logger stalls "
-        f"({r['late_samples']} samples late), {r['gaps']} gaps ({r['missing_cycles']} cycles "
-        f"missing), {stamps['repeated']} repeated samples"
+        f"{_ms(r['jitter_rms'])}, max {_ms(r['jitter_max'])}); {r['late_samples']} stamps more "
+        f"than half a cycle late ({r['stalls']} logger stalls), {r['gaps']} gaps "
+        f"({r['missing_cycles']} cycles missing), {stamps['repeated']} repeated samples"
     )
     lines = [found]
     if r["stale_gaps"]:
