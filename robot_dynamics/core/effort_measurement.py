@@ -1,9 +1,16 @@
 """Whether a joint's efforts over a recording or a stream are a measurement: a driver that
 measures none (a gripper's) reports no effort, 0 or one constant value in every sample. Used by
 identification (such joints are left out of the fit), ``robot-dynamics estimate`` and the dynamics
-node's diagnostics (their external torque is the model's torque, not an estimate)."""
+node's diagnostics (their external torque is the model's torque, not an estimate).
+
+And whether the efforts are in the model's unit: :func:`model_torque_ratios` and
+:func:`effort_scale_finding` tell a driver's scale (motor currents, twice the torque) from a
+URDF's mass errors, for identify (against the nominal model) and estimate (against the model
+it estimates with)."""
 
 import numpy as np
+
+from .friction import smooth_sign
 
 
 #: An effort [N m or N] that spans no more than this varies by the arithmetic of a simulation
@@ -104,3 +111,76 @@ def constant_efforts_text(constant, n_joints):
         "model's torque, not an estimate; if their driver measures no effort (a gripper's), "
         "load them as fixed with the locked_joints parameter"
     )
+
+
+#: measured/nominal torque scale outside [1/SCALE_FACTOR, SCALE_FACTOR]: efforts in another unit
+SCALE_FACTOR = 3.0
+#: share of a joint's measured torque variation the nominal torques must explain to be compared
+SCALE_MIN_R2 = 0.5
+#: one scale shared by the joints beyond [1/COMMON_SCALE_FACTOR, COMMON_SCALE_FACTOR]: a driver's
+#: unit or gear ratio, not the URDF's masses (whose errors differ joint by joint)
+COMMON_SCALE_FACTOR = 1.6
+#: how far from their median the joints' scales may be to count as one scale (a factor)
+COMMON_SCALE_SPREAD = 1.5
+#: share of the judged joints that must be that near for one scale
+COMMON_SCALE_SHARE = 0.75
+
+
+def model_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
+    """Per joint, the least-squares scale of a model's torques in the measured ones, viscous and
+    Coulomb friction and an offset fitted alongside (about 1 for torques in N m or N, a nominal
+    URDF's inertials a few tens of percent off; the torque per unit of effort's inverse for
+    motor currents).
+
+    Args:
+        tau: (N, n) measured torques (the recording's efforts after ``--effort-scale`` and
+            ``--effort-offset``).
+        nominal: (N, n) the model's torques at the same samples.
+        qd: (N, n) joint velocities [rad/s or m/s].
+        effort_mask: (n,) bool, the joints with a measured torque.
+        velocity_threshold: ``v_eps`` of the Coulomb friction's smooth sign [rad/s or m/s].
+
+    Returns:
+        ndarray: (n,) the scales; NaN where no torque is measured or the nominal torques explain
+        less than :data:`SCALE_MIN_R2` of the measured ones' variation beside friction and offset
+        (too little to tell a scale).
+    """
+    N, n = tau.shape
+    ratios = np.full(n, np.nan)
+    for k in np.flatnonzero(effort_mask):
+        v = qd[:, k]
+        Q, _ = np.linalg.qr(np.column_stack([v, smooth_sign(v, velocity_threshold), np.ones(N)]))
+        nom = nominal[:, k] - Q @ (Q.T @ nominal[:, k])
+        meas = tau[:, k] - Q @ (Q.T @ tau[:, k])
+        nn, mm, nm = nom @ nom, meas @ meas, nom @ meas
+        if nn > 0 and mm > 0 and nm**2 >= SCALE_MIN_R2 * nn * mm:
+            ratios[k] = nm / nn
+    return ratios
+
+
+def effort_scale_finding(ratios):
+    """Whether measured torques are in another unit than a model's, from
+    :func:`model_torque_ratios`: one scale beyond ``1 / COMMON_SCALE_FACTOR`` to
+    ``COMMON_SCALE_FACTOR`` shared by the judged joints (three or more, and at least
+    :data:`COMMON_SCALE_SHARE` of them within ``COMMON_SCALE_SPREAD`` of their median: a wrist
+    joint whose small torques friction hides may miss it): a driver's unit, not a URDF's masses,
+    whose errors differ joint by joint. Else the joints beyond ``1 / SCALE_FACTOR`` to
+    ``SCALE_FACTOR``.
+
+    Args:
+        ratios: (n,) the ratios, NaN where not judged.
+
+    Returns:
+        tuple: ``(common, bad)``: the shared scale (None when there is none beyond its band) and
+        the indices of the joints out of the per-joint band (empty when ``common`` is given).
+    """
+    ratios = np.asarray(ratios, dtype=float)
+    judged = ratios[np.isfinite(ratios)]
+    common = float(np.median(judged)) if judged.size >= 3 else 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):  # scales of both signs: not one
+        near = np.abs(np.log(judged / common)) <= np.log(COMMON_SCALE_SPREAD)
+    shared = np.count_nonzero(near) >= max(3, COMMON_SCALE_SHARE * judged.size)
+    if not 1.0 / COMMON_SCALE_FACTOR <= common <= COMMON_SCALE_FACTOR and shared:
+        return common, []
+    out = np.isfinite(ratios) & ~((1.0 / SCALE_FACTOR <= ratios) & (ratios <= SCALE_FACTOR))
+    return None, [int(k) for k in np.flatnonzero(out)]

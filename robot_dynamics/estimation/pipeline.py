@@ -194,6 +194,18 @@ class EstimationPipeline:
         values[self._state.stamps == NEVER] = np.nan
         return values[0], values[1], values[2]
 
+    def measured_torques(self, effort):
+        """Joint torques of efforts as received.
+
+        Args:
+            effort: (..., n) efforts in model order, as received.
+
+        Returns:
+            ndarray: (..., n) ``effort_scale * effort + effort_offset`` [N m or N].
+        """
+        r = self._resolved
+        return effort if self._raw_effort else r.effort_scale * effort + r.effort_offset
+
     # ------------------------------------------------------------------ the hot path
     def update(self, t_ns, position, velocity, effort, present=None, now_ns=None):
         """Process one joint_states message: :meth:`ingest`, :meth:`command`, :meth:`estimate`.
@@ -507,9 +519,7 @@ class EstimationPipeline:
 
     def _external_torques(self, sample):
         """tau_ext of the configured estimator (restarting it when due)."""
-        r = self._resolved
-        effort = self._state.effort
-        tau = effort if self._raw_effort else r.effort_scale * effort + r.effort_offset
+        tau = self.measured_torques(self._state.effort)
         if sample.friction is not None:
             tau = tau - sample.friction
         restarted = self._restart is not None or sample.dt_ns is None

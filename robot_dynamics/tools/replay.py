@@ -241,6 +241,12 @@ class Replay:
         stamp_ns: (k,) the stamp the pipeline got [ns] (int64).
         status: (k,) ESTIMATED, PAUSED or REFUSED (int8).
         external_torques: (k, n) ``tau_ext`` [N m or N], NaN where not estimated.
+        velocity: (k, n) the joint velocities estimated with [rad/s or m/s], NaN where not
+            estimated.
+        measured_torques: (k, n) the measured torques estimated with (``effort_scale * effort
+            + effort_offset``, before friction compensation) [N m or N], NaN where not
+            estimated: ``measured_torques + external_torques`` is the model's torque (its
+            friction included).
         wrench: (k, 6) ``[fx fy fz tx ty tz]`` [N, N m] in the wrench frame's axes, moment about
             its origin (components not estimated are 0), NaN where none.
         in_contact: (k,) 1/0 the detector's state after the message, -1 with contact detection
@@ -266,6 +272,8 @@ class Replay:
     stamp_ns: np.ndarray
     status: np.ndarray
     external_torques: np.ndarray
+    velocity: np.ndarray
+    measured_torques: np.ndarray
     wrench: np.ndarray
     in_contact: np.ndarray
     contact_link: np.ndarray
@@ -335,6 +343,8 @@ def replay(pipeline, messages):
     status = _Growing((), np.int8, REFUSED)
     tau = _Growing((n,), float, np.nan)
     effort = _Growing((n,), float, np.nan)
+    velocity = _Growing((n,), float, np.nan)
+    measured = _Growing((n,), float, np.nan)
     wrench = _Growing((6,), float, np.nan)
     contact = _Growing((), np.int8, -1)
     onset = _Growing((), bool, False)
@@ -343,7 +353,7 @@ def replay(pipeline, messages):
     refusal_kinds, pause_kinds = {}, {}
     for message in messages:
         i = stamps.row()
-        for grown in (status, tau, effort, wrench, contact, onset):
+        for grown in (status, tau, effort, velocity, measured, wrench, contact, onset):
             grown.row()
         t_ns = message.time_ns
         stamps.data[i] = t_ns
@@ -366,6 +376,8 @@ def replay(pipeline, messages):
         else:
             status.data[i] = ESTIMATED
             tau.data[i] = out.external_torques
+            _, velocity.data[i], used = pipeline.measured_state()
+            measured.data[i] = pipeline.measured_torques(used)
             if out.wrench is not None:
                 wrench.data[i] = out.wrench
         if out.contact is not None:
@@ -382,6 +394,8 @@ def replay(pipeline, messages):
         stamp_ns=stamps.array(),
         status=status.array(),
         external_torques=tau.array(),
+        velocity=velocity.array(),
+        measured_torques=measured.array(),
         wrench=wrench.array(),
         in_contact=contact.array(),
         contact_link=link,

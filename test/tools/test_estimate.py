@@ -521,3 +521,60 @@ def test_a_recording_in_which_no_effort_is_measured_is_refused(arm, free_run, tm
     assert "no joint's effort is a measurement (effort exactly 0 in every message" in err
     assert "nothing to estimate" in err and "arm powered" in err
     assert not list(tmp_path.glob("x*"))
+
+
+def _scaled_efforts(rows, path, scale):
+    """The recording with each joint's effort times ``scale[joint]`` (a driver's unit)."""
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(
+                {
+                    k: float(v) * scale.get(k[: -len(".effort")], 1.0) if k.endswith(".effort")
+                    else v
+                    for k, v in row.items()
+                }
+            )  # fmt: skip
+    return str(path)
+
+
+def test_efforts_in_another_unit_than_the_models_are_warned_about(
+    arm, free_run, free_estimate, tmp_path, capsys
+):
+    """A driver reporting twice the torque on every joint, replayed without the effort_scale
+    that says so (the parameters file identify wrote left out), reads every force twice: a
+    warning gives the scale, about x2, and the effort_scale to set; with it set, or on the
+    recording as it is, no warning and every joint's ratio near 1. One joint ten times off (its
+    current, not its torque) is named alone."""
+    _, urdf, params = arm
+    _, data = free_run
+    rows = read_csv(data)
+    summary = free_estimate[0]
+    assert not summary.get("warnings")
+    assert np.allclose(summary["model_torque_ratio"], 1.0, atol=0.2)
+
+    doubled = _scaled_efforts(rows, tmp_path / "doubled.csv", dict.fromkeys(ER.JOINT_NAMES, 2.0))
+    out = str(tmp_path / "x")
+    code, _, err = run(capsys, "estimate", urdf, doubled, "--params", params, "--out", out)
+    assert code == 0
+    ratios = np.array(
+        ER.estimate_json(urdf, doubled, "--params", params, "--out", out)["model_torque_ratio"]
+    )
+    # the wrist's last joint, whose small torques friction hides, may not show it
+    assert np.median(ratios) == pytest.approx(2.0, rel=0.1)
+    assert np.count_nonzero(np.abs(np.log(ratios / 2)) < np.log(1.3)) >= 6
+    assert f"are the model's times one scale, about x{np.median(ratios):.3g}" in err
+    assert "Set effort_scale (about 0.5" in err and err.count("warning: effort-scale") == 1
+
+    scaled = tmp_path / "scaled.yaml"
+    scaled.write_text(parameters_yaml({**ER.node_parameters(), "effort_scale": [0.5] * 7}))
+    summary = ER.estimate_json(urdf, doubled, "--params", str(scaled), "--out", out)
+    assert not summary.get("warnings")
+    assert np.allclose(summary["model_torque_ratio"], 1.0, atol=0.2)
+
+    current = _scaled_efforts(rows, tmp_path / "current.csv", {"panda_joint2": 10.0})
+    code, _, err = run(capsys, "estimate", urdf, current, "--params", params, "--out", out)
+    assert code == 0
+    assert "the measured torques are not the model's in size: panda_joint2 x" in err
+    assert "panda_joint1 x" not in err

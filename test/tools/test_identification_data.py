@@ -387,7 +387,7 @@ def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):
     assert code == 0, err
     (warning,) = json.loads(out)["warnings"]
     assert warning.startswith("effort-scale: the measured torques are the nominal model's times ")
-    assert "on every joint" in warning, warning
+    assert "one scale, about x2" in warning, warning
     suggested = float(warning.rsplit("about ", 1)[1].rstrip(")"))
     assert suggested == pytest.approx(0.5, rel=0.2), warning  # the URDF's own errors beside
     # the scale given once, for every joint: no warning

@@ -36,7 +36,13 @@ from typing import List
 
 import numpy as np
 
-from robot_dynamics.core.effort_measurement import constant_efforts_text, nothing_measured
+from robot_dynamics.core.effort_measurement import (
+    SCALE_FACTOR,
+    constant_efforts_text,
+    effort_scale_finding,
+    model_torque_ratios,
+    nothing_measured,
+)
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
@@ -174,6 +180,9 @@ def cmd_estimate(run: Invocation) -> List[str]:
             + "; nothing to estimate: record with the driver's effort interface on and the arm "
             "powered"
         )
+    warnings = out.setdefault("warnings", [])
+    ratios = torque_ratios(first, params.values["friction_velocity_threshold"])
+    warnings += effort_scale_warnings(first.joint_names, ratios, "effort_scale" in from_files.given)
     duration = CL.free_duration(t, windows)
     phantom = CL.phantom_statistics(first, free)
     min_duration = float(params.values["contact.min_duration"])
@@ -237,6 +246,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
             "pauses": first.pauses,
             "unknown_joints": list(first.unknown_joints),
             "constant_efforts": dict(first.constant_efforts),
+            "model_torque_ratio": [float(x) for x in ratios],
             "contacts": int(first.contact_onsets.sum()) if (first.in_contact >= 0).any() else None,
             "free": {
                 "windows": [[a, b] for a, b in windows] or None,
@@ -255,6 +265,63 @@ def cmd_estimate(run: Invocation) -> List[str]:
         }
     )
     return summary_lines(out, args)
+
+
+def torque_ratios(replayed, velocity_threshold):
+    """Per joint, the scale of the model's torques in the measured ones over the estimated
+    messages (:func:`~robot_dynamics.core.effort_measurement.model_torque_ratios`; the model's
+    torque is the measured one plus the external torque, ``tau_ext`` = model - measured).
+
+    Args:
+        replayed: the :class:`~robot_dynamics.tools.replay.Replay`.
+        velocity_threshold: ``friction_velocity_threshold`` [rad/s or m/s].
+
+    Returns:
+        ndarray: (n,) the ratios, NaN where not judged (joints whose effort is no measurement).
+    """
+    rows = np.all(np.isfinite(replayed.measured_torques), axis=1)
+    rows &= np.all(np.isfinite(replayed.velocity), axis=1)
+    constant = {name for name, _ in replayed.constant_efforts}
+    measured = np.array([name not in constant for name in replayed.joint_names])
+    tau = replayed.measured_torques[rows]
+    model = tau + replayed.external_torques[rows]
+    return model_torque_ratios(tau, model, replayed.velocity[rows], measured, velocity_threshold)
+
+
+def effort_scale_warnings(names, ratios, scale_set):
+    """A warning when the measured torques are not the model's in size
+    (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`): the wrench scales
+    with them.
+
+    Args:
+        names: joint names, model order.
+        ratios: (n,) of :func:`torque_ratios`.
+        scale_set: whether a parameters file set ``effort_scale``.
+
+    Returns:
+        list: none or one warning string, ``effort-scale: ...``.
+    """
+    common, bad = effort_scale_finding(ratios)
+    given = "with the effort_scale given " if scale_set else ""
+    if common is not None:
+        joints = ", ".join(f"{n} x{r:.3g}" for n, r in zip(names, ratios) if np.isfinite(r))
+        return [
+            f"effort-scale: the measured torques {given}are the model's times one scale, about "
+            f"x{common:.3g} ({joints}): a driver's unit or sign (motor "
+            "currents, twice the torque?), or the parameters file identify wrote beside this "
+            "URDF not given; the wrench and the contact levels scale with it. Set effort_scale "
+            f"(about {1.0 / common:.3g}) in a --params file"
+        ]
+    if not bad:
+        return []
+    return [
+        f"effort-scale: the measured torques {given}are not the model's in size: "
+        + ", ".join(f"{names[k]} x{ratios[k]:.3g}" for k in bad)
+        + f" (least-squares scale of the measured on the model's torques, friction and offset "
+        f"fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): efforts "
+        "in another unit (motor currents?), or a model of another robot; the wrench is not "
+        "meaningful. Set effort_scale per joint (about 1 / the ratio) in a --params file"
+    ]
 
 
 def output_files(args):

@@ -30,6 +30,7 @@ from typing import List
 
 import numpy as np
 
+from robot_dynamics.core.effort_measurement import model_torque_ratios
 from robot_dynamics.core.filter_window import base_parameter_fit
 from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
@@ -54,7 +55,6 @@ from .identify_data import (
     held_joint_warnings,
     load_data,
     nominal_friction_note,
-    nominal_torque_ratios,
     prismatic_joints,
 )
 
@@ -131,7 +131,7 @@ def cmd_identify(run: Invocation) -> List[str]:
     pred = Y @ result.theta
     rms_nominal = _rms(test.tau - pred_nominal)
     rms_identified = _rms(test.tau - pred)
-    ratios = nominal_torque_ratios(
+    ratios = model_torque_ratios(
         test.tau, pred_nominal, test.qd, data.effort_mask, args.velocity_threshold
     )
     warnings = out.setdefault("warnings", [])

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
-from robot_dynamics.core.friction import FRICTION_TERMS, smooth_sign
+from robot_dynamics.core.effort_measurement import SCALE_FACTOR, effort_scale_finding
+from robot_dynamics.core.friction import FRICTION_TERMS
 from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.tools.identification_data import STILL_SOURCE
 
@@ -308,74 +309,26 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
     return warnings
 
 
-#: measured/nominal torque scale outside [1/SCALE_FACTOR, SCALE_FACTOR]: efforts in another unit
-SCALE_FACTOR = 3.0
-#: share of a joint's measured torque variation the nominal torques must explain to be compared
-SCALE_MIN_R2 = 0.5
-#: one scale shared by the joints beyond [1/COMMON_SCALE_FACTOR, COMMON_SCALE_FACTOR]: a driver's
-#: unit or gear ratio, not the URDF's masses (whose errors differ joint by joint)
-COMMON_SCALE_FACTOR = 1.6
-#: how far from their median the joints' scales may be to count as one scale (a factor)
-COMMON_SCALE_SPREAD = 1.5
-
-
-def nominal_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
-    """Per joint, the least-squares scale of the nominal model's torques in the measured ones,
-    viscous and Coulomb friction and an offset fitted alongside (about 1 for torques in N m or
-    N, the URDF's inertials a few tens of percent off; the torque per unit of effort's inverse
-    for motor currents).
-
-    Args:
-        tau: (N, n) measured torques (the recording's efforts after ``--effort-scale`` and
-            ``--effort-offset``).
-        nominal: (N, n) the nominal model's torques at the same samples.
-        qd: (N, n) joint velocities [rad/s or m/s].
-        effort_mask: (n,) bool, the joints with a measured torque.
-        velocity_threshold: ``v_eps`` of the Coulomb friction's smooth sign [rad/s or m/s].
-
-    Returns:
-        ndarray: (n,) the scales; NaN where no torque is measured or the nominal torques explain
-        less than :data:`SCALE_MIN_R2` of the measured ones' variation beside friction and offset
-        (too little to tell a scale).
-    """
-    N, n = tau.shape
-    ratios = np.full(n, np.nan)
-    for k in np.flatnonzero(effort_mask):
-        v = qd[:, k]
-        Q, _ = np.linalg.qr(np.column_stack([v, smooth_sign(v, velocity_threshold), np.ones(N)]))
-        nom = nominal[:, k] - Q @ (Q.T @ nominal[:, k])
-        meas = tau[:, k] - Q @ (Q.T @ tau[:, k])
-        nn, mm, nm = nom @ nom, meas @ meas, nom @ meas
-        if nn > 0 and mm > 0 and nm**2 >= SCALE_MIN_R2 * nn * mm:
-            ratios[k] = nm / nn
-    return ratios
-
-
 def effort_scale_warnings(names, ratios, scale_given):
-    """A warning when the measured torques of some joints are far from the nominal model's in
-    size (:func:`nominal_torque_ratios` outside ``1 / SCALE_FACTOR`` to ``SCALE_FACTOR``), or
-    those of every joint by one scale beyond ``1 / COMMON_SCALE_FACTOR`` to
-    ``COMMON_SCALE_FACTOR`` (three joints or more, within ``COMMON_SCALE_SPREAD`` of their
-    median): a driver reporting twice the torque would otherwise double every mass, and the
-    wrench, without a word.
+    """A warning when the measured torques are far from the nominal model's in size
+    (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`): a driver reporting
+    twice the torque would otherwise double every mass, and the wrench, without a word.
 
     Args:
         names: joint names, model order.
-        ratios: (n,) of :func:`nominal_torque_ratios`.
+        ratios: (n,) of :func:`~robot_dynamics.core.effort_measurement.model_torque_ratios`
+            with the nominal model's torques.
         scale_given: whether ``--effort-scale`` was given (or a parameters file's).
 
     Returns:
         list: none or one warning string, ``effort-scale: ...``.
     """
     given = "with the given --effort-scale " if scale_given else ""
-    judged = ratios[np.isfinite(ratios)]
-    common = float(np.median(judged)) if judged.size >= 3 else 1.0
-    with np.errstate(invalid="ignore", divide="ignore"):  # scales of both signs: not one
-        shared = np.all(np.abs(np.log(judged / common)) <= np.log(COMMON_SCALE_SPREAD))
-    if not 1.0 / COMMON_SCALE_FACTOR <= common <= COMMON_SCALE_FACTOR and shared:
+    common, bad = effort_scale_finding(ratios)
+    if common is not None:
         return [
             f"effort-scale: the measured torques {given}are the nominal model's times one "
-            f"scale, about x{common:.3g} on every joint ("
+            f"scale, about x{common:.3g} ("
             + ", ".join(f"{name} x{r:.3g}" for name, r in zip(names, ratios) if np.isfinite(r))
             + "): a driver's unit or sign (motor currents, twice the torque?) rather than the "
             "URDF's masses, whose errors differ joint by joint. The identified masses, and the "
@@ -383,13 +336,9 @@ def effort_scale_warnings(names, ratios, scale_given):
             f"--effort-scale (one value for every joint, or one per joint: the node's "
             f"effort_scale; about {1.0 / common:.3g})"
         ]
-    bad = [
-        (name, r)
-        for name, r in zip(names, ratios)
-        if np.isfinite(r) and not 1.0 / SCALE_FACTOR <= r <= SCALE_FACTOR
-    ]
     if not bad:
         return []
+    bad = [(names[k], ratios[k]) for k in bad]
     return [
         f"effort-scale: the measured torques {given}are not the nominal model's in size: "
         + ", ".join(f"{name} x{r:.3g}" for name, r in bad)
@@ -448,7 +397,6 @@ __all__ = [
     "effort_scale_warnings",
     "held_joint_warnings",
     "load_data",
-    "nominal_torque_ratios",
     "nominal_friction_note",
     "prismatic_joints",
 ]
