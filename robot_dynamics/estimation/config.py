@@ -54,7 +54,7 @@ def pipeline_config(values):
 
 def _number(value, where):
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InvalidInputError(f"{where} must be a number, got {value!r}")
+        raise InvalidInputError(f"{where} must be a number, got {value!r}", argument=where)
     return float(value)
 
 
@@ -71,7 +71,7 @@ def _check_fields(config, model, arrays):
         per_joint = arrays and len(value) == model.n
         reason = param.reason(value, labels=labels if per_joint else None)
         if reason:
-            raise InvalidInputError(f"{where}: {reason}")
+            raise InvalidInputError(f"{where}: {reason}", argument=where)
 
 
 def _per_joint(values, name, model, default, positive=False):
@@ -82,18 +82,20 @@ def _per_joint(values, name, model, default, positive=False):
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise InvalidInputError(f"{name} must be numbers, got {values!r}") from None
+        raise InvalidInputError(f"{name} must be numbers, got {values!r}", argument=name) from None
     if arr.shape != (model.n,):
         raise InvalidInputError(
             f"{name} has {arr.size} values, the model has {model.n} joints "
-            f"{list(model.joint_names)}"
+            f"{list(model.joint_names)}",
+            argument=name,
         )
     bad = np.isnan(arr) | (arr <= 0 if positive else ~np.isfinite(arr))
     if bad.any():
         k = int(np.argmax(bad))
         need = "> 0" if positive else "finite"
         raise InvalidInputError(
-            f"{name} of joint {model.joint_names[k]!r} must be {need}, got {arr[k]}"
+            f"{name} of joint {model.joint_names[k]!r} must be {need}, got {arr[k]}",
+            argument=name,
         )
     return arr
 
@@ -185,7 +187,8 @@ def validate_config(model, config):
     if config.wrench_frame and config.wrench_frame not in model.link_names:
         raise InvalidInputError(
             f"wrench_frame {config.wrench_frame!r} is not a link of the model below "
-            f"base link {model.base_link!r}; links: {list(model.link_names)}"
+            f"base link {model.base_link!r}; links: {list(model.link_names)}",
+            argument="wrench_frame",
         )
     # the wrench acts at the model's tip (a tree without a tip: at wrench_frame, if given);
     # it is reported as a sensor at wrench_frame (default: the tip) reads it
@@ -197,7 +200,9 @@ def validate_config(model, config):
         )
         components = resolve_wrench_components(config.wrench_components or None, moving)
     except InvalidInputError as error:
-        raise InvalidInputError(f"wrench_components: {error}") from None
+        raise InvalidInputError(
+            f"wrench_components: {error}", argument="wrench_components"
+        ) from None
     contact = _resolve_contact(model, config.contact)
     scale = _per_joint(config.effort_scale, "effort_scale", model, 1.0)
     offset = _per_joint(config.effort_offset, "effort_offset", model, 0.0)
@@ -232,14 +237,16 @@ def _resolve_contact(model, contact):
                 k = int(np.argmax(above))
                 raise InvalidInputError(
                     f"{where}.torque_off of joint {model.joint_names[k]!r} ({off[k]}) is above "
-                    f"its torque_on ({on[k]})"
+                    f"its torque_on ({on[k]})",
+                    argument=f"{where}.torque_off",
                 )
         else:
             off = on
     elif len(contact.torque_off):
         raise InvalidInputError(
             f"{where}.torque_off is given without {where}.torque_on: give both, or neither (no "
-            "per-joint detection)"
+            "per-joint detection)",
+            argument=f"{where}.torque_off",
         )
     levels = {}
     for name in ("force", "moment"):
@@ -248,13 +255,15 @@ def _resolve_contact(model, contact):
         if level_on == 0.0 and level_off > 0.0:
             raise InvalidInputError(
                 f"{where}.{name}_off is given without {where}.{name}_on: give both, or neither "
-                f"(no {name} detection)"
+                f"(no {name} detection)",
+                argument=f"{where}.{name}_off",
             )
         if level_off == 0.0:
             level_off = level_on
         if level_off > level_on:
             raise InvalidInputError(
-                f"{where}.{name}_off ({level_off}) is above {where}.{name}_on ({level_on})"
+                f"{where}.{name}_off ({level_off}) is above {where}.{name}_on ({level_on})",
+                argument=f"{where}.{name}_off",
             )
         levels[name] = (level_on, level_off)
     duration = float(contact.min_duration)

@@ -258,7 +258,7 @@ class ArmSimulator(Node):
         values = {**self._values, **changes}
         prepared = settings = None
         try:
-            if MODEL_PARAMS & changes.keys():
+            if MODEL_PARAMS & changes.keys() or self._arm is None:  # no model: built anew
                 text = changes.get("robot_description", UNCHANGED)
                 try:
                     prepared = self._description.prepare(values, text)

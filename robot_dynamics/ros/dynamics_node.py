@@ -241,7 +241,7 @@ class DynamicsNode(Node):
         active, prepared, derived = self._active, None, None
         try:
             config = pipeline_config(new)
-            if changed & MODEL_PARAMS:
+            if changed & MODEL_PARAMS or active is None:  # no model yet: built anew
                 text = new["robot_description"] if "robot_description" in changed else UNCHANGED
                 try:
                     prepared = self._description.prepare(new, text)

@@ -71,34 +71,37 @@ def _per_joint(values, n: int, name: str, default: float, allow_scalar: bool = F
     if allow_scalar and arr.size == 1:
         return np.full(n, float(arr[0]))
     if arr.size != n:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} has {arr.size} values, the model has {n} joints"
-            + (" (or give 1 value)" if allow_scalar else "")
+            + (" (or give 1 value)" if allow_scalar else ""),
+            argument=name,
         )
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} has a NaN or infinite entry")
+        raise InvalidInputError(f"{name} has a NaN or infinite entry", argument=name)
     return arr
 
 
 def _check_end_stops(values, rate, names, q0, lower, upper):
-    """ValueError when the end stops cannot work: unstable at the step, or a joint that starts
-    beyond its limits (nothing to check when no joint has a finite limit)."""
+    """InvalidInputError when the end stops cannot work: unstable at the step, or a joint that
+    starts beyond its limits (nothing to check when no joint has a finite limit)."""
     if not (np.isfinite(lower).any() or np.isfinite(upper).any()):
         return
     frequency, zeta = float(values["limit_frequency"]), float(values["limit_damping_ratio"])
     if not end_stop_stable(frequency, zeta, 1.0 / rate):
-        raise ValueError(
+        raise InvalidInputError(
             f"limit_frequency: end stops at {frequency:g} Hz (limit_damping_ratio {zeta:g}) are "
             f"unstable at integration_rate {rate:g} Hz (2 pi f / rate = "
             f"{2 * np.pi * frequency / rate:.3g}; stable while below 0.83 at a damping ratio of "
-            "1): lower limit_frequency, raise integration_rate, or set position_limits false"
+            "1): lower limit_frequency, raise integration_rate, or set position_limits false",
+            argument="limit_frequency",
         )
     outside = (q0 < lower) | (q0 > upper)
     if outside.any():
         j = int(np.argmax(outside))
-        raise ValueError(
+        raise InvalidInputError(
             f"initial_positions: joint {names[j]} starts at {q0[j]:g}, outside its limits "
-            f"[{lower[j]:g}, {upper[j]:g}], against an end stop (position_limits is on)"
+            f"[{lower[j]:g}, {upper[j]:g}], against an end stop (position_limits is on)",
+            argument="initial_positions",
         )
 
 
@@ -115,7 +118,7 @@ def _values_text(values, unit=""):
 
 
 def _check_impedance(model, names, places, stiffness, damping, viscous, dt):
-    """ValueError when the joint impedance is unstable at the step at one of ``places``
+    """InvalidInputError when the joint impedance is unstable at the step at one of ``places``
     (label -> configuration), naming the joints of the unstable modes and what is stable.
 
     The test is :func:`impedance_stable` with M at each place: the exact stability of the step
@@ -147,12 +150,13 @@ def _check_impedance(model, names, places, stiffness, damping, viscous, dt):
         rate = _round(1.0 / impedance_max_step(mass, stiffness, damping + viscous), up=True)
         fixes.append(f"integration_rate {rate:g} Hz or more")
         joints = ", ".join(names[j] for j in involved)
-        raise ValueError(
+        raise InvalidInputError(
             f"joint_impedance: unstable at integration_rate {1.0 / dt:g} Hz at {label}: "
             f"{joints} with stiffness {_values_text(stiffness[involved], ' Nm/rad')} and damping "
             f"{_values_text(damping[involved], ' Nm s/rad')} would ring at the step's Nyquist "
             "rate, growing up to the effort limits (a stable step needs 4 M - dt^2 K - 2 dt D "
-            f"positive definite, M the mass matrix there); stable with {', or '.join(fixes)}"
+            f"positive definite, M the mass matrix there); stable with {', or '.join(fixes)}",
+            argument="joint_impedance",
         )
 
 
@@ -231,13 +235,14 @@ class ArmSettings(ArmOptions):
             ArmSettings: the validated settings.
 
         Raises:
-            ValueError: naming the parameter: an unknown or repeated joint, a per-joint value of
-                the wrong length, a negative impedance, an option outside its declaration (an
-                unknown wrench axes choice), friction coefficients the friction model refuses, a
-                zero effort_scale; end stops or joint-impedance gains unstable at the step
-                (the impedance at the initial positions and the setpoint: the joints, and the
-                damping and rate that are stable); a name that is not an ``arm_simulator``
-                parameter.
+            InvalidInputError: naming the parameter (also as its ``argument``): an unknown or
+                repeated joint, a per-joint value of the wrong length, a negative impedance, an
+                option outside its declaration (an unknown wrench axes choice), friction
+                coefficients the friction model refuses, a zero effort_scale; end stops or
+                joint-impedance gains unstable at the step (the impedance at the initial
+                positions and the setpoint: the joints, and the damping and rate that are
+                stable).
+            ValueError: a name that is not an ``arm_simulator`` parameter.
         """
         unknown_params = sorted(set(values) - _PARAMETER_NAMES)
         if unknown_params:
@@ -250,12 +255,13 @@ class ArmSettings(ArmOptions):
         joints = list(values["joints"] or names)
         unknown = [j for j in joints if j not in names]
         if unknown:
-            raise ValueError(
+            raise InvalidInputError(
                 f"joints: unknown joint(s) {', '.join(unknown)}; the model's joints are "
-                f"{', '.join(names)}"
+                f"{', '.join(names)}",
+                argument="joints",
             )
         if len(set(joints)) != len(joints):
-            raise ValueError("joints: a joint is listed twice")
+            raise InvalidInputError("joints: a joint is listed twice", argument="joints")
         if values["initial_positions"]:
             q0 = _per_joint(values["initial_positions"], n, "initial_positions", 0.0)
         else:
@@ -268,7 +274,9 @@ class ArmSettings(ArmOptions):
             values["joint_impedance.damping"], n, "joint_impedance.damping", 0.0, True
         )
         if np.any(stiffness < 0) or np.any(damping < 0):
-            raise ValueError("joint_impedance stiffness and damping must be >= 0")
+            raise InvalidInputError(
+                "joint_impedance stiffness and damping must be >= 0", argument="joint_impedance"
+            )
         setpoint = values["joint_impedance.setpoint"]
         setpoint = (
             q0.copy() if not setpoint else _per_joint(setpoint, n, "joint_impedance.setpoint", 0.0)
@@ -276,12 +284,14 @@ class ArmSettings(ArmOptions):
         friction_model = model.friction.with_parameters(values)
         effort_scale = _per_joint(values["effort_scale"], n, "effort_scale", 1.0)
         if np.any(effort_scale == 0.0):
-            raise ValueError("effort_scale must not be 0 (the effort would be infinite)")
+            raise InvalidInputError(
+                "effort_scale must not be 0 (the effort would be infinite)", argument="effort_scale"
+            )
         effort_offset = _per_joint(values["effort_offset"], n, "effort_offset", 0.0)
         for param in _OPTIONS:
             reason = param.reason(values[param.name])
             if reason:
-                raise ValueError(f"{param.name}: {reason}")
+                raise InvalidInputError(f"{param.name}: {reason}", argument=param.name)
         rate = float(values["integration_rate"])
         lower, upper = (np.asarray(v, dtype=float) for v in model.position_limits)
         if values["position_limits"]:

@@ -329,7 +329,10 @@ def test_robot_description_topic_and_bad_urdf(arm_simulator, ros_node):
     sim.proc.assert_alive()
 
 
-def test_bad_parameters_are_rejected(arm_simulator):
+def test_bad_parameters_are_rejected_naming_them_until_fixed(arm_simulator):
+    """A simulator parameter the model cannot take (an unknown joint; joint impedance gains the
+    step cannot keep stable) is named as the fault, not the robot description; the node runs on
+    without a model, and setting the parameter right loads it."""
     sim = arm_simulator(
         read(bundled_urdf_path("panda")),
         wait_loaded=False,
@@ -337,9 +340,28 @@ def test_bad_parameters_are_rejected(arm_simulator):
         joints=["panda_joint1", "nope"],
     )
     sim.proc.wait_for_output(
-        r"parameter robot_description rejected: ValueError: joints: unknown joint\(s\) nope",
+        r"parameter joints rejected: InvalidInputError: joints: unknown joint\(s\) nope.*"
+        r"\(no model loaded\)",
         timeout=60.0,
     )
+    assert "parameter robot_description rejected" not in sim.proc.output()
+    sim.proc.assert_alive()
+
+    sim = arm_simulator(
+        read(bundled_urdf_path("panda")),
+        wait_loaded=False,
+        initial_positions=PANDA_HOME.tolist(),
+        **{"joint_impedance.stiffness": [2000.0], "joint_impedance.damping": [40.0]},
+    )
+    sim.proc.wait_for_output(
+        r"parameter joint_impedance rejected: InvalidInputError: joint_impedance: unstable "
+        r"at integration_rate 1000 Hz .*\(no model loaded\)",
+        timeout=60.0,
+    )
+    result = sim.set_parameters(**{"joint_impedance.damping": [10.0]})[0]
+    assert result.successful, result.reason
+    sim.proc.wait_for_output(r"model loaded from parameters \['joint_impedance.damping'\]", 30.0)
+    sim.wait_states(2)
     sim.proc.assert_alive()
 
 
@@ -571,7 +593,7 @@ def test_an_unstable_joint_impedance_is_refused(arm_simulator):
     assert results[0].successful, results[0].reason
     assert not results[1].successful
     assert results[1].reason.startswith(
-        "ValueError: joint_impedance: unstable at integration_rate 1000 Hz at the initial "
+        "InvalidInputError: joint_impedance: unstable at integration_rate 1000 Hz at the initial "
         "positions: panda_joint7 with stiffness 2000 Nm/rad and damping 40 Nm s/rad"
     )
     assert "integration_rate 3110 Hz or more" in results[1].reason

@@ -1,9 +1,9 @@
 """The dynamics node's model over DDS: inertia warnings and strict_inertia, a description
-refused at start-up built again by a later model parameter, refusals naming the parameter at
-fault, what ``model_loads`` counts, the tip link of a description with several leaves; payload,
-gravity and armature changed at run time (the services use the changed model), and descriptions
-by parameter and by topic (a malformed one refused with the old model kept, a valid one
-replacing it)."""
+refused at start-up built again by a later parameter (a model parameter, or the one at fault),
+refusals naming the parameter at fault, what ``model_loads`` counts, the tip link of a
+description with several leaves; payload, gravity and armature changed at run time (the
+services use the changed model), and descriptions by parameter and by topic (a malformed one
+refused with the old model kept, a valid one replacing it)."""
 
 import re
 
@@ -75,6 +75,23 @@ def test_refused_description_strict_inertia_and_model_loads(dynamics_node):
     node.proc.wait_for_output(r"balance_inertia: link 'l3': inertia balanced", timeout=60.0)
     assert _value(node, "model_loads", lambda v: v != "3") == "4"
     assert _value(node, "inertia_warnings", lambda v: True) == ""
+    node.proc.assert_alive()
+
+
+def test_a_node_parameter_the_model_cannot_take_is_named_until_fixed(dynamics_node):
+    """Started with a per-joint parameter of the wrong length for the arm, the node names that
+    parameter (not the robot description) and runs without a model; setting it right, with no
+    model parameter changed, builds the model."""
+    node = dynamics_node(urdf=read(PANDA_URDF), wait_loaded=False, effort_scale=[1.0, 2.0])
+    node.proc.wait_for_output(
+        r"parameter effort_scale rejected: InvalidInputError: effort_scale has 2 values, the "
+        r"model has 7 joints.*\(no model loaded\)",
+        timeout=60.0,
+    )
+    assert "parameter robot_description rejected" not in node.proc.output()
+    result = node.set_parameters(effort_scale=[0.5] * 7)[0]
+    assert result.successful, result.reason
+    node.proc.wait_for_output(r"model loaded from parameter robot_description", timeout=60.0)
     node.proc.assert_alive()
 
 
