@@ -19,7 +19,7 @@ Robot model
 
 Topics (relative names, so they remap)
     publishes ``joint_states`` (``sensor_msgs/JointState``): name, position [rad], velocity
-        [rad/s], effort = the joint torque applied by the drives [Nm] (the command after
+        [rad/s], effort = the joint torque applied by the drives [N m] (the command after
         saturation, plus the optional joint impedance; not friction or end stops), averaged over
         the integration steps since the previous message, as a torque-controlled arm's driver
         reports its (filtered) joint torque. Stamp: simulation time (see "Time").
@@ -30,7 +30,7 @@ Topics (relative names, so they remap)
         reports it when its ``wrench_frame`` is that link (all zeros with frame_id = the tip link
         when none is applied). Same stamp as joint_states, so an estimate can be compared sample
         by sample.
-    subscribes ``~/commands`` (``std_msgs/Float64MultiArray``): joint torques [Nm] ordered by the
+    subscribes ``~/commands`` (``std_msgs/Float64MultiArray``): joint torques [N m] ordered by the
         parameter ``joints`` (default: all joints in model order), as the effort controller.
         Joints not listed get 0. The last command is held (like the effort controller) unless
         ``command_timeout`` > 0. A message of the wrong length or with NaN/inf is rejected,
@@ -85,7 +85,7 @@ Physics options
     ``<dynamics damping friction>``, or the ``friction.*`` parameters (viscous, Coulomb,
     asymmetry, Stribeck; :mod:`robot_dynamics.schema.friction`) over it.
     ``effort_limit_saturation`` (default true): commands are clipped at the URDF effort limits.
-    ``effort_noise``: standard deviation [Nm] of Gaussian noise added to the
+    ``effort_noise``: standard deviation [N m] of Gaussian noise added to the
     published ``effort`` (a torque sensor's noise; the physics uses the exact torque), drawn from
     ``effort_noise_seed`` (default -1, a fresh seed): a seed gives the same noise from the start
     and after each ``~/reset``.

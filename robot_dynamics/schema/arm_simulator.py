@@ -102,7 +102,7 @@ SIMULATION = Section(
             "Standard deviation of Gaussian noise added to each published effort (a "
             "joint-torque sensor's noise); 0 = none.",
             D,
-            units="Nm or N",
+            units="N m or N",
             range=(0.0, 1.0e3),
             config="effort_noise",
         ),
@@ -131,7 +131,7 @@ SIMULATION = Section(
             [],
             "Per joint, model order: the offset above (a torque sensor's offset); empty = all 0.",
             DA,
-            units="Nm or N",
+            units="N m or N",
             range=(-1.0e6, 1.0e6),
         ),
         Param(
@@ -170,7 +170,7 @@ SIMULATION = Section(
             "positive definite (M the mass matrix at the initial positions and the setpoint): "
             "the step would ring at its Nyquist rate.",
             DA,
-            units="Nm/rad",
+            units="N m/rad",
             range=(0.0, 1.0e7),
         ),
         Param(
@@ -179,7 +179,7 @@ SIMULATION = Section(
             "Drive-level joint damping, one value or one per joint; empty: off. Refused when the "
             "step is unstable with it (see joint_impedance.stiffness).",
             DA,
-            units="Nm s/rad",
+            units="N m s/rad",
             range=(0.0, 1.0e5),
         ),
         Param(

@@ -28,7 +28,7 @@ def friction_params(use):
             [],
             f"Viscous friction {use}, per joint, model order; empty = the URDF <dynamics damping>.",
             DA,
-            units="Nm s/rad or N s/m",
+            units="N m s/rad or N s/m",
             range=(0.0, big),
         ),
         Param(
@@ -37,7 +37,7 @@ def friction_params(use):
             f"Coulomb friction level {use}, per joint, model order; empty = the URDF <dynamics "
             "friction>.",
             DA,
-            units="Nm or N",
+            units="N m or N",
             range=(0.0, big),
         ),
         Param(
@@ -47,7 +47,7 @@ def friction_params(use):
             "coulomb - asymmetry backward (|asymmetry| <= coulomb), nothing at rest; per joint, "
             "model order; empty = 0.",
             DA,
-            units="Nm or N",
+            units="N m or N",
             range=(-big, big),
         ),
         Param(
@@ -56,7 +56,7 @@ def friction_params(use):
             "Stribeck friction: breakaway friction above the Coulomb level near rest, decaying "
             "as exp(-(qd / friction.stribeck_velocity)^2); per joint, model order; empty = 0.",
             DA,
-            units="Nm or N",
+            units="N m or N",
             range=(0.0, big),
         ),
         Param(

@@ -96,7 +96,7 @@ class Param:
         default: the value without an override.
         description: what it does, one or a few sentences (without the units).
         type: a :class:`Type`.
-        units: of the value or of every entry, e.g. ``"s"``, ``"Nm or N"``; "" = none.
+        units: of the value or of every entry, e.g. ``"s"``, ``"N m or N"``; "" = none.
         range: (low, high), inclusive, for a number or for every entry of a double array;
             required for numbers.
         low_open: True makes the lower bound of ``range`` exclusive.

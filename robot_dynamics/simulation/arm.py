@@ -135,8 +135,8 @@ def _check_impedance(model, names, places, stiffness, damping, viscous, dt):
         involved = np.flatnonzero(np.any(share >= 0.1 * share.sum(axis=0), axis=1))
         fixes = []
         for name, values, unit, scaled, fixed in (
-            ("damping", damping, " Nm s/rad", (0.0, damping), (stiffness, viscous)),
-            ("stiffness", stiffness, " Nm/rad", (stiffness, 0.0), (0.0, damping + viscous)),
+            ("damping", damping, " N m s/rad", (0.0, damping), (stiffness, viscous)),
+            ("stiffness", stiffness, " N m/rad", (stiffness, 0.0), (0.0, damping + viscous)),
         ):
             scale = impedance_gain_scale(
                 mass, impedance_step_gains(*fixed, dt), impedance_step_gains(*scaled, dt)
@@ -152,8 +152,8 @@ def _check_impedance(model, names, places, stiffness, damping, viscous, dt):
         joints = ", ".join(names[j] for j in involved)
         raise InvalidInputError(
             f"joint_impedance: unstable at integration_rate {1.0 / dt:g} Hz at {label}: "
-            f"{joints} with stiffness {_values_text(stiffness[involved], ' Nm/rad')} and damping "
-            f"{_values_text(damping[involved], ' Nm s/rad')} would ring at the step's Nyquist "
+            f"{joints} with stiffness {_values_text(stiffness[involved], ' N m/rad')} and damping "
+            f"{_values_text(damping[involved], ' N m s/rad')} would ring at the step's Nyquist "
             "rate, growing up to the effort limits (a stable step needs 4 M - dt^2 K - 2 dt D "
             f"positive definite, M the mass matrix there); stable with {', or '.join(fixes)}",
             argument="joint_impedance",

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-WRENCH_LABELS = ("fx [N]", "fy [N]", "fz [N]", "tx [Nm]", "ty [Nm]", "tz [Nm]")
+WRENCH_LABELS = ("fx [N]", "fy [N]", "fz [N]", "tx [N m]", "ty [N m]", "tz [N m]")
 
 
 def _figure(n_rows: int, n_cols: int = 1, height_per_row: float = 2.2, width: float = 11.0):
@@ -63,7 +63,7 @@ def plot_trajectory(
         q: (k, n) joint positions [rad or m].
         qd: (k, n) joint velocities [rad/s or m/s].
         energy: (k,) total mechanical energy [J] (kinetic + potential), optional.
-        tau: (k, n) applied joint torques [Nm or N], optional.
+        tau: (k, n) applied joint torques [N m or N], optional.
         work: (k,) work done by the applied torques since t[0] [J], optional.
         friction_loss: (k,) energy dissipated by joint friction since t[0] [J] (>= 0), optional.
         joint_names: n names, for the legend.
@@ -91,7 +91,7 @@ def plot_trajectory(
             ax.set_ylabel("velocity [rad/s]")
         elif panel == "tau":
             ax.plot(t, np.asarray(tau))
-            ax.set_ylabel("torque [Nm]")
+            ax.set_ylabel("torque [N m]")
         elif panel == "extra":
             t_x, values, ylabel, labels = extra
             ax.plot(np.asarray(t_x), np.asarray(values))
@@ -154,12 +154,12 @@ def plot_wrench_demo(
     Args:
         path: PNG file to write.
         t_wrench: (k,) time of the applied-wrench samples [s].
-        applied: (k, 6) applied wrench [fx fy fz tx ty tz] (N, Nm), base axes, about the tip
+        applied: (k, 6) applied wrench [fx fy fz tx ty tz] (N, N m), base axes, about the tip
             origin.
         estimated: (m, 6) estimated wrench, same convention.
         t_estimated: (m,) time of the estimates [s] (default ``t_wrench``).
         t_joints: (j,) time of the joint-torque samples [s].
-        tau: (j, n) joint torques [Nm] (the effort reported in joint_states).
+        tau: (j, n) joint torques [N m] (the effort reported in joint_states).
         joint_names: n names.
         title: figure title.
 
@@ -183,7 +183,7 @@ def plot_wrench_demo(
     axes[3, 1].remove()
     ax_tau = fig.add_subplot(gs[3, :])
     ax_tau.plot(np.asarray(t_joints), np.asarray(tau))
-    ax_tau.set_ylabel("joint torque [Nm]")
+    ax_tau.set_ylabel("joint torque [N m]")
     ax_tau.set_xlabel("time [s]")
     ax_tau.grid(True, alpha=0.3)
     ax_tau.legend(list(joint_names), fontsize=7, ncol=min(len(joint_names), 7), loc="upper right")
@@ -285,8 +285,8 @@ def plot_estimate(
     Args:
         path: PNG file to write.
         t: (k,) time [s].
-        external_torques: (k, n) [Nm or N], NaN where not estimated.
-        wrench: (k, 6) ``[fx fy fz tx ty tz]`` [N, Nm] in ``frame``'s axes, NaN where none.
+        external_torques: (k, n) [N m or N], NaN where not estimated.
+        wrench: (k, 6) ``[fx fy fz tx ty tz]`` [N, N m] in ``frame``'s axes, NaN where none.
         components: the estimated components (the others are not drawn).
         frame: the wrench frame ('' without a wrench).
         free: (k,) bool, where nothing touches the arm.
@@ -314,7 +314,7 @@ def plot_estimate(
         _spans(ax, t, free, "tab:green", "free (statistics, levels)")
         if panel == "tau":
             ax.plot(ts, np.asarray(external_torques)[::step], lw=0.8)
-            ax.set_ylabel("external torque [Nm]")
+            ax.set_ylabel("external torque [N m]")
             handles, _ = ax.get_legend_handles_labels()
             ax.legend(
                 list(ax.get_lines()) + handles,
@@ -325,7 +325,7 @@ def plot_estimate(
             )
         elif panel in ("force", "moment"):
             cols = (0, 1, 2) if panel == "force" else (3, 4, 5)
-            unit = "N" if panel == "force" else "Nm"
+            unit = "N" if panel == "force" else "N m"
             for c in cols:
                 if WRENCH_LABELS[c].split()[0] in components:
                     ax.plot(ts, wrench[::step, c], lw=0.8, label=WRENCH_LABELS[c].split()[0])

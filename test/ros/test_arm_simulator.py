@@ -186,7 +186,7 @@ def test_commands_in_another_order_land_on_the_right_joints(arm_simulator, ros_n
     assert ros_node.spin_until(lambda: sim.command([1.5, -2.0, 3.0]) or settled(expected), 20), (
         effort_by_name()
     )
-    # saturation at the URDF effort limit (12 Nm for joint 7, 87 Nm for joint 1)
+    # saturation at the URDF effort limit (12 N m for joint 7, 87 N m for joint 1)
     sat = {"panda_joint7": 12.0, "panda_joint1": -87.0, "panda_joint4": 3.0}
     assert ros_node.spin_until(lambda: sim.command([100.0, -500.0, 3.0]) or settled(sat), 20), (
         effort_by_name()
@@ -366,7 +366,7 @@ def test_bad_parameters_are_rejected_naming_them_until_fixed(arm_simulator):
 
 
 def test_position_limits_act_as_end_stops(arm_simulator, ros_node):
-    """+3 Nm on joint 7 (zero gravity) drives it into its upper limit 2.8973 rad; the stop
+    """+3 N m on joint 7 (zero gravity) drives it into its upper limit 2.8973 rad; the stop
     (100 Hz against the joint's inertia, critically damped) holds it there, stable at 1 kHz,
     with a penetration of about tau/k (~1e-3 rad)."""
     sim = arm_simulator(
@@ -594,7 +594,7 @@ def test_an_unstable_joint_impedance_is_refused(arm_simulator):
     assert not results[1].successful
     assert results[1].reason.startswith(
         "InvalidInputError: joint_impedance: unstable at integration_rate 1000 Hz at the initial "
-        "positions: panda_joint7 with stiffness 2000 Nm/rad and damping 40 Nm s/rad"
+        "positions: panda_joint7 with stiffness 2000 N m/rad and damping 40 N m s/rad"
     )
     assert "integration_rate 3110 Hz or more" in results[1].reason
     sim.proc.wait_for_output(r"WARN.*parameter change refused: .*joint_impedance: unstable")

@@ -42,7 +42,7 @@ def test_descriptor_has_units_range_and_choices():
     assert d.description == "Most output samples of ~/simulate."  # no units
     assert (d.integer_range[0].from_value, d.integer_range[0].to_value) == (1, 10_000_000)
     d = descriptor(ARM_SIMULATOR["joint_impedance.stiffness"])
-    assert d.description.startswith("[Nm/rad] ") and d.additional_constraints.startswith("each")
+    assert d.description.startswith("[N m/rad] ") and d.additional_constraints.startswith("each")
 
 
 @pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: s.node)

@@ -30,7 +30,7 @@ POSES = np.array(
 )
 SAMPLES_PER_POSE = 120
 PERIOD_NS = 2_000_000  # 500 Hz within a pose
-NOISE = 0.02  # [Nm] torque noise
+NOISE = 0.02  # [N m] torque noise
 RIPPLE = 0.01  # [rad/s] per component, three per joint at 11-22 Hz
 
 

@@ -229,7 +229,7 @@ def test_written_files_carry_the_units_and_read_back(tmp_path):
     }
     text = parameters_yaml(values)
     assert '      mass: 2.0  # [kg]\n      frame: "tool"\n' in text
-    assert "    effort_offset: [0.1, -0.2, 0.0, 0.0, 0.0, 0.0, 1.5]  # [Nm or N]\n" in text
+    assert "    effort_offset: [0.1, -0.2, 0.0, 0.0, 0.0, 0.0, 1.5]  # [N m or N]\n" in text
     names = [line.split(":")[0].strip() for line in text.splitlines()[2:]]
     assert names == ["tip_link", "payload", "mass", "frame", "effort_offset", "contact"] + [
         "force_on",

@@ -401,7 +401,7 @@ IMPEDANCE = {"joint_impedance.stiffness": [2000.0], "joint_impedance.damping": [
 
 
 def test_joint_impedance_unstable_at_the_step_is_refused_with_what_is_stable(panda):
-    """At the Panda's home pose, 2000 Nm/rad and 40 Nm s/rad are unstable at 1 kHz on joint 7;
+    """At the Panda's home pose, 2000 N m/rad and 40 N m s/rad are unstable at 1 kHz on joint 7;
     the message names it and the damping and rate that are stable, and both are taken."""
     home = list(BUNDLED["panda"].home)
     values = {**DEFAULTS, **IMPEDANCE, "initial_positions": home}
@@ -410,10 +410,10 @@ def test_joint_impedance_unstable_at_the_step_is_refused_with_what_is_stable(pan
     message = str(err.value)
     assert message.startswith(
         "joint_impedance: unstable at integration_rate 1000 Hz at the initial positions: "
-        "panda_joint7 with stiffness 2000 Nm/rad and damping 40 Nm s/rad would ring"
+        "panda_joint7 with stiffness 2000 N m/rad and damping 40 N m s/rad would ring"
     )
     found = re.search(
-        r"joint_impedance.damping at most ([\d.]+) times it \(([\d.]+) Nm s/rad\)", message
+        r"joint_impedance.damping at most ([\d.]+) times it \(([\d.]+) N m s/rad\)", message
     )
     assert found and float(found.group(2)) == pytest.approx(40.0 * float(found.group(1)))
     rate = float(re.search(r"integration_rate (\d+) Hz or more", message).group(1))
@@ -442,7 +442,7 @@ def test_joint_impedance_is_checked_at_the_setpoint_too(panda):
 @pytest.mark.parametrize("damping, rings", [(11.9, False), (12.1, True), (40.0, True)])
 def test_joint_impedance_is_refused_where_the_arm_rings_at_the_nyquist_rate(damping, rings):
     """The refusal is the arm's behaviour: a nudge of joint 7 at the home pose (no gravity: the
-    arm stays there) settles at 11.9 Nm s/rad, which is taken; at 12.1 and 40, which are
+    arm stays there) settles at 11.9 N m s/rad, which is taken; at 12.1 and 40, which are
     refused (the limit at the home pose is 11.96), the gains forced in make it grow into an
     oscillation that flips every step, up to the effort limits."""
     weightless = RobotModel.from_urdf_file(

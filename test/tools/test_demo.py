@@ -2,8 +2,8 @@
 three processes over real DDS (arm_simulator, dynamics_node, the demo's monitor).
 
 Stated tolerances (the same the demo's PASS line uses):
-* the pushes (10 N down; 5 N sideways + 1 Nm twist) are recovered, after convergence, to within
-  0.5 N per force axis and 0.05 Nm per torque axis; each converges within 0.5 s;
+* the pushes (10 N down; 5 N sideways + 1 N m twist) are recovered, after convergence, to within
+  0.5 N per force axis and 0.05 N m per torque axis; each converges within 0.5 s;
 * the held pose (tool position) drifts less than 0.5 mm while holding and after the releases.
 * double pendulum: energy drift of the 4 kHz fixed step below 2 % of the largest kinetic energy.
 """
@@ -55,7 +55,7 @@ def test_demo_push_recovered_and_pose_held(tmp_path, unique_name):
     # push down, release, push sideways + twist, release (a release the demo process could not
     # start on time, CPU-starved, merges into the next push: the segments are what was applied)
     names = [push["phase"] for push in s["pushes"]]
-    assert "push 10 N down" in names and "push 5 N sideways + 1 Nm twist" in names, names
+    assert "push 10 N down" in names and "push 5 N sideways + 1 N m twist" in names, names
     assert names[-1] == "released"
     for push in s["pushes"]:
         assert 0.0 <= push["convergence_time_s"] <= 0.5, push
@@ -106,7 +106,7 @@ def test_demo_in_simulated_time(tmp_path, unique_name):
     assert out.returncode == 0, out.stdout + out.stderr
     assert s["passed"] is True, out.stdout
     names = [push["phase"] for push in s["pushes"]]
-    assert "push 10 N down" in names and "push 5 N sideways + 1 Nm twist" in names, names
+    assert "push 10 N down" in names and "push 5 N sideways + 1 N m twist" in names, names
 
 
 def test_demo_on_a_user_urdf(tmp_path, unique_name):

@@ -112,7 +112,7 @@ def test_analyse_push_on_a_known_response(panda):
     assert names == [
         "push 10 N down",
         "released",
-        "push 5 N sideways + 1 Nm twist",
+        "push 5 N sideways + 1 N m twist",
         "released",
     ]
     # a first-order lag enters the band |err| <= max(5 % of the step, tolerance) after
@@ -156,7 +156,7 @@ def test_a_push_without_estimates_is_reported_not_evaluated(panda):
         rec, panda, Q0, np.full(7, 300.0), "tool", script, t0_ns, 0.5, 0.05, 0.5, 0.1
     )
     assert [p["phase"] for p in s["pushes"]] == ["push 10 N down", "released", "released"]
-    assert s["pushes_not_evaluated"] == ["push 5 N sideways + 1 Nm twist"]
+    assert s["pushes_not_evaluated"] == ["push 5 N sideways + 1 N m twist"]
     assert not analysis.push_passed(s, 0.5, 0.05)
     s.update(
         duration_s=6.0,
@@ -171,7 +171,7 @@ def test_a_push_without_estimates_is_reported_not_evaluated(panda):
     out = io.StringIO()
     display.print_summary(s, "panda", False, args, out)
     text = out.getvalue()
-    assert "push 5 N sideways + 1 Nm twist" in text and "not evaluated" in text, text
+    assert "push 5 N sideways + 1 N m twist" in text and "not evaluated" in text, text
     assert "result: FAIL" in text
 
 

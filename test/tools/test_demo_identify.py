@@ -186,4 +186,4 @@ def test_steady_errors_compare_and_improvement(nominal):
     assert IA.improvement(rows) == pytest.approx(0.1)
     assert IA.steady_errors(Recording(), model, "tool", start, end) == []
     assert np.isnan(IA.improvement([]))
-    assert IA.phase_name([0, 5, 0, 0, 0, 1]) == "push f=(0, 5, 0) N, n=(0, 0, 1) Nm"
+    assert IA.phase_name([0, 5, 0, 0, 0, 1]) == "push f=(0, 5, 0) N, n=(0, 0, 1) N m"

@@ -355,17 +355,17 @@ def test_a_simulated_arm_file_is_written_from_its_declarations():
     text = parameters_yaml(ARM_VALUES, schema=ARM_SIMULATOR)
     assert "    initial_positions: [0.1, 0.2]  # [rad or m]\n" in text
     assert (
-        "    joint_friction: true\n    friction:\n      asymmetry: [0.1, -0.2]  # [Nm or N]\n"
+        "    joint_friction: true\n    friction:\n      asymmetry: [0.1, -0.2]  # [N m or N]\n"
         in text
     )
-    assert "    joint_impedance:\n      stiffness: [10.0, 20.5]  # [Nm/rad]\n" in text
+    assert "    joint_impedance:\n      stiffness: [10.0, 20.5]  # [N m/rad]\n" in text
     assert text.endswith(
         "    use_sim_time: true\n    qos_overrides:\n      /ns/joint_states:\n"
         "        publisher:\n          depth: 200\n"
     )
     assert comment_problems(ARM_SIMULATOR, text) == []
-    bad = comment_problems(ARM_SIMULATOR, text.replace("[Nm or N]", "[N]"))
-    assert bad == ["parameters file:7: friction.asymmetry: the comment must start with [Nm or N]"]
+    bad = comment_problems(ARM_SIMULATOR, text.replace("[N m or N]", "[N]"))
+    assert bad == ["parameters file:7: friction.asymmetry: the comment must start with [N m or N]"]
     with pytest.raises(ParametersFileError, match="'observer_gain' is not a parameter of the arm"):
         parameters_yaml({"observer_gain": 1.0}, schema=ARM_SIMULATOR)
     with pytest.raises(ParametersFileError, match="external_wrench_axes: must be one of"):

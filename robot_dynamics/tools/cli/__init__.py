@@ -6,7 +6,7 @@ for a file of a ROS package, ``-`` for a URDF on standard input, or the name of 
 (``panda``, ``double_pendulum``)::
 
     robot-dynamics info ROBOT                       tree, joints, masses, total mass, fixed/mimic
-    robot-dynamics gravity ROBOT --q ...            g(q): joint torques that hold the arm [Nm]
+    robot-dynamics gravity ROBOT --q ...            g(q): joint torques that hold the arm [N m]
     robot-dynamics mass-matrix ROBOT --q ...        M(q) [kg m^2]
     robot-dynamics jacobian ROBOT --q ... --frame F J(q) of frame F, rows [vx vy vz wx wy wz]
     robot-dynamics pose ROBOT --q ... --frame F     forward kinematics of frames (or 'all')

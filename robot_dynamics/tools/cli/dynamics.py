@@ -26,7 +26,7 @@ TWIST_AXES = ("vx", "vy", "vz", "wx", "wy", "wz")
 
 
 def cmd_gravity(run: Invocation) -> List[str]:
-    """Gravity torques g(q) [Nm or N] at ``--q``.
+    """Gravity torques g(q) [N m or N] at ``--q``.
 
     Arguments and result: see :data:`~robot_dynamics.tools.cli.arguments.Command`.
 
@@ -47,7 +47,7 @@ def cmd_gravity(run: Invocation) -> List[str]:
         }
     )
     p = args.precision
-    lines = [f"gravity torques g(q) [Nm or N], gravity {fmt_vec(model.gravity, 3)} m/s^2:"]
+    lines = [f"gravity torques g(q) [N m or N], gravity {fmt_vec(model.gravity, 3)} m/s^2:"]
     w = max(len(n) for n in model.joint_names)
     for name, qi, gi in zip(model.joint_names, q, g):
         lines.append(f"  {name:<{w}}  q = {qi: .{p}f}   g = {gi: .{p}f}")
@@ -251,7 +251,7 @@ def cmd_inverse_dynamics(run: Invocation) -> List[str]:
             else ""
         )
         + (" + friction (friction_compensation of --params)" if with_friction else "")
-        + " [Nm or N]:",
+        + " [N m or N]:",
         f"  {'joint':<{w}}  {'tau':>10}  {'M qdd':>10}  {'C qd':>10}  {'g':>10}"
         + (f"  {'-J^T f':>10}" if f_ext is not None else "")
         + (f"  {'friction':>10}" if with_friction else ""),
@@ -368,7 +368,7 @@ def add_parsers(sub, common) -> None:
         nargs=6,
         default=None,
         metavar=("FX", "FY", "FZ", "TX", "TY", "TZ"),
-        help="wrench the environment applies on --frame [N, Nm] (base axes, moment about the "
+        help="wrench the environment applies on --frame [N, N m] (base axes, moment about the "
         "frame origin)",
     )
     p.add_argument("--frame", default=None, help="frame --f-ext acts on (default: the tip link)")
@@ -394,7 +394,7 @@ def add_parsers(sub, common) -> None:
     add_joint_vector(
         p,
         "--tau",
-        "measured joint torques [Nm] (with --params: the efforts, converted as the node converts "
+        "measured joint torques [N m] (with --params: the efforts, converted as the node converts "
         "them, and its friction compensation; with --external: the external joint torques)",
     )
     add_joint_vector(p, "--qd", "joint velocities (default zeros)")

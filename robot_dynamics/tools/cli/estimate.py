@@ -520,13 +520,13 @@ def summary_lines(out, args):
         f"{free['duration']:.2f} s):",
         f"  {'':<16} {'rms':>9} {'p95':>9} {'max':>9} {'mean':>9}",
     ]
-    for key, unit in (("force", "N"), ("moment", "Nm")):
+    for key, unit in (("force", "N"), ("moment", "N m")):
         if key in phantom:
             lines.append(_stats_row("|f|" if key == "force" else "|n|", phantom[key], unit))
             for c, s in phantom[key]["components"].items():
                 lines.append(_stats_row(f"  {c}", s))
     for name, s in phantom["joints"].items():
-        lines.append(_stats_row(name, s, "Nm or N"))
+        lines.append(_stats_row(name, s, "N m or N"))
     suggested = out["suggested"]
     levels = suggested["levels"]
     alarms = suggested["false_alarms"]
@@ -541,7 +541,7 @@ def summary_lines(out, args):
             f"  {name:<16} {levels['contact.torque_on'][j]:>9.4g} "
             f"{levels['contact.torque_off'][j]:>9.4g}"
         )
-    for key, unit in (("force", "N"), ("moment", "Nm")):
+    for key, unit in (("force", "N"), ("moment", "N m")):
         if f"contact.{key}_on" in levels:
             lines.append(
                 f"  {('|f|' if key == 'force' else '|n|') + ' [' + unit + ']':<16} "

@@ -560,7 +560,7 @@ def cmd_identify_payload(run: Invocation) -> List[str]:
         )
         lines += ["  " + np.array2string(row, precision=5) for row in est.inertia]
     lines += [f"note: {u}" for u in est.undetermined]
-    lines.append("residual torque rms [Nm]: " + np.array2string(est.residual_rms, precision=3))
+    lines.append("residual torque rms [N m]: " + np.array2string(est.residual_rms, precision=3))
     return lines
 
 

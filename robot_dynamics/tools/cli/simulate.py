@@ -37,7 +37,7 @@ def energy_balance(model, t, q, qd, tau, friction: bool) -> Dict[str, np.ndarray
         t: (k,) sample times [s].
         q: (k, n) joint positions [rad or m].
         qd: (k, n) joint velocities [rad/s or m/s].
-        tau: (k, n) applied joint torques [Nm or N] (without friction), or None for zero.
+        tau: (k, n) applied joint torques [N m or N] (without friction), or None for zero.
         friction: whether the run included joint friction.
 
     Returns:
@@ -254,7 +254,7 @@ def add_parsers(sub, common) -> None:
         nargs="+",
         default=None,
         metavar="V",
-        help="applied joint torques [Nm]: n constant numbers in joint order or name=value pairs "
+        help="applied joint torques [N m]: n constant numbers in joint order or name=value pairs "
         "(default zeros), or 'gravity' for g(q) at every instant (gravity compensation: the arm "
         "holds its pose)",
     )

@@ -12,7 +12,7 @@ What it runs (three processes, talking over DDS as they would on a robot):
   ``~/commands`` (as onto a ros2_control JointGroupEffortController), and estimates the external
   wrench on the tool with the momentum observer (``~/external_wrench``).
 * this process: pushes the tool through the simulator's ``~/external_wrench`` on a script
-  (10 N down, release, 5 N sideways with a 1 Nm twist, release), shows live what was applied and
+  (10 N down, release, 5 N sideways with a 1 N m twist, release), shows live what was applied and
   what the dynamics node estimates, then prints a summary and writes a plot.
 
 ``--robot double_pendulum`` instead releases the planar double pendulum of the reference from

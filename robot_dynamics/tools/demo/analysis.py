@@ -1,7 +1,7 @@
 """The demo's numbers, from what it recorded: plain numpy (no ROS), unit-tested on constructed data.
 
 Stamps are integer nanoseconds on the joint-states clock; ``t0_ns`` is the start of the script.
-Wrenches are ``[fx fy fz tx ty tz]`` (N, Nm), the wrench the environment applies on the robot.
+Wrenches are ``[fx fy fz tx ty tz]`` (N, N m), the wrench the environment applies on the robot.
 The recording holds the applied wrenches in base axes with the moment about the tip origin (the
 simulator publishes them in the tip's axes, the monitor rotates them with the joint state of
 their stamp); the dynamics node reports its estimates as a force-torque sensor at its
@@ -150,7 +150,7 @@ def sag_without_gravity_compensation(model, q0: np.ndarray, stiffness: np.ndarra
     Args:
         model: the :class:`~robot_dynamics.core.model.RobotModel`.
         q0: (n,) held configuration [rad].
-        stiffness: (n,) joint stiffness K [Nm/rad].
+        stiffness: (n,) joint stiffness K [N m/rad].
 
     Returns:
         float: displacement of the tip [m].
@@ -201,12 +201,12 @@ def analyse_push(
         rec: the recording.
         model: the RobotModel.
         q0: (n,) held configuration [rad].
-        stiffness: (n,) the simulated drives' joint impedance [Nm/rad].
+        stiffness: (n,) the simulated drives' joint impedance [N m/rad].
         tip_link: the pushed frame.
         script: the push script.
         t0_ns: its start [ns].
         force_tol: force tolerance [N] (lower bound of the convergence band).
-        torque_tol: moment tolerance [Nm] (lower bound of the convergence band).
+        torque_tol: moment tolerance [N m] (lower bound of the convergence band).
         max_gap: the dynamics node's observer_max_dt [s].
         recovery: time excluded from the steady-state error after an observer restart [s].
 
@@ -349,7 +349,7 @@ def push_passed(summary: Dict, force_tol: float, torque_tol: float) -> bool:
     Args:
         summary: :func:`analyse_push`'s result.
         force_tol: force tolerance per axis [N].
-        torque_tol: moment tolerance per axis [Nm].
+        torque_tol: moment tolerance per axis [N m].
 
     Returns:
         bool: passed.

@@ -80,7 +80,7 @@ def row(label: str, w: Optional[np.ndarray]) -> str:
 
     Args:
         label: row label.
-        w: (6,) wrench [N, Nm], or None (shown as ``-``).
+        w: (6,) wrench [N, N m], or None (shown as ``-``).
 
     Returns:
         str: the line.
@@ -117,7 +117,7 @@ def pendulum_lines(
         qd: (n,) joint velocities [rad/s], or None.
         energy: total energy [J].
         energy0: total energy at the release [J].
-        estimate: (6,) estimated wrench [N, Nm], or None.
+        estimate: (6,) estimated wrench [N, N m], or None.
 
     Returns:
         tuple: ``(table lines, plain line)``.
@@ -153,8 +153,8 @@ def push_lines(
         t: simulated time [s].
         duration: length of the run [s].
         phase_name: the current phase.
-        applied: (6,) applied wrench [N, Nm], or None.
-        estimate: (6,) estimated wrench [N, Nm], or None.
+        applied: (6,) applied wrench [N, N m], or None.
+        estimate: (6,) estimated wrench [N, N m], or None.
         displacement_mm: the tool's displacement from the held pose [mm].
         lag_ms: how far the estimate is behind the latest joint state [ms].
 
@@ -235,12 +235,12 @@ def print_summary(s: Dict, name: str, pendulum: bool, args, out) -> None:
         )
         p(
             f"  external joint torque reported without any contact (after 0.1 s): RMS "
-            f"{fmt(s['rms_false_joint_torque_Nm'])} Nm, max {fmt(s['max_false_joint_torque_Nm'])} "
-            f"Nm (gravity torques reach {s['max_gravity_torque_Nm']:.0f} Nm; speeds up to "
+            f"{fmt(s['rms_false_joint_torque_Nm'])} N m, max {fmt(s['max_false_joint_torque_Nm'])} "
+            f"N m (gravity torques reach {s['max_gravity_torque_Nm']:.0f} N m; speeds up to "
             f"{s['max_speed_rad_s']:.1f} rad/s)"
         )
     else:
-        p("  steady-state estimation error per axis, after convergence [N, Nm]:")
+        p("  steady-state estimation error per axis, after convergence [N, N m]:")
         p("    " + f"{'':<5}" + "".join(f"{a:>10}" for a in AXES))
         p("    " + f"{'RMS':<5}" + "".join(f"{v:>10.2g}" for v in s["steady_error_rms"]))
         p("    " + f"{'max':<5}" + "".join(f"{v:>10.2g}" for v in s["steady_error_max"]))
@@ -261,7 +261,7 @@ def print_summary(s: Dict, name: str, pendulum: bool, args, out) -> None:
             p(
                 f"  {push['phase']:<34} converged in "
                 f"{fmt(conv * 1e3 if math.isfinite(conv) else conv, '.0f')} ms "
-                f"(to within {push['band_force_N']:.2g} N / {push['band_torque_Nm']:.2g} Nm)  "
+                f"(to within {push['band_force_N']:.2g} N / {push['band_torque_Nm']:.2g} N m)  "
                 f"[{what}]"
             )
         for name in s["pushes_not_evaluated"]:
@@ -284,7 +284,7 @@ def print_summary(s: Dict, name: str, pendulum: bool, args, out) -> None:
         + (
             ""
             if pendulum
-            else f" (tolerance {args.force_tolerance:g} N / {args.torque_tolerance:g} Nm per axis)"
+            else f" (tolerance {args.force_tolerance:g} N / {args.torque_tolerance:g} N m per axis)"
         )
     )
     p(f"  plot: {s['plot']}")

@@ -32,7 +32,7 @@ from robot_dynamics.core.joint_data import JointSamples, prepare
 #: relative perturbation range of masses and centres of mass
 PERTURBATION = (0.10, 0.25)
 #: friction of the true robot per joint, as fractions of the joint's effort limit: viscous
-#: [Nm s/rad per Nm] and Coulomb (a Panda: 0.3-0.6 Nm s/rad, 0.7-1.3 Nm on the 87 Nm joints).
+#: [N m s/rad per N m] and Coulomb (a Panda: 0.3-0.6 N m s/rad, 0.7-1.3 N m on the 87 N m joints).
 #: Proportional to the limit, the light distal joints get small friction: a Coulomb friction of
 #: smooth-sign threshold v_eps on a joint of inertia m chatters at step dt unless F < 2 m v_eps / dt
 VISCOUS = (0.004, 0.007)
@@ -173,12 +173,12 @@ def impedance_feedforward(model, reference, stiffness, damping, q_hold) -> np.nd
     Args:
         model: the nominal RobotModel.
         reference: ``(q_d, qd_d, qdd_d)``, (n,) each [rad, rad/s, rad/s^2].
-        stiffness: (n,) the drives' impedance stiffness K [Nm/rad].
-        damping: (n,) the drives' impedance damping D [Nm s/rad].
+        stiffness: (n,) the drives' impedance stiffness K [N m/rad].
+        damping: (n,) the drives' impedance damping D [N m s/rad].
         q_hold: (n,) the impedance setpoint [rad].
 
     Returns:
-        ndarray: (n,) command [Nm].
+        ndarray: (n,) command [N m].
     """
     q_d, qd_d, qdd_d = reference
     tau = model.inverse_dynamics(q_d, qd_d, qdd_d) + model.friction_torques(qd_d)
@@ -228,7 +228,7 @@ def identify_recording(
         t: (N,) sample times [s].
         q: (N, n) joint positions [rad], model order.
         qd: (N, n) joint velocities [rad/s].
-        effort: (N, n) the measured joint torques [Nm].
+        effort: (N, n) the measured joint torques [N m].
         holdout: the last fraction of the samples is left out of the fit and used to compare.
         true: the simulated robot, when known: its masses and torque RMS go into the report.
         rate: resample to this rate [Hz] before the fit (default: the recording's).
@@ -358,10 +358,10 @@ def phase_name(applied: Sequence[float]) -> str:
     """A short name of an applied wrench.
 
     Args:
-        applied: (6,) wrench [N, Nm].
+        applied: (6,) wrench [N, N m].
 
     Returns:
-        str: "at rest", or "push f=(...) N" with ", n=(...) Nm" when there is a moment.
+        str: "at rest", or "push f=(...) N" with ", n=(...) N m" when there is a moment.
     """
     w = np.asarray(applied, dtype=float)
     if not np.any(np.abs(w) > 1e-9):
@@ -369,7 +369,7 @@ def phase_name(applied: Sequence[float]) -> str:
     f = ", ".join(f"{v:g}" for v in np.round(w[:3], 2))
     text = f"push f=({f}) N"
     if np.any(np.abs(w[3:]) > 1e-9):
-        text += ", n=(" + ", ".join(f"{v:g}" for v in np.round(w[3:], 2)) + ") Nm"
+        text += ", n=(" + ", ".join(f"{v:g}" for v in np.round(w[3:], 2)) + ") N m"
     return text
 
 

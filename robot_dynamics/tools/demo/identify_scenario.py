@@ -336,7 +336,7 @@ def plot_rounds(path: str, rec, model, tip_link: str, rounds, title: str) -> str
     for c, (label, start, end) in enumerate(rounds):
         se = (est_ns >= start) & (est_ns <= end)
         sa = (app_ns >= start) & (app_ns <= end)
-        for r, (cols, unit) in enumerate((((0, 1, 2), "N"), ((3, 4, 5), "Nm"))):
+        for r, (cols, unit) in enumerate((((0, 1, 2), "N"), ((3, 4, 5), "N m"))):
             ax = axes[r, c]
             for k, i in enumerate(cols):
                 name = analysis.AXES[i]
@@ -385,7 +385,7 @@ def summary_lines(summary: Dict) -> List[str]:
         "",
         f"identify scenario: {summary['robot']} simulated with masses and COMs off by 10-25 %, "
         f"friction on every joint, a {summary['tool_mass_kg']:g} kg tool not in the URDF, "
-        f"torque noise {summary['torque_noise_Nm']:g} Nm",
+        f"torque noise {summary['torque_noise_Nm']:g} N m",
         f"excitation: {summary['excitation']['periods']} x {EXCITATION_PERIOD:g} s (condition "
         f"number {summary['excitation']['condition_number']:.3g}, optimised in "
         f"{summary['excitation']['optimisation_s']:.1f} s), tracking error max "
@@ -393,7 +393,7 @@ def summary_lines(summary: Dict) -> List[str]:
         f"identified from {rep['samples_used']} samples at {rep['rate_hz']:.0f} Hz in "
         f"{summary['identification_s']:.1f} s: {rep['base_parameter_count']} base parameters, "
         f"condition number {rep['condition_number']:.3g}",
-        "  held-out torque RMS per joint [Nm]:",
+        "  held-out torque RMS per joint [N m]:",
         "    nominal URDF    " + " ".join(f"{v:6.3f}" for v in rep["torque_rms_nominal"]),
         "    identified URDF " + " ".join(f"{v:6.3f}" for v in rep["torque_rms_identified"]),
     ]
@@ -407,8 +407,8 @@ def summary_lines(summary: Dict) -> List[str]:
     for row in summary["comparison"]:
         lines.append(
             f"  {row['phase']:<44} {row['force_error_before_N']:>12.2f} N "
-            f"{row['force_error_after_N']:>6.2f} N {row['moment_error_before_Nm']:>12.3f} Nm "
-            f"{row['moment_error_after_Nm']:>5.3f} Nm"
+            f"{row['force_error_after_N']:>6.2f} N {row['moment_error_before_Nm']:>12.3f} N m "
+            f"{row['moment_error_after_Nm']:>5.3f} N m"
         )
     ratio = summary["force_error_ratio"]
     verdict = "PASS" if summary["passed"] else "FAIL"
@@ -559,8 +559,8 @@ def run_identify(args, out=sys.stdout) -> Tuple[int, Dict]:
         rep = identified.report
         print(
             f"   identified in {id_s:.1f} s; held-out torque RMS (mean over joints) nominal "
-            f"{np.mean(rep['torque_rms_nominal']):.3f} Nm -> identified "
-            f"{np.mean(rep['torque_rms_identified']):.3f} Nm; loading it into dynamics_node",
+            f"{np.mean(rep['torque_rms_nominal']):.3f} N m -> identified "
+            f"{np.mean(rep['torque_rms_identified']):.3f} N m; loading it into dynamics_node",
             file=out,
             flush=True,
         )

@@ -146,7 +146,7 @@ class Monitor:
         """Apply a wrench on a link through the simulator.
 
         Args:
-            wrench: (6,) ``[fx fy fz tx ty tz]`` [N, Nm], base axes.
+            wrench: (6,) ``[fx fy fz tx ty tz]`` [N, N m], base axes.
             frame: the link.
         """
         from geometry_msgs.msg import WrenchStamped
@@ -163,7 +163,7 @@ class Monitor:
         """Publish joint torques on the simulator's ``~/commands``.
 
         Args:
-            values: (n,) torques [Nm], model joint order.
+            values: (n,) torques [N m], model joint order.
         """
         from std_msgs.msg import Float64MultiArray
 
@@ -211,7 +211,7 @@ class Monitor:
             stamp: [ns].
 
         Returns:
-            ndarray or None: (6,) wrench [N, Nm], or None.
+            ndarray or None: (6,) wrench [N, N m], or None.
         """
         with self.lock:
             st = self.rec.app_stamp
@@ -224,7 +224,7 @@ class Monitor:
         """Stamp of the first applied-wrench sample at or after ``since_ns`` equal to ``wrench``.
 
         Args:
-            wrench: (6,) wrench [N, Nm].
+            wrench: (6,) wrench [N, N m].
             since_ns: [ns].
 
         Returns:

@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--twist",
         type=float,
         default=1.0,
-        help="twist about +z with the side push [Nm] (default 1)",
+        help="twist about +z with the side push [N m] (default 1)",
     )
     p.add_argument(
         "--rate",
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--torque-tolerance",
         type=float,
         default=0.05,
-        help="pass if every steady-state torque error is below this [Nm] (default 0.05)",
+        help="pass if every steady-state torque error is below this [N m] (default 0.05)",
     )
     p.add_argument(
         "--energy-tolerance",
@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--torque-noise",
         type=float,
         default=0.05,
-        help="identify: noise of the simulated joint torques [Nm] (default 0.05)",
+        help="identify: noise of the simulated joint torques [N m] (default 0.05)",
     )
     identify.add_argument(
         "--seed",

@@ -42,7 +42,7 @@ def plot_run(rec: Recording, setup, t0_ns: int, path: str) -> str:
             extra=(
                 ext_t[keep_ext],
                 ext,
-                "estimated external\ntorque [Nm] (none)\nfrom 0.1 s",
+                "estimated external\ntorque [N m] (none)\nfrom 0.1 s",
                 list(model.joint_names),
             ),
         )

@@ -16,7 +16,7 @@ class Phase:
         name: phase name.
         start: [s after the start].
         end: [s after the start].
-        wrench: (6,) ``[fx fy fz tx ty tz]`` [N, Nm]; base axes, moment about the tip-frame
+        wrench: (6,) ``[fx fy fz tx ty tz]`` [N, N m]; base axes, moment about the tip-frame
             origin.
     """
 
@@ -40,7 +40,7 @@ def push_script(duration: float, force: float, side_force: float, twist: float) 
         duration: length [s].
         force: downward push [N].
         side_force: push along +y [N].
-        twist: moment about +z [Nm].
+        twist: moment about +z [N m].
 
     Returns:
         list: the :class:`Phase` list.
@@ -53,7 +53,7 @@ def push_script(duration: float, force: float, side_force: float, twist: float) 
         "hold (gravity compensation)",
         f"push {force:g} N down",
         "released",
-        f"push {side_force:g} N sideways + {twist:g} Nm twist",
+        f"push {side_force:g} N sideways + {twist:g} N m twist",
         "released",
     ]
     wrenches = [np.zeros(6), down, np.zeros(6), side, np.zeros(6)]

@@ -46,7 +46,7 @@ class RobotSetup:
         gravity: (3,) [m/s^2] in the base frame.
         q0: (n,) start configuration [rad].
         pendulum: the bundled double pendulum (released, not pushed).
-        stiffness: (n,) joint impedance of the simulated drives [Nm/rad] (set by demo_settings).
+        stiffness: (n,) joint impedance of the simulated drives [N m/rad] (set by demo_settings).
     """
 
     name: str
@@ -133,7 +133,7 @@ def joint_impedance(model, q0: np.ndarray, frequency_hz: float, zeta: float = 0.
         zeta: damping ratio.
 
     Returns:
-        tuple: ``(K (n,) [Nm/rad], D (n,) [Nm s/rad])`` with K_i = w^2 M_ii(q0) and
+        tuple: ``(K (n,) [N m/rad], D (n,) [N m s/rad])`` with K_i = w^2 M_ii(q0) and
         D_i = 2 zeta w M_ii(q0).
     """
     inertia = np.diagonal(model.mass_matrix(q0))  # each joint alone: the others held

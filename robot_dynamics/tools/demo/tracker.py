@@ -32,8 +32,8 @@ def load_reference(path: str):
         path: the .npz written by :func:`save_reference`.
 
     Returns:
-        tuple: ``(nominal model, ExcitationReference, stiffness (n,) [Nm/rad], damping (n,)
-        [Nm s/rad])``.
+        tuple: ``(nominal model, ExcitationReference, stiffness (n,) [N m/rad], damping (n,)
+        [N m s/rad])``.
     """
     from robot_dynamics import RobotModel
     from robot_dynamics.core.excitation import FourierTrajectory
@@ -62,8 +62,8 @@ def save_reference(
         traj: the :class:`~robot_dynamics.core.excitation.FourierTrajectory`.
         periods: whole periods to run.
         move_time: each quintic [s].
-        stiffness: (n,) the drives' impedance stiffness [Nm/rad].
-        damping: (n,) the drives' impedance damping [Nm s/rad].
+        stiffness: (n,) the drives' impedance stiffness [N m/rad].
+        damping: (n,) the drives' impedance damping [N m s/rad].
     """
     np.savez(
         path,
