@@ -15,6 +15,7 @@ MIMIC_TARGET_MISSING = "mimic_target_missing"
 MIMIC_TARGET_FIXED = "mimic_target_fixed"
 MIMIC_TARGET_OUTSIDE = "mimic_target_outside_model"
 FREE_JOINT_FIXED = "free_joint_fixed"
+GRAVITY_JOINT_ABOVE = "gravity_joint_above_base"
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,9 @@ class JointWarning:
             :data:`MIMIC_TARGET_FIXED` (a fixed joint) or :data:`MIMIC_TARGET_OUTSIDE` (a joint
             not below the model's base link; a mimic joint is then independent and actuated);
             :data:`FREE_JOINT_FIXED` (a floating or planar joint below the base link, loaded as
-            a fixed joint at its origin).
+            a fixed joint at its origin); :data:`GRAVITY_JOINT_ABOVE` (a revolute or continuous
+            joint above the base link, which turns it: the default gravity, the URDF root's
+            down, is taken with the joint at 0).
         message: what the element says and what the model does instead.
     """
 

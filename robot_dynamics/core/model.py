@@ -21,7 +21,8 @@ Conventions (see the package's dynamics reference):
   base-frame axes (``axes="local"``: the frame's axes); ``f_ext`` is the wrench the environment
   applies to the robot;
 - Jacobians are (..., 6, n), rows ``[vx, vy, vz, wx, wy, wz]`` of the frame origin;
-- units: rad, m, s, kg, N, N m; gravity in the base frame (default ``[0, 0, -9.81]``).
+- units: rad, m, s, kg, N, N m; gravity in the base frame (default: 9.81 m/s^2 down the URDF
+  root's z axis, ``[0, 0, -9.81]`` when the base is the root).
 """
 
 import dataclasses
@@ -45,7 +46,7 @@ from .locked_joints import lock_joints
 from .spatial import force_transform, inertia_parameters, spatial_inertia
 from .state_terms import StateTerms
 from .tip import default_tip
-from .tree import STANDARD_GRAVITY, build_tree
+from .tree import build_tree, root_gravity
 from .urdf import MAX_LINKS, check_inertia_tensor, parse_urdf, read_urdf_file
 from .validation import (
     MAX_PAYLOAD_COM,
@@ -169,7 +170,7 @@ class RobotModel(CheckedAlgorithms):
         text,
         base_link=None,
         tip_link=None,
-        gravity=STANDARD_GRAVITY,
+        gravity=None,
         armature=None,
         max_links=MAX_LINKS,
         balance_inertia=False,
@@ -187,7 +188,11 @@ class RobotModel(CheckedAlgorithms):
                 are left out.
             tip_link: default frame of Jacobians and wrenches (default:
                 :func:`~robot_dynamics.core.tip.default_tip`).
-            gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``.
+            gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``;
+                None: 9.81 down the URDF root link's z axis, seen from the base link as the
+                URDF places it (:func:`~robot_dynamics.core.tree.root_gravity`: ``[0, 0,
+                -9.81]`` when the base is the root; one arm of a multi-arm description, or an
+                arm hung on a wall by its URDF, gets its tilted gravity).
             armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal.
             max_links: refuse documents with more links or joints.
             balance_inertia: replace link inertias that are not positive semi-definite or
@@ -235,6 +240,10 @@ class RobotModel(CheckedAlgorithms):
                 )
             locked = tuple((name, q) for name, q in locked if child[name] in below)
         warnings = check_inertias(description.inconsistent_inertias, tree, strict=strict_inertia)
+        if gravity is None:
+            gravity, turning = root_gravity(description, tree.base_link)
+            if turning:
+                tree = dataclasses.replace(tree, joint_warnings=tree.joint_warnings + turning)
         gravity = check_vector3(gravity, "gravity", argument="gravity")
         if armature is not None or np.any(gravity != tree.gravity):
             armature = check_per_joint(armature, "armature", tree.joint_names, 0.0, nonneg=True)
@@ -253,7 +262,7 @@ class RobotModel(CheckedAlgorithms):
         path,
         base_link=None,
         tip_link=None,
-        gravity=STANDARD_GRAVITY,
+        gravity=None,
         armature=None,
         max_links=MAX_LINKS,
         balance_inertia=False,

@@ -97,7 +97,7 @@ def model_from_parameters(text, values):
         base_link=values["base_link"] or None,
         tip_link=values["tip_link"] or None,
         locked_joints=locked_joints(values["locked_joints"]),
-        gravity=tuple(float(v) for v in values["gravity"]),
+        gravity=tuple(float(v) for v in values["gravity"]) or None,
         balance_inertia=bool(values["balance_inertia"]),
         strict_inertia=bool(values["strict_inertia"]),
     )

@@ -94,12 +94,15 @@ def model_section(tip_link_use):
             ),
             Param(
                 "gravity",
-                [0.0, 0.0, -9.81],
-                "Gravity in the base frame.",
+                [],
+                "Gravity in the base frame; [] = 9.81 down the URDF root link's z "
+                "axis as base_link sees it (its pose in the URDF, the joints above it at 0): "
+                "[0, 0, -9.81] when base_link is the root, the tilt of an arm that a multi-arm "
+                "or wall-mount URDF places on a tilted link.",
                 Type.DOUBLE_ARRAY,
                 units="m/s^2",
                 range=(-100.0, 100.0),
-                length=3,
+                length=(3, 0),
             ),
             Param(
                 "balance_inertia",

@@ -100,7 +100,8 @@ class Param:
         range: (low, high), inclusive, for a number or for every entry of a double array;
             required for numbers.
         low_open: True makes the lower bound of ``range`` exclusive.
-        length: number of entries a double array must have (None: any).
+        length: number of entries a double array must have, or a tuple of the numbers it may
+            have (``(3, 0)``: three or none); None: any.
         choices: the values a string may take (None: any string).
         check: optional extra ``check(value) -> None or reason``.
         read_only: the value is read at start-up only.
@@ -119,7 +120,7 @@ class Param:
     units: str = ""
     range: Optional[tuple] = None
     low_open: bool = False
-    length: Optional[int] = None
+    length: Optional[object] = None
     choices: Optional[tuple] = None
     check: Optional[Callable] = None
     read_only: bool = False
@@ -132,6 +133,20 @@ class Param:
         reason = self.type_reason(self.default) or self.reason(self.default)
         if reason:
             raise ValueError(f"parameter {self.name}: default {self.default!r}: {reason}")
+
+    def length_text(self, entries):
+        """The entries an array may have, e.g. ``"3 entries"``, ``"3 values or none"``.
+
+        Args:
+            entries: the word for them.
+
+        Returns:
+            str: the text ('' without a length).
+        """
+        if self.length is None:
+            return ""
+        lengths = (self.length,) if isinstance(self.length, int) else self.length
+        return " or ".join(f"{n} {entries}" if n else "none" for n in lengths)
 
     def constraints(self):
         """The range / length / choices as text (a descriptor's additional_constraints).
@@ -146,7 +161,7 @@ class Param:
             what = "each entry" if self.type in ARRAY_TYPES else "value"
             parts.append(f"{what} in {bracket}{low}, {high}]")
         if self.length is not None:
-            parts.append(f"{self.length} entries")
+            parts.append(self.length_text("entries"))
         if self.choices is not None:
             parts.append("one of " + ", ".join(repr(c) for c in self.choices))
         return "; ".join(parts)
@@ -205,8 +220,9 @@ class Param:
                 return reason
         elif self.type in _NUMERIC:
             value = list(value)
-            if self.length is not None and len(value) != self.length:
-                return f"needs {self.length} values, got {len(value)}"
+            lengths = (self.length,) if isinstance(self.length, int) else self.length
+            if lengths is not None and len(value) not in lengths:
+                return f"needs {self.length_text('values')}, got {len(value)}"
             for i, v in enumerate(value):
                 reason = self._number_reason(v)
                 if reason:

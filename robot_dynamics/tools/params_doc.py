@@ -69,7 +69,7 @@ def range_text(p):
         low, high = p.range
         interval = f"{'(' if p.low_open else '['}{number(low)}, {number(high)}]"
         if p.type in ARRAY_TYPES:
-            count = f"{p.length} entries" if p.length is not None else "entries"
+            count = p.length_text("entries") or "entries"
             interval = f"{count} in {interval}"
         parts.append(interval)
     if p.choices is not None:

@@ -22,8 +22,6 @@ from robot_dynamics.tools.description import (
 
 __all__ = ["RobotSource", "build_model", "defaults", "resolve_robot"]
 
-DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
-
 
 @dataclass(frozen=True)
 class RobotSource:
@@ -119,7 +117,7 @@ def build_model(
         base_link: base frame (default: the bundled robot's, else the URDF root).
         tip_link: tip frame (default: the bundled robot's, else the single leaf, else none).
         gravity: (3,) gravity in the base frame [m/s^2] (default: the bundled robot's, else
-            0 0 -9.81).
+            the URDF root's down in the base frame: ``RobotModel.from_urdf_string``'s).
 
     Returns:
         the model.
@@ -140,7 +138,7 @@ def defaults(
     base_link: Optional[str] = None,
     tip_link: Optional[str] = None,
     gravity: Optional[Sequence[float]] = None,
-) -> Tuple[Optional[str], Optional[str], Tuple[float, float, float]]:
+) -> Tuple[Optional[str], Optional[str], Optional[Tuple[float, float, float]]]:
     """The bundled robot's defaults filled in (see :func:`build_model`).
 
     Args:
@@ -150,12 +148,14 @@ def defaults(
         gravity: (3,) gravity in the base frame [m/s^2], or None for the default.
 
     Returns:
-        tuple: ``(base_link, tip_link, gravity (3,))``.
+        tuple: ``(base_link, tip_link, gravity (3,) or None)``; a bundled robot's tip and
+        gravity go with its own base link.
     """
     bundled = source.bundled
     grav = tuple(float(g) for g in gravity) if gravity is not None else None
     if bundled is None:
-        return base_link, tip_link, grav or DEFAULT_GRAVITY
+        return base_link, tip_link, grav
     base = base_link or bundled.base_link
-    tip = tip_link or (bundled.tip_link if base == bundled.base_link else None)
-    return base, tip, grav or tuple(bundled.gravity)
+    own = base == bundled.base_link
+    tip = tip_link or (bundled.tip_link if own else None)
+    return base, tip, grav or (tuple(bundled.gravity) if own else None)

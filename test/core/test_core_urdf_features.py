@@ -15,6 +15,7 @@ from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import AmbiguousTipError, KinematicTreeError
 from robot_dynamics.core.joint_warnings import (
     FREE_JOINT_FIXED,
+    GRAVITY_JOINT_ABOVE,
     MIMIC_TARGET_FIXED,
     MIMIC_TARGET_MISSING,
     MIMIC_TARGET_OUTSIDE,
@@ -334,12 +335,13 @@ def test_a_mimic_of_no_movable_joint_loads_as_an_independent_joint(target, base_
     loads (as Pinocchio's default parser loads it): its joint is actuated, with a warning that
     names both joints and the rule; the dynamics are those of the URDF without the <mimic>."""
     xml = robot_urdfs.MIXED_URDF.replace(_MIMIC, _MIMIC.replace('"j3"', f'"{target}"'))
-    model = RobotModel.from_urdf_string(xml, base_link=base_link)
+    g = (0.0, 0.0, -9.81)  # in the base frame (l3 moves: the root's down would be named)
+    model = RobotModel.from_urdf_string(xml, base_link=base_link, gravity=g)
     assert "j5" in model.joint_names and model.mimic_joints == {}
     (warning,) = model.joint_warnings
     assert (warning.joint, warning.rule) == ("j5", rule)
     assert "'j5'" in str(warning) and f"'{target}'" in str(warning) and rule in str(warning)
-    reference = RobotModel.from_urdf_string(_NO_MIMIC, base_link=base_link)
+    reference = RobotModel.from_urdf_string(_NO_MIMIC, base_link=base_link, gravity=g)
     assert reference.joint_warnings == ()
     _same_dynamics(model, reference, rng, what=rule)
 
@@ -500,6 +502,54 @@ def test_gravity_override(rng):
     assert_close(
         dp_model(gravity=(0, -19.62, 0)).gravity_torques(q), 2 * a.gravity_torques(q), 1e-12, "2 g"
     )
+
+
+MOUNT_RPY = (-0.7, 0.3, 0.2)
+
+
+def _mounted_panda(joint_type="fixed"):
+    """The Panda on a tilted mount below a ``world`` root (one arm of a multi-arm description,
+    or an arm hung on a wall), the mount joint of ``joint_type``."""
+    limit = '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+    mount = (
+        f'<link name="world"/><joint name="mount" type="{joint_type}"><parent link="world"/>'
+        '<child link="panda_link0"/><origin xyz="0.1 0.2 0.5" '
+        f'rpy="{" ".join(map(str, MOUNT_RPY))}"/>{limit if joint_type != "fixed" else ""}'
+        "</joint>"
+    )
+    xml = robot_urdfs.urdf_xml("bundled_panda")
+    return re.sub(r"(<robot[^>]*>)", lambda m: m.group(1) + mount, xml, count=1)
+
+
+def test_default_gravity_is_the_roots_down_as_the_base_sees_it(rng):
+    """Without a gravity, a model based on a link the URDF tilts takes the root's down in that
+    link's axes: one arm of the description has the whole description's gravity torques (the
+    mass matrix never depended on it). A given gravity is taken as given; a joint above the base
+    that turns it is named (gravity's direction is that of the joint at 0)."""
+    from scipy.spatial.transform import Rotation
+
+    xml = _mounted_panda()
+    whole = RobotModel.from_urdf_string(xml)
+    arm = RobotModel.from_urdf_string(xml, base_link="panda_link0")
+    assert_close(whole.gravity, [0, 0, -9.81], 0, "the root's gravity")
+    rotation = Rotation.from_euler("xyz", MOUNT_RPY).as_matrix()  # URDF rpy: extrinsic x, y, z
+    assert_close(arm.gravity, rotation.T @ [0, 0, -9.81], 1e-15, "the root's down in the base")
+    q = rng.uniform(-1, 1, size=(5, 7))
+    assert_close(arm.gravity_torques(q), whole.gravity_torques(q), 1e-12, "g of one arm")
+    assert_close(arm.mass_matrix(q), whole.mass_matrix(q), 1e-12, "M of one arm")
+    assert not arm.joint_warnings
+    given = RobotModel.from_urdf_string(xml, base_link="panda_link0", gravity=(0, 0, -9.81))
+    assert_close(given.gravity, [0, 0, -9.81], 0, "given gravity")
+
+    turned = RobotModel.from_urdf_string(_mounted_panda("revolute"), base_link="panda_link0")
+    assert [(w.joint, w.rule) for w in turned.joint_warnings] == [("mount", GRAVITY_JOINT_ABOVE)]
+    assert "with it at 0" in str(turned.joint_warnings[0])
+    assert_close(turned.gravity, arm.gravity, 1e-15, "the mount at 0")
+    slid = RobotModel.from_urdf_string(_mounted_panda("prismatic"), base_link="panda_link0")
+    assert not slid.joint_warnings  # a slide does not turn the base
+    assert not RobotModel.from_urdf_string(
+        _mounted_panda("revolute"), base_link="panda_link0", gravity=(0, 0, -9.81)
+    ).joint_warnings
 
 
 ODD_URDFS = {

@@ -232,7 +232,8 @@ def test_joint_warning_lines_name_every_joint_of_one_message_once():
 
 
 def test_joint_warnings_are_for_the_model_s_joints():
-    """A warning on a joint above the base link is not the model's."""
+    """A warning on a joint above the base link is not the model's (gravity given: the root's
+    down would name the joint above, which turns the base)."""
     model = RobotModel.from_urdf_string(
         two_link(dynamics='damping="-0.1"').replace(
             '<limit lower="-2" upper="2" effort="5" velocity="1"/></joint>',
@@ -240,6 +241,7 @@ def test_joint_warnings_are_for_the_model_s_joints():
             "</joint>",
         ),
         base_link="l1",
+        gravity=(0.0, 0.0, -9.81),
     )
     assert [(w.joint, w.rule) for w in model.joint_warnings] == [("j2", "negative_damping")]
 

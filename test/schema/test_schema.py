@@ -120,7 +120,8 @@ def test_reason_names_the_entry_or_the_label():
     p = DYNAMICS_NODE["effort_offset"]
     assert p.reason([0.0, 2.0e6]) == "entry 1: must be <= 1000000.0, got 2000000.0"
     assert p.reason([0.0, math.inf], labels=["a", "b"]) == "b: must be finite, got inf"
-    assert DYNAMICS_NODE["gravity"].reason([0.0, 1.0]) == "needs 3 values, got 2"
+    assert DYNAMICS_NODE["gravity"].reason([0.0, 1.0]) == "needs 3 values or none, got 2"
+    assert DYNAMICS_NODE["gravity"].reason([]) is None
     assert "not among" in DYNAMICS_NODE["wrench_components"].reason(["fx", "fq"])
     assert "appears twice" in DYNAMICS_NODE["command_joints"].reason(["a", "a"])
     assert DYNAMICS_NODE["observer_gain"].reason("50") == "must be a number, got '50'"

@@ -122,8 +122,9 @@ def test_namespaces_and_single_token_wildcard(tmp_path):
 def test_empty_list_takes_the_empty_default_or_is_refused(tmp_path):
     ok = write(tmp_path, "/**:\n  ros__parameters:\n    contact:\n      torque_on: []\n")
     assert read_parameters_file(ok).values["contact.torque_on"] == []
-    bad = write(tmp_path, "/**:\n  ros__parameters:\n    gravity: []\n", "bad.yaml")
-    refused(bad, "gravity", "empty list", "refuses to start")
+    assert read_parameters_file(write(tmp_path, "/**:\n  ros__parameters:\n    gravity: []\n"))
+    bad = write(tmp_path, "/**:\n  ros__parameters:\n    payload:\n      com: []\n", "bad.yaml")
+    refused(bad, "payload.com", "empty list", "refuses to start")
 
 
 # ------------------------------------------------------------------ refusals

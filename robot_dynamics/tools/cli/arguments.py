@@ -93,7 +93,8 @@ def common_parser() -> argparse.ArgumentParser:
         nargs=3,
         metavar=("GX", "GY", "GZ"),
         default=None,
-        help="gravity in the base frame [m/s^2] (default 0 0 -9.81; the bundled double "
+        help="gravity in the base frame [m/s^2] (default: 9.81 down the URDF root's z axis as "
+        "the base link sees it, 0 0 -9.81 when the base is the root; the bundled double "
         "pendulum: 0 -9.81 0)",
     )
     common.add_argument("--json", action="store_true", help="print one JSON object (for programs)")
