@@ -25,6 +25,8 @@ def make_replay(stamps, tau, wrench=None, status=None, components=("fx", "fy", "
         stamp_ns=np.asarray(stamps, dtype=np.int64),
         status=np.full(k, ESTIMATED, np.int8) if status is None else np.asarray(status, np.int8),
         external_torques=tau,
+        velocity=np.full((k, n), np.nan),
+        measured_torques=np.full((k, n), np.nan),
         wrench=np.zeros((k, 6)) if wrench is None else wrench,
         in_contact=np.full(k, -1, np.int8),
         contact_link=np.full(k, "", dtype=object),
