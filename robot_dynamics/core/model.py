@@ -286,8 +286,8 @@ class RobotModel(CheckedAlgorithms):
             RobotModel: the new model.
 
         Raises:
-            URDFError: no such file, unreadable, not UTF-8 (names the path); and everything
-                :meth:`from_urdf_string` raises.
+            URDFError: no such file, unreadable, not text in its encoding (names the path);
+                and everything :meth:`from_urdf_string` raises.
         """
         return cls.from_urdf_string(
             read_urdf_file(path),

@@ -44,8 +44,10 @@ beyond), checked right after the XML parse, so reading and refusing take time an
 in the size of the text.
 """
 
+import codecs
 import math
 import os
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
@@ -179,10 +181,10 @@ def read_urdf_file(path):
         path: the file (str or ``os.PathLike``).
 
     Returns:
-        str: the file's text (UTF-8).
+        str: the file's text (UTF-8, or the encoding its XML declaration names).
 
     Raises:
-        URDFError: not a path, no such file, unreadable, not UTF-8 (names the path).
+        URDFError: not a path, no such file, unreadable, not in its encoding (names the path).
     """
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
@@ -191,30 +193,55 @@ def read_urdf_file(path):
     if "\x00" in path or not os.path.isfile(path):
         raise URDFError(f"no URDF file {path!r}")
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as err:
+        with open(path, "rb") as handle:
+            return decode_xml(handle.read())
+    except (OSError, UnicodeDecodeError, LookupError) as err:
         raise URDFError(f"cannot read the URDF file {path!r}: {err}") from None
+
+
+_DECLARED_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+def decode_xml(data):
+    """Bytes of XML as text, in the encoding its declaration names (``<?xml version="1.0"
+    encoding="ISO-8859-1"?>``, as urdfdom and Pinocchio read it), else UTF-8; a UTF-8
+    byte-order mark dropped.
+
+    Args:
+        data: the bytes.
+
+    Returns:
+        str: the text.
+
+    Raises:
+        UnicodeDecodeError: not text in that encoding.
+        LookupError: an encoding Python does not know.
+    """
+    declared = _DECLARED_ENCODING.match(data.removeprefix(codecs.BOM_UTF8))
+    encoding = declared.group(1).decode("ascii") if declared else "utf-8"
+    if codecs.lookup(encoding).name == "utf-8":
+        encoding = "utf-8-sig"
+    return data.decode(encoding)
 
 
 def urdf_text(text):
     """URDF XML text, checked to be text that starts as XML.
 
     Args:
-        text: URDF XML (str, or UTF-8 bytes).
+        text: URDF XML (str, or bytes: UTF-8 or the encoding the XML declaration names).
 
     Returns:
         str: the text without surrounding white space.
 
     Raises:
-        URDFError: another type, not UTF-8, empty, or not starting with ``<`` (a file path given
-            as text, say).
+        URDFError: another type, not in its encoding, empty, or not starting with ``<`` (a file
+            path given as text, say).
     """
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise URDFError(f"robot description is not UTF-8 text: {err}") from None
+            text = decode_xml(text)
+        except (UnicodeDecodeError, LookupError) as err:
+            raise URDFError(f"robot description is not text in its encoding: {err}") from None
     if not isinstance(text, str):
         raise URDFError(f"robot description must be URDF XML text, got {type(text).__name__}")
     text = text.strip()
@@ -228,13 +255,20 @@ def urdf_text(text):
     return text
 
 
+def _local(tag):
+    """An element's name without its namespace (``{http://drake.mit.edu}robot`` -> ``robot``)."""
+    return tag.rpartition("}")[2]
+
+
 def _parse_xml(text, max_links):
     """The ``<robot>`` element; refuses more than max_links links or joints while parsing, so
-    an oversized document costs no more than max_links elements of it."""
+    an oversized document costs no more than max_links elements of it. A default namespace
+    (``<robot xmlns="http://drake.mit.edu">``, which urdfdom ignores) is taken off the names of
+    the elements in it."""
     parser = ET.XMLPullParser(events=("start", "end"))
     counts = {"link": 0, "joint": 0}
     depth = 0
-    root = None
+    root, namespace = None, ""
     try:
         for begin in range(0, len(text), _CHUNK):
             parser.feed(text[begin : begin + _CHUNK])
@@ -244,9 +278,12 @@ def _parse_xml(text, max_links):
                     continue
                 depth += 1
                 if depth == 1:
-                    if element.tag != "robot":
+                    if _local(element.tag) != "robot":
                         raise URDFError(f"URDF root element must be <robot>, found <{element.tag}>")
                     root = element
+                    namespace = element.tag[: -len("robot")]
+                if namespace and element.tag.startswith(namespace):
+                    element.tag = element.tag[len(namespace) :]
                 if depth == 2 and element.tag in counts:
                     counts[element.tag] += 1
                     if counts[element.tag] > max_links:
@@ -532,6 +569,21 @@ def _xacro_elements(root):
     return sorted(names)
 
 
+def _refuse_xacro(root, elements):
+    """KinematicTreeError for an unexpanded xacro file: elements in a xacro namespace (the xacro
+    tool leaves none), or a link or joint named by a substitution (``$(arg prefix)``, ``${}``)."""
+    xacro = _xacro_elements(root)
+    named = [e.get("name", "") for e in elements if re.search(r"\$[({]", e.get("name", ""))]
+    if not xacro and not named:
+        return
+    what = f"xacro elements ({', '.join(xacro)})" if xacro else f"names such as {named[0]!r}"
+    raise KinematicTreeError(
+        f"the URDF is an unexpanded xacro file, with {what}: expand it with the xacro tool "
+        "first (xacro robot.urdf.xacro name:=value > robot.urdf; the launch files and the CLI "
+        "take .xacro files and their arguments)"
+    )
+
+
 def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
     """Read URDF text into a :class:`RobotDescription`, validating every number.
 
@@ -550,8 +602,8 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
         URDFError: not XML text, malformed XML, not a ``<robot>``, a required attribute
             missing.
         ModelTooLargeError: more than ``max_links`` links or joints.
-        KinematicTreeError: duplicate or missing names; no links but xacro elements (an
-            unexpanded xacro file).
+        KinematicTreeError: duplicate or missing names; an unexpanded xacro file (xacro
+            elements, or a link or joint named by a substitution).
         UnsupportedJointError: unknown joint types (floating and planar joints are read;
             ``build_tree`` loads them as fixed joints, with a warning).
         InvalidURDFValueError: a number outside its valid range (see the module doc).
@@ -560,12 +612,8 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
         raise URDFError(f"max_links must be an integer >= 1, got {max_links!r}")
     root = _parse_xml(urdf_text(text), max_links)
     links = root.findall("link")
-    if not links and _xacro_elements(root):
-        raise KinematicTreeError(
-            f"the URDF has no links but xacro elements ({', '.join(_xacro_elements(root))}): "
-            f"expand it with the xacro tool first (xacro robot.urdf.xacro > robot.urdf)"
-        )
     joints = root.findall("joint")
+    _refuse_xacro(root, links + joints)
     _check_names(links, "link")
     _check_names(joints, "joint")
     adjustments, inconsistent, joint_warnings = [], [], []

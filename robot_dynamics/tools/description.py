@@ -51,8 +51,8 @@ _XACRO_LOCK = threading.Lock()
 
 
 class RobotDescriptionError(URDFError):
-    """The robot description cannot be read: no such file, unreadable, not UTF-8 text, or xacro
-    failed on it (the message names the file and, for xacro, its error)."""
+    """The robot description cannot be read: no such file, unreadable, not text in its
+    encoding, or xacro failed on it (the message names the file and, for xacro, its error)."""
 
 
 class XacroArgumentError(InvalidInputError):
@@ -236,10 +236,12 @@ def urdf_root_link(urdf: str) -> str:
 
 
 def _decode(data: bytes, source: str) -> str:
+    from robot_dynamics.core.urdf import decode_xml
+
     try:
-        return data.decode("utf-8-sig")  # utf-8, dropping a leading byte-order mark
-    except UnicodeDecodeError as exc:
-        raise RobotDescriptionError(f"{source}: not UTF-8 text ({exc})") from None
+        return decode_xml(data)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise RobotDescriptionError(f"{source}: not text in its encoding ({exc})") from None
 
 
 def _run_xacro(path: str, text: str, mappings: Dict[str, str]) -> str:
@@ -292,7 +294,8 @@ def load_robot_description(
         the URDF XML as a string (xacro expanded, byte-order mark dropped).
 
     Raises:
-        RobotDescriptionError: no such file or package, unreadable, not UTF-8, or xacro failed.
+        RobotDescriptionError: no such file or package, unreadable, not text in its encoding (UTF-8
+            or the one its XML declaration names), or xacro failed.
         XacroArgumentError: malformed xacro arguments, or arguments for a file that is not xacro.
     """
     mappings = parse_xacro_args(xacro_args)

@@ -85,7 +85,7 @@ def resolve_robot(
 
     Raises:
         RobotDescriptionError: no such file and no bundled robot of that name, unknown package,
-            unreadable file, not UTF-8, or xacro failed.
+            unreadable file, not text in its encoding, or xacro failed.
         XacroArgumentError: malformed xacro arguments, or arguments for a non-xacro source.
     """
     if spec == STDIN:

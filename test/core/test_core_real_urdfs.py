@@ -6,7 +6,8 @@ parametrise the tests, TIAGo, PR2, Romeo, the Allegro hands, ANYmal+Kinova and B
 them (and Alex's psyonic hands, whose finger <mimic> elements name joints the file does not
 have: those fingers load as independent joints, with warnings). Joints are mapped by name,
 mimic joints reduced through q_full = G q + offset (oracles.PinOracle). Two random
-configurations per file.
+configurations per file. Beside them, what other real descriptions do: unexpanded xacro files
+refused saying so, a default XML namespace (Drake's) and a declared Latin-1 encoding loaded.
 """
 
 import glob
@@ -28,6 +29,7 @@ from robot_dynamics.core.errors import (  # noqa: E402
     InvalidURDFValueError,
     KinematicTreeError,
     SingularInertiaError,
+    URDFError,
 )
 from robot_dynamics.core.inertia import INDEFINITE_BODY  # noqa: E402
 from robot_dynamics.core.joint_warnings import FREE_JOINT_FIXED, MIMIC_TARGET_MISSING  # noqa: E402
@@ -225,12 +227,13 @@ def test_an_unexpanded_xacro_file_is_refused_saying_so(rel):
 
 def test_a_xacro_substitution_left_in_a_number_says_so():
     """A description whose links are there but whose numbers still hold xacro arguments (sent
-    unexpanded on the robot_description topic, say): the number is named, and the fix."""
+    unexpanded on the robot_description topic, say): the number is named, and the fix. A link
+    or joint named by a substitution is named the same way."""
     xml = (
         '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="base"/>'
         '<link name="l1"><inertial><mass value="1"/>'
         '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>'
-        '<joint name="$(arg prefix)j1" type="revolute"><parent link="base"/><child link="l1"/>'
+        '<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>'
         '<origin xyz="0 0 ${height}"/><axis xyz="0 0 1"/>'
         '<limit effort="1" velocity="1" lower="-1" upper="1"/></joint></robot>'
     )
@@ -239,3 +242,43 @@ def test_a_xacro_substitution_left_in_a_number_says_so():
     message = str(ei.value)
     assert "'0 0 ${height}' is an unexpanded xacro substitution" in message, message
     assert "xacro robot.urdf.xacro > robot.urdf" in message
+    with pytest.raises(KinematicTreeError) as ei:
+        RobotModel.from_urdf_string(xml.replace('"j1"', '"$(arg prefix)j1"'))
+    assert "unexpanded xacro file, with names such as '$(arg prefix)j1'" in str(ei.value)
+
+
+def test_a_xacro_file_with_a_link_before_its_macros_is_refused_saying_so():
+    """The official UR and Kinova xacro files start with a literal world link before their macro
+    calls: read as URDF they would be a robot of one link and no joint. The xacro elements left
+    are named, and the fix."""
+    xml = (
+        '<robot name="$(arg name)" xmlns:xacro="http://wiki.ros.org/xacro">'
+        '<xacro:arg name="name" default="ur"/><link name="world"/>'
+        '<xacro:include filename="$(find ur_description)/urdf/ur_macro.xacro"/>'
+        '<xacro:ur_robot name="$(arg name)" parent="world"/></robot>'
+    )
+    with pytest.raises(KinematicTreeError) as ei:
+        RobotModel.from_urdf_string(xml)
+    assert "unexpanded xacro file, with xacro elements (arg, include, ur_robot)" in str(ei.value)
+
+
+def test_a_default_namespace_and_a_declared_encoding_load_as_urdfdom_loads_them():
+    """Drake's URDFs put the robot in a default namespace (urdfdom ignores it); older files
+    declare ISO-8859-1 and carry a Latin-1 byte (an author's name, a degree sign): both load,
+    the same model as the plain file. Latin-1 bytes without the declaration are refused as not
+    UTF-8."""
+    plain = robot_urdfs.urdf_xml("double_pendulum")
+    assert plain.lstrip().startswith("<?xml") or "<robot" in plain
+    body = plain[plain.index("<robot") :]
+    spaced = body.replace("<robot ", '<robot xmlns="http://drake.mit.edu" ', 1)
+    reference = RobotModel.from_urdf_string(body)
+    q = np.array([0.3, -0.4])
+    for text in (
+        spaced,
+        ('<?xml version="1.0" encoding="ISO-8859-1"?>\n<!-- 90\xb0 -->\n' + body).encode("latin-1"),
+    ):
+        model = RobotModel.from_urdf_string(text)
+        assert model.joint_names == reference.joint_names
+        assert_close(model.mass_matrix(q), reference.mass_matrix(q), 0, "M")
+    with pytest.raises(URDFError, match="not text in its encoding"):
+        RobotModel.from_urdf_string(("<!-- 90\xb0 -->" + body).encode("latin-1"))

@@ -123,7 +123,7 @@ def test_robot_description_errors(tmp_path):
         load_robot_description(str(tmp_path / "missing.urdf"))
     latin1 = tmp_path / "latin1.urdf"
     latin1.write_bytes("<robot name='bras'><link name='épaule'/></robot>".encode("latin-1"))
-    with pytest.raises(RobotDescriptionError, match="not UTF-8"):
+    with pytest.raises(RobotDescriptionError, match="not text in its encoding"):
         load_robot_description(str(latin1))
     with pytest.raises(RobotDescriptionError, match="empty"):
         load_robot_description("-", stdin=io.BytesIO(b"  \n"))
