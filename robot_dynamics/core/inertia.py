@@ -95,6 +95,16 @@ ROUNDING = "negative_at_rounding"
 NEGATIVE = "not_positive_semidefinite"
 INDEFINITE_BODY = "indefinite_body"
 MOVES_NO_INERTIA = "moves_no_inertia"
+#: Rules of what an ``<inertial>`` says that a rigid body cannot quite be: no ``<inertia>`` (a
+#: point mass; urdfdom refuses it), a rotational inertia without mass, an inertia so large for
+#: its mass that the body would be metres across (a CAD export in kg cm^2 or kg mm^2, or a
+#: placeholder).
+POINT_MASS = "no_inertia_element"
+INERTIA_WITHOUT_MASS = "inertia_without_mass"
+LARGE_INERTIA = "large_for_its_mass"
+#: Radius of gyration sqrt(largest principal moment / mass) [m] above which an inertia is
+#: LARGE_INERTIA (an arm's links stay below 1 m; a 7 m rod about its middle reaches 2 m).
+MAX_GYRATION_RADIUS = 2.0
 #: Rule of the refusal: an indefinite body makes M(q) indefinite.
 INDEFINITE_MASS_MATRIX = "indefinite_mass_matrix"
 
@@ -114,7 +124,9 @@ class InertiaWarning:
             :data:`NEGATIVE` (more negative; on a link fixed to the base, or in a moving body
             that is positive semi-definite as a whole), :data:`INDEFINITE_BODY` (the moving
             body is indefinite beyond rounding, M(q) stays positive) or
-            :data:`MOVES_NO_INERTIA` (the actuated joint ``joint`` moves no mass or inertia).
+            :data:`MOVES_NO_INERTIA` (the actuated joint ``joint`` moves no mass or inertia);
+            :data:`POINT_MASS`, :data:`INERTIA_WITHOUT_MASS`, :data:`LARGE_INERTIA` (what the
+            ``<inertial>`` says, ``detail``).
         moments: (3,) principal moments [kg m^2] about the centre of mass, ascending: of the
             link, for :data:`INDEFINITE_BODY` of the body (the link plus the links fixed to it),
             for :data:`MOVES_NO_INERTIA` zeros.
@@ -124,6 +136,7 @@ class InertiaWarning:
             every motion its joints can give it at every configuration (so it cannot make M(q)
             indefinite: exact), False when M(q) was found positive semi-definite only at the
             sampled configurations; else None.
+        detail: for the ``<inertial>`` rules, what the element says.
     """
 
     link: str
@@ -131,6 +144,7 @@ class InertiaWarning:
     moments: tuple
     joint: str = None
     exact: bool = None
+    detail: str = ""
 
     def __str__(self):
         moments = ", ".join(f"{m:.4g}" for m in self.moments)
@@ -150,6 +164,9 @@ class InertiaWarning:
             )
         if self.rule == MOVES_NO_INERTIA:
             return _moves_no_inertia_text([self])
+        if self.detail:
+            where = "never moves" if self.joint is None else f"moves with joint {self.joint!r}"
+            return f"link {self.link!r} <inertial> {self.detail} ({self.rule}); {where}"
         what = {
             TRIANGLE: "violates the triangle inequality (the largest principal moment exceeds "
             "the sum of the other two)",
@@ -415,13 +432,20 @@ def _mass_matrix_witness(tree, bodies):
 
 
 def check_inertias(
-    inconsistent, tree, strict=False, remedy="fix the URDF, or load it with " + _BALANCE_HINT
+    inconsistent,
+    tree,
+    strict=False,
+    remedy="fix the URDF, or load it with " + _BALANCE_HINT,
+    inertial_notes=(),
 ):
     """Apply the policy of the module doc to a model's bodies and inconsistent links.
 
     Args:
         inconsistent: ``(link name, (3, 3) rotational inertia about its COM)`` of every link
             tensor that breaks the link rule (:func:`link_rule`), in file order.
+        inertial_notes: ``(link name, rule, detail)`` of the ``<inertial>`` elements that a
+            rigid body cannot quite be (:data:`POINT_MASS`, :data:`INERTIA_WITHOUT_MASS`,
+            :data:`LARGE_INERTIA`), in file order; those of links below the base warn.
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree` built from the description.
         strict: refuse every warning.
         remedy: what the refusal of an indefinite M(q) tells to do.
@@ -501,6 +525,11 @@ def check_inertias(
                 )
             )
     balanceable = bool(warnings)
+    for name, rule, detail in inertial_notes:
+        info = tree.frames.get(name)
+        if info is not None:
+            joint = tree.body_joint_names[info.body] if info.body >= 0 else None
+            warnings.append(InertiaWarning(name, rule, (0.0, 0.0, 0.0), joint, detail=detail))
     warnings.extend(moves_no_inertia_warnings(tree))
     if strict and warnings:
         balance = f"load it with {_BALANCE_HINT}, " if balanceable else ""

@@ -16,6 +16,7 @@ MIMIC_TARGET_FIXED = "mimic_target_fixed"
 MIMIC_TARGET_OUTSIDE = "mimic_target_outside_model"
 FREE_JOINT_FIXED = "free_joint_fixed"
 GRAVITY_JOINT_ABOVE = "gravity_joint_above_base"
+FAR_FROM_BASE_RULE = "far_from_base"
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ class JointWarning:
             :data:`FREE_JOINT_FIXED` (a floating or planar joint below the base link, loaded as
             a fixed joint at its origin); :data:`GRAVITY_JOINT_ABOVE` (a revolute or continuous
             joint above the base link, which turns it: the default gravity, the URDF root's
-            down, is taken with the joint at 0).
+            down, is taken with the joint at 0); :data:`FAR_FROM_BASE_RULE` (the joint moves a
+            link frame implausibly far from the base: lengths not in metres).
         message: what the element says and what the model does instead.
     """
 

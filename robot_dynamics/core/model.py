@@ -46,7 +46,8 @@ from .locked_joints import lock_joints
 from .spatial import force_transform, inertia_parameters, spatial_inertia
 from .state_terms import StateTerms
 from .tip import default_tip
-from .tree import build_tree, root_gravity
+from .placement import far_frame_warnings, root_gravity
+from .tree import build_tree
 from .urdf import MAX_LINKS, check_inertia_tensor, parse_urdf, read_urdf_file
 from .validation import (
     MAX_PAYLOAD_COM,
@@ -239,11 +240,18 @@ class RobotModel(CheckedAlgorithms):
                     argument="locked_joints",
                 )
             locked = tuple((name, q) for name, q in locked if child[name] in below)
-        warnings = check_inertias(description.inconsistent_inertias, tree, strict=strict_inertia)
+        warnings = check_inertias(
+            description.inconsistent_inertias,
+            tree,
+            strict=strict_inertia,
+            inertial_notes=description.inertial_notes,
+        )
+        placed = far_frame_warnings(tree)
         if gravity is None:
             gravity, turning = root_gravity(description, tree.base_link)
-            if turning:
-                tree = dataclasses.replace(tree, joint_warnings=tree.joint_warnings + turning)
+            placed += turning
+        if placed:
+            tree = dataclasses.replace(tree, joint_warnings=tree.joint_warnings + placed)
         gravity = check_vector3(gravity, "gravity", argument="gravity")
         if armature is not None or np.any(gravity != tree.gravity):
             armature = check_per_joint(armature, "armature", tree.joint_names, 0.0, nonneg=True)

@@ -23,7 +23,6 @@ import numpy as np
 from .errors import InvalidURDFValueError, KinematicTreeError
 from .joint_warnings import (
     FREE_JOINT_FIXED,
-    GRAVITY_JOINT_ABOVE,
     MIMIC_TARGET_FIXED,
     MIMIC_TARGET_MISSING,
     MIMIC_TARGET_OUTSIDE,
@@ -38,7 +37,7 @@ REVOLUTE, PRISMATIC = 0, 1
 FREE_JOINTS = ("floating", "planar")
 
 #: Default gravity [m/s^2] in the base frame of a tree made directly; a model built from a URDF
-#: takes it in the URDF root's frame (:func:`root_gravity`).
+#: takes it in the URDF root's frame (:func:`~robot_dynamics.core.placement.root_gravity`).
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
 
@@ -634,39 +633,6 @@ def build_tree(robot, base_link=None):
         joint_warnings=joint_warnings,
     )
     return tree
-
-
-def root_gravity(robot, base_link):
-    """Standard gravity down the URDF root link's z axis (REP 103: z up), in the base link's axes:
-    the base as the URDF places it in the root, the joints between them at 0.
-
-    Args:
-        robot: :class:`~robot_dynamics.core.urdf.RobotDescription`.
-        base_link: the model's base link (the root itself: ``STANDARD_GRAVITY``).
-
-    Returns:
-        tuple: ``(gravity (3,) [m/s^2], warnings)``, one :class:`JointWarning` per revolute or
-        continuous joint above the base (gravity's direction is then that of the joint at 0;
-        a floating or planar joint is taken at its origin, the pose its URDF means).
-    """
-    parent_joint = {joint.child: joint for joint in robot.joints}
-    rotation, warnings, link = np.eye(3), [], base_link
-    while link in parent_joint:
-        joint = parent_joint[link]
-        rotation = joint.origin[:3, :3] @ rotation
-        if joint.type in ("revolute", "continuous"):  # a free joint's origin is the pose meant
-            warnings.append(
-                JointWarning(
-                    joint.name,
-                    GRAVITY_JOINT_ABOVE,
-                    f"turns base link {base_link!r} from above: gravity, the URDF root's down, "
-                    "is taken with it at 0; give gravity in the base frame for its position",
-                )
-            )
-        link = joint.parent
-    gravity = rotation.T @ np.asarray(STANDARD_GRAVITY)
-    gravity[np.abs(gravity) < 1e-12] = 0.0  # an axis turned by a right angle: no -0 or 6e-16
-    return gravity, tuple(reversed(warnings))
 
 
 def _mimic_warnings(body_joint, body_index, joint_by_name, base_link):

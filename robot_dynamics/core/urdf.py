@@ -63,6 +63,10 @@ from .errors import (
 from .inertia import (
     INERTIA_ATOL,
     INERTIA_RTOL,
+    INERTIA_WITHOUT_MASS,
+    LARGE_INERTIA,
+    MAX_GYRATION_RADIUS,
+    POINT_MASS,
     balanced_inertia,
     inertia_inconsistency,
     link_rule,
@@ -164,6 +168,11 @@ class RobotDescription:
         joint_warnings: :class:`~robot_dynamics.core.joint_warnings.JointWarning` of every
             joint loaded otherwise than its element says (a negative damping or friction,
             ``lower > upper``, an effort or velocity limit of 0), in file order.
+        inertial_notes: ``(link name, rule, detail)`` of every ``<inertial>`` that a rigid
+            body cannot quite be (no ``<inertia>``, inertia without mass, an inertia metres
+            across for its mass: :data:`~robot_dynamics.core.inertia.POINT_MASS` and the
+            others), in file order (judged with the tree by
+            :func:`~robot_dynamics.core.inertia.check_inertias`).
     """
 
     name: str
@@ -172,6 +181,7 @@ class RobotDescription:
     adjustments: tuple = ()
     inconsistent_inertias: tuple = ()
     joint_warnings: tuple = ()
+    inertial_notes: tuple = ()
 
 
 def read_urdf_file(path):
@@ -397,9 +407,10 @@ def _inertia_tolerance(I):
     return INERTIA_RTOL * abs(float(np.trace(I))) + INERTIA_ATOL
 
 
-def _link(element, balance, adjustments, inconsistent):
+def _link(element, balance, adjustments, inconsistent, notes):
     """The link's data; an inertia tensor that breaks the link rule is balanced (``balance``,
-    noted in ``adjustments``) or appended to ``inconsistent`` as ``(name, tensor)``."""
+    noted in ``adjustments``) or appended to ``inconsistent`` as ``(name, tensor)``; what a
+    rigid body cannot quite be is appended to ``notes`` (:func:`_inertial_notes`)."""
     name = element.get("name")
     owner = f"link {name!r}"
     inertial = element.find("inertial")
@@ -410,6 +421,11 @@ def _link(element, balance, adjustments, inconsistent):
     i = inertial.find("inertia")
     if i is None:
         I_in = np.zeros((3, 3))
+        if mass > 0.0:
+            notes.append(
+                (name, POINT_MASS, f"has no <inertia>: loaded as a point mass of {mass:g} kg "
+                 "(urdfdom refuses such a link)")
+            )  # fmt: skip
     else:
         v = {k: _float(i, k, owner, f"<inertia {k}>") for k in _INERTIA_KEYS}
         I_in = np.array(
@@ -431,11 +447,35 @@ def _link(element, balance, adjustments, inconsistent):
                 )
             else:
                 inconsistent.append((name, I_in))
+        notes.extend(_inertial_notes(name, mass, I_in))
     R = T[:3, :3]
     return LinkData(name, spatial_inertia(mass, T[:3, 3], R @ I_in @ R.T))
 
 
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def _inertial_notes(name, mass, I):
+    """``(name, rule, detail)`` of a rotational inertia without mass, or one so large for its
+    mass (radius of gyration over ``MAX_GYRATION_RADIUS``) that units are the likely cause."""
+    largest = float(np.max(np.abs(np.linalg.eigvalsh(I))))
+    if largest == 0.0:
+        return []
+    if mass == 0.0:
+        return [
+            (
+                name,
+                INERTIA_WITHOUT_MASS,
+                f"has mass 0 but a rotational inertia of "
+                f"{largest:.3g} kg m^2: loaded as given (no mass distribution has it)",
+            )
+        ]
+    radius = math.sqrt(largest / mass)
+    if radius <= MAX_GYRATION_RADIUS:
+        return []
+    return [(name, LARGE_INERTIA, f"has {largest:.3g} kg m^2 for {mass:g} kg: the inertia of "
+             f"a body {2 * radius:.3g} m across; kg cm^2 or kg mm^2 exported as kg m^2, or a "
+             "placeholder? loaded as given")]  # fmt: skip
 
 
 def _link_name(joint, role, owner):
@@ -616,12 +656,15 @@ def parse_urdf(text, max_links=MAX_LINKS, balance_inertia=False):
     _refuse_xacro(root, links + joints)
     _check_names(links, "link")
     _check_names(joints, "joint")
-    adjustments, inconsistent, joint_warnings = [], [], []
+    adjustments, inconsistent, joint_warnings, notes = [], [], [], []
     return RobotDescription(
         name=root.get("name", ""),
-        links=tuple(_link(link, balance_inertia, adjustments, inconsistent) for link in links),
+        links=tuple(
+            _link(link, balance_inertia, adjustments, inconsistent, notes) for link in links
+        ),
         joints=tuple(_joint(joint, joint_warnings) for joint in joints),
         adjustments=tuple(adjustments),
         inconsistent_inertias=tuple(inconsistent),
         joint_warnings=tuple(joint_warnings),
+        inertial_notes=tuple(notes),
     )

@@ -8,7 +8,9 @@ moves no mass or inertia (a description without ``<inertial>``) loads with a
 ``moves_no_inertia`` warning. Inertias that no mass distribution realises (the triangle
 inequality, negative moments at the file's rounding) load with a warning, ``strict_inertia``
 refuses them and ``balance_inertia`` makes them consistent; a link fixed to the base is
-never refused for its inertia."""
+never refused for its inertia. An ``<inertial>`` without ``<inertia>`` (a point mass), an
+inertia without mass, and an inertia metres across for its mass (kg cm^2 exported as kg m^2)
+load with a warning each."""
 
 import glob
 import os
@@ -25,6 +27,9 @@ from robot_dynamics.core.errors import (
 )
 from robot_dynamics.core.inertia import (
     INDEFINITE_BODY,
+    INERTIA_WITHOUT_MASS,
+    LARGE_INERTIA,
+    POINT_MASS,
     INERTIA_ROUNDING,
     NEGATIVE,
     ROUNDING,
@@ -364,6 +369,31 @@ def test_negative_moment_at_the_files_rounding_loads_with_a_warning(scale):
     _strict_refuses(beyond, "'l2'", "'j2'", INDEFINITE_BODY)
     balanced = RobotModel.from_urdf_string(beyond, balance_inertia=True)
     assert balanced.inertia_warnings == () and len(balanced.inertia_adjustments) == 1
+
+
+I_001 = '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>'
+
+
+@pytest.mark.parametrize(
+    "inertial, rule, words",
+    [
+        ('<mass value="2"/>', POINT_MASS, ("no <inertia>", "point mass of 2 kg")),
+        ('<mass value="0"/>' + I_001, INERTIA_WITHOUT_MASS, ("mass 0", "0.01 kg m^2")),
+        ('<mass value="3.7"/><inertia ixx="102" ixy="0" ixz="0" iyy="102" iyz="0" izz="40"/>',
+         LARGE_INERTIA, ("102 kg m^2 for 3.7 kg", "kg cm^2")),  # UR5's shoulder in kg cm^2
+    ],
+)  # fmt: skip
+def test_what_an_inertial_says_that_a_rigid_body_cannot_quite_be_is_named(inertial, rule, words):
+    """Loaded as given (the numbers as the file says), with a warning naming the link, its
+    joint and what the element says; strict_inertia refuses it. A link of 0.5 kg with 0.01 kg m^2
+    (a radius of gyration of 0.14 m) is no such link."""
+    xml = _chain([inertial, '<mass value="0.5"/>' + I_001, SMALL])
+    model = RobotModel.from_urdf_string(xml)
+    assert [(w.link, w.rule, w.joint) for w in model.inertia_warnings] == [("l1", rule, "j1")]
+    for word in (*words, "'l1'", "'j1'", rule):
+        assert word in str(model.inertia_warnings[0]), str(model.inertia_warnings[0])
+    with pytest.raises(InvalidURDFValueError, match=f"strict_inertia is set: link 'l1'.*{rule}"):
+        RobotModel.from_urdf_string(xml, strict_inertia=True)
 
 
 def test_link_fixed_to_the_base_is_never_refused_for_its_inertia():
