@@ -165,8 +165,10 @@ class InertiaWarning:
         if self.rule == MOVES_NO_INERTIA:
             return _moves_no_inertia_text([self])
         if self.detail:
-            where = "never moves" if self.joint is None else f"moves with joint {self.joint!r}"
-            return f"link {self.link!r} <inertial> {self.detail} ({self.rule}); {where}"
+            return (
+                f"link {self.link!r} <inertial> {self.detail} ({self.rule}); moves with joint "
+                f"{self.joint!r}"
+            )
         what = {
             TRIANGLE: "violates the triangle inequality (the largest principal moment exceeds "
             "the sum of the other two)",
@@ -445,7 +447,7 @@ def check_inertias(
             tensor that breaks the link rule (:func:`link_rule`), in file order.
         inertial_notes: ``(link name, rule, detail)`` of the ``<inertial>`` elements that a
             rigid body cannot quite be (:data:`POINT_MASS`, :data:`INERTIA_WITHOUT_MASS`,
-            :data:`LARGE_INERTIA`), in file order; those of links below the base warn.
+            :data:`LARGE_INERTIA`), in file order; those of moving links warn.
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree` built from the description.
         strict: refuse every warning.
         remedy: what the refusal of an indefinite M(q) tells to do.
@@ -527,8 +529,8 @@ def check_inertias(
     balanceable = bool(warnings)
     for name, rule, detail in inertial_notes:
         info = tree.frames.get(name)
-        if info is not None:
-            joint = tree.body_joint_names[info.body] if info.body >= 0 else None
+        if info is not None and info.body >= 0:  # a link fixed to the base weighs nothing
+            joint = tree.body_joint_names[info.body]
             warnings.append(InertiaWarning(name, rule, (0.0, 0.0, 0.0), joint, detail=detail))
     warnings.extend(moves_no_inertia_warnings(tree))
     if strict and warnings:

@@ -394,7 +394,12 @@ def check_inertia_tensor(I, owner, field="<inertia>", physical=True):
     if I.shape != (3, 3) or not np.all(np.isfinite(I)):
         raise _bad(owner, field, "must be a finite (3, 3) matrix")
     if np.max(np.abs(I)) > MAX_INERTIA:
-        raise _bad(owner, field, f"entries beyond {MAX_INERTIA:g} kg m^2")
+        raise _bad(
+            owner,
+            field,
+            f"entries beyond {MAX_INERTIA:g} kg m^2 (lengths in millimetres, or g mm^2 or kg "
+            "mm^2 exported as kg m^2?)",
+        )
     if np.max(np.abs(I - I.T)) > _inertia_tolerance(I):
         raise _bad(owner, field, "is not symmetric")
     problem = inertia_inconsistency(I) if physical else None

@@ -14,6 +14,7 @@ import pytest
 from robot_dynamics import RobotModel
 from robot_dynamics.core.errors import AmbiguousTipError, KinematicTreeError
 from robot_dynamics.core.joint_warnings import (
+    FAR_FROM_BASE_RULE,
     FREE_JOINT_FIXED,
     GRAVITY_JOINT_ABOVE,
     MIMIC_TARGET_FIXED,
@@ -550,6 +551,23 @@ def test_default_gravity_is_the_roots_down_as_the_base_sees_it(rng):
     assert not RobotModel.from_urdf_string(
         _mounted_panda("revolute"), base_link="panda_link0", gravity=(0, 0, -9.81)
     ).joint_warnings
+
+
+def test_a_description_in_millimetres_is_named():
+    """The Panda with every length in millimetres (its gravity torques 1000 times too large)
+    loads as given with a warning naming the joint that moves the farthest frame and the unit;
+    in metres, none."""
+    xml = robot_urdfs.urdf_xml("bundled_panda")
+    mm = re.sub(
+        r'xyz="([^"]*)"',
+        lambda m: 'xyz="' + " ".join(str(1000 * float(v)) for v in m.group(1).split()) + '"',
+        xml,
+    )
+    model = RobotModel.from_urdf_string(mm)
+    far = [w for w in model.joint_warnings if w.rule == FAR_FROM_BASE_RULE]
+    assert len(far) == 1 and far[0].joint in model.joint_names, model.joint_warnings
+    assert "m from base link 'panda_link0'" in str(far[0]) and "millimetres" in str(far[0])
+    assert not RobotModel.from_urdf_string(xml).joint_warnings
 
 
 ODD_URDFS = {
