@@ -502,8 +502,12 @@ def build_tree(robot, base_link=None):
                     joint.name,
                     FREE_JOINT_FIXED,
                     f"a {joint.type} joint (robot_dynamics models fixed-base robots): loaded as "
-                    f"a fixed joint at its origin; base_link={joint.child!r} makes its child "
-                    "link the base",
+                    "a fixed joint at its origin"
+                    + (
+                        f"; base_link={joint.child!r} makes its child link the base"
+                        if joint.parent == base_link  # a floating base; deeper, a loose body
+                        else f", its link {joint.child!r} carried as if fixed there"
+                    ),
                 )
             )
         T_body_joint = T_body_parentlink @ joint.origin

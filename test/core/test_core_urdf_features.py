@@ -396,6 +396,12 @@ def test_a_free_joint_loads_as_a_fixed_joint_with_a_warning(jtype, rng):
     q = random_state(model, "mixed", rng)[0]
     assert_close(model.jacobian(q), load_model("mixed").jacobian(q), 1e-12, f"{jtype} J")
     assert RobotModel.from_urdf_string(xml, base_link="mount").joint_warnings == ()
+    # deeper in the tree (a payload under the tool) it is a loose body, not a floating base
+    tool = '<joint name="tool_joint" type="fixed">'
+    deep = robot_urdfs.MIXED_URDF.replace(tool, tool.replace("fixed", jtype))
+    (warning,) = RobotModel.from_urdf_string(deep).joint_warnings
+    assert warning.joint == "tool_joint" and "carried as if fixed there" in str(warning)
+    assert "base_link=" not in str(warning)
 
 
 def test_mimic_joints_that_form_a_cycle_are_refused():
