@@ -28,7 +28,9 @@ stays positive gives meaningful, if physically dubious, numbers (as Pinocchio co
     configuration, as with physically consistent inertias; otherwise **sampled**: M(q) has
     no negative eigenvalue at the :data:`SAMPLED_CONFIGURATIONS` configurations of
     :func:`sampled_configurations` (neutral, all joints at their lower and at their upper
-    limits, the rest seeded uniformly within the limits), not a guarantee for every q;
+    limits, the rest seeded uniformly within the limits) nor where a local search within the
+    limits leads from the :data:`SEARCHED_CONFIGURATIONS` with the smallest eigenvalue (the
+    negative region of a wrong tensor can be a small pocket), not a guarantee for every q;
   - an actuated joint that moves no mass and no inertia (:data:`MOVES_NO_INERTIA`): every body
     it drives (its own and its mimic joints') carries, with every link below it, no
     ``<inertial>`` or a zero mass and zero inertia, as in the ROS-Industrial descriptions, which
@@ -78,6 +80,10 @@ INERTIA_ROUNDING = 1e-3
 SAMPLED_CONFIGURATIONS = 64
 #: Seed of the sampled configurations (the same model always gets the same verdict).
 SAMPLE_SEED = 0
+#: Sampled configurations a local search for a negative eigenvalue of M(q) starts from, and the
+#: evaluations of M it may spend from each.
+SEARCHED_CONFIGURATIONS = 4
+SEARCH_EVALUATIONS = 400
 #: Range [rad or m] sampled for a joint without limits (continuous, or a prismatic joint
 #: without ``<limit>``): [-pi, pi] rad, [-1, 1] m.
 UNLIMITED_RANGE = {False: np.pi, True: 1.0}
@@ -154,8 +160,9 @@ class InertiaWarning:
                 "its joints can give it, at every configuration (exact)"
                 if self.exact
                 else f"M(q) has no negative eigenvalue at the {SAMPLED_CONFIGURATIONS} "
-                "configurations tested (neutral, joint limits, seeded within them; sampled, "
-                "not a guarantee for every configuration)"
+                "configurations tested (neutral, joint limits, seeded within them) nor where a "
+                "local search from the lowest of them leads (sampled, not a guarantee for every "
+                "configuration)"
             )
             return (
                 f"link {self.link!r} <inertia> makes the body moved by joint {self.joint!r} "
@@ -371,6 +378,45 @@ def sampled_configurations(tree):
     return np.vstack([np.clip(np.zeros(tree.n), lower, upper), lower, upper, drawn])
 
 
+def _scaled_mass_matrices(tree, Q):
+    """``(kinematics, scaled, scale)`` at configurations Q (K, n): M(Q) (no armature, mimic
+    joints reduced) with its diagonal scaled to 1 (``scale`` (K, n)), lifted by
+    ``M_SCALED_TOLERANCE``."""
+    kin = Kinematics(tree, tree.body_positions(Q))
+    M = tree.reduce_matrix(crba(tree, kin)[0])  # (K, n, n)
+    d = np.diagonal(M, axis1=-2, axis2=-1)
+    floor = M_SCALED_TOLERANCE * np.maximum(d.max(axis=-1, keepdims=True), INERTIA_ATOL)
+    scale = 1.0 / np.sqrt(np.maximum(d, floor))
+    scaled = M * scale[:, :, None] * scale[:, None, :] + M_SCALED_TOLERANCE * np.eye(tree.n)
+    return kin, scaled, scale
+
+
+def _searched_configuration(tree, Q, scaled, scale):
+    """A configuration within the sampled ranges where M(q) has a negative eigenvalue, found by
+    a bounded local search (L-BFGS-B) from each of the ``SEARCHED_CONFIGURATIONS`` sampled ones
+    with the smallest eigenvalue, or None. The search lowers the smallest eigenvalue of M(q)
+    scaled as at its start (a scaling that follows q would hide a diagonal entry going
+    negative)."""
+    from scipy.optimize import minimize
+
+    lowest = np.linalg.eigvalsh(scaled)[:, 0]
+    bounds = list(zip(Q.min(axis=0), Q.max(axis=0)))  # the limits (rows 1 and 2 of Q)
+    for k in np.argsort(lowest)[:SEARCHED_CONFIGURATIONS]:
+        D = scale[k][:, None] * scale[k][None, :]
+
+        def smallest(q):
+            kin = Kinematics(tree, tree.body_positions(q[None]))
+            return float(np.linalg.eigvalsh(tree.reduce_matrix(crba(tree, kin)[0])[0] * D)[0])
+
+        found = minimize(
+            smallest, Q[k], method="L-BFGS-B", bounds=bounds,
+            options={"maxfun": SEARCH_EVALUATIONS},
+        )  # fmt: skip
+        if np.linalg.eigvalsh(_scaled_mass_matrices(tree, found.x[None])[1][0])[0] < 0.0:
+            return k, found.x
+    return None
+
+
 def joints_moving_no_inertia(tree):
     """The actuated joints that move no mass and no inertia: every body the joint drives (its
     own, its mimic joints') has, with every body below it, a zero spatial inertia.
@@ -406,30 +452,35 @@ def _exactly_positive(tree, bodies, trace):
 
 def _mass_matrix_witness(tree, bodies):
     """The first sampled configuration where M(q) (no armature, mimic joints reduced) is
-    indefinite beyond round-off, or None: ``(index, q, body of ``bodies`` with the most negative
-    kinetic energy in M's most negative direction)``."""
+    indefinite beyond round-off, else one a local search finds, or None: ``(where, q, body of
+    ``bodies`` with the most negative kinetic energy in M's most negative direction)``,
+    ``where`` naming the configuration."""
     if tree.n == 0:
         return None
     Q = sampled_configurations(tree)
-    kin = Kinematics(tree, tree.body_positions(Q))
-    M = tree.reduce_matrix(crba(tree, kin)[0])  # (K, n, n)
-    d = np.diagonal(M, axis1=-2, axis2=-1)
-    floor = M_SCALED_TOLERANCE * np.maximum(d.max(axis=-1, keepdims=True), INERTIA_ATOL)
-    scale = 1.0 / np.sqrt(np.maximum(d, floor))
-    scaled = M * scale[:, :, None] * scale[:, None, :] + M_SCALED_TOLERANCE * np.eye(tree.n)
+    kin, scaled, scale = _scaled_mass_matrices(tree, Q)
+    names = ("the neutral configuration", "the lower joint limits", "the upper joint limits")
     try:
         np.linalg.cholesky(scaled)
-        return None
+        searched = _searched_configuration(tree, Q, scaled, scale)
+        if searched is None:
+            return None
+        k, q = searched
+        where = f"a configuration a local search found from sampled configuration {k}"
+        kin, scaled, scale = _scaled_mass_matrices(tree, q[None])
+        candidates = [(0, where, q)]
     except np.linalg.LinAlgError:
-        pass
-    for k in range(len(Q)):
+        candidates = [
+            (k, names[k] if k < 3 else f"sampled configuration {k}", Q[k]) for k in range(len(Q))
+        ]
+    for k, where, q in candidates:
         values, vectors = np.linalg.eigh(scaled[k])
         if values[0] > 0.0:
             continue
         qd = tree.body_rates(scale[k] * vectors[:, 0])
         V = tree.ancestors @ (kin.S[k] * qd[:, None])  # (nb, 6) body velocities
         energy = np.einsum("bi,bij,bj->b", V, kin.I[k], V)
-        return k, Q[k], min(bodies, key=lambda b: energy[b])
+        return where, q, min(bodies, key=lambda b: energy[b])
     return None
 
 
@@ -472,17 +523,8 @@ def check_inertias(
     sampled = [b for b in indefinite if not exact[b]]
     witness = _mass_matrix_witness(tree, sampled) if sampled else None
     if witness is not None:
-        k, q, b = witness
+        where, q, b = witness
         links = [name for name, info in tree.frames.items() if info.body == b]
-        where = (
-            (
-                "the neutral configuration",
-                "the lower joint limits",
-                "the upper joint limits",
-            )[k]
-            if k < 3
-            else f"sampled configuration {k}"
-        )
         raise InvalidURDFValueError(
             f"link {', link '.join(map(repr, links))} <inertia>: the body moved by joint "
             f"{tree.body_joint_names[b]!r} is not positive semi-definite (principal moments "

@@ -216,6 +216,29 @@ def test_indefinite_body_that_makes_M_indefinite_is_refused(inertia, where, q):
     assert RobotModel.from_urdf_string(xml, balance_inertia=True).inertia_warnings == ()
 
 
+def test_an_indefinite_M_that_no_sample_meets_is_found_by_the_local_search():
+    """With a light l1 and l2's moment about x at -0.01001, M_11 = 0.01 - 0.01001 sin^2 q2
+    + 0.1 cos^2 q2 is negative only within 0.0095 rad of q2 = pi/2, which none of the sampled
+    configurations meets (q2 in [0, 3.1]); the local search from the lowest of them finds it:
+    refused, naming that configuration. At -0.0099 M stays positive everywhere: loaded."""
+    limit = 'lower="0" upper="3.1" effort="10" velocity="2"'
+    l1 = _diag(0.01, 0.01, 0.01)
+    xml = two_link(l1_inertia=l1, l2_inertia=_diag(-0.01001, 0.1, 0.1), limit=limit)
+    Q = sampled_configurations(RobotModel.from_urdf_string(xml, balance_inertia=True).tree)
+    assert np.all(0.01 - 0.01001 * np.sin(Q[:, 1]) ** 2 + 0.1 * np.cos(Q[:, 1]) ** 2 > 0.0)
+    with pytest.raises(InvalidURDFValueError) as ei:
+        RobotModel.from_urdf_string(xml)
+    msg = str(ei.value)
+    assert "at a configuration a local search found from sampled configuration" in msg, msg
+    assert "link 'l2'" in msg and "joint 'j2'" in msg and INDEFINITE_MASS_MATRIX in msg
+    q2 = float(msg.split("q = [")[1].split("]")[0].split()[1])
+    assert abs(q2 - np.pi / 2) < 0.0095
+    positive = two_link(l1_inertia=l1, l2_inertia=_diag(-0.0099, 0.1, 0.1), limit=limit)
+    (warning,) = RobotModel.from_urdf_string(positive).inertia_warnings
+    assert (warning.rule, warning.exact) == (INDEFINITE_BODY, False)
+    assert "nor where a local search" in str(warning)
+
+
 def _chain(inertials, mimic=None):
     """A chain base -> l1 -> l2 -> l3 of revolute joints j1..j3 (axes z, y, y), each link's
     ``<inertial>`` content from ``inertials`` ("" for none); ``mimic``: j3 mimics j2."""
