@@ -6,6 +6,7 @@ efforts given as motor currents, drop messages that name columns and counts."""
 
 import json
 import os
+import re
 import sys
 import zlib
 
@@ -36,6 +37,7 @@ from real_recordings import (  # noqa: E402
     csv_text,
     logger,
     mobile_manipulator_urdf,
+    perturbed_truth,
     record,
     true_torques,
 )
@@ -342,6 +344,38 @@ def test_identify_a_logged_arm_csv_window_chosen_and_fixed(tmp_path, capsys, rng
     rms_chosen = np.array([float(line.split()[2]) for line in lines[header + 1 : header + 8]])
     rms_fixed = np.array(fixed["rms_identified"])
     assert np.all(rms_chosen[:4] < 0.5 * rms_fixed[:4]), (rms_chosen, rms_fixed)
+
+
+def test_identify_names_the_stretch_where_something_pushed_the_arm(tmp_path, capsys, rng):
+    # 15 N down on the tool from 8 to 11 s of 20 s (a hand, a cable): the fit takes it for the
+    # arm's dynamics, so identify names the stretch (within 0.3 s) and the fix; the same
+    # recording without the push names none
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    names = list(model.joint_names)
+    layout, theta = perturbed_truth(model, np.random.default_rng(3))
+    force = np.array([0.0, 0.0, -15.0, 0.0, 0.0, 0.0])
+
+    def pushed(t, q, qd, qdd):
+        tau = true_torques(model, layout, theta, q, qd, qdd)
+        on = (t >= 8.0) & (t < 11.0)
+        return tau + on[:, None] * np.einsum("rki,k->ri", model.jacobian(q), force)
+
+    argv = ("identify", "panda", tmp_path / "r.csv", *FIT, "--filter-window", "0.15", "--json")
+
+    def disturbances(torques):
+        rec = record(model, np.random.default_rng(4), 20.0, torques=torques)
+        (tmp_path / "r.csv").write_text(csv_text(names, rec))
+        code, out, err = run(capsys, *argv, "--out", tmp_path / "a.urdf")
+        assert code == 0, err
+        return [w for w in json.loads(out)["warnings"] if w.startswith("disturbance:")]
+
+    (warning,) = disturbances(pushed)
+    stretches = re.findall(r"(-?[0-9.]+)-([0-9.]+) s \(", warning)
+    assert len(stretches) == 1, warning
+    start, end = map(float, stretches[0])
+    assert abs(start - 8.0) < 0.3 and abs(end - 11.0) < 0.3, warning
+    assert "--time-window" in warning and "a push, a cable" in warning
+    assert disturbances(None) == []
 
 
 def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):

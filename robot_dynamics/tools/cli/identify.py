@@ -30,6 +30,7 @@ from typing import List
 
 import numpy as np
 
+from robot_dynamics.core.disturbance import disturbed_stretches
 from robot_dynamics.core.effort_measurement import model_torque_ratios
 from robot_dynamics.core.filter_window import base_parameter_fit
 from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
@@ -51,6 +52,7 @@ from .node_params import add_params_option, node_model
 from .identify_data import (
     add_data_options,
     data_report,
+    disturbance_warnings,
     effort_scale_warnings,
     held_joint_warnings,
     load_data,
@@ -139,6 +141,13 @@ def cmd_identify(run: Invocation) -> List[str]:
     warnings += effort_scale_warnings(
         model.joint_names, ratios, data.report.effort_scale is not None
     )
+    measured = np.flatnonzero(data.effort_mask)
+    Y_all = stacked_regressor(model, data.q, data.qd, data.qdd, layout, smooth=data.smoothed)
+    stretches = disturbed_stretches(
+        data.t, Y_all[:, measured], data.tau[:, measured], data.qd[:, measured]
+    )
+    names = [model.joint_names[j] for j in measured]
+    warnings += disturbance_warnings(names, data.t, stretches)
     params_text = write_outputs(args, model, xml, data, selection, result, params_path, warnings)
     nominal_bodies = result.theta_nominal[: layout.n_inertial].reshape(-1, 10)
     bodies = result.body_parameters()

@@ -352,6 +352,35 @@ def effort_scale_warnings(names, ratios, scale_given):
     ]
 
 
+def disturbance_warnings(names, t, stretches, shown=3):
+    """A warning naming the stretches of :func:`~robot_dynamics.core.disturbance.
+    disturbed_stretches`, or none.
+
+    Args:
+        names: the names of the joints the stretches' peaks are of.
+        t: (N,) sample times [s from the recording's start].
+        stretches: ``(first, last, peak)`` entries.
+        shown: stretches named at most.
+
+    Returns:
+        list: none or one warning string, ``disturbance: ...``.
+    """
+    if not stretches:
+        return []
+    texts = []
+    for first, last, peak in stretches[:shown]:
+        worst = ", ".join(f"{names[j]} x{peak[j]:.0f}" for j in np.argsort(-peak)[:3])
+        texts.append(f"{t[first]:.2f}-{t[last]:.2f} s ({worst})")
+    more = f" and {len(stretches) - shown} more" if len(stretches) > shown else ""
+    return [
+        "disturbance: torques the arm's own dynamics cannot explain at "
+        f"{'; '.join(texts)}{more} (times the robust standard deviation of a fit on the rest "
+        "of the recording): something touched the arm or pulled on it (a push, a cable, a "
+        "collision)? The fit takes those torques for the arm's dynamics: record without them, "
+        "or identify from an undisturbed stretch (--time-window START END)"
+    ]
+
+
 def nominal_friction_note(model):
     """Whether the nominal model's torques include the URDF's ``<dynamics>`` friction.
 
@@ -395,6 +424,7 @@ __all__ = [
     "add_data_options",
     "data_report",
     "effort_scale_warnings",
+    "disturbance_warnings",
     "held_joint_warnings",
     "load_data",
     "nominal_friction_note",

@@ -1,0 +1,93 @@
+"""Stretches of a recording that the arm's own dynamics cannot explain: something touched the arm
+or pulled on it (a push, a cable, a collision) while it was recorded for identification.
+
+A least-squares fit takes such torques for the arm's dynamics and spreads them over the whole
+recording (23 % of pushed time leaves residuals of several N m everywhere), so the residual of
+that fit does not show where they are. :func:`disturbed_stretches` fits the linear model
+``tau = Y theta`` on random subsets of one-second chunks instead (``TRIALS`` draws of
+``SUBSET_SHARE`` of them, seeded), keeps the fit with the smallest median residual (a subset
+without the disturbance explains the rest of the recording best), fits again on all but the
+runs where that fit's residual exceeds ``DISTURBED_SIGMA`` robust standard deviations
+(``1.4826 MAD``) on some joint for ``DISTURBED_DURATION`` or longer, and returns those runs of
+the last fit. A joint is judged where it moves (``|qd| >=
+MOVING_VELOCITY``): standing still, its friction holds anything up to the breakaway level and the
+noise of the measured velocity decides the sign of the model's.
+"""
+
+import numpy as np
+
+#: duration [s] of the chunks the subsets are drawn from
+CHUNK_SECONDS = 1.0
+#: share of the chunks in a subset, and the subsets drawn
+SUBSET_SHARE = 0.3
+TRIALS = 30
+SEED = 0
+#: a residual beyond this many robust standard deviations of its joint ...
+DISTURBED_SIGMA = 8.0
+#: ... on some joint for this long or longer [s] is no part of the arm's own dynamics
+DISTURBED_DURATION = 0.5
+#: a joint is judged where its velocity reaches this [rad/s or m/s]
+MOVING_VELOCITY = 0.05
+
+
+def disturbed_stretches(t, Y, tau, qd):
+    """The stretches of a recording the linear model cannot explain (see the module docstring).
+
+    Args:
+        t: (N,) sample times [s], increasing.
+        Y: (N, m, p) regressor of the ``m`` joints with a measured torque.
+        tau: (N, m) their measured torques [N m or N].
+        qd: (N, m) their velocities [rad/s or m/s].
+
+    Returns:
+        list: ``(first, last, peak)`` per stretch, in time order: sample indices (inclusive)
+        and (m,) each joint's largest residual there in robust standard deviations.
+    """
+    N, m, p = Y.shape
+    chunk = np.floor((t - t[0]) / CHUNK_SECONDS).astype(np.int64)
+    ids = np.unique(chunk)
+    size = max(int(np.ceil(SUBSET_SHARE * len(ids))), 1)
+    if N * m < 4 * p or len(ids) < 3:
+        return []
+    norms = np.linalg.norm(Y.reshape(N * m, p), axis=0)
+    norms[norms == 0.0] = 1.0
+    spread = np.maximum(np.median(np.abs(tau - np.median(tau, axis=0)), axis=0), 1e-12)
+    rng = np.random.default_rng(SEED)
+    best, best_score = None, np.inf
+    for _ in range(TRIALS):
+        pick = np.isin(chunk, rng.choice(ids, size, replace=False))
+        A = Y[pick].reshape(-1, p) / norms
+        theta = np.linalg.lstsq(A, tau[pick].reshape(-1), rcond=None)[0] / norms
+        residual = tau - Y @ theta
+        score = float(np.sum(np.median(np.abs(residual), axis=0) / spread))
+        if score < best_score:
+            best, best_score = residual, score
+    runs = _runs(t, best, qd)
+    if runs:  # fit again on all but the disturbed stretches: no state left to extrapolate to
+        keep = np.ones(N, bool)
+        for first, last, _ in runs:
+            keep[first : last + 1] = False
+        A = Y[keep].reshape(-1, p) / norms
+        theta = np.linalg.lstsq(A, tau[keep].reshape(-1), rcond=None)[0] / norms
+        runs = _runs(t, tau - Y @ theta, qd, keep)
+    return runs
+
+
+def _runs(t, residual, qd, judged_by=None):
+    """The stretches where ``residual`` exceeds ``DISTURBED_SIGMA`` robust standard deviations
+    (of the samples ``judged_by``, default all) on a moving joint for ``DISTURBED_DURATION``."""
+    scale_rows = residual if judged_by is None else residual[judged_by]
+    centre = np.median(scale_rows, axis=0)
+    sigma = np.maximum(1.4826 * np.median(np.abs(scale_rows - centre), axis=0), 1e-12)
+    z = np.abs(residual - centre) / sigma
+    z[np.abs(qd) < MOVING_VELOCITY] = 0.0
+    out = np.concatenate([[0], (z.max(axis=1) > DISTURBED_SIGMA).astype(np.int8), [0]])
+    starts, ends = np.flatnonzero(np.diff(out) == 1), np.flatnonzero(np.diff(out) == -1)
+    return [
+        (int(a), int(b - 1), z[a:b].max(axis=0))
+        for a, b in zip(starts, ends)
+        if t[b - 1] - t[a] >= DISTURBED_DURATION
+    ]
+
+
+__all__ = ["DISTURBED_DURATION", "DISTURBED_SIGMA", "MOVING_VELOCITY", "disturbed_stretches"]
