@@ -157,6 +157,7 @@ from .conversions import to_array, wrench_from_msg, wrench_to_msg
 from .description import (
     UNCHANGED,
     RobotDescription,
+    gravity_text,
     locked_joints_text,
     log_model_notes,
     model_from_parameters,
@@ -240,7 +241,8 @@ class ArmSimulator(Node):
         self.get_logger().info(
             f"model loaded from {source}: {model.n} joints ({', '.join(model.joint_names)})"
             + (f" (locked: {locked})" if locked else "")
-            + f", base {model.base_link}, tip {model.tip_link}; step {settings.dt * 1e3:g} ms, "
+            + f", base {model.base_link}, tip {model.tip_link}, {gravity_text(model)}; step "
+            f"{settings.dt * 1e3:g} ms, "
             f"joint_states every {settings.publish_every} steps{acts}"
         )
         log_model_notes(

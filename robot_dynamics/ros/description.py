@@ -115,6 +115,18 @@ def locked_joints_text(model):
     return " ".join(f"{name}={position:g}" for name, position in model.locked_joints)
 
 
+def gravity_text(model):
+    """The model's gravity for a log line, e.g. ``"gravity [0, 6.32, -7.503] m/s^2"``.
+
+    Args:
+        model: a :class:`~robot_dynamics.RobotModel`.
+
+    Returns:
+        str: the text (base frame; 4 significant digits).
+    """
+    return "gravity [" + ", ".join(f"{g:.4g}" for g in model.gravity) + "] m/s^2"
+
+
 def log_model_notes(logger, model, without_tip):
     """Log what a node should know about a model built from a URDF: each inertia balanced
     (``balance_inertia``), each inertia and each joint loaded with a warning, at WARN; with no

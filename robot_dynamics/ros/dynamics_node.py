@@ -50,7 +50,13 @@ from robot_dynamics_interfaces.msg import ContactState
 from . import dynamics_parameters as DP
 from . import parameters as P
 from .conversions import JointNameMap, to_array, wrench_to_msg
-from .description import UNCHANGED, RobotDescription, locked_joints_text, log_model_notes
+from .description import (
+    UNCHANGED,
+    RobotDescription,
+    gravity_text,
+    locked_joints_text,
+    log_model_notes,
+)
 from .diagnostics import EFFORT_CHECK_MESSAGES, DynamicsDiagnostics, NodeState
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .latest_messages import LatestMessages
@@ -205,8 +211,8 @@ class DynamicsNode(Node):
             + (f" (locked: {locked})" if locked else "")
             + ", base "
             f"{active.model.base_link!r}, tip {active.model.tip_link!r}, payload "
-            f"{float(values['payload.mass'])} kg; wrench_frame {pipeline.wrench_frame!r}, "
-            f"components {' '.join(pipeline.wrench_components)}"
+            f"{float(values['payload.mass'])} kg, {gravity_text(active.model)}; wrench_frame "
+            f"{pipeline.wrench_frame!r}, components {' '.join(pipeline.wrench_components)}"
         )
         unclamped = set(pipeline.unclamped_joints)
         if values["publish_effort_command"] and active.command_index is not None:

@@ -3,7 +3,8 @@ refused at start-up built again by a later parameter (a model parameter, or the 
 refusals naming the parameter at fault, what ``model_loads`` counts, the tip link of a
 description with several leaves; payload, gravity and armature changed at run time (the
 services use the changed model), and descriptions by parameter and by topic (a malformed one
-refused with the old model kept, a valid one replacing it)."""
+refused with the old model kept, a valid one replacing it); one arm of a tilted mount with the
+root's gravity."""
 
 import re
 
@@ -92,6 +93,30 @@ def test_a_node_parameter_the_model_cannot_take_is_named_until_fixed(dynamics_no
     result = node.set_parameters(effort_scale=[0.5] * 7)[0]
     assert result.successful, result.reason
     node.proc.wait_for_output(r"model loaded from parameter robot_description", timeout=60.0)
+    node.proc.assert_alive()
+
+
+def test_one_arm_of_a_tilted_mount_gets_the_roots_gravity(dynamics_node):
+    """The Panda hung below a world link by a joint rolled -0.7 rad, the node based on the
+    arm's own base link: its default gravity is the root's down in the arm's axes, logged, and
+    its gravity torques are those of the whole description."""
+    mount = (
+        '<link name="world"/><joint name="mount" type="fixed"><parent link="world"/>'
+        '<child link="panda_link0"/><origin rpy="-0.7 0 0"/></joint>'
+    )
+    tilted = re.sub(r"(<robot[^>]*>)", lambda m: m.group(1) + mount, read(PANDA_URDF), count=1)
+    node = dynamics_node(urdf=tilted, base_link="panda_link0")
+    node.proc.wait_for_output(r"model loaded from .*gravity \[0, 6\.32, -7\.503\] m/s\^2", 60.0)
+    whole = RobotModel.from_urdf_string(tilted)  # based on the world link
+    names, expected = list(whole.joint_names), whole.gravity_torques(Q)
+    assert not np.allclose(
+        expected, RobotModel.from_urdf_string(read(PANDA_URDF)).gravity_torques(Q)
+    )
+    node.publish_until(
+        lambda: node.joint_state(names, Q, np.zeros(7)),
+        "gravity_torques",
+        lambda m: np.allclose(efforts(m, names), expected, rtol=0, atol=1e-9),
+    )
     node.proc.assert_alive()
 
 
