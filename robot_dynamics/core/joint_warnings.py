@@ -1,7 +1,8 @@
-"""What a robot description says of a joint that the model loads otherwise: the rules, the
-warning (:class:`JointWarning`) and its report lines. The URDF reader
-(:mod:`robot_dynamics.core.urdf`) and the tree builder (:mod:`robot_dynamics.core.tree`) make
-them; ``RobotModel.joint_warnings`` holds the model's joints'."""
+"""What a robot description says of a joint that the model loads otherwise, or that makes its
+numbers doubtful: the rules, the warning (:class:`JointWarning`) and its report lines. The URDF
+reader (:mod:`robot_dynamics.core.urdf`), the tree builder (:mod:`robot_dynamics.core.tree`) and
+the placement checks (:mod:`robot_dynamics.core.placement`) make them;
+``RobotModel.joint_warnings`` holds the model's joints'."""
 
 from dataclasses import dataclass
 
@@ -24,7 +25,9 @@ class JointWarning:
     """A joint loaded otherwise than its URDF element says: what the element says is not physical
     (a negative damping or friction, ``lower > upper``, an effort or velocity limit of 0), is a
     joint a fixed-base model does not have (``floating``, ``planar``) or names no movable joint of
-    the model (a ``<mimic>``), while the rigid-body numbers stay meaningful.
+    the model (a ``<mimic>``), while the rigid-body numbers stay meaningful; or a joint loaded as
+    given that makes them doubtful (it places a link implausibly far from the base; it turns the
+    base from above, so the default gravity's direction is that of the joint at 0).
 
     Attributes:
         joint: the joint's name.

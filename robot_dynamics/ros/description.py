@@ -142,7 +142,7 @@ def log_model_notes(logger, model, without_tip):
     for line in inertia_warning_lines(model.inertia_warnings):
         logger.warn(f"inertia loaded as given (strict_inertia refuses it): {line}")
     for line in joint_warning_lines(model.joint_warnings):
-        logger.warn(f"joint loaded otherwise than the URDF says: {line}")
+        logger.warn(f"URDF joint warning: {line}")
     if model.tip_link is None:
         logger.warn(f"{no_tip_reason(model.tree)}; set the parameter tip_link. {without_tip}")
 
