@@ -52,13 +52,17 @@ def disturbed_stretches(t, Y, tau, qd):
     norms = np.linalg.norm(Y.reshape(N * m, p), axis=0)
     norms[norms == 0.0] = 1.0
     spread = np.maximum(np.median(np.abs(tau - np.median(tau, axis=0)), axis=0), 1e-12)
+
+    def residual_of_fit(rows):
+        """tau - Y theta, theta fitted (columns normalised) on the samples ``rows``."""
+        A = Y[rows].reshape(-1, p) / norms
+        theta = np.linalg.lstsq(A, tau[rows].reshape(-1), rcond=None)[0] / norms
+        return tau - Y @ theta
+
     rng = np.random.default_rng(SEED)
     best, best_score = None, np.inf
     for _ in range(TRIALS):
-        pick = np.isin(chunk, rng.choice(ids, size, replace=False))
-        A = Y[pick].reshape(-1, p) / norms
-        theta = np.linalg.lstsq(A, tau[pick].reshape(-1), rcond=None)[0] / norms
-        residual = tau - Y @ theta
+        residual = residual_of_fit(np.isin(chunk, rng.choice(ids, size, replace=False)))
         score = float(np.sum(np.median(np.abs(residual), axis=0) / spread))
         if score < best_score:
             best, best_score = residual, score
@@ -67,9 +71,7 @@ def disturbed_stretches(t, Y, tau, qd):
         keep = np.ones(N, bool)
         for first, last, _ in runs:
             keep[first : last + 1] = False
-        A = Y[keep].reshape(-1, p) / norms
-        theta = np.linalg.lstsq(A, tau[keep].reshape(-1), rcond=None)[0] / norms
-        runs = _runs(t, tau - Y @ theta, qd, keep)
+        runs = _runs(t, residual_of_fit(keep), qd, keep)
     return runs
 
 

@@ -378,12 +378,17 @@ def sampled_configurations(tree):
     return np.vstack([np.clip(np.zeros(tree.n), lower, upper), lower, upper, drawn])
 
 
-def _scaled_mass_matrices(tree, Q):
-    """``(kinematics, scaled, scale)`` at configurations Q (K, n): M(Q) (no armature, mimic
-    joints reduced) with its diagonal scaled to 1 (``scale`` (K, n)), lifted by
-    ``M_SCALED_TOLERANCE``."""
+def _mass_matrices(tree, Q):
+    """``(kinematics, M)`` at configurations Q (K, n): M(Q) (K, n, n), no armature, mimic joints
+    reduced."""
     kin = Kinematics(tree, tree.body_positions(Q))
-    M = tree.reduce_matrix(crba(tree, kin)[0])  # (K, n, n)
+    return kin, tree.reduce_matrix(crba(tree, kin)[0])
+
+
+def _scaled_mass_matrices(tree, Q):
+    """``(kinematics, scaled, scale)`` at configurations Q (K, n): M(Q) (:func:`_mass_matrices`)
+    with its diagonal scaled to 1 (``scale`` (K, n)), lifted by ``M_SCALED_TOLERANCE``."""
+    kin, M = _mass_matrices(tree, Q)
     d = np.diagonal(M, axis1=-2, axis2=-1)
     floor = M_SCALED_TOLERANCE * np.maximum(d.max(axis=-1, keepdims=True), INERTIA_ATOL)
     scale = 1.0 / np.sqrt(np.maximum(d, floor))
@@ -405,8 +410,7 @@ def _searched_configuration(tree, Q, scaled, scale):
         D = scale[k][:, None] * scale[k][None, :]
 
         def smallest(q):
-            kin = Kinematics(tree, tree.body_positions(q[None]))
-            return float(np.linalg.eigvalsh(tree.reduce_matrix(crba(tree, kin)[0])[0] * D)[0])
+            return float(np.linalg.eigvalsh(_mass_matrices(tree, q[None])[1][0] * D)[0])
 
         found = minimize(
             smallest, Q[k], method="L-BFGS-B", bounds=bounds,

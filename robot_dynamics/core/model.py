@@ -191,7 +191,7 @@ class RobotModel(CheckedAlgorithms):
                 :func:`~robot_dynamics.core.tip.default_tip`).
             gravity: (3,) gravity [m/s^2] in the base frame, ``|gravity| <= MAX_GRAVITY``;
                 None: 9.81 down the URDF root link's z axis, seen from the base link as the
-                URDF places it (:func:`~robot_dynamics.core.tree.root_gravity`: ``[0, 0,
+                URDF places it (:func:`~robot_dynamics.core.placement.root_gravity`: ``[0, 0,
                 -9.81]`` when the base is the root; one arm of a multi-arm description, or an
                 arm hung on a wall by its URDF, gets its tilted gravity).
             armature: (n,) reflected rotor inertia [kg m^2 or kg] added to M's diagonal.

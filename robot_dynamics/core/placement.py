@@ -14,6 +14,7 @@ holds in ``joint_warnings``.
 import numpy as np
 
 from .joint_warnings import FAR_FROM_BASE_RULE, GRAVITY_JOINT_ABOVE, JointWarning
+from .kinematics import Kinematics
 from .tree import STANDARD_GRAVITY
 
 #: Distance [m] from the base beyond which a moving link frame at the zero configuration is
@@ -33,11 +34,7 @@ def far_frame_warnings(tree):
     Returns:
         tuple: none or one JointWarning (rule :data:`FAR_FROM_BASE_RULE`).
     """
-    nb = len(tree.parent)
-    pose = np.empty((nb, 4, 4))
-    for b in range(nb):  # parents first: at q = 0 a body frame is its joint frame
-        parent = tree.parent[b]
-        pose[b] = tree.T_parent_joint[b] if parent < 0 else pose[parent] @ tree.T_parent_joint[b]
+    pose = Kinematics(tree, tree.body_positions(np.zeros(tree.n))).T  # (nb, 4, 4) at q = 0
     far, where = FAR_FROM_BASE, None
     for link, info in tree.frames.items():
         if info.body >= 0:

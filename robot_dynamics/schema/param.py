@@ -145,8 +145,11 @@ class Param:
         """
         if self.length is None:
             return ""
-        lengths = (self.length,) if isinstance(self.length, int) else self.length
-        return " or ".join(f"{n} {entries}" if n else "none" for n in lengths)
+        return " or ".join(f"{n} {entries}" if n else "none" for n in self._lengths())
+
+    def _lengths(self):
+        """The numbers of entries allowed, a tuple (None: any)."""
+        return (self.length,) if isinstance(self.length, int) else self.length
 
     def constraints(self):
         """The range / length / choices as text (a descriptor's additional_constraints).
@@ -220,7 +223,7 @@ class Param:
                 return reason
         elif self.type in _NUMERIC:
             value = list(value)
-            lengths = (self.length,) if isinstance(self.length, int) else self.length
+            lengths = self._lengths()
             if lengths is not None and len(value) not in lengths:
                 return f"needs {self.length_text('values')}, got {len(value)}"
             for i, v in enumerate(value):
