@@ -16,6 +16,8 @@ noise of the measured velocity decides the sign of the model's.
 
 import numpy as np
 
+from .runs import true_runs
+
 #: duration [s] of the chunks the subsets are drawn from
 CHUNK_SECONDS = 1.0
 #: share of the chunks in a subset, and the subsets drawn
@@ -83,11 +85,9 @@ def _runs(t, residual, qd, judged_by=None):
     sigma = np.maximum(1.4826 * np.median(np.abs(scale_rows - centre), axis=0), 1e-12)
     z = np.abs(residual - centre) / sigma
     z[np.abs(qd) < MOVING_VELOCITY] = 0.0
-    out = np.concatenate([[0], (z.max(axis=1) > DISTURBED_SIGMA).astype(np.int8), [0]])
-    starts, ends = np.flatnonzero(np.diff(out) == 1), np.flatnonzero(np.diff(out) == -1)
     return [
         (int(a), int(b - 1), z[a:b].max(axis=0))
-        for a, b in zip(starts, ends)
+        for a, b in zip(*true_runs(z.max(axis=1) > DISTURBED_SIGMA))
         if t[b - 1] - t[a] >= DISTURBED_DURATION
     ]
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .runs import true_runs
+
 #: fewer stamps than this are used as they are
 MIN_SAMPLES = 20
 #: the cycle is searched within this fraction of the median interval
@@ -121,9 +123,7 @@ def repeated_samples(fields, max_run=2):
         same &= np.all((cur == prev) | (np.isnan(cur) & np.isnan(prev)), axis=1)
     repeat = np.concatenate([[False], same])
     # runs of consecutive repeats longer than max_run are kept
-    edges = np.diff(np.concatenate([[0], repeat.astype(np.int8), [0]]))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    for s, e in zip(starts, ends):
+    for s, e in zip(*true_runs(repeat)):
         if e - s > max_run:
             repeat[s:e] = False
     return repeat
@@ -222,7 +222,7 @@ def time_base(t, cycle=None):
         gaps=len(where),
         missing_cycles=int(sizes.sum()) if len(sizes) else 0,
         longest_gap=float(gap_intervals.max()) if len(gap_intervals) else 0.0,
-        stalls=int(np.count_nonzero(np.diff(np.concatenate([[0], burst.astype(np.int8)])) == 1)),
+        stalls=len(true_runs(burst)[0]),
         late_samples=int(np.count_nonzero(late)),
     )
     return base + c * k, report

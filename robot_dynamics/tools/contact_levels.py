@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.core.runs import true_runs
 
 #: Smallest suggested level [N m, N, N m] (levels must be > 0).
 MIN_LEVEL = 1e-6
@@ -170,12 +171,9 @@ def _segments(replay, free):
     breaks = np.flatnonzero(np.diff(stamps) < 0) + 1  # the detector restarts
     runs = []
     for part in np.split(np.arange(idx.size), breaks):
-        inside = np.asarray(free, dtype=bool)[idx[part]]
-        # split at the estimated messages outside the free ranges
-        edges = np.flatnonzero(np.diff(inside.astype(np.int8)) != 0) + 1
-        for piece in np.split(part, edges):
-            if piece.size and free[idx[piece[0]]]:
-                runs.append(idx[piece])
+        # the runs of estimated messages inside the free ranges
+        for a, b in zip(*true_runs(np.asarray(free, dtype=bool)[idx[part]])):
+            runs.append(idx[part[a:b]])
     return runs
 
 

@@ -12,6 +12,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from robot_dynamics.core.runs import true_runs
+
 WRENCH_LABELS = ("fx [N]", "fy [N]", "fz [N]", "tx [N m]", "ty [N m]", "tz [N m]")
 
 
@@ -258,8 +260,7 @@ def _spans(ax, t, mask, color, label):
     mask = np.asarray(mask, dtype=bool)
     if not mask.any():
         return
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.astype(np.int8), [0]))))
-    for k, (a, b) in enumerate(zip(edges[::2], edges[1::2])):
+    for k, (a, b) in enumerate(zip(*true_runs(mask))):
         ax.axvspan(t[a], t[b - 1], color=color, alpha=0.15, lw=0, label=label if k == 0 else None)
 
 
