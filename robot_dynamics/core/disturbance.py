@@ -68,18 +68,31 @@ def disturbed_stretches(t, Y, tau, qd):
         score = float(np.sum(np.median(np.abs(residual), axis=0) / spread))
         if score < best_score:
             best, best_score = residual, score
-    runs = _runs(t, best, qd)
+    runs = outlying_stretches(t, best, qd)
     if runs:  # fit again on all but the disturbed stretches: no state left to extrapolate to
         keep = np.ones(N, bool)
         for first, last, _ in runs:
             keep[first : last + 1] = False
-        runs = _runs(t, residual_of_fit(keep), qd, keep)
+        runs = outlying_stretches(t, residual_of_fit(keep), qd, keep)
     return runs
 
 
-def _runs(t, residual, qd, judged_by=None):
-    """The stretches where ``residual`` exceeds ``DISTURBED_SIGMA`` robust standard deviations
-    (of the samples ``judged_by``, default all) on a moving joint for ``DISTURBED_DURATION``."""
+def outlying_stretches(t, residual, qd, judged_by=None):
+    """The stretches where a residual stands out: beyond ``DISTURBED_SIGMA`` robust standard
+    deviations (``1.4826 MAD`` about the median, per joint) on a moving joint (``|qd| >=
+    MOVING_VELOCITY``) at every sample for ``DISTURBED_DURATION`` or longer.
+
+    Args:
+        t: (N,) sample times [s], increasing.
+        residual: (N, m) residual torques [N m or N]; NaN where there is none (never outlying).
+        qd: (N, m) the joints' velocities [rad/s or m/s].
+        judged_by: (N,) bool, the samples the median and MAD come from (default all); they
+            must have finite residuals.
+
+    Returns:
+        list: ``(first, last, peak)`` per stretch, in time order: sample indices (inclusive)
+        and (m,) each joint's largest residual there in robust standard deviations.
+    """
     scale_rows = residual if judged_by is None else residual[judged_by]
     centre = np.median(scale_rows, axis=0)
     sigma = np.maximum(1.4826 * np.median(np.abs(scale_rows - centre), axis=0), 1e-12)
@@ -92,4 +105,10 @@ def _runs(t, residual, qd, judged_by=None):
     ]
 
 
-__all__ = ["DISTURBED_DURATION", "DISTURBED_SIGMA", "MOVING_VELOCITY", "disturbed_stretches"]
+__all__ = [
+    "DISTURBED_DURATION",
+    "DISTURBED_SIGMA",
+    "MOVING_VELOCITY",
+    "disturbed_stretches",
+    "outlying_stretches",
+]

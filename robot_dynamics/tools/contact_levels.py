@@ -7,6 +7,8 @@ nothing touches the arm ("free": the whole recording, or time ranges):
   estimated wrench and of each estimated component, and of each joint's external torque, over
   the free messages that have an estimate. RMS is ``sqrt(mean(x^2))`` (the bias included),
   p95 and max are of ``|x|``; ``mean`` is the signed mean (the bias alone).
+- :func:`outlying_free_stretches`: where the free residual stands out from the rest of it
+  (something touching the arm in what was taken as free motion).
 - :func:`suggest_levels`: contact levels for the node's ``contact.*`` parameters, per joint on
   ``|tau_ext_j|`` and on ``|f|`` and ``|n|``. The node's detector switches on when some level
   is exceeded at every message for ``contact.min_duration`` and off when none is for as long.
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from robot_dynamics.core.disturbance import outlying_stretches
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.runs import true_runs
 
@@ -160,6 +163,35 @@ def phantom_statistics(replay, free):
         stats["components"] = {c: statistics(wrench[:, _AXES.index(c)]) for c in estimated}
         out[key] = stats
     return out
+
+
+def outlying_free_stretches(replay, free):
+    """The stretches of the free messages whose external torques stand out from the rest of the
+    free residual (:func:`~robot_dynamics.core.disturbance.outlying_stretches`: a moving joint's
+    ``tau_ext`` beyond 8 robust standard deviations of its free values for 0.5 s or longer):
+    something touched the arm there, or the model is wrong there. The levels suggested from
+    such stretches are those of a contact. Joints whose effort is no measurement
+    (``replay.constant_efforts``) are not judged.
+
+    Args:
+        replay: the :class:`~robot_dynamics.tools.replay.Replay`.
+        free: (k,) bool, the free messages.
+
+    Returns:
+        list: ``(start, end, peak)`` per stretch in time order: seconds since the first stamp
+        and (n,) each joint's largest ``tau_ext`` there in robust standard deviations.
+    """
+    sel = _selected(replay, free)
+    if not sel.any():
+        return []
+    residual = np.where(sel[:, None], replay.external_torques, np.nan)
+    unmeasured = {name for name, _ in replay.constant_efforts}
+    for j, name in enumerate(replay.joint_names):
+        if name in unmeasured:
+            residual[sel, j] = 0.0
+    t = replay.time
+    runs = outlying_stretches(t, residual, replay.velocity, sel)
+    return [(float(t[a]), float(t[b]), peak) for a, b, peak in runs]
 
 
 def _segments(replay, free):
@@ -335,6 +367,7 @@ __all__ = [
     "false_alarms",
     "free_duration",
     "free_mask",
+    "outlying_free_stretches",
     "parse_window",
     "phantom_statistics",
     "statistics",

@@ -155,6 +155,27 @@ def test_pushes_are_found_with_their_force(arm, pushed, free_estimate, tmp_path,
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
+def test_pushes_taken_for_free_motion_are_named(arm, pushed, free_estimate, tmp_path):
+    """The pushed recording replayed with all of it taken as free (no --free): the levels
+    suggested from it would be the pushes'. A disturbance warning names each push (from within
+    0.5 s of its start to within 0.3 s of its end) and the fix; with --free ranges that leave the
+    pushes out, and on the push-free recording, none."""
+    _, urdf, params = arm
+    _, bag = pushed
+    out = str(tmp_path / "pushed")
+    summary = ER.estimate_json(urdf, bag, "--params", params, "--out", out)
+    assert len(summary["disturbed"]) == len(PUSHES), summary["disturbed"]
+    for push, (start, end) in zip(PUSHES, summary["disturbed"]):
+        assert push.start <= start <= push.start + 0.5, (push, start)
+        assert push.end - 0.3 <= end <= push.end + OFF_DELAY, (push, end)
+    warnings = [w for w in summary["warnings"] if w.startswith("disturbance:")]
+    assert len(warnings) == 1 and "give --free ranges" in warnings[0], summary["warnings"]
+    free = [a for w in PUSH_FREE for a in ("--free", w)]
+    summary = ER.estimate_json(urdf, bag, "--params", params, "--out", out, *free)
+    assert summary["disturbed"] == [] and not summary.get("warnings")
+    assert free_estimate[0]["disturbed"] == []
+
+
 def test_wrench_frame_and_components_follow_the_parameters(arm, pushed, tmp_path):
     folder, urdf, _ = arm
     recording, bag = pushed

@@ -51,7 +51,7 @@ from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_fi
 from .arguments import Invocation, number, output_paths
 from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
-from .output import stale_gaps_text
+from .output import stale_gaps_text, stretches_text
 
 _AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 SIGNIFICANT = 3  # digits of the written levels
@@ -185,6 +185,8 @@ def cmd_estimate(run: Invocation) -> List[str]:
     warnings += effort_scale_warnings(first.joint_names, ratios, "effort_scale" in from_files.given)
     duration = CL.free_duration(t, windows)
     phantom = CL.phantom_statistics(first, free)
+    disturbed = CL.outlying_free_stretches(first, free)
+    warnings += disturbance_warnings(first.joint_names, disturbed, bool(windows))
     min_duration = float(params.values["contact.min_duration"])
     levels, basis = CL.suggest_levels(first, free, min_duration, margin=args.margin)
     levels = rounded_levels(levels)
@@ -254,6 +256,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
                 "samples": phantom["samples"],
             },
             "phantom": phantom,
+            "disturbed": [[start, end] for start, end, _ in disturbed],
             "suggested": {
                 "margin": args.margin,
                 "levels": levels,
@@ -321,6 +324,32 @@ def effort_scale_warnings(names, ratios, scale_set):
         f"fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): efforts "
         "in another unit (motor currents?), or a model of another robot; the wrench is not "
         "meaningful. Set effort_scale per joint (about 1 / the ratio) in a --params file"
+    ]
+
+
+def disturbance_warnings(names, stretches, windows_given):
+    """A warning naming the stretches of the free time where the external torques stand out
+    (:func:`~robot_dynamics.tools.contact_levels.outlying_free_stretches`), or none: the levels
+    suggested from them are those of a contact.
+
+    Args:
+        names: joint names, model order.
+        stretches: ``(start, end, peak)`` entries.
+        windows_given: whether ``--free`` ranges were given (else the whole recording is free).
+
+    Returns:
+        list: none or one warning string, ``disturbance: ...``.
+    """
+    if not stretches:
+        return []
+    free = "in the --free ranges" if windows_given else "in the recording (all taken as free)"
+    fix = "narrow the --free ranges" if windows_given else "give --free ranges"
+    return [
+        f"disturbance: external torques far beyond the rest of the free residual {free} at "
+        f"{stretches_text(names, stretches)} (times its robust standard deviation): something "
+        "touched the arm (a push, a cable, a collision), or the model is wrong there. The "
+        f"suggested contact levels take them for free motion: {fix} where nothing touches the "
+        "arm (--free START:END)"
     ]
 
 

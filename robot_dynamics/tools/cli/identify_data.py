@@ -20,7 +20,7 @@ from robot_dynamics.tools.identification_data import STILL_SOURCE
 
 from .arguments import number, parse_joint_vector
 from .errors import CLIError
-from .output import stale_gaps_text
+from .output import stale_gaps_text, stretches_text
 
 
 def add_data_options(p):
@@ -352,7 +352,7 @@ def effort_scale_warnings(names, ratios, scale_given):
     ]
 
 
-def disturbance_warnings(names, t, stretches, shown=3):
+def disturbance_warnings(names, t, stretches):
     """A warning naming the stretches of :func:`~robot_dynamics.core.disturbance.
     disturbed_stretches`, or none.
 
@@ -360,22 +360,17 @@ def disturbance_warnings(names, t, stretches, shown=3):
         names: the names of the joints the stretches' peaks are of.
         t: (N,) sample times [s from the recording's start].
         stretches: ``(first, last, peak)`` entries.
-        shown: stretches named at most.
 
     Returns:
         list: none or one warning string, ``disturbance: ...``.
     """
     if not stretches:
         return []
-    texts = []
-    for first, last, peak in stretches[:shown]:
-        worst = ", ".join(f"{names[j]} x{peak[j]:.0f}" for j in np.argsort(-peak)[:3])
-        texts.append(f"{t[first]:.2f}-{t[last]:.2f} s ({worst})")
-    more = f" and {len(stretches) - shown} more" if len(stretches) > shown else ""
+    timed = [(t[first], t[last], peak) for first, last, peak in stretches]
     return [
         "disturbance: torques the arm's own dynamics cannot explain at "
-        f"{'; '.join(texts)}{more} (times the robust standard deviation of a fit on the rest "
-        "of the recording): something touched the arm or pulled on it (a push, a cable, a "
+        f"{stretches_text(names, timed)} (times the robust standard deviation of a fit on the "
+        "rest of the recording): something touched the arm or pulled on it (a push, a cable, a "
         "collision)? The fit takes those torques for the arm's dynamics: record without them, "
         "or identify from an undisturbed stretch (--time-window START END)"
     ]

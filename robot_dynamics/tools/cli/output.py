@@ -20,6 +20,24 @@ def stale_gaps_text(stale_gaps: int, stale_cycles: int) -> str:
     )
 
 
+def stretches_text(names: Sequence[str], stretches, shown: int = 3) -> str:
+    """Stretches of a recording where torques stand out, for the ``disturbance`` warnings of
+    ``identify`` and ``estimate``: ``"6.06-9.01 s (joint_a x37, joint_b x12); ... and 2 more"``.
+
+    Args:
+        names: the names of the joints the peaks are of.
+        stretches: ``(start, end, peak)`` entries: seconds from the recording's start and (m,)
+            each joint's largest value there in robust standard deviations.
+        shown: stretches named at most.
+    """
+    texts = []
+    for start, end, peak in stretches[:shown]:
+        worst = ", ".join(f"{names[j]} x{peak[j]:.0f}" for j in np.argsort(-peak)[:3])
+        texts.append(f"{start:.2f}-{end:.2f} s ({worst})")
+    more = f" and {len(stretches) - shown} more" if len(stretches) > shown else ""
+    return "; ".join(texts) + more
+
+
 def fmt_vec(values, precision: int) -> str:
     return "[" + ", ".join(f"{v: .{precision}f}" for v in np.asarray(values, dtype=float)) + "]"
 
