@@ -126,6 +126,26 @@ def test_info_with_the_node_parameters_adds_the_payload_and_armature(capsys, tmp
     assert "armature" not in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    "values, named",
+    [
+        ({"effort_scale": [1.0, 2.0]}, "effort_scale has 2 values, the model has 7 joints"),
+        ({"wrench_frame": "no_such_link"}, "no_such_link"),
+    ],
+)
+@pytest.mark.parametrize("command", [["info"], ["gravity", "--q", *["0"] * 7]])
+def test_a_parameters_file_the_node_refuses_is_refused(capsys, tmp_path, values, named, command):
+    """A parameters file the node would refuse at start-up (a per-joint vector of the wrong
+    length, a frame the model lacks) is refused by every command that reads one, naming the
+    file and the field, as estimate refuses it."""
+    params = tmp_path / "node.yaml"
+    params.write_text(parameters_yaml(values))
+    code = cli.main([command[0], "panda", *command[1:], "--params", str(params)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "node.yaml: the parameters do not fit the model" in err and named in err
+
+
 # ------------------------------------------------------------------------------ numbers vs the core
 
 

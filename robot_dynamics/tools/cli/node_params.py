@@ -80,13 +80,15 @@ def node_model(run):
         ``(run, None)``.
 
     Raises:
-        ParametersFileError: a file the node would refuse, or values that do not fit the model.
+        ParametersFileError: a file the node would refuse, or values that do not fit the model
+            (the model's or the estimation pipeline's, as the node checks them at start-up).
     """
     if not run.args.params:
         return run, None
     files = read_parameters_files(run.args.params, node=run.args.node_name)
     params = node_parameters(run.args, run.model, files)
     _, model = params.build_model(run.xml)
+    params.pipeline(model)  # refuses what the node refuses at start-up (lengths, frames, levels)
     return run._replace(model=model), params
 
 
