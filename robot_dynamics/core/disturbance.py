@@ -16,6 +16,7 @@ noise of the measured velocity decides the sign of the model's.
 
 import numpy as np
 
+from .rest import MOVING_VELOCITY
 from .runs import true_runs
 
 #: duration [s] of the chunks the subsets are drawn from
@@ -28,8 +29,6 @@ SEED = 0
 DISTURBED_SIGMA = 8.0
 #: ... on some joint for this long or longer [s] is no part of the arm's own dynamics
 DISTURBED_DURATION = 0.5
-#: a joint is judged where its velocity reaches this [rad/s or m/s]
-MOVING_VELOCITY = 0.05
 
 
 def disturbed_stretches(t, Y, tau, qd):
@@ -108,7 +107,6 @@ def outlying_stretches(t, residual, qd, judged_by=None):
 __all__ = [
     "DISTURBED_DURATION",
     "DISTURBED_SIGMA",
-    "MOVING_VELOCITY",
     "disturbed_stretches",
     "outlying_stretches",
 ]

@@ -9,6 +9,9 @@ from scipy.ndimage import maximum_filter1d, minimum_filter1d
 #: its resolution) over the filter window: Gaussian noise spans ~6 sigma over 300 samples and
 #: exceeds 12 practically never
 REST_NOISE_SPAN = 12.0
+#: a joint moves where its measured velocity reaches this [rad/s or m/s] (well above a robot's
+#: velocity noise of a few mrad/s)
+MOVING_VELOCITY = 0.05
 
 
 def does_not_move(position):
@@ -83,4 +86,11 @@ def at_rest(q, window, resolution=None):
     return np.all(span <= REST_NOISE_SPAN * noise + resolution, axis=1)
 
 
-__all__ = ["REST_NOISE_SPAN", "at_rest", "does_not_move", "hold_means", "position_resolution"]
+__all__ = [
+    "MOVING_VELOCITY",
+    "REST_NOISE_SPAN",
+    "at_rest",
+    "does_not_move",
+    "hold_means",
+    "position_resolution",
+]

@@ -131,7 +131,8 @@ class EstimationPipeline:
     # ------------------------------------------------------------------ derived pipelines
     def with_config(self, config):
         """A pipeline with a new config on the same model: merged joint values, counters, reference,
-        tare bias and contact state carried over; the observer restarts.
+        tare bias and contact state carried over; the observer restarts from the latest
+        estimate.
 
         Args:
             config: the new :class:`~robot_dynamics.estimation.config.PipelineConfig`.
@@ -148,7 +149,8 @@ class EstimationPipeline:
 
     def with_model(self, model, config=None):
         """A pipeline for a new model: the values of the joints both models have, the counters and
-        the contact state are carried over; reference and bias are cleared.
+        the contact state are carried over (and, with the same joints, the latest estimate the
+        observer restarts from); reference and bias are cleared.
 
         Args:
             model: the new :class:`~robot_dynamics.core.model.RobotModel`.
@@ -171,6 +173,10 @@ class EstimationPipeline:
         self._clock.take_over(old._clock)
         self._restart = "new configuration" if same_model else "new model"
         self._estimating = old._estimating
+        if old._estimating and self.joint_names == old.joint_names:
+            # the estimate goes on from where it was (a restart on a moving arm would start
+            # from 0, a dip that is not there)
+            self._estimator.carry(old._estimator)
         if same_model:
             self._reference.point = old._reference.point
             self._tare.carry_over(old._tare)

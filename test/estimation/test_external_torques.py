@@ -1,7 +1,8 @@
 """The external-torque estimators of the pipeline (estimation/external_torques.py) on ground truth
 made with the core: the static estimate at zero and at a differentiated acceleration against
 ``M qdd + C qd + g - tau``, and the momentum observer from its quasi-static start through a push
-held at rest (first order, time constant 1 / K_O)."""
+held at rest (first order, time constant 1 / K_O); its restart on a moving arm (from 0) and from
+the estimate of the estimator it replaces."""
 
 import os
 
@@ -91,3 +92,57 @@ def test_observer_starts_quasi_static_and_follows_a_push_held_at_rest(panda):
             first = start - push - gain * 1e-3 * push / 2  # the error after a half step
             np.testing.assert_allclose(got, push + first * decay, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(got, push, rtol=0, atol=1e-6)
+
+
+def _motion(model, t):
+    """q, qd, qdd (7,) of a smooth motion of every joint at time t [s] (about 10 rad/s^2)."""
+    w = np.linspace(2.0, 3.5, 7)
+    return Q0 + 0.5 * np.sin(w * t), 0.5 * w * np.cos(w * t), -0.5 * w * w * np.sin(w * t)
+
+
+def test_a_restart_on_a_moving_arm_starts_from_zero_not_from_a_phantom(panda):
+    """Nothing touches the arm, which accelerates: the quasi-static estimate is off by -M qdd
+    (several N m), which a restart must not publish; from 0 the observer stays near 0 (its
+    discretisation error). At rest the restart is quasi-static (the push test above)."""
+    estimator = ExternalTorqueEstimator(panda, PipelineConfig(observer_gain=50.0))
+    worst, phantom = 0.0, None
+    for k in range(300):
+        t = 0.4 + k * 1e-3
+        q, qd, qdd = _motion(panda, t)
+        tau = panda.inverse_dynamics(q, qd, qdd)
+        got = estimator.estimate(_sample(panda, q, qd, k * MS), tau, restarted=k == 0)
+        if k == 0:
+            np.testing.assert_array_equal(got, np.zeros(7))
+            phantom = panda.mass_matrix(q) @ qdd  # what the quasi-static start would say
+        worst = max(worst, float(np.max(np.abs(got))))
+    assert np.max(np.abs(phantom)) > 2.0  # the phantom avoided is several N m
+    assert worst < 0.05, worst
+
+
+def test_an_estimator_that_replaces_another_goes_on_from_its_estimate(panda):
+    """A new configuration of the same model (another gain) takes over the estimate: its restart
+    starts from the replaced estimator's latest value, on a moving arm, then converges to the
+    true external torque with its own gain; a reset forgets what was carried."""
+    push = np.array([0.0, 2.0, 0.0, -1.5, 0.0, 0.5, 0.0])
+    old = ExternalTorqueEstimator(panda, PipelineConfig(observer_gain=50.0))
+    for k in range(200):
+        q, qd, qdd = _motion(panda, 0.4 + k * 1e-3)
+        tau = panda.inverse_dynamics(q, qd, qdd) - push
+        latest = old.estimate(_sample(panda, q, qd, k * MS), tau, restarted=k == 0)
+    new = ExternalTorqueEstimator(panda, PipelineConfig(observer_gain=80.0))
+    new.carry(old)
+    q, qd, qdd = _motion(panda, 0.6)
+    tau = panda.inverse_dynamics(q, qd, qdd) - push
+    got = new.estimate(_sample(panda, q, qd, 200 * MS), tau, restarted=True)
+    np.testing.assert_array_equal(got, latest)
+    np.testing.assert_allclose(latest, push, atol=0.05)
+    for k in range(201, 400):
+        q, qd, qdd = _motion(panda, 0.4 + k * 1e-3)
+        tau = panda.inverse_dynamics(q, qd, qdd) - push
+        got = new.estimate(_sample(panda, q, qd, k * MS), tau, restarted=False)
+    np.testing.assert_allclose(got, push, atol=0.05)
+    new.carry(old)
+    new.reset()
+    q, qd, qdd = _motion(panda, 0.8)
+    got = new.estimate(_sample(panda, q, qd, 400 * MS), tau, restarted=True)
+    np.testing.assert_array_equal(got, np.zeros(7))  # moving: from 0, nothing carried

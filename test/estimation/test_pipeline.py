@@ -273,6 +273,28 @@ def test_with_config_and_with_model_carry_the_state(panda, arm3):
     )
 
 
+def test_a_new_configuration_on_a_moving_arm_reports_no_phantom(panda):
+    """Nothing touches an accelerating arm while its configuration changes (another observer
+    gain, then contact levels): the estimate goes on from where it was, never the quasi-static
+    restart's -M qdd (several N m); a new model with the same joints likewise."""
+    p = pipe(panda, observer_gain=50.0)
+    w = np.linspace(2.0, 3.5, 7)
+    worst = 0.0
+    for k in range(900):
+        t = 0.4 + k * 1e-3
+        q, qd, qdd = Q + 0.5 * np.sin(w * t), 0.5 * w * np.cos(w * t), -0.5 * w * w * np.sin(w * t)
+        if k == 300:
+            p = p.with_config(PipelineConfig(observer_gain=80.0))
+        elif k == 600:
+            p = p.with_model(panda.with_payload(0.0, [0.0, 0.0, 0.0]), p.config)
+        out = p.update(T0 + k * MS, q, qd, panda.inverse_dynamics(q, qd, qdd))
+        worst = max(worst, float(np.max(np.abs(out.external_torques))))
+        if k == 300:
+            assert np.max(np.abs(panda.mass_matrix(q) @ qdd)) > 2.0  # the phantom avoided
+    assert p.status()["observer_restarts"] == 3
+    assert worst < 0.05, worst
+
+
 def test_filtered_differentiator_converges():
     d = FilteredDifferentiator(2, 0.01)
     for k in range(500):
