@@ -28,6 +28,8 @@ class MergedJointState:
         velocity_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
         effort_stamp: (n,) int64 stamps [ns], :data:`NEVER` until received.
         nonfinite_effort: (n,) bool, the joints whose last effort came as NaN or inf, or None.
+        widest: the most joints a message carried so far (the widest driver's: an arm's,
+            beside a gripper's that carries its fingers alone).
     """
 
     FIELDS = ("position", "velocity", "effort")
@@ -40,6 +42,7 @@ class MergedJointState:
         self.position, self.velocity, self.effort = self.values
         self.position_stamp, self.velocity_stamp, self.effort_stamp = self.stamps
         self.nonfinite_effort = None  # (n,) bool: the joints whose last effort was NaN or inf
+        self.widest = 0
 
     def take(self, t_ns, fields, present, clean):
         """Store a message's fields.
@@ -77,12 +80,31 @@ class MergedJointState:
                     self.nonfinite_effort = bad if old is None else bad | (old & ~present)
         return tuple(counts)
 
+    def narrower(self, present):
+        """Whether a message carries fewer joints than the widest message so far (another
+        driver's, a gripper's: its values merge, and the arm's are only held); the widest is
+        updated.
+
+        Args:
+            present: (n,) bool, the joints the message carries; None: all of them.
+
+        Returns:
+            bool: True for a narrower message.
+        """
+        width = self.n if present is None else int(np.count_nonzero(present))
+        if width < self.widest:
+            return True
+        self.widest = width
+        return False
+
     def carry_over(self, other):
         """Take the values of the joints ``other`` (another model's state) also has.
 
         Args:
             other: a :class:`MergedJointState`; joints are matched by name.
         """
+        if other.joint_names == self.joint_names:
+            self.widest = other.widest
         index = {name: i for i, name in enumerate(other.joint_names)}
         for j, name in enumerate(self.joint_names):
             i = index.get(name)
@@ -104,16 +126,19 @@ class MergedJointState:
         """
         names = self.joint_names
         never = self.effort_stamp == NEVER
-        if never.any():
-            reason = f"no effort for joints {[names[j] for j in np.flatnonzero(never)]}"
-            if not never.all():  # a gripper without an effort interface, say
-                reason += (
-                    " (a joint whose driver measures no effort, such as a gripper's, can be "
-                    "loaded as fixed with locked_joints)"
-                )
-            return (), reason
-        stale_names = [names[j] for j in np.flatnonzero(stale)]
         nonfinite = self.nonfinite_effort
+        if never.any():
+            notes = []
+            if nonfinite is not None and (never & nonfinite).any():
+                notes.append("NaN or inf in every message so far: its effort interface not up yet?")
+            if not never.all():  # a gripper without an effort interface, say
+                notes.append(
+                    "a joint whose driver measures no effort, such as a gripper's, can be "
+                    "loaded as fixed with locked_joints"
+                )
+            reason = f"no effort for joints {[names[j] for j in np.flatnonzero(never)]}"
+            return (), reason + (f" ({'; '.join(notes)})" if notes else "")
+        stale_names = [names[j] for j in np.flatnonzero(stale)]
         why = ""
         if nonfinite is not None and (stale & nonfinite).any():
             why = f"; the last efforts of {[names[j] for j in np.flatnonzero(stale & nonfinite)]}"

@@ -39,6 +39,12 @@ COUNTERS = (
 #: Why a message that names none of the model's joints produces nothing.
 WITHOUT_MODEL_JOINTS = "the message names none of the model's joints: ignored"
 
+#: Why a message carrying fewer joints than the widest driver's (a gripper's) gives no estimate.
+NARROW_MESSAGE = (
+    "another driver's message, with fewer of the model's joints than the widest driver's: "
+    "merged; the estimate steps at the widest driver's messages"
+)
+
 #: Why a message stamped before its driver's newest produces nothing.
 LATE_MESSAGE = "stamped before its driver's newest message (delivered late): dropped"
 
@@ -114,6 +120,8 @@ class Sample:
         now_ns: the clock of the reference's expiry for this message [ns].
         feedforward_done: the feed-forward step has run (in the command step when the command
             is the feed-forward, else first thing in the estimation step).
+        narrow: the message carries fewer joints than the widest driver's: no estimation step
+            (the other joints' values are only held).
     """
 
     out: PipelineOutput
@@ -130,6 +138,14 @@ class Sample:
     friction: np.ndarray | None = field(default=None)
     now_ns: int = 0
     feedforward_done: bool = False
+    narrow: bool = False
 
 
-__all__ = ["COUNTERS", "LATE_MESSAGE", "PipelineOutput", "Sample", "WITHOUT_MODEL_JOINTS"]
+__all__ = [
+    "COUNTERS",
+    "LATE_MESSAGE",
+    "NARROW_MESSAGE",
+    "PipelineOutput",
+    "Sample",
+    "WITHOUT_MODEL_JOINTS",
+]

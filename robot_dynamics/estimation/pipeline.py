@@ -12,10 +12,11 @@ would read and the contact state. The node publishes the command between the las
 :meth:`~EstimationPipeline.update` runs all three. Everything lands in one
 :class:`~robot_dynamics.estimation.output.PipelineOutput`, with why anything is missing.
 The policy lives here: which estimator, when the observer restarts (first message, stamp gaps and
-stamps going backwards, estimation resuming after a pause; a refused message, or one whose state
-is not measured whole, is skipped and the next step spans it), what a partial or NaN-carrying
-message still allows, effort scaling, plausibility bounds, reference
-expiry, tare and contact detection. Every array it returns is finite.
+stamps going backwards, estimation resuming after a pause; a refused message, one whose state is
+not measured whole, or another driver's with fewer joints than the widest's, a gripper's, is
+skipped and the next step spans it), what a partial or NaN-carrying message still allows, effort
+scaling, plausibility bounds, reference expiry, tare and contact detection. Every array it
+returns is finite.
 
 Conventions as the core: joint vectors in ``model.joint_names`` order; wrenches
 ``[fx fy fz tx ty tz]`` applied by the environment on the robot, in the wrench frame's axes, moment
@@ -36,7 +37,14 @@ from .config import PipelineConfig, validate_config
 from .contact import ContactDetector
 from .external_torques import ExternalTorqueEstimator
 from .joint_state import NEVER, MergedJointState
-from .output import COUNTERS, LATE_MESSAGE, WITHOUT_MODEL_JOINTS, PipelineOutput, Sample
+from .output import (
+    COUNTERS,
+    LATE_MESSAGE,
+    NARROW_MESSAGE,
+    WITHOUT_MODEL_JOINTS,
+    PipelineOutput,
+    Sample,
+)
 from .reference import Reference
 from .stamps import LATE, StampClock
 from .tare import Tare
@@ -174,8 +182,7 @@ class EstimationPipeline:
         self._restart = "new configuration" if same_model else "new model"
         self._estimating = old._estimating
         if old._estimating and self.joint_names == old.joint_names:
-            # the estimate goes on from where it was (a restart on a moving arm would start
-            # from 0, a dip that is not there)
+            # the estimate goes on from where it was (no dip to 0 on a moving arm)
             self._estimator.carry(old._estimator)
         if same_model:
             self._reference.point = old._reference.point
@@ -325,6 +332,7 @@ class EstimationPipeline:
             c["nonfinite_velocity"] += nonfinite[0]
             c["nonfinite_effort"] += nonfinite[1]
         sample = Sample(PipelineOutput(stamp_ns=t_ns, wrench_frame=self.wrench_frame or ""))
+        sample.narrow = state.narrower(None if present is self._all else present)
         if not self._positions_complete:  # once complete, positions stay known
             missing = state.position_stamp == NEVER
             if missing.any():
@@ -474,6 +482,11 @@ class EstimationPipeline:
 
     def _estimate_step(self, sample):
         out, t_ns = sample.out, sample.t_ns
+        if sample.narrow:  # a step would extrapolate the widest driver's held values
+            out.estimation_paused = NARROW_MESSAGE
+            if self._contact is not None:
+                out.contact = self._contact.state()
+            return
         if not sample.have_velocity:
             never = self._state.velocity_stamp == NEVER
             what = "no velocity" if never.any() else "stale velocity"
@@ -633,12 +646,8 @@ class EstimationPipeline:
 
     @property
     def unclamped_joints(self):
-        """The joints whose effort command ``clamp_effort_command`` leaves unbounded (their URDF
-        effort limit is 0 or missing); empty when the clamp is off.
-
-        Returns:
-            tuple: joint names, model order.
-        """
+        """tuple: the joints whose effort command ``clamp_effort_command`` leaves unbounded
+        (their URDF effort limit is 0 or missing; model order); empty when the clamp is off."""
         if not self.config.clamp_effort_command:
             return ()
         return tuple(_names(self.joint_names, ~np.isfinite(self._clamp_limits)))

@@ -11,7 +11,21 @@ import math
 import numpy as np
 import pytest
 
-from pipeline_helpers import F_EXT, MS, Q, T0, feed, held_torques, moving_push, pipe, sensor
+from pipeline_helpers import (
+    F_EXT,
+    MS,
+    PANDA_URDF,
+    Q,
+    T0,
+    feed,
+    held_torques,
+    moving_push,
+    pipe,
+    sensor,
+)
+
+from robot_dynamics import RobotModel
+from robot_dynamics.estimation.output import NARROW_MESSAGE
 
 
 # ------------------------------------------------------------------ partial messages, drivers
@@ -66,6 +80,63 @@ def test_a_message_of_none_of_the_model_s_joints_is_ignored(panda):
     s = p.status()
     assert s["observer_restarts"] == 1 and s["stamps_backwards"] == 0
     assert s["without_model_joints"] == 20
+
+
+FINGER = """
+  <joint name="finger_joint" type="prismatic">
+    <parent link="panda_hand"/>
+    <child link="finger"/>
+    <origin xyz="0 0 0.06"/>
+    <axis xyz="0 1 0"/>
+    <limit lower="0" upper="0.04" effort="20" velocity="0.2"/>
+  </joint>
+  <link name="finger">
+    <inertial>
+      <mass value="0.1"/>
+      <inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+</robot>"""
+
+
+def test_a_gripper_driver_s_messages_merge_without_an_estimate(panda):
+    """The arm's driver at 500 Hz and a gripper's driver at 100 Hz (its finger a joint of the
+    model) publishing the finger alone, 1 ms after the arm's messages, while a known wrench
+    pushes the moving arm. A step at the gripper's messages would extrapolate the arm's held
+    state (a phantom of K dt M qdd); they merge the finger and give no estimate, the arm's give
+    the push (as with one driver at 500 Hz). When the arm's driver stops, the gripper's go on:
+    no estimate either."""
+    xml = open(PANDA_URDF).read().replace("</robot>", FINGER)
+    model = RobotModel.from_urdf_string(xml, tip_link="tool")
+    p = pipe(model)
+    arm = np.arange(8) < 7
+    t = np.arange(0, 1.5, 1e-3)
+    freq = np.linspace(0.3, 0.6, 7)
+    q = np.zeros((t.size, 8))
+    qd, qdd = np.zeros_like(q), np.zeros_like(q)
+    q[:, :7] = Q + 0.4 * np.sin(2 * np.pi * freq * t[:, None])
+    qd[:, :7] = 0.4 * 2 * np.pi * freq * np.cos(2 * np.pi * freq * t[:, None])
+    qdd[:, :7] = -0.4 * (2 * np.pi * freq) ** 2 * np.sin(2 * np.pi * freq * t[:, None])
+    q[:, 7] = 0.02 + 0.01 * np.sin(2 * np.pi * t)
+    qd[:, 7] = 0.02 * np.pi * np.cos(2 * np.pi * t)
+    qdd[:, 7] = -0.04 * np.pi**2 * np.sin(2 * np.pi * t)
+    J = model.jacobian(q, frame="tool")
+    tau = model.inverse_dynamics(q, qd, qdd) - np.einsum("kji,j->ki", J, F_EXT)
+    errors, gripper = [], 0
+    for k in range(t.size):
+        if k % 2 == 0 and k < 1200:  # the arm: every 2 ms, until 1.2 s
+            out = p.update(T0 + k * MS, *(np.where(arm, x[k], math.nan) for x in (q, qd, tau)), arm)
+            if k >= 300:
+                errors.append(np.abs(out.wrench - sensor(model, q[k], F_EXT, "tool")).max())
+        if k % 10 == 1:  # the gripper: every 10 ms
+            out = p.update(
+                T0 + k * MS, *(np.where(arm, math.nan, x[k]) for x in (q, qd, tau)), ~arm
+            )
+            assert out.external_torques is None and out.wrench is None
+            assert out.estimation_paused == NARROW_MESSAGE and out.gravity is not None
+            gripper += 1
+    assert max(errors) < 0.15, max(errors)  # the observer's step at 500 Hz: ~0.1 N
+    assert gripper == 150 and p.status()["observer_restarts"] == 1
 
 
 def test_interleaved_drivers_do_not_restart_the_observer(panda):
@@ -237,8 +308,9 @@ def test_messages_the_caller_shed_are_no_gaps_and_lost_ones_beyond_them_are(pand
 
 def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
     """joint_state_broadcaster sends NaN effort for a joint without an effort interface: the
-    gravity torques keep flowing, the estimation pauses with the reason counted, and says that
-    such a joint can be locked (not when no joint has an effort)."""
+    gravity torques keep flowing, the estimation pauses with the reason counted, names the NaN
+    (a driver starting up sends it too) and says that such a joint can be locked (not when no
+    joint has an effort)."""
     tau = held_torques(panda, Q, F_EXT)
     tau[2] = math.nan
     p = pipe(panda)
@@ -250,13 +322,17 @@ def test_nan_effort_keeps_gravity_and_pauses_estimation(panda):
             out.estimation_paused
         )
     assert "can be loaded as fixed with locked_joints" in out.estimation_paused
+    assert "NaN or inf in every message so far: its effort interface not up yet?" in (
+        out.estimation_paused
+    )  # a driver starting up sends NaN too: the field's value is named
     s = p.status()
     assert s["nonfinite_effort"] == 20 and s["estimation_paused"] == 20
     assert not s["stale_effort"]  # never had one: not a warning
     # NaN velocity: gravity still, no feed-forward without a reference, estimation paused
     # no joint has an effort (a driver without any): no hint at locking
     out = pipe(panda).update(T0, Q, np.zeros(7), np.full(7, math.nan))
-    assert out.estimation_paused.endswith("'panda_joint7']")
+    assert "'panda_joint7'] (NaN or inf" in out.estimation_paused
+    assert "locked_joints" not in out.estimation_paused
     qd = np.zeros(7)
     qd[4] = math.nan
     p = pipe(panda, velocity_timeout=0.0)
