@@ -297,7 +297,8 @@ class DynamicsServices:
         Q, QD, QDD = arrays["positions"], arrays["velocities"], arrays["accelerations"]
         tau = model.inverse_dynamics(Q, QD, QDD)  # (k, n), one batched call
         if request.include_friction:
-            tau = tau + model.friction_torques(QD)
+            # the node's friction model, as the feed-forward's friction_compensation adds it
+            tau = tau + model.friction_torques(QD, self._values()["friction_velocity_threshold"])
         tau = tau[:, perm]
         if not np.isfinite(tau).all():
             raise RequestError(f"{what}: the torques are not finite")

@@ -32,7 +32,10 @@ pytestmark = pytest.mark.ros
 def test_services_against_the_core(dynamics_node, panda):
     names = list(panda.joint_names)
     node = dynamics_node(
-        urdf=read(PANDA_URDF), max_simulation_duration=5.0, max_simulation_samples=1000
+        urdf=read(PANDA_URDF),
+        max_simulation_duration=5.0,
+        max_simulation_samples=1000,
+        friction_velocity_threshold=0.5,
     )
     node.wait_connected()
     qd = np.linspace(0.5, -0.5, 7)
@@ -108,7 +111,8 @@ def test_services_against_the_core(dynamics_node, panda):
     got = np.array([p.effort for p in res.trajectory.points])
     np.testing.assert_allclose(
         got,
-        (panda.inverse_dynamics(Qs, QDs, QDDs) + panda.friction_torques(QDs))[:, perm],
+        # the node's friction model with its friction_velocity_threshold
+        (panda.inverse_dynamics(Qs, QDs, QDDs) + panda.friction_torques(QDs, 0.5))[:, perm],
         atol=1e-9,
     )
     req.trajectory.joint_names = order[:6] + ["gripper"]

@@ -312,8 +312,9 @@ def add_excite_parser(sub, common):
 
 
 def trajectory_yaml(joint_names, t, q, qd, qdd):
-    """``trajectory_msgs/msg/JointTrajectory`` as YAML (``ros2 topic pub TOPIC
-    trajectory_msgs/msg/JointTrajectory "$(cat FILE)"``).
+    """``trajectory_msgs/msg/JointTrajectory`` as YAML (``ros2 topic pub --once --stdin TOPIC
+    trajectory_msgs/msg/JointTrajectory < FILE``; a 30 s trajectory is longer than a shell
+    argument may be).
 
     Args:
         joint_names: joint names, in order.
@@ -421,8 +422,8 @@ def cmd_excite(run: Invocation) -> List[str]:
     lines += [
         f"starts at rest at q = {np.array2string(q[0], precision=3)}; the first trajectory point "
         f"is at {args.start_time:g} s",
-        f"wrote {prefix}.yaml (ros2 topic pub <controller>/joint_trajectory "
-        f'trajectory_msgs/msg/JointTrajectory "$(cat {prefix}.yaml)"), {prefix}.csv, {prefix}.png',
+        f"wrote {prefix}.yaml (ros2 topic pub --once --stdin <controller>/joint_trajectory "
+        f"trajectory_msgs/msg/JointTrajectory < {prefix}.yaml), {prefix}.csv, {prefix}.png",
     ]
     return lines
 
