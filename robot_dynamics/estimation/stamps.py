@@ -6,7 +6,8 @@ driver stamped a little before the newest message of another is merged without a
 (``stamps_interleaved``). A message stamped before its own driver's newest by at most
 ``max_dt_ns`` came late (reordered on its way, a logger's burst): its state has passed, it is
 dropped (``stamps_late``); a stream's stamp going further back (a clock step, a restarted
-driver) restarts the estimator.
+driver) restarts the estimator, and so do :data:`LATE_RUN` late messages in a row (the driver's
+clock stepped back by less than ``max_dt_ns``: its new stamps are its time now).
 
 Gaps (lost messages) are counted per stream, the messages carrying the same joints (one driver),
 against that stream's period (the running mean of its intervals): drivers publishing different
@@ -24,6 +25,9 @@ counted as such, not as messages lost.
 LATE = -1
 """``dt_ns`` of a message stamped before its own driver's newest (by at most ``max_dt_ns``):
 delivered late, its state already passed."""
+LATE_RUN = 3
+"""Late messages in a row from one driver, each newer than the one before, that are a step back
+of its clock, not late ones."""
 WINDOW = 9
 """Recent intervals per stream whose median tells a change of rate."""
 PERIOD_MESSAGES = 64
@@ -40,7 +44,16 @@ class _Stream:
     (whose median follows a change of rate) and the messages its latest gap was counted as (a
     late message takes one back)."""
 
-    __slots__ = ("last_ns", "intervals", "next", "period_ns", "jitter_ns", "missing")
+    __slots__ = (
+        "last_ns",
+        "intervals",
+        "next",
+        "period_ns",
+        "jitter_ns",
+        "missing",
+        "late_run",
+        "late_ns",
+    )
 
     def __init__(self):
         self.last_ns = None
@@ -50,6 +63,8 @@ class _Stream:
         self.period_ns = None
         self.jitter_ns = 0.0  # the largest recent deviation of an interval from the period
         self.missing = 0
+        self.late_run = 0  # late messages in a row, each newer than the one before
+        self.late_ns = 0  # the stamp of the latest late message
 
     def median_ns(self):
         ordered = sorted(self.intervals)
@@ -120,11 +135,28 @@ class StampClock:
             ``max_dt_ns`` older than the newest, which stays the newest; :data:`LATE` for a
             stamp up to ``max_dt_ns`` older than its own driver's newest: a message delivered
             late, to be dropped) and the reason to restart (None, or why: a stamp going back
-            within a stream by more than ``max_dt_ns``, a gap beyond ``max_dt_ns``).
+            within a stream by more than ``max_dt_ns``, or :data:`LATE_RUN` late in a row, a gap
+            beyond ``max_dt_ns``).
         """
         c = self._counters
         own = self._stream(stream)
-        if own.last_ns is not None and 0 < own.last_ns - t_ns <= self.max_dt_ns:
+        late = own.last_ns is not None and 0 < own.last_ns - t_ns <= self.max_dt_ns
+        # a clock that stepped back ticks on from there; a logger's reordered burst does not
+        own.late_run = (
+            (own.late_run + 1 if own.late_run and t_ns > own.late_ns else 1) if late else 0
+        )
+        own.late_ns = t_ns
+        if own.late_run >= LATE_RUN:  # the driver's clock stepped back: its time now
+            own.late_run = 0
+            c["stamps_backwards"] += 1
+            step = own.last_ns - t_ns
+            own.last_ns = self.last_ns = t_ns
+            self._last_stream = stream
+            return None, (
+                f"stamps went back by {step * 1e-9:.6g} s in {LATE_RUN} messages in a row "
+                "(a step of the driver's clock)"
+            )
+        if late:
             c["stamps_late"] += 1  # older than its driver's newest: a state already passed
             if own.missing:  # it was counted as lost
                 own.missing -= 1

@@ -184,6 +184,32 @@ def test_a_message_delivered_late_is_dropped_on_a_moving_arm(panda):
     assert max(errors) < 0.05, max(errors)
 
 
+def test_a_driver_s_clock_stepping_back_restarts_after_three_late_messages(panda):
+    """The driver's clock steps back by 0.3 s (less than observer_max_dt) while a known wrench
+    pushes the moving arm: its next messages look late, but three in a row are its time now:
+    two are dropped, the third restarts the observer (a stamp gone backwards) and every later
+    message has gravity; from 0 on the moving arm the estimate converges to the push and never
+    overshoots it (a step across the clock's jump took the momentum jump for a force)."""
+    p = pipe(panda, observer_gain=200.0)
+    q, qd, tau = moving_push(panda, 1200)
+    step = 300 * MS
+    push = np.linalg.norm(sensor(panda, q[0], F_EXT)[:3])
+    for k in range(len(q)):
+        out = p.update(T0 + k * MS - (step if k >= 600 else 0), q[k], qd[k], tau[k])
+        if k in (600, 601):
+            assert out.gravity is None and "delivered late" in out.command_error
+            continue
+        assert out.gravity is not None
+        if k >= 200:
+            truth = sensor(panda, q[k], F_EXT)
+            assert np.linalg.norm(out.wrench[:3]) < push + 0.05, k
+            if not 602 <= k < 652:  # 10 time constants after the restart
+                assert np.abs(out.wrench - truth).max() < 0.05, k
+    s = p.status()
+    assert (s["stamps_late"], s["stamps_backwards"], s["observer_restarts"]) == (2, 1, 2)
+    assert "a step of the driver's clock" in s["last_restart"]
+
+
 @pytest.mark.parametrize("field", ["velocity", "effort"])
 def test_a_message_without_velocities_or_efforts_is_skipped_on_a_moving_arm(panda, field):
     """A moving arm pushed by a known wrench whose driver sends now and then a message with an
