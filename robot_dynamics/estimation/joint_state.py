@@ -147,6 +147,25 @@ class MergedJointState:
             f"stale effort for joints {stale_names} (older than effort_timeout {timeout} s{why})"
         )
 
+    def missing_velocity(self, stale, timeout):
+        """Why the velocities of some joints cannot be used.
+
+        Args:
+            stale: (n,) bool, the joints without a velocity newer than ``timeout``.
+            timeout: the velocity timeout [s], for the reason.
+
+        Returns:
+            str: the reason, naming the joints (and, for stale ones, the timeout and the fix).
+        """
+        names = [self.joint_names[j] for j in np.flatnonzero(stale)]
+        if (self.velocity_stamp[stale] == NEVER).any():
+            return f"no velocity for joints {names}"
+        return (
+            f"stale velocity for joints {names} (older than velocity_timeout {timeout} s: a "
+            "driver that publishes less often needs a longer velocity_timeout and "
+            "effort_timeout, or its joints locked with locked_joints)"
+        )
+
     def merge(self, row, t_ns, values, present):
         """Store the finite values of the present joints in one field, with one stamp.
 

@@ -92,6 +92,7 @@ class EstimationPipeline:
             "last_pause": "",
             "last_restart": "",
             "last_nonfinite_output": "",
+            "last_withheld": "",
             "stale_effort_joints": "",
         }
         self._state = MergedJointState(self.joint_names)
@@ -428,7 +429,7 @@ class EstimationPipeline:
         return ff, ff_error
 
     def _withhold(self, out, reason):
-        out.command_error = reason
+        out.command_error = self._text["last_withheld"] = reason
         self.counters["commands_withheld"] += 1
 
     def withhold_command(self, reason):
@@ -438,7 +439,7 @@ class EstimationPipeline:
             reason: why, for the diagnostics.
         """
         self.counters["commands_withheld"] += 1
-        self._text["last_nonfinite_output"] = reason
+        self._text["last_nonfinite_output"] = self._text["last_withheld"] = reason
 
     def estimate(self, sample):
         """The feed-forward (unless :meth:`command` made it), the external joint torques, the
@@ -488,9 +489,8 @@ class EstimationPipeline:
                 out.contact = self._contact.state()
             return
         if not sample.have_velocity:
-            never = self._state.velocity_stamp == NEVER
-            what = "no velocity" if never.any() else "stale velocity"
-            self._pause(out, f"{what} for joints {_names(self.joint_names, sample.stale_velocity)}")
+            timeout = self.config.velocity_timeout
+            self._pause(out, self._state.missing_velocity(sample.stale_velocity, timeout))
             return
         if not self._fresh_efforts(sample):
             return

@@ -148,7 +148,11 @@ class DynamicsDiagnostics:
             errors.append("no robot model loaded")
         else:
             if node.effort_command_on and (grew["withheld"] or node.command_error):
-                errors.append(f"effort command withheld: {node.command_error}")
+                reason = node.command_error or (  # published again since: the last reason
+                    f"{grew['withheld']} since the last status, the last: "
+                    f"{pipeline.get('last_withheld', '')}"
+                )
+                errors.append(f"effort command withheld: {reason}")
             if grew["nonfinite_outputs"]:
                 errors.append(
                     f"{grew['nonfinite_outputs']} non-finite outputs suppressed "

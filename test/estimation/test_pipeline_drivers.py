@@ -139,6 +139,41 @@ def test_a_gripper_driver_s_messages_merge_without_an_estimate(panda):
     assert gripper == 150 and p.status()["observer_restarts"] == 1
 
 
+def test_a_driver_slower_than_the_velocity_timeout_is_named_with_the_fix(panda):
+    """The gripper's driver at 8 Hz (every 125 ms, slower than velocity_timeout 0.1 s): the arm's
+    estimation pauses when the finger's velocity is stale, naming the joint, the timeout and
+    the fix; the feed-forward command is withheld then, its reason kept in the status. With
+    both timeouts beyond the gripper's period, every arm message is estimated."""
+    xml = open(PANDA_URDF).read().replace("</robot>", FINGER)
+    model = RobotModel.from_urdf_string(xml, tip_link="tool")
+    arm = np.arange(8) < 7
+    q = np.r_[Q, 0.02]
+    tau = model.gravity_torques(q)
+    for timeout, paused in ((0.1, True), (0.2, False)):
+        p = pipe(
+            model,
+            velocity_timeout=timeout,
+            effort_timeout=timeout,
+            command_source="feedforward",
+        )
+        reasons = set()
+        for k in range(1000):
+            out = p.update(T0 + k * MS, *(np.where(arm, x, math.nan) for x in (q, 0 * q, tau)), arm)
+            if k % 125 == 0:  # the gripper's, half a millisecond after the arm's
+                stamp = T0 + k * MS + MS // 2
+                p.update(stamp, *(np.where(arm, math.nan, x) for x in (q, 0 * q, tau)), ~arm)
+            if k >= 125 and out.estimation_paused:
+                reasons.add(out.estimation_paused)
+        assert bool(reasons) == paused, reasons
+        if paused:
+            assert reasons == {
+                "stale velocity for joints ['finger_joint'] (older than velocity_timeout 0.1 s: "
+                "a driver that publishes less often needs a longer velocity_timeout and "
+                "effort_timeout, or its joints locked with locked_joints)"
+            }
+            assert "recent velocity for joints ['finger_joint']" in p.status()["last_withheld"]
+
+
 def test_interleaved_drivers_do_not_restart_the_observer(panda):
     """Two drivers at 1 kHz whose messages arrive a little out of stamp order (the second one
     stamped 0.2 ms before the first's latest): merged without restarts. A driver's own message

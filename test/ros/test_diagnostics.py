@@ -122,6 +122,21 @@ def test_errors_name_what_is_wrong(panda):
     assert values(status)["callback_errors"] == "1"
 
 
+def test_commands_withheld_and_published_again_keep_their_reason(panda):
+    """Some effort commands of a period withheld, the latest published: the ERROR gives how
+    many and the last reason (the node's own reason is empty again)."""
+    diagnostics = DynamicsDiagnostics()
+    node, active = loaded(panda)
+    node = replace(node, effort_command_on=True, received=1000)
+    reason = "no feed-forward: no reference and no recent velocity for joints ['finger']"
+    pipeline = {"messages": 1000, "commands_withheld": 190, "last_withheld": reason}
+    status = diagnostics.status(node, active, pipeline, rate=1000.0)
+    assert status.level == DiagnosticStatus.ERROR
+    assert f"effort command withheld: 190 since the last status, the last: {reason}" in (
+        status.message
+    )
+
+
 def test_stamps_going_backwards_or_jumping_warn(panda):
     """Stamps that go backwards, or jump beyond observer_max_dt, restart the observer on each,
     and messages delivered late are dropped: WARN while they do, OK once they stop."""
