@@ -13,7 +13,8 @@ TOOL_FRAME = "tool0"
 TCP_FRAMES = ("tcp", "tool_frame", "end_effector")
 #: :func:`default_tip`'s rule in a sentence, for the help of ``tip_link`` and ``--tip-link``.
 DEFAULT_TIP_RULE = (
-    "the single leaf ending a chain, else tool0 (or the one link named <prefix>tool0), else the "
+    "the single leaf ending a chain, else tool0 (or the one link named <prefix>tool0 that a "
+    "joint moves), else the "
     "one link named tcp, tool_frame or end_effector (or ending in _tcp, ...), else the leaf "
     "ending the longest chain"
 )
@@ -25,7 +26,8 @@ def default_tip(tree):
     The single leaf at the end of a chain of moving bodies (``tip_candidates``); with several:
     :data:`TOOL_FRAME` when it is a link of the model (the ROS-Industrial convention, e.g.
     the official UR description's leaves ``ft_frame``, ``tool0``, ``base``), or the one link
-    whose name ends in it (a ``tf_prefix``'s ``left_tool0``); else the one link named as a tool
+    whose name ends in it (a ``tf_prefix``'s ``left_tool0``; of several, the one some joint
+    moves: one arm of two whose other arm is locked); else the one link named as a tool
     centre point (:data:`TCP_FRAMES`: ``fr3_hand_tcp`` between the fingers of a Franka hand,
     whose leaves are the fingers); else the leaf that ends the longest chain of moving bodies
     (movable joints counted, mimic joints included), when it is the only leaf of the deepest
@@ -42,11 +44,11 @@ def default_tip(tree):
         return candidates[0]
     if TOOL_FRAME in tree.frames:
         return TOOL_FRAME
-    prefixed = [name for name in tree.frames if name.endswith(TOOL_FRAME)]
+    prefixed = _moved([name for name in tree.frames if name.endswith(TOOL_FRAME)], tree)
     if len(prefixed) == 1:  # a tf_prefix's "left_tool0" or "arm/tool0"
         return prefixed[0]
     for tcp in TCP_FRAMES:
-        named = [name for name in tree.frames if _names_tcp(name, tcp)]
+        named = _moved([name for name in tree.frames if _names_tcp(name, tcp)], tree)
         if len(named) == 1:
             return named[0]
     if not candidates:
@@ -72,6 +74,12 @@ def no_tip_reason(tree):
         f"no tip link could be chosen among the leaves ending the model's chains "
         f"({', '.join(candidates)}; none is tool0 or a tool centre point)"
     )
+
+
+def _moved(names, tree):
+    """The links of ``names`` that some joint moves (one arm of two whose other arm's joints
+    are locked), or all of them when none is."""
+    return [name for name in names if tree.frames[name].body >= 0] or names
 
 
 def _names_tcp(link, tcp):

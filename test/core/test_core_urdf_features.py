@@ -249,17 +249,36 @@ def test_tool0_is_the_tip_of_the_official_ur_description_shape(rng):
 
 def test_a_prefixed_tool0_is_the_tip():
     """The UR shape with a tf_prefix (every link and joint named left_...): left_tool0 is the
-    tip; a second ..tool0 makes it ambiguous again."""
-    prefixed = re.sub(r'(name|link)="', r'\1="left_', UR_SHAPE_URDF.replace('name="ur5e"', ""))
-    model = RobotModel.from_urdf_string(prefixed)
+    tip; a second ..tool0 that a joint moves makes it ambiguous again. Two arms on one stand
+    (left_ and right_): no tip, but with the right arm's joints locked (a recording of the left
+    arm alone), left_tool0, the one some joint moves."""
+
+    def prefixed(prefix):
+        text = UR_SHAPE_URDF.replace('name="ur5e"', "")
+        return re.sub(r'(name|link)="', rf'\1="{prefix}', text)
+
+    model = RobotModel.from_urdf_string(prefixed("left_"))
     assert model.tip_link == "left_tool0"
-    two = prefixed.replace(
+    two = prefixed("left_").replace(
         "</robot>",
         '  <link name="right_tool0"/>\n'
-        '  <joint name="j" type="fixed"><parent link="left_base"/><child link="right_tool0"/>'
-        "</joint>\n</robot>",
+        '  <joint name="j" type="fixed"><parent link="left_shoulder_link"/>'
+        '<child link="right_tool0"/></joint>\n</robot>',
     )
     assert RobotModel.from_urdf_string(two).tip_link is None
+    body = "".join(
+        prefixed(p).split(">", 1)[1].rsplit("</robot>", 1)[0] for p in ("left_", "right_")
+    )
+    stand = "".join(
+        f'  <joint name="{p}mount" type="fixed"><parent link="stand"/>'
+        f'<child link="{p}base_link"/><origin xyz="0 {y} 0"/></joint>\n'
+        for p, y in (("left_", 0.5), ("right_", -0.5))
+    )
+    dual = f'<robot name="dual">\n  <link name="stand"/>\n{body}{stand}</robot>'
+    model = RobotModel.from_urdf_string(dual)
+    assert model.tip_link is None and model.n == 12
+    right = {name: 0.0 for name in model.joint_names if name.startswith("right_")}
+    assert RobotModel.from_urdf_string(dual, locked_joints=right).tip_link == "left_tool0"
 
 
 def test_without_tool0_two_leaves_on_the_last_body_are_ambiguous():

@@ -560,6 +560,28 @@ def _scaled_efforts(rows, path, scale):
     return str(path)
 
 
+def test_no_wrench_without_a_tip_is_said_with_the_fix(arm, free_run, tmp_path):
+    """A description whose chains end in two leaves on the last body (no tool0, no tool centre
+    point): no tip, no wrench; a warning names the leaves and the fix (--tip-link), and the
+    external joint torques are still estimated."""
+    folder, _, params = arm
+    _, data = free_run
+    text = ER.estimator_urdf().replace(
+        "</robot>",
+        '  <link name="camera_mount"/>\n  <joint name="camera_joint" type="fixed">'
+        '<parent link="panda_hand"/><child link="camera_mount"/></joint>\n</robot>',
+    )
+    urdf = folder / "two_leaves.urdf"
+    urdf.write_text(text)
+    file = tmp_path / "no_tip.yaml"
+    values = {k: v for k, v in ER.node_parameters().items() if k != "tip_link"}
+    file.write_text(parameters_yaml(values))
+    summary = ER.estimate_json(str(urdf), data, "--params", str(file), "--out", str(tmp_path / "x"))
+    (warning,) = [w for w in summary["warnings"] if w.startswith("no-wrench:")]
+    assert "camera_mount" in warning and "give --tip-link LINK" in warning
+    assert summary["wrench_frame"] == "" and summary["estimated"] > 0
+
+
 def test_efforts_in_another_unit_than_the_models_are_warned_about(
     arm, free_run, free_estimate, tmp_path, capsys
 ):

@@ -44,6 +44,7 @@ from robot_dynamics.core.effort_measurement import (
     nothing_measured,
 )
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.core.tip import no_tip_reason
 from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
 from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
@@ -181,6 +182,11 @@ def cmd_estimate(run: Invocation) -> List[str]:
             "powered"
         )
     warnings = out.setdefault("warnings", [])
+    if node_model.tip_link is None:
+        warnings.append(
+            f"no-wrench: {no_tip_reason(node_model.tree)}: no wrench is estimated (the "
+            "external joint torques are); give --tip-link LINK or tip_link in a --params file"
+        )
     ratios = torque_ratios(first, params.values["friction_velocity_threshold"])
     warnings += effort_scale_warnings(first.joint_names, ratios, "effort_scale" in from_files.given)
     duration = CL.free_duration(t, windows)
