@@ -64,6 +64,8 @@ class JointSamples:
         effort: (N, n) efforts as recorded (torque, force or motor current), NaN where missing.
         extra_joints: joints in the recording that the model does not have (ignored).
         joint_names: (n,) the model's joints, for messages (default ``joint 0``, ...).
+        zero_stamps: messages stamped 0 among stamped ones, left out before merging (a
+            driver's before its clock ran).
     """
 
     t: np.ndarray
@@ -72,6 +74,7 @@ class JointSamples:
     effort: np.ndarray
     extra_joints: tuple = ()
     joint_names: tuple = ()
+    zero_stamps: int = 0
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class DataReport:
             was chosen from the data, else None.
         at_rest: fraction of the samples in which the arm was found at rest (velocity and
             acceleration set to 0), or None when rest was not looked for.
+        zero_stamps: messages stamped 0 among stamped ones, left out before merging.
     """
 
     joint_names: tuple
@@ -129,6 +133,7 @@ class DataReport:
     window_choice: object = None
     at_rest: object = None
     still: tuple = ()
+    zero_stamps: int = 0
 
     @property
     def not_recorded(self):
@@ -440,6 +445,7 @@ def clean(
         effort_offset=offset,
         time_window=None if time_window is None else tuple(float(x) for x in time_window),
         velocity_source="message" if velocity is not None else "differentiated",
+        zero_stamps=int(samples.zero_stamps),
     )
     idx = timed.index
     t, position, effort = timed.t, position[idx], effort[idx]

@@ -38,6 +38,10 @@ MIN_SAMPLES = 20
 CYCLE_RANGE = 0.25
 #: stamps used at most per stretch of the phase search (evenly spread over the stretch)
 PHASE_SAMPLES = 4096
+#: candidate cycles at most per step of the phase search
+PHASE_GRID = 2048
+#: stamps spanning more cycles than this are no robot's cycle (a day at 0.1 ms): kept as they are
+MAX_CYCLES = 1e9
 
 
 @dataclass(frozen=True)
@@ -135,14 +139,16 @@ def _phase_cycle(t, guess):
     The mean resultant ``|mean exp(2 pi i t / c)|`` peaks at the robot's cycle whatever samples
     are missing; over a stretch of duration ``T`` its peak is ``c^2 / T`` wide. The search starts
     over the first 64 stamps within ``CYCLE_RANGE`` of ``guess`` and narrows on stretches four
-    times longer, to the whole recording, on a grid of 1/32 of the peak's width.
+    times longer, to the whole recording, on a grid of 1/32 of the peak's width (at most
+    :data:`PHASE_GRID` candidates: a stretch far longer than its stamps' intervals is searched
+    on a coarser grid).
     """
     t = t - t[0]
     c, half, n = guess, CYCLE_RANGE * guess, 64
     while True:
         n = min(n, len(t))
         stretch = t[np.unique(np.linspace(0, n - 1, min(n, PHASE_SAMPLES)).astype(int))]
-        step = c * c / (32.0 * stretch[-1])
+        step = max(c * c / (32.0 * stretch[-1]), 2.0 * half / PHASE_GRID)
         grid = c + np.arange(-half, half + step, step)
         resultant = np.abs(np.exp(2j * np.pi * stretch[None, :] / grid[:, None]).mean(axis=1))
         c = float(grid[np.argmax(resultant)])
@@ -189,6 +195,11 @@ def time_base(t, cycle=None):
         return keep(f"only {N} samples")
     if not c > 0:
         return keep("the stamps do not advance")
+    if (t[-1] - t[0]) / c > MAX_CYCLES:
+        return keep(
+            f"the stamps span {t[-1] - t[0]:.6g} s, {(t[-1] - t[0]) / c:.3g} intervals of "
+            f"{c * 1e3:.4g} ms: stamps of two clocks? (a wall-clock stamp among simulated ones)"
+        )
     if cycle is None:
         c = _phase_cycle(t, c)
     for _ in range(2):  # each stamp's cycle, then the cycle by least squares without late ones
@@ -275,6 +286,7 @@ def _with_stale_gaps(report, times, repeat, index):
 
 __all__ = [
     "CYCLE_RANGE",
+    "MAX_CYCLES",
     "Retiming",
     "StampReport",
     "repeated_samples",

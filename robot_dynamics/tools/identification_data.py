@@ -3,9 +3,10 @@ no ROS installation needed) and CSV files, turned into uniformly sampled ``q, qd
 
 - Bags: a rosbag2 directory, or a single ``.mcap`` or ``.db3`` file; ``sensor_msgs/JointState``
   on a selectable topic (default ``/joint_states``). Messages are merged by joint name in stamp
-  order (``header.stamp``; the recording time when the stamp is zero): a message may carry a
-  subset of the joints in any order, messages with the same stamp form one sample, and a joint
-  keeps its last value for at most ``max_age`` seconds.
+  order (``header.stamp``, decided per recording by :func:`recording_times`: the bag's receive
+  times when every stamp is 0; messages stamped 0 among stamped ones are left out and counted):
+  a message may carry a subset of the joints in any order, messages with the same stamp form
+  one sample, and a joint keeps its last value for at most ``max_age`` seconds.
 - CSV: a header row with ``time`` [s] and per joint ``<joint>.position`` and optionally
   ``<joint>.effort`` and ``<joint>.velocity``.
 
@@ -46,17 +47,52 @@ def read_bag(path, joint_names, topic="/joint_states", max_age=0.05):
         max_age: a joint keeps its last value for at most this long [s].
 
     Returns:
-        JointSamples: the merged samples.
+        JointSamples: the merged samples (``zero_stamps``: the messages stamped 0 among
+        stamped ones, left out).
 
     Raises:
         DataError: the path does not exist or is not a bag, the topic is missing or of another
             type, or none of the model's joints is in the messages.
     """
-    messages = [
-        (m.time_ns, m.names, m.position, m.velocity, m.effort)
-        for m in joint_state_messages(path, topic)
-    ]
-    return merge_messages(messages, joint_names, max_age=max_age, source=f"topic {topic!r}")
+    messages = list(joint_state_messages(path, topic))
+    times, kept = recording_times([m.stamp_ns for m in messages], [m.log_ns for m in messages])
+    merged = merge_messages(
+        [
+            (int(t), m.names, m.position, m.velocity, m.effort)
+            for t, m, k in zip(times, messages, kept)
+            if k
+        ],
+        joint_names,
+        max_age=max_age,
+        source=f"topic {topic!r}",
+    )
+    return replace(merged, zero_stamps=int(np.count_nonzero(~kept)))
+
+
+def recording_times(stamp_ns, log_ns):
+    """The times of a recording's messages, decided for the whole recording: the header
+    stamps; the bag's receive times when every stamp is 0 (a driver that does not stamp).
+    Messages stamped 0 among stamped ones are a driver's before its clock ran (a simulation
+    publishing before ``/clock`` arrives): they are left out, never given a receive time on
+    another clock. One message stamped 0 that comes first and is followed within two of the
+    recording's median intervals is the clock's own start (simulated time from 0): kept.
+
+    Args:
+        stamp_ns: (k,) ``header.stamp`` [ns], recording order.
+        log_ns: (k,) the bag's receive times [ns].
+
+    Returns:
+        tuple: ``(times (k,) [ns] int64, kept (k,) bool)``; ``kept`` False for the messages
+        left out.
+    """
+    stamps = np.asarray(stamp_ns, dtype=np.int64).reshape(-1)
+    if not stamps.any():
+        return np.asarray(log_ns, dtype=np.int64).reshape(-1), np.ones(stamps.size, bool)
+    kept = stamps != 0
+    if np.count_nonzero(~kept) == 1 and not kept[0] and stamps.size > 2:
+        median = np.median(np.diff(np.sort(stamps[1:])))
+        kept[0] = stamps[1] <= 2 * median
+    return stamps, kept
 
 
 @dataclass(frozen=True)
@@ -65,7 +101,8 @@ class JointStateMessage:
 
     Attributes:
         log_ns: the bag's recording time [ns].
-        stamp_ns: ``header.stamp`` [ns] (0: not stamped).
+        stamp_ns: ``header.stamp`` [ns] (0: not stamped; :func:`recording_times` decides a
+            recording's times).
         names: joint names, message order.
         position: (k,) positions [rad or m] (empty when the message has none).
         velocity: (k,) velocities (empty when the message has none).
@@ -78,11 +115,6 @@ class JointStateMessage:
     position: np.ndarray
     velocity: np.ndarray
     effort: np.ndarray
-
-    @property
-    def time_ns(self):
-        """The header stamp, or the recording time for an unstamped message [ns]."""
-        return self.stamp_ns if self.stamp_ns > 0 else self.log_ns
 
     def model_order(self, joints):
         """The message's fields in a model's joint order.
@@ -604,15 +636,17 @@ def load_identification_data(
     return data, held
 
 
-def write_bag(path, messages, topic="/joint_states", storage="mcap"):
+def write_bag(path, messages, topic="/joint_states", storage="mcap", received=None):
     """Write JointState messages to a new bag (for tests, demos and offline recordings).
 
     Args:
         path: bag directory to create.
-        messages: iterable of ``(t [s], names, position, velocity, effort)``; velocity or
-            effort may be empty.
+        messages: iterable of ``(t [s], names, position, velocity, effort)``, ``t`` the header
+            stamp; velocity or effort may be empty.
         topic: topic name.
         storage: "mcap" or "sqlite3".
+        received: (k,) the bag's receive time of each message [s] (a recorder's clock), or
+            None for the stamps.
     """
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
@@ -624,8 +658,9 @@ def write_bag(path, messages, topic="/joint_states", storage="mcap"):
     plugin = StoragePlugin.MCAP if storage == "mcap" else StoragePlugin.SQLITE3
     with Writer(path, version=9, storage_plugin=plugin) as writer:
         conn = writer.add_connection(topic, JointState.__msgtype__, typestore=store)
-        for t, names, position, velocity, effort in messages:
+        for k, (t, names, position, velocity, effort) in enumerate(messages):
             ns = int(round(float(t) * 1e9))
+            log_ns = ns if received is None else int(round(float(received[k]) * 1e9))
             stamp = Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
             msg = JointState(
                 header=Header(stamp=stamp, frame_id=""),
@@ -634,7 +669,7 @@ def write_bag(path, messages, topic="/joint_states", storage="mcap"):
                 velocity=np.asarray(velocity, dtype=float),
                 effort=np.asarray(effort, dtype=float),
             )
-            writer.write(conn, ns, store.serialize_cdr(msg, JointState.__msgtype__))
+            writer.write(conn, log_ns, store.serialize_cdr(msg, JointState.__msgtype__))
 
 
 __all__ = [
@@ -651,5 +686,6 @@ __all__ = [
     "read_csv",
     "read_csv_rows",
     "read_samples",
+    "recording_times",
     "write_bag",
 ]

@@ -6,9 +6,12 @@ recording order (the order the node would have received them, not sorted), names
 order by the node's :class:`~robot_dynamics.ros.conversions.JointNameMap` (joints a message
 does not carry are absent, unknown names ignored, a repeated name or a field of the wrong length
 refuses the message, through the pipeline's ``refuse`` as the node does), and the message's
-``header.stamp`` as ``t_ns`` (an unstamped message gets the time it was recorded, as the node
-would take its clock). Jitter, repeated stamps, gaps and stamps going backwards reach the
-pipeline untouched: it restarts, pauses and counts exactly as the node does.
+``header.stamp`` as ``t_ns``, decided for the whole recording by :func:`stamp_handling`
+(:func:`~robot_dynamics.tools.identification_data.recording_times`: the times the messages were
+recorded when no message is stamped, as the node would take its clock; messages stamped 0 among
+stamped ones, a driver's before its clock ran, left out and counted).
+Jitter, repeated stamps, gaps and stamps going backwards reach the pipeline untouched: it
+restarts, pauses and counts exactly as the node does.
 
 A logging PC's stamps (jitter about the robot's cycle, repeated samples, a stalled logger
 stamping a burst of samples microseconds apart) are not the robot's: :func:`stamp_handling`
@@ -40,6 +43,7 @@ from robot_dynamics.tools.identification_data import (
     JointStateMessage,
     joint_state_messages,
     read_csv_rows,
+    recording_times,
 )
 
 #: ``--stamps`` choices: the robot's cycle when the stamps only jitter about one, the stamps as
@@ -111,6 +115,8 @@ class StampHandling:
         note: why the stamps are used as recorded ("" when ``on_cycle``).
         index: (M,) the messages replayed (recording order), or None for all.
         stamp_ns: (M,) their stamps [ns], or None for the recorded ones.
+        zero_stamps: messages stamped 0 among stamped ones, left out.
+        receive_times: no message is stamped: the times they were recorded are used.
     """
 
     mode: str
@@ -121,10 +127,13 @@ class StampHandling:
     note: str = ""
     index: object = None
     stamp_ns: object = None
+    zero_stamps: int = 0
+    receive_times: bool = False
 
     def apply(self, messages):
-        """The messages as replayed: repeats left out and stamps on the cycle when
-        ``on_cycle``, else all of them as recorded.
+        """The messages as replayed: the messages stamped 0 among stamped ones left out, the
+        receive times as stamps when no message is stamped; repeats left out and stamps on the
+        cycle when ``on_cycle``, else the stamps as recorded.
 
         Args:
             messages: iterable of JointStateMessage, the same recording in the same order.
@@ -142,12 +151,15 @@ class StampHandling:
                 j += 1
 
     def as_dict(self):
-        """JSON-ready: mode, on_cycle, note, messages, repeated, dropped and the report."""
+        """JSON-ready: mode, on_cycle, note, messages, repeated, dropped, the messages stamped
+        0 left out, whether receive times are used, and the report."""
         return {
             "mode": self.mode,
             "on_cycle": self.on_cycle,
             "note": self.note,
             "messages": self.messages,
+            "zero_stamps": self.zero_stamps,
+            "receive_times": self.receive_times,
             "repeated": self.repeated,
             "repeats_dropped": self.repeated if self.on_cycle else 0,
             "report": asdict(self.report),
@@ -157,7 +169,9 @@ class StampHandling:
 def stamp_handling(messages, joint_names, mode="auto"):
     """Find the robot's cycle in a recording's stamps and decide how to replay them.
 
-    The stamps are the ones the pipeline gets (``header.stamp``, else the recording time).
+    The stamps are the ones the pipeline gets (``header.stamp``; the recording times when no
+    message is stamped; messages stamped 0 among stamped ones are left out:
+    :func:`~robot_dynamics.tools.identification_data.recording_times`).
     Repeats are messages whose model-order position, velocity and effort equal the previous
     one's (:func:`~robot_dynamics.core.stamps.repeated_samples`; a message the node would refuse
     never counts as one). ``auto`` puts the rest on the robot's cycle when the stamps only
@@ -183,9 +197,10 @@ def stamp_handling(messages, joint_names, mode="auto"):
         raise DataError(f"stamps must be one of {STAMP_MODES}, got {mode!r}")
     joints = JointNameMap(list(joint_names))
     n = joints.n
-    stamps, rows, drivers = [], [], []
+    stamps, logs, rows, drivers = [], [], [], []
     for i, message in enumerate(messages):
-        stamps.append(message.time_ns)
+        stamps.append(message.stamp_ns)
+        logs.append(message.log_ns)
         drivers.append(tuple(message.names))
         row = np.full(3 * n + 1, np.nan)
         try:
@@ -200,11 +215,13 @@ def stamp_handling(messages, joint_names, mode="auto"):
         rows.append(row)
     if not stamps:
         raise DataError("the recording has no JointState message")
-    t_ns = np.asarray(stamps, dtype=np.int64)
+    t_ns, stamped = recording_times(stamps, logs)
+    zero = int(np.count_nonzero(~stamped))
+    unstamped = not any(stamps)
     # the robot's cycle is the main driver's (the joint names most messages carry); another
     # driver's messages (a gripper's, at its own rate) keep their stamps
-    main = Counter(drivers).most_common(1)[0][0]
-    ours = np.flatnonzero([d == main for d in drivers])
+    main = Counter(d for d, k in zip(drivers, stamped) if k).most_common(1)[0][0]
+    ours = np.flatnonzero([d == main and k for d, k in zip(drivers, stamped)])
     timed = robot_time((t_ns[ours] - t_ns[ours[0]]) * 1e-9, [np.array(rows)[ours]])
     report = timed.report
     repeated = int(np.count_nonzero(timed.repeat))
@@ -214,19 +231,25 @@ def stamp_handling(messages, joint_names, mode="auto"):
     if mode == "cycle" and note:
         raise DataError(f"--stamps cycle: no robot cycle in the stamps: {note}")
     if mode == "recorded" or note:
-        return StampHandling(mode, False, len(t_ns), repeated, report, note or "as asked")
+        index = np.flatnonzero(stamped) if zero or unstamped else None
+        return StampHandling(
+            mode, False, len(t_ns), repeated, report, note or "as asked",
+            index, None if index is None else t_ns[index], zero, unstamped,
+        )  # fmt: skip
     kept = ours[timed.index]
     cycle_ns = t_ns[ours[0]] + np.rint(timed.t * 1e9).astype(np.int64)
     if report.jitter_max < STAMP_RESOLUTION:
         cycle_ns = t_ns[kept]  # already on the cycle
-    others = np.setdiff1d(np.arange(len(t_ns)), ours)
+    others = np.setdiff1d(np.flatnonzero(stamped), ours)
     index = np.concatenate([kept, others])
     new_ns = np.concatenate([cycle_ns, t_ns[others]])
     order = np.argsort(index, kind="stable")
     index, new_ns = index[order], new_ns[order]
-    if not repeated and np.array_equal(new_ns, t_ns):
+    if not repeated and not zero and not unstamped and np.array_equal(new_ns, t_ns):
         return StampHandling(mode, True, len(t_ns), 0, report)
-    return StampHandling(mode, True, len(t_ns), repeated, report, "", index, new_ns)
+    return StampHandling(
+        mode, True, len(t_ns), repeated, report, "", index, new_ns, zero, unstamped
+    )
 
 
 def _first(mask):
@@ -327,7 +350,8 @@ def replay(pipeline, messages):
     Args:
         pipeline: a fresh :class:`~robot_dynamics.estimation.EstimationPipeline`.
         messages: iterable of :class:`~robot_dynamics.tools.identification_data.JointStateMessage`
-            in recording order.
+            in recording order, their ``stamp_ns`` the times decided for the recording
+            (:meth:`StampHandling.apply`).
 
     Returns:
         Replay: the per-message outputs.
@@ -355,7 +379,7 @@ def replay(pipeline, messages):
         i = stamps.row()
         for grown in (status, tau, effort, velocity, measured, wrench, contact, onset):
             grown.row()
-        t_ns = message.time_ns
+        t_ns = message.stamp_ns
         stamps.data[i] = t_ns
         try:
             present, extra, fields = message.model_order(joints)

@@ -332,8 +332,8 @@ def test_bag_and_csv_of_one_recording_give_one_estimate(arm, free_run, free_esti
 
 
 def test_replay_maps_names_and_stamps_as_the_node(tmp_path):
-    """Partial messages merged by name, unstamped ones at their recording time, a repeated joint
-    name refused, unknown joints reported."""
+    """Partial messages merged by name, a repeated joint name refused, unknown joints reported
+    (the times a recording's messages get: test_recording_files.py)."""
     model = RobotModel.from_urdf_string(ER.estimator_urdf(), base_link=ER.BASE, tip_link=ER.TIP)
     pipeline = EstimationPipeline(model)
     names = list(model.joint_names)
@@ -346,7 +346,7 @@ def test_replay_maps_names_and_stamps_as_the_node(tmp_path):
             0, 1_000_000, names[4:] + ["finger"], np.r_[q[4:], finger], np.zeros(4),
             np.r_[tau[4:], finger],
         ),
-        JointStateMessage(2_000_000, 0, names, q, zero, tau),  # unstamped: its recording time
+        JointStateMessage(2_000_000, 2_000_000, names, q, zero, tau),
         JointStateMessage(
             3_000_000, 3_000_000, names + [names[0]], np.r_[q, finger], np.zeros(8),
             np.r_[tau, finger],

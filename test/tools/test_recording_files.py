@@ -1,24 +1,30 @@
 """What the recording readers of identify and estimate refuse, and what they take: a time that
 goes back by more than a logger's reordering (two recordings in one), times that are not
 seconds, a column twice, positions in degrees, velocities that are not the positions' rate of
-change (a time in milliseconds, velocities in deg/s); a spreadsheet's byte-order mark and a
-logger's small reordering are taken."""
+change (a time in milliseconds, velocities in deg/s), stamps of two clocks; a spreadsheet's
+byte-order mark, a logger's small reordering and a simulation's stamps from 0 are taken."""
 
 import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
-from robot_dynamics.core.joint_data import DataError
+from robot_dynamics.core.joint_data import DataError, clean, smooth
+from robot_dynamics.core.stamps import _phase_cycle, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.cli import main as cli_main
+from robot_dynamics.tools.cli.identify_data import data_report
 from robot_dynamics.tools.identification_data import (
     MAX_BACKWARDS,
     check_units,
     check_velocity_units,
+    joint_state_messages,
     merge_messages,
+    read_bag,
     read_csv,
     read_csv_rows,
+    write_bag,
 )
+from robot_dynamics.tools.replay import stamp_handling
 
 NAMES = ("j1", "j2")
 
@@ -144,3 +150,63 @@ def test_velocities_must_be_the_positions_rate_of_change(tmp_path, capsys, case,
         assert cli_main(["identify", "panda", str(path), "--out", str(out)]) == 2
         assert "times the positions' rate of change" in capsys.readouterr().err
         assert not out.exists()
+
+
+def _sim_messages(stamps):
+    """Two joints swinging at 1 and 0.7 Hz, one JointState message per stamp [s]."""
+    t = np.asarray(stamps, dtype=float)
+    q = np.column_stack([np.sin(2 * np.pi * t), np.cos(1.4 * np.pi * t)])
+    tau = np.column_stack([np.cos(2 * np.pi * t), 2.0 + np.sin(1.4 * np.pi * t)])
+    return [(float(s), list(NAMES), q[k], [], tau[k]) for k, s in enumerate(stamps)]
+
+
+@pytest.mark.parametrize("before_clock, start", [(0, 0.0), (1, 3.0), (5, 3.0)])
+def test_a_simulations_stamps_from_0_are_used_as_they_are(tmp_path, before_clock, start):
+    """A bag of simulated time at a 2 ms cycle recorded on a wall clock (receive times 1.75e9 s
+    on): the stamps are used, from exactly 0, or from 3 s after 1 or 5 messages stamped 0
+    (published before /clock arrived): those are left out and counted; a bag in which no
+    message is stamped takes its receive times."""
+    cycle, wall = 2e-3, 1.75e9
+    stamps = np.r_[np.zeros(before_clock), start + np.arange(2000) * cycle]
+    received = wall + np.arange(stamps.size) * cycle + 2e-4
+    write_bag(str(tmp_path / "sim"), _sim_messages(stamps), received=received)
+    samples = read_bag(str(tmp_path / "sim"), NAMES)
+    assert samples.zero_stamps == before_clock
+    kept = stamps[before_clock:]
+    assert samples.t.size == kept.size
+    np.testing.assert_allclose(samples.t, kept - kept[0], atol=1e-9)
+    data = smooth(clean(samples), filter_window=0.05)
+    assert data.report.zero_stamps == before_clock and data.report.stamps.uniform
+    lines, info = data_report(data, {})
+    assert info["zero_stamps"] == before_clock
+    line = f"stamped 0 among stamped messages: {before_clock} message(s), left out"
+    assert (line in lines[1]) == (before_clock > 0), lines
+    # the same messages at the cycle, read by estimate's replay: no stamp from the wall clock
+    messages = list(joint_state_messages(str(tmp_path / "sim")))
+    found = stamp_handling(messages, NAMES)
+    assert found.zero_stamps == before_clock and not found.receive_times
+    assert found.on_cycle and found.report.cycle == pytest.approx(cycle)
+    replayed = list(found.apply(messages))
+    assert [m.stamp_ns for m in replayed] == [int(round(s * 1e9)) for s in kept]
+    # no message stamped: the receive times
+    write_bag(str(tmp_path / "unstamped"), _sim_messages(0.0 * stamps), received=received)
+    samples = read_bag(str(tmp_path / "unstamped"), NAMES)
+    assert samples.zero_stamps == 0 and samples.t.size == stamps.size
+    np.testing.assert_allclose(samples.t, received - received[0], atol=1e-6)
+    messages = list(joint_state_messages(str(tmp_path / "unstamped")))
+    found = stamp_handling(messages, NAMES)
+    assert found.receive_times and found.zero_stamps == 0 and found.on_cycle
+    replayed = [m.stamp_ns for m in found.apply(messages)]
+    np.testing.assert_allclose(np.array(replayed) * 1e-9, received, rtol=0, atol=1e-6)
+
+
+def test_stamps_spanning_decades_are_kept_with_the_reason():
+    """A wall-clock stamp 55 years after simulated ones at 2 ms: the cycle search is bounded
+    (the peak of a 1.75e9 s stretch would need a grid of 2.7e10 cycles) and the stamps are
+    kept as they are, saying why."""
+    t = np.r_[np.arange(5000) * 2e-3, 1.75e9]
+    times, report = time_base(t)
+    assert not report.uniform and np.array_equal(times, t)
+    assert "the stamps span 1.75e+09 s" in report.note and "stamps of two clocks?" in report.note
+    # the search itself, on a stretch of 64 stamps 1.75e9 s long, stays within its grid
+    assert 0.0015 < _phase_cycle(np.r_[np.arange(63) * 2e-3, 1.75e9], 2e-3) < 0.0025

@@ -52,7 +52,7 @@ from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_fi
 from .arguments import Invocation, number, output_paths
 from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
-from .output import stale_gaps_text, stretches_text
+from .output import stale_gaps_text, stretches_text, zero_stamps_text
 
 _AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 SIGNIFICANT = 3  # digits of the written levels
@@ -481,15 +481,18 @@ def _stamp_lines(stamps):
         f"intervals {_ms(r['interval_min'])} to {_ms(r['interval_max'])} "
         f"(median {_ms(r['interval_median'])})"
     )
+    if stamps["receive_times"]:
+        intervals = "no message stamped, the times they were recorded: " + intervals
+    before = [f"  {zero_stamps_text(stamps['zero_stamps'])}"] if stamps["zero_stamps"] else []
     if not r["uniform"]:
-        return [f"  stamps: {intervals}; replayed as recorded: {stamps['note']}"]
+        return before + [f"  stamps: {intervals}; replayed as recorded: {stamps['note']}"]
     found = (
         f"  stamps: {intervals}: jitter about a {r['cycle'] * 1e3:.6g} ms cycle (RMS "
         f"{_ms(r['jitter_rms'])}, max {_ms(r['jitter_max'])}); {r['late_samples']} stamps more "
         f"than half a cycle late ({r['stalls']} logger stalls), {r['gaps']} gaps "
         f"({r['missing_cycles']} cycles missing), {stamps['repeated']} repeated samples"
     )
-    lines = [found]
+    lines = before + [found]
     if r["stale_gaps"]:
         lines.append(f"  {stale_gaps_text(r['stale_gaps'], r['stale_cycles'])}")
     if stamps["on_cycle"]:

@@ -20,7 +20,7 @@ from robot_dynamics.tools.identification_data import STILL_SOURCE
 
 from .arguments import number, parse_joint_vector
 from .errors import CLIError
-from .output import stale_gaps_text, stretches_text
+from .output import stale_gaps_text, stretches_text, zero_stamps_text
 
 
 def add_data_options(p):
@@ -166,7 +166,10 @@ def data_report(data, hold_sources):
         "drops": [{"reason": reason.format(n=c), "count": c} for reason, c in r.drops if c],
         "repeated_samples": r.repeated,
         "time_window": list(r.time_window) if r.time_window else None,
+        "zero_stamps": r.zero_stamps,
     }
+    if r.zero_stamps:
+        lines.append(zero_stamps_text(r.zero_stamps))
     st = r.stamps
     split = f"{r.stretches} stretch" + ("es" if r.stretches != 1 else "")
     if st is not None:

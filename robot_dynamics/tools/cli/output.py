@@ -20,6 +20,16 @@ def stale_gaps_text(stale_gaps: int, stale_cycles: int) -> str:
     )
 
 
+def zero_stamps_text(count: int) -> str:
+    """The messages stamped 0 among stamped ones, left out
+    (:func:`~robot_dynamics.tools.identification_data.recording_times`), for the reports of
+    ``identify`` and ``estimate``."""
+    return (
+        f"stamped 0 among stamped messages: {count} message(s), left out (a driver publishing "
+        "before its clock ran, as a simulation before /clock arrives)"
+    )
+
+
 def stretches_text(names: Sequence[str], stretches, shown: int = 3) -> str:
     """Stretches of a recording where torques stand out, for the ``disturbance`` warnings of
     ``identify`` and ``estimate``: ``"6.06-9.01 s (joint_a x37, joint_b x12); ... and 2 more"``.
