@@ -308,7 +308,8 @@ VELOCITY_RATIO_LIMIT = 2.0
 def velocity_ratio(t, position, velocity, stride=VELOCITY_CHECK_STRIDE):
     """How the recorded velocities compare with the positions' rate of change: per joint, the
     least-squares scale of ``d position / d t`` (over ``stride`` samples, no gap inside) in the
-    mean recorded velocity over the same samples; about 1 for a consistent recording.
+    mean of the velocities recorded over the same samples (those that carry one: a driver may
+    publish velocities in some messages only); about 1 for a consistent recording.
 
     Args:
         t: (N,) times [s] (any order).
@@ -330,11 +331,13 @@ def velocity_ratio(t, position, velocity, stride=VELOCITY_CHECK_STRIDE):
     typical = np.median(dt)
     span = (dt > 0) & (dt < 3 * typical)  # no gap or burst of repeats inside
     cumulative = np.vstack([np.zeros(n), np.nancumsum(velocity, axis=0)])
-    mean_velocity = (cumulative[stride + 1 :] - cumulative[1:-stride]) / stride
+    counted = np.vstack([np.zeros(n), np.cumsum(np.isfinite(velocity), axis=0)])
+    carried = counted[stride + 1 :] - counted[1:-stride]  # velocities in each span
     with np.errstate(invalid="ignore", divide="ignore"):
+        mean_velocity = (cumulative[stride + 1 :] - cumulative[1:-stride]) / carried
         rate = (position[stride:] - position[:-stride]) / dt[:, None]
     for j in range(n):
-        use = span & np.isfinite(rate[:, j]) & np.isfinite(velocity[stride:, j])
+        use = span & np.isfinite(rate[:, j]) & (carried[:, j] > 0)
         r, v = rate[use, j], mean_velocity[use, j]
         if r.size < 10 or np.ptp(position[:, j][np.isfinite(position[:, j])]) < 1e-3:
             continue  # a joint that hardly moves tells nothing

@@ -22,6 +22,7 @@ from robot_dynamics.tools.identification_data import (
     read_bag,
     read_csv,
     read_csv_rows,
+    velocity_ratio,
     write_bag,
 )
 from robot_dynamics.tools.replay import stamp_handling
@@ -118,15 +119,18 @@ def _moving_panda_csv(path, t, q, qd):
     "case, expected",
     [
         ("seconds", None),
+        ("velocity in 1 row of 5", None),
         ("milliseconds", "times the positions' rate of change .*: the time in milliseconds\\?"),
         ("deg/s", "57.3 times the positions' rate of change .*: velocities in deg/s\\?"),
     ],
 )
 def test_velocities_must_be_the_positions_rate_of_change(tmp_path, capsys, case, expected):
     """A 1 kHz Panda recording with jittering stamps and noisy, quantised values: in seconds and
-    rad/s it is read; with its time column in milliseconds, or its velocities in deg/s, every
-    other check passes (the positions are within the limits), so it is refused by comparing
-    the velocities with d position / d time, naming the likely unit."""
+    rad/s it is read, also with velocities in only 1 row of 5 (a driver publishing them at a
+    fifth of the rate; the rows without one count for nothing); with its time column in
+    milliseconds, or its velocities in deg/s, every other check passes (the positions are
+    within the limits), so it is refused by comparing the velocities with d position / d time,
+    naming the likely unit."""
     rng = np.random.default_rng(3)
     t = np.arange(3000) * 1e-3 + rng.uniform(-2e-4, 2e-4, 3000)
     freq = np.linspace(0.2, 0.5, 7)
@@ -139,10 +143,14 @@ def test_velocities_must_be_the_positions_rate_of_change(tmp_path, capsys, case,
         t = t * 1e3
     elif case == "deg/s":
         qd = np.degrees(qd)
+    elif case == "velocity in 1 row of 5":
+        qd[np.arange(len(t)) % 5 != 0] = np.nan
     path, names = _moving_panda_csv(tmp_path / "rec.csv", t, q, qd)
     samples = read_csv(path, names)
     if expected is None:
         check_velocity_units(samples)
+        ratios = velocity_ratio(samples.t, samples.position, samples.velocity)
+        np.testing.assert_allclose(ratios, 1.0, rtol=0.02)
     else:
         with pytest.raises(DataError, match=expected):
             check_velocity_units(samples)
