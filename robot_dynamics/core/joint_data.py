@@ -110,6 +110,10 @@ class DataReport:
         at_rest: fraction of the samples in which the arm was found at rest (velocity and
             acceleration set to 0), or None when rest was not looked for.
         zero_stamps: messages stamped 0 among stamped ones, left out before merging.
+        unfollowed_velocities: ``(j, velocity RMS, rate RMS, correlation)`` of the joints
+            whose recorded velocities stay 0 or do not follow their positions
+            (:func:`~robot_dynamics.core.recorded_motion.unfollowed_velocities`): the
+            positions were differentiated instead.
     """
 
     joint_names: tuple
@@ -134,6 +138,7 @@ class DataReport:
     at_rest: object = None
     still: tuple = ()
     zero_stamps: int = 0
+    unfollowed_velocities: tuple = ()
 
     @property
     def not_recorded(self):

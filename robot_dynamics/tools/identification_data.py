@@ -33,6 +33,12 @@ from robot_dynamics.core.joint_data import (
     clean,
     default_hold,
 )
+from robot_dynamics.core.recorded_motion import (
+    VELOCITY_RATIO_LIMIT,
+    periodic_joints,
+    unfollowed_velocities,
+    velocity_ratio,
+)
 from robot_dynamics.estimation.joint_names import missing_joints_hint, renamed_joints
 
 
@@ -299,55 +305,7 @@ def check_units(model, position):
         )
 
 
-#: samples a position difference spans when velocities are compared with it
-VELOCITY_CHECK_STRIDE = 20
-#: velocities / d position / dt outside [1 / VELOCITY_RATIO_LIMIT, VELOCITY_RATIO_LIMIT]: units
-VELOCITY_RATIO_LIMIT = 2.0
-
-
-def velocity_ratio(t, position, velocity, stride=VELOCITY_CHECK_STRIDE):
-    """How the recorded velocities compare with the positions' rate of change: per joint, the
-    least-squares scale of ``d position / d t`` (over ``stride`` samples, no gap inside) in the
-    mean of the velocities recorded over the same samples (those that carry one: a driver may
-    publish velocities in some messages only); about 1 for a consistent recording.
-
-    Args:
-        t: (N,) times [s] (any order).
-        position: (N, n) positions, NaN where none.
-        velocity: (N, n) velocities, NaN where none.
-        stride: samples each difference spans.
-
-    Returns:
-        ndarray: (n,) the scales; NaN for a joint that hardly moves, lacks values, or whose
-        velocities and rate of change do not follow each other (noise, a ripple at rest).
-    """
-    order = np.argsort(t, kind="stable")
-    t, position, velocity = t[order], position[order], velocity[order]
-    N, n = position.shape
-    ratios = np.full(n, np.nan)
-    if N <= stride:
-        return ratios
-    dt = t[stride:] - t[:-stride]
-    typical = np.median(dt)
-    span = (dt > 0) & (dt < 3 * typical)  # no gap or burst of repeats inside
-    cumulative = np.vstack([np.zeros(n), np.nancumsum(velocity, axis=0)])
-    counted = np.vstack([np.zeros(n), np.cumsum(np.isfinite(velocity), axis=0)])
-    carried = counted[stride + 1 :] - counted[1:-stride]  # velocities in each span
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_velocity = (cumulative[stride + 1 :] - cumulative[1:-stride]) / carried
-        rate = (position[stride:] - position[:-stride]) / dt[:, None]
-    for j in range(n):
-        use = span & np.isfinite(rate[:, j]) & (carried[:, j] > 0)
-        r, v = rate[use, j], mean_velocity[use, j]
-        if r.size < 10 or np.ptp(position[:, j][np.isfinite(position[:, j])]) < 1e-3:
-            continue  # a joint that hardly moves tells nothing
-        rr, vv, rv = r @ r, v @ v, r @ v
-        if rr > 0 and vv > 0 and rv**2 >= 0.5 * rr * vv:  # they follow each other: comparable
-            ratios[j] = rv / rr
-    return ratios
-
-
-def check_velocity_units(samples):
+def check_velocity_units(samples, periodic=None):
     """Refuse a recording whose velocities are not its positions' rate of change: a time column
     in milliseconds (velocities 1000 times it) or velocities in deg/s (57 times) give a
     nonsense model with every check passed.
@@ -355,13 +313,15 @@ def check_velocity_units(samples):
     Args:
         samples: the :class:`~robot_dynamics.core.joint_data.JointSamples` (no velocities:
             nothing to check).
+        periodic: (n,) bool, the joints whose positions may be wrapped by whole turns
+            (:func:`~robot_dynamics.core.recorded_motion.periodic_joints`), or None.
 
     Raises:
         DataError: naming the scale found and the likely cause.
     """
     if samples.velocity is None:
         return
-    ratios = velocity_ratio(samples.t, samples.position, samples.velocity)
+    ratios = velocity_ratio(samples.t, samples.position, samples.velocity, periodic=periodic)
     known = ratios[np.isfinite(ratios)]
     if known.size == 0:
         return
@@ -593,8 +553,10 @@ def load_identification_data(
 
     Returns:
         tuple: ``(JointData, hold_sources)``: the data (its ``report.window_choice`` set when
-        the window was chosen) and, per held joint, where its position comes from ("given",
-        "URDF zero", "mid-range", :data:`STILL_SOURCE`).
+        the window was chosen; velocities differentiated from the positions, and
+        ``report.unfollowed_velocities`` naming the joints, when recorded velocities stay 0 or
+        do not follow the positions of a joint that moves) and, per held joint, where its
+        position comes from ("given", "URDF zero", "mid-range", :data:`STILL_SOURCE`).
 
     Raises:
         DataError: an unknown joint to hold, and see :func:`read_samples`,
@@ -611,7 +573,15 @@ def load_identification_data(
         sources[names.index(name)] = "given"
     samples = read_samples(path, names, topic)
     check_units(model, samples.position)
-    check_velocity_units(samples)
+    periodic = periodic_joints(model)
+    check_velocity_units(samples, periodic)
+    unfollowed = ()
+    if samples.velocity is not None:
+        unfollowed = tuple(
+            unfollowed_velocities(samples.t, samples.position, samples.velocity, periodic=periodic)
+        )
+        if unfollowed:  # zeros from a driver without velocities: the positions differentiated
+            samples = replace(samples, velocity=None)
     # the model's mimic and locked joints are in the URDF: not joints it lacks
     derived = model.derived_joints
     samples = replace(
@@ -629,7 +599,8 @@ def load_identification_data(
         samples_per_window=SAMPLES_PER_WINDOW,
         rest=rest,
     )
-    report = data.report
+    report = replace(data.report, unfollowed_velocities=unfollowed)
+    data = replace(data, report=report)
     held = {
         name: STILL_SOURCE
         if name in report.still and name not in given

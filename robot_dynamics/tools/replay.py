@@ -290,6 +290,8 @@ class Replay:
         wrench_frame: the wrench's link ('' without one).
         wrench_components: the estimated components.
         joint_names: the model's joints.
+        position: (k, n) the joint positions estimated with [rad or m], NaN where not
+            estimated.
     """
 
     stamp_ns: np.ndarray
@@ -310,6 +312,7 @@ class Replay:
     wrench_frame: str
     wrench_components: tuple
     joint_names: tuple
+    position: np.ndarray = None
 
     @property
     def time(self):
@@ -368,6 +371,7 @@ def replay(pipeline, messages):
     tau = _Growing((n,), float, np.nan)
     effort = _Growing((n,), float, np.nan)
     velocity = _Growing((n,), float, np.nan)
+    position = _Growing((n,), float, np.nan)
     measured = _Growing((n,), float, np.nan)
     wrench = _Growing((6,), float, np.nan)
     contact = _Growing((), np.int8, -1)
@@ -377,7 +381,7 @@ def replay(pipeline, messages):
     refusal_kinds, pause_kinds = {}, {}
     for message in messages:
         i = stamps.row()
-        for grown in (status, tau, effort, velocity, measured, wrench, contact, onset):
+        for grown in (status, tau, effort, velocity, position, measured, wrench, contact, onset):
             grown.row()
         t_ns = message.stamp_ns
         stamps.data[i] = t_ns
@@ -400,7 +404,7 @@ def replay(pipeline, messages):
         else:
             status.data[i] = ESTIMATED
             tau.data[i] = out.external_torques
-            _, velocity.data[i], used = pipeline.measured_state()
+            position.data[i], velocity.data[i], used = pipeline.measured_state()
             measured.data[i] = pipeline.measured_torques(used)
             if out.wrench is not None:
                 wrench.data[i] = out.wrench
@@ -437,6 +441,7 @@ def replay(pipeline, messages):
         wrench_frame=pipeline.wrench_frame or "",
         wrench_components=tuple(pipeline.wrench_components) if pipeline.wrench_frame else (),
         joint_names=tuple(pipeline.joint_names),
+        position=position.array(),
     )
 
 

@@ -21,6 +21,7 @@ A logging PC's stamps: test_estimate_stamps.py.
 """
 
 import csv
+import dataclasses
 import json
 
 import numpy as np
@@ -329,6 +330,31 @@ def test_bag_and_csv_of_one_recording_give_one_estimate(arm, free_run, free_esti
     assert again["suggested"]["levels"] == summary["suggested"]["levels"]
     a, b = read_csv(out + ".csv"), read_csv(str(tmp_path / "b.csv"))
     assert a == b
+
+
+def test_velocities_a_driver_fills_with_zeros_are_named(arm, free_run, free_estimate, tmp_path):
+    """The free run with the velocities of panda_joint2 and panda_joint5 published as 0 (a
+    driver without their velocity state interface) while they move: a velocity-field warning
+    names those two joints and the fix; with the measured velocities nothing is named."""
+    _, urdf, params = arm
+    recording, _ = free_run
+    zeroed = [ER.JOINT_NAMES.index(j) for j in ("panda_joint2", "panda_joint5")]
+    messages = []
+    for t, names, q, qd, tau in recording.messages:
+        qd = np.array(qd, dtype=float)
+        qd[zeroed] = 0.0
+        messages.append((t, names, q, qd, tau))
+    path = tmp_path / "zeros.csv"
+    ER.write_csv(str(path), dataclasses.replace(recording, messages=messages), ER.JOINT_NAMES)
+    summary = ER.estimate_json(urdf, str(path), "--params", params, "--out", str(tmp_path / "z"))
+    assert summary["unfollowed_velocities"] == ["panda_joint2", "panda_joint5"]
+    (warning,) = [w for w in summary["warnings"] if w.startswith("velocity-field: ")]
+    assert "panda_joint2 (velocity RMS 0 vs the rate of change's" in warning
+    assert "panda_joint5 (velocity RMS 0 vs" in warning and "panda_joint1" not in warning
+    assert "publish the joints' real velocities" in warning
+    measured, _ = free_estimate
+    assert measured["unfollowed_velocities"] == []
+    assert not any(w.startswith("velocity-field") for w in measured["warnings"])
 
 
 def test_replay_maps_names_and_stamps_as_the_node(tmp_path):

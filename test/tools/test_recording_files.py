@@ -4,11 +4,16 @@ seconds, a column twice, positions in degrees, velocities that are not the posit
 change (a time in milliseconds, velocities in deg/s), stamps of two clocks; a spreadsheet's
 byte-order mark, a logger's small reordering and a simulation's stamps from 0 are taken."""
 
+import dataclasses
+import json
+
 import numpy as np
 import pytest
+from real_recordings import csv_text, record
 
 from robot_dynamics import RobotModel
 from robot_dynamics.core.joint_data import DataError, clean, smooth
+from robot_dynamics.core.recorded_motion import periodic_joints, unfollowed_velocities
 from robot_dynamics.core.stamps import _phase_cycle, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.cli import main as cli_main
@@ -28,6 +33,7 @@ from robot_dynamics.tools.identification_data import (
 from robot_dynamics.tools.replay import stamp_handling
 
 NAMES = ("j1", "j2")
+FIT = ("--friction-model", "asymmetric", "--offset", "on")  # the true robot's (no search)
 
 
 def _csv(path, t, bom=False, header=None):
@@ -218,3 +224,51 @@ def test_stamps_spanning_decades_are_kept_with_the_reason():
     assert "the stamps span 1.75e+09 s" in report.note and "stamps of two clocks?" in report.note
     # the search itself, on a stretch of 64 stamps 1.75e9 s long, stays within its grid
     assert 0.0015 < _phase_cycle(np.r_[np.arange(63) * 2e-3, 1.75e9], 2e-3) < 0.0025
+
+
+def test_velocities_that_stay_0_are_named_and_the_positions_differentiated(tmp_path, capsys):
+    """A 20 s Panda recording (real_recordings.record: a velocity ripple, noise, a logger's
+    stamps) whose driver publishes velocities of 0 while every joint moves: identify names every
+    joint in a velocity-field warning and fits with the positions differentiated, to the same
+    torques as from the recording without velocity columns; with the measured velocities
+    nothing is named. The check names a joint whose velocity stays 0 and one of the wrong sign,
+    none of the others, and none for a joint whose positions wrap at pi."""
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    names = list(model.joint_names)
+    rec = record(model, np.random.default_rng(8), 20.0)
+    periodic = periodic_joints(model)
+    velocity = rec.velocity.copy()
+    velocity[:, 2] = 0.0
+    velocity[:, 4] *= -1.0
+    position = rec.position.copy()
+    position[:, 6] = np.angle(np.exp(1j * (position[:, 6] + 3.0)))  # wraps at pi
+    assert np.count_nonzero(np.abs(np.diff(position[:, 6])) > np.pi) > 0
+    found = {
+        j: c for j, _, _, c in unfollowed_velocities(rec.t, position, velocity, periodic=periodic)
+    }
+    assert set(found) == {2, 4} and np.isnan(found[2]) and found[4] < -0.9, found
+    assert unfollowed_velocities(rec.t, rec.position, rec.velocity, periodic=periodic) == []
+    argv = ("identify", "panda", *FIT, "--filter-window", "0.15", "--json")
+    reports = {}
+    for label, text in (
+        ("zeros", csv_text(names, dataclasses.replace(rec, velocity=0.0 * rec.velocity))),
+        ("none", csv_text(names, rec, velocity=False)),
+        ("measured", csv_text(names, rec)),
+    ):
+        (tmp_path / f"{label}.csv").write_text(text)
+        code = cli_main([*argv[:2], str(tmp_path / f"{label}.csv"), *argv[2:],
+                         "--out", str(tmp_path / f"{label}.urdf")])  # fmt: skip
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        reports[label] = json.loads(out.out)
+    zeros = reports["zeros"]
+    (warning,) = zeros["warnings"]
+    assert warning.startswith("velocity-field: the recorded velocities stay 0 or do not follow")
+    assert all(f"{j} (velocity RMS 0 vs the rate of change's" in warning for j in names), warning
+    assert "identify differentiated the positions instead" in warning
+    assert zeros["data_preparation"]["unfollowed_velocities"] == names
+    assert zeros["velocity_source"] == reports["none"]["velocity_source"] == "differentiated"
+    np.testing.assert_allclose(zeros["rms_identified"], reports["none"]["rms_identified"])
+    measured = reports["measured"]
+    assert measured["warnings"] == [] and measured["velocity_source"] == "message"
+    assert measured["data_preparation"]["unfollowed_velocities"] == []

@@ -44,6 +44,11 @@ from robot_dynamics.core.effort_measurement import (
     nothing_measured,
 )
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.core.recorded_motion import (
+    periodic_joints,
+    unfollowed_text,
+    unfollowed_velocities,
+)
 from robot_dynamics.core.tip import no_tip_reason
 from robot_dynamics.estimation.joint_names import missing_joints_hint
 from robot_dynamics.tools import contact_levels as CL
@@ -189,6 +194,14 @@ def cmd_estimate(run: Invocation) -> List[str]:
         )
     ratios = torque_ratios(first, params.values["friction_velocity_threshold"])
     warnings += effort_scale_warnings(first.joint_names, ratios, "effort_scale" in from_files.given)
+    estimated = first.estimated
+    unfollowed = unfollowed_velocities(
+        first.time[estimated],
+        first.position[estimated],
+        first.velocity[estimated],
+        periodic=periodic_joints(node_model),
+    )
+    warnings += velocity_warnings(first.joint_names, unfollowed)
     duration = CL.free_duration(t, windows)
     phantom = CL.phantom_statistics(first, free)
     disturbed = CL.outlying_free_stretches(first, free)
@@ -255,6 +268,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
             "unknown_joints": list(first.unknown_joints),
             "constant_efforts": dict(first.constant_efforts),
             "model_torque_ratio": [float(x) for x in ratios],
+            "unfollowed_velocities": [first.joint_names[j] for j, *_ in unfollowed],
             "contacts": int(first.contact_onsets.sum()) if (first.in_contact >= 0).any() else None,
             "free": {
                 "windows": [[a, b] for a, b in windows] or None,
@@ -330,6 +344,30 @@ def effort_scale_warnings(names, ratios, scale_set):
         f"fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): efforts "
         "in another unit (motor currents?), or a model of another robot; the wrench is not "
         "meaningful. Set effort_scale per joint (about 1 / the ratio) in a --params file"
+    ]
+
+
+def velocity_warnings(names, unfollowed):
+    """A warning naming the joints whose recorded velocities stay 0 or do not follow their
+    positions while they move (the estimate takes them for the joints' velocities).
+
+    Args:
+        names: joint names, model order.
+        unfollowed: entries of
+            :func:`~robot_dynamics.core.recorded_motion.unfollowed_velocities`.
+
+    Returns:
+        list: none or one warning string, ``velocity-field: ...``.
+    """
+    if not unfollowed:
+        return []
+    return [
+        "velocity-field: the recorded velocities stay 0 or do not follow the positions' rate of "
+        f"change while the joints move: {unfollowed_text(names, unfollowed)} [rad/s or m/s]: a "
+        "driver that fills the velocity field with zeros (no velocity state interface)? The "
+        "node takes them for the joints' velocities, so the external torques and the wrench "
+        "carry the Coriolis, friction and momentum terms it misses (phantom forces): publish "
+        "the joints' real velocities (the driver's velocity state interface)"
     ]
 
 

@@ -58,6 +58,7 @@ from .identify_data import (
     load_data,
     nominal_friction_note,
     prismatic_joints,
+    velocity_warnings,
 )
 
 
@@ -138,6 +139,7 @@ def cmd_identify(run: Invocation) -> List[str]:
     )
     warnings = out.setdefault("warnings", [])
     warnings += held_joint_warnings(model, data.report.held, hold_sources, data.extra_joints)
+    warnings += velocity_warnings(model.joint_names, data.report.unfollowed_velocities)
     warnings += effort_scale_warnings(
         model.joint_names, ratios, data.report.effort_scale is not None
     )
@@ -539,6 +541,7 @@ def cmd_identify_payload(run: Invocation) -> List[str]:
     mass_bad, inertia_bad = payload_inconsistency(est)
     warnings = out.setdefault("warnings", [])
     warnings += held_joint_warnings(model, data.report.held, hold_sources, data.extra_joints)
+    warnings += velocity_warnings(model.joint_names, data.report.unfollowed_velocities)
     scaled = data.report.effort_scale is not None and np.any(data.report.effort_scale != 1.0)
     warnings += payload_warnings(
         model,

@@ -15,6 +15,7 @@ import numpy as np
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
 from robot_dynamics.core.effort_measurement import SCALE_FACTOR, effort_scale_finding
 from robot_dynamics.core.friction import FRICTION_TERMS
+from robot_dynamics.core.recorded_motion import unfollowed_text
 from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.tools.identification_data import STILL_SOURCE
 
@@ -167,6 +168,7 @@ def data_report(data, hold_sources):
         "repeated_samples": r.repeated,
         "time_window": list(r.time_window) if r.time_window else None,
         "zero_stamps": r.zero_stamps,
+        "unfollowed_velocities": [r.joint_names[j] for j, *_ in r.unfollowed_velocities],
     }
     if r.zero_stamps:
         lines.append(zero_stamps_text(r.zero_stamps))
@@ -312,6 +314,31 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
     return warnings
 
 
+def velocity_warnings(names, unfollowed):
+    """A warning naming the joints whose recorded velocities stay 0 or do not follow their
+    positions while they move (``JointData.report.unfollowed_velocities``): the data's
+    velocities were differentiated from the positions instead.
+
+    Args:
+        names: joint names, model order.
+        unfollowed: entries of
+            :func:`~robot_dynamics.core.recorded_motion.unfollowed_velocities`.
+
+    Returns:
+        list: none or one warning string, ``velocity-field: ...``.
+    """
+    if not unfollowed:
+        return []
+    return [
+        "velocity-field: the recorded velocities stay 0 or do not follow the positions' rate of "
+        f"change while the joints move: {unfollowed_text(names, unfollowed)} [rad/s or m/s]: a "
+        "driver that fills the velocity field with zeros (no velocity state interface)? "
+        "identify differentiated the positions instead (all joints alike); the dynamics node "
+        "estimates with the recorded velocities: publish the joints' real velocities before "
+        "running it"
+    ]
+
+
 def effort_scale_warnings(names, ratios, scale_given):
     """A warning when the measured torques are far from the nominal model's in size
     (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`): a driver reporting
@@ -427,4 +454,5 @@ __all__ = [
     "load_data",
     "nominal_friction_note",
     "prismatic_joints",
+    "velocity_warnings",
 ]
