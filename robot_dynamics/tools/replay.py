@@ -176,8 +176,8 @@ def stamp_handling(messages, joint_names, mode="auto"):
     one's (:func:`~robot_dynamics.core.stamps.repeated_samples`; a message the node would refuse
     never counts as one). ``auto`` puts the rest on the robot's cycle when the stamps only
     jitter about it (as identify does) and keeps them otherwise; ``cycle`` requires that. The
-    cycle is the main driver's: the messages carrying the joint names most messages carry;
-    another driver's (a gripper's, at its own rate) keep their stamps.
+    cycle is the main driver's: the messages carrying the set of joint names most messages carry
+    (in any order); another driver's (a gripper's, at its own rate) keep their stamps.
 
     Args:
         messages: iterable of JointStateMessage in recording order.
@@ -201,7 +201,7 @@ def stamp_handling(messages, joint_names, mode="auto"):
     for i, message in enumerate(messages):
         stamps.append(message.stamp_ns)
         logs.append(message.log_ns)
-        drivers.append(tuple(message.names))
+        drivers.append(frozenset(message.names))  # a driver may order its names differently
         row = np.full(3 * n + 1, np.nan)
         try:
             _, _, fields = message.model_order(joints)
@@ -218,7 +218,7 @@ def stamp_handling(messages, joint_names, mode="auto"):
     t_ns, stamped = recording_times(stamps, logs)
     zero = int(np.count_nonzero(~stamped))
     unstamped = not any(stamps)
-    # the robot's cycle is the main driver's (the joint names most messages carry); another
+    # the robot's cycle is the main driver's (the set of names most messages carry); another
     # driver's messages (a gripper's, at its own rate) keep their stamps
     main = Counter(d for d, k in zip(drivers, stamped) if k).most_common(1)[0][0]
     ours = np.flatnonzero([d == main and k for d, k in zip(drivers, stamped)])
