@@ -114,6 +114,8 @@ class DataReport:
             whose recorded velocities stay 0 or do not follow their positions
             (:func:`~robot_dynamics.core.recorded_motion.unfollowed_velocities`): the
             positions were differentiated instead.
+        unwrapped: ``(joint, wraps)`` of the turning joints whose positions a driver wrapped
+            by whole turns, unwrapped before anything is differentiated.
     """
 
     joint_names: tuple
@@ -139,6 +141,7 @@ class DataReport:
     still: tuple = ()
     zero_stamps: int = 0
     unfollowed_velocities: tuple = ()
+    unwrapped: tuple = ()
 
     @property
     def not_recorded(self):

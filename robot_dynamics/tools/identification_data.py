@@ -37,6 +37,7 @@ from robot_dynamics.core.recorded_motion import (
     VELOCITY_RATIO_LIMIT,
     periodic_joints,
     unfollowed_velocities,
+    unwrap_positions,
     velocity_ratio,
 )
 from robot_dynamics.estimation.joint_names import missing_joints_hint, renamed_joints
@@ -555,7 +556,8 @@ def load_identification_data(
         tuple: ``(JointData, hold_sources)``: the data (its ``report.window_choice`` set when
         the window was chosen; velocities differentiated from the positions, and
         ``report.unfollowed_velocities`` naming the joints, when recorded velocities stay 0 or
-        do not follow the positions of a joint that moves) and, per held joint, where its
+        do not follow the positions of a joint that moves; turning joints' positions wrapped by
+        whole turns unwrapped, ``report.unwrapped`` naming them) and, per held joint, where its
         position comes from ("given", "URDF zero", "mid-range", :data:`STILL_SOURCE`).
 
     Raises:
@@ -582,6 +584,8 @@ def load_identification_data(
         )
         if unfollowed:  # zeros from a driver without velocities: the positions differentiated
             samples = replace(samples, velocity=None)
+    position, wraps = unwrap_positions(samples.position, periodic)
+    samples = replace(samples, position=position)
     # the model's mimic and locked joints are in the URDF: not joints it lacks
     derived = model.derived_joints
     samples = replace(
@@ -599,7 +603,8 @@ def load_identification_data(
         samples_per_window=SAMPLES_PER_WINDOW,
         rest=rest,
     )
-    report = replace(data.report, unfollowed_velocities=unfollowed)
+    unwrapped = tuple((names[j], int(wraps[j])) for j in np.flatnonzero(wraps))
+    report = replace(data.report, unfollowed_velocities=unfollowed, unwrapped=unwrapped)
     data = replace(data, report=report)
     held = {
         name: STILL_SOURCE

@@ -13,7 +13,11 @@ from real_recordings import csv_text, logger, record
 
 from robot_dynamics import RobotModel
 from robot_dynamics.core.joint_data import DataError, clean, smooth
-from robot_dynamics.core.recorded_motion import periodic_joints, unfollowed_velocities
+from robot_dynamics.core.recorded_motion import (
+    periodic_joints,
+    unfollowed_velocities,
+    unwrap_positions,
+)
 from robot_dynamics.core.stamps import _phase_cycle, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
 from robot_dynamics.tools.cli import main as cli_main
@@ -297,3 +301,41 @@ def test_a_driver_naming_its_joints_in_a_new_order_each_message_is_one_driver():
     assert found["s"].on_cycle and found["s"].report == found["o"].report
     assert found["s"].repeated == log.repeats
     np.testing.assert_array_equal(found["s"].stamp_ns, found["o"].stamp_ns)
+
+
+def test_positions_a_driver_wraps_by_whole_turns_are_unwrapped(tmp_path, capsys):
+    """A 20 s Panda recording without velocities whose driver reports panda_joint1 a turn
+    higher wherever it is below its median (a wrap each time it crosses it): identify names the
+    joint and its wraps and fits the same torques as from the positions as they are; a
+    prismatic joint's step beyond pi is no wrap."""
+    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
+    names = list(model.joint_names)
+    rec = record(model, np.random.default_rng(9), 20.0)
+    q = rec.position[:, 0]
+    wrapped = rec.position.copy()
+    wrapped[:, 0] = q + 2 * np.pi * (q < np.median(q))
+    wraps = int(np.count_nonzero(np.abs(np.diff(wrapped[:, 0])) > np.pi))
+    assert wraps >= 2
+    argv = ("identify", "panda", *FIT, "--filter-window", "0.15", "--json")
+    reports = {}
+    for label, recording in (
+        ("wrapped", dataclasses.replace(rec, position=wrapped)),
+        ("as they are", rec),
+    ):
+        path = tmp_path / f"{label}.csv"
+        path.write_text(csv_text(names, recording, velocity=False))
+        code = cli_main([*argv[:2], str(path), *argv[2:], "--out", str(tmp_path / "x.urdf")])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        reports[label] = json.loads(out.out)
+    assert reports["wrapped"]["data_preparation"]["unwrapped"] == {"panda_joint1": wraps}
+    assert reports["as they are"]["data_preparation"]["unwrapped"] == {}
+    np.testing.assert_allclose(
+        reports["wrapped"]["rms_identified"], reports["as they are"]["rms_identified"], rtol=1e-6
+    )
+    # a prismatic joint's positions are left as they are
+    steps = np.array([[0.0, 0.0], [4.0, 4.0], [4.1, 4.1]])
+    unwrapped, counts = unwrap_positions(steps, np.array([False, True]))
+    np.testing.assert_array_equal(unwrapped[:, 0], steps[:, 0])
+    np.testing.assert_allclose(unwrapped[:, 1], [0.0, 4.0 - 2 * np.pi, 4.1 - 2 * np.pi])
+    assert list(counts) == [0, 1]

@@ -169,7 +169,14 @@ def data_report(data, hold_sources):
         "time_window": list(r.time_window) if r.time_window else None,
         "zero_stamps": r.zero_stamps,
         "unfollowed_velocities": [r.joint_names[j] for j, *_ in r.unfollowed_velocities],
+        "unwrapped": dict(r.unwrapped),
     }
+    if r.unwrapped:
+        lines.append(
+            "positions wrapped by whole turns (a driver reporting angles in (-pi, pi]), unwrapped "
+            "before differentiating: "
+            + ", ".join(f"{joint} ({wraps} wraps)" for joint, wraps in r.unwrapped)
+        )
     if r.zero_stamps:
         lines.append(zero_stamps_text(r.zero_stamps))
     st = r.stamps
