@@ -29,6 +29,7 @@ identify's column convention (``time`` [s], ``<joint>.position``, ``<joint>.velo
 
 from __future__ import annotations
 
+import csv
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -69,19 +70,19 @@ def recording_source(path, joint_names, topic="/joint_states"):
         callable: ``() -> iterable of JointStateMessage``.
 
     Raises:
-        DataError: a CSV without velocity columns (the node estimates nothing without
-            velocities), or unreadable (see read_csv_rows); a bag's problems are raised when
-            its messages are first read.
+        DataError: a CSV without a velocity column for a joint (:func:`no_velocity_text`), or
+            unreadable (see read_csv_rows); a bag's problems are raised when its messages are
+            first read.
     """
     path = str(path)
     if not path.lower().endswith(".csv"):
         return lambda: joint_state_messages(path, topic)
     rows = read_csv_rows(path, joint_names)
     if rows.velocity is None:
-        raise DataError(
-            f"CSV {path!r} has no velocity column for some joints: the dynamics node "
-            "estimates nothing without measured velocities (columns <joint>.velocity)"
-        )
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            header = {h.strip() for h in next(csv.reader(f))}
+        lacking = [j for j in joint_names if f"{j}.velocity" not in header]
+        raise DataError(no_velocity_text(f"CSV {path!r}", lacking, len(joint_names)))
     finite = np.isfinite(rows.t)
     if not finite.all():
         raise DataError(f"CSV {path!r}: 'time' is empty or not a number in row {_first(finite)}")
@@ -117,6 +118,7 @@ class StampHandling:
         stamp_ns: (M,) their stamps [ns], or None for the recorded ones.
         zero_stamps: messages stamped 0 among stamped ones, left out.
         receive_times: no message is stamped: the times they were recorded are used.
+        no_velocity: the model's joints the recording gives positions but never a velocity.
     """
 
     mode: str
@@ -129,6 +131,7 @@ class StampHandling:
     stamp_ns: object = None
     zero_stamps: int = 0
     receive_times: bool = False
+    no_velocity: tuple = ()
 
     def apply(self, messages):
         """The messages as replayed: the messages stamped 0 among stamped ones left out, the
@@ -215,6 +218,9 @@ def stamp_handling(messages, joint_names, mode="auto"):
         rows.append(row)
     if not stamps:
         raise DataError("the recording has no JointState message")
+    values = np.array(rows)[:, :-1].reshape(len(rows), 3, n)
+    lacking = np.any(np.isfinite(values[:, 0]), axis=0) & ~np.any(np.isfinite(values[:, 1]), axis=0)
+    no_velocity = tuple(name for name, no in zip(joint_names, lacking) if no)
     t_ns, stamped = recording_times(stamps, logs)
     zero = int(np.count_nonzero(~stamped))
     unstamped = not any(stamps)
@@ -234,7 +240,7 @@ def stamp_handling(messages, joint_names, mode="auto"):
         index = np.flatnonzero(stamped) if zero or unstamped else None
         return StampHandling(
             mode, False, len(t_ns), repeated, report, note or "as asked",
-            index, None if index is None else t_ns[index], zero, unstamped,
+            index, None if index is None else t_ns[index], zero, unstamped, no_velocity,
         )  # fmt: skip
     kept = ours[timed.index]
     cycle_ns = t_ns[ours[0]] + np.rint(timed.t * 1e9).astype(np.int64)
@@ -246,9 +252,30 @@ def stamp_handling(messages, joint_names, mode="auto"):
     order = np.argsort(index, kind="stable")
     index, new_ns = index[order], new_ns[order]
     if not repeated and not zero and not unstamped and np.array_equal(new_ns, t_ns):
-        return StampHandling(mode, True, len(t_ns), 0, report)
+        return StampHandling(mode, True, len(t_ns), 0, report, no_velocity=no_velocity)
     return StampHandling(
-        mode, True, len(t_ns), repeated, report, "", index, new_ns, zero, unstamped
+        mode, True, len(t_ns), repeated, report, "", index, new_ns, zero, unstamped, no_velocity
+    )
+
+
+def no_velocity_text(source, joints, n):
+    """Why a recording without velocities cannot be estimated, and the fix.
+
+    Args:
+        source: the recording, for the message.
+        joints: the model's joints it gives no velocity.
+        n: the model's joints in all.
+
+    Returns:
+        str: the message.
+    """
+    which = "any joint" if len(joints) == n else f"joints {list(joints)}"
+    return (
+        f"{source} has no velocity for {which} (positions only): the dynamics node estimates "
+        "with the measured velocities and does not differentiate the positions, so it cannot run "
+        "on this driver; record the driver's velocities (its velocity state interface; in a "
+        "CSV, <joint>.velocity columns); identify, which differentiates the positions, is not "
+        "affected"
     )
 
 
@@ -476,5 +503,6 @@ __all__ = [
     "StampHandling",
     "recording_source",
     "replay",
+    "no_velocity_text",
     "stamp_handling",
 ]

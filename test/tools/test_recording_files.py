@@ -1,12 +1,16 @@
 """What the recording readers of identify and estimate refuse, and what they take: a time that
 goes back by more than a logger's reordering (two recordings in one), times that are not
 seconds, a column twice, positions in degrees, velocities that are not the positions' rate of
-change (a time in milliseconds, velocities in deg/s), stamps of two clocks; a spreadsheet's
-byte-order mark, a logger's small reordering and a simulation's stamps from 0 are taken."""
+change (a time in milliseconds, velocities in deg/s), stamps of two clocks, positions without
+velocities for estimate; a spreadsheet's byte-order mark, a logger's small reordering, a
+simulation's stamps from 0, velocities in some messages only, velocities a driver leaves at 0
+(differentiated instead, named), positions wrapped by whole turns (unwrapped, named) and joint
+names in a new order in every message are taken."""
 
 import dataclasses
 import json
 
+import estimate_recordings as ER
 import numpy as np
 import pytest
 from real_recordings import csv_text, logger, record
@@ -339,3 +343,44 @@ def test_positions_a_driver_wraps_by_whole_turns_are_unwrapped(tmp_path, capsys)
     np.testing.assert_array_equal(unwrapped[:, 0], steps[:, 0])
     np.testing.assert_allclose(unwrapped[:, 1], [0.0, 4.0 - 2 * np.pi, 4.1 - 2 * np.pi])
     assert list(counts) == [0, 1]
+
+
+def test_estimate_on_positions_only_names_the_cause_and_the_fix(arm, tmp_path, capsys):
+    """Half a second of the estimate tests' arm (estimate_recordings.simulate) recorded without
+    velocities, as a CSV without velocity columns, a bag whose messages carry none and a bag of
+    NaN velocities, and as a CSV without panda_joint3's column: estimate refuses, naming every
+    joint ('any joint') or the one, that the node needs measured velocities, and the fix."""
+    _, urdf, params = arm
+    recording = ER.simulate(seed=5, duration=0.5)
+    names = ER.JOINT_NAMES
+
+    def csv_without(lacking):
+        header = ["time"] + [f"{j}.{f}" for f in ("position", "velocity", "effort") for j in names]
+        keep = [k for k, h in enumerate(header) if h.rsplit(".", 1)[0] not in lacking
+                or not h.endswith(".velocity")]  # fmt: skip
+        rows = [",".join(header[k] for k in keep)]
+        for t, _, q, qd, tau in recording.messages:
+            values = [f"{t:.9f}"] + [repr(float(v)) for v in (*q, *qd, *tau)]
+            rows.append(",".join(values[k] for k in keep))
+        path = tmp_path / f"without_{len(lacking)}.csv"
+        path.write_text("\n".join(rows) + "\n")
+        return str(path)
+
+    def bag(label, velocity):
+        messages = [(t, n, q, velocity(qd), tau) for t, n, q, qd, tau in recording.messages]
+        write_bag(str(tmp_path / label), messages)
+        return str(tmp_path / label)
+
+    cases = [
+        (csv_without(names), "CSV", "any joint"),
+        (bag("none", lambda qd: []), "bag", "any joint"),
+        (bag("nan", lambda qd: np.full(len(qd), np.nan)), "bag", "any joint"),
+        (csv_without(["panda_joint3"]), "CSV", "joints ['panda_joint3']"),
+    ]
+    for data, kind, which in cases:
+        code = cli_main(["estimate", urdf, data, "--params", params, "--out", str(tmp_path / "o")])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert f"{kind} {data!r} has no velocity for {which} (positions only): the dynamics " in err
+        assert "node estimates with the measured velocities and does not differentiate" in err
+        assert "record the driver's velocities (its velocity state interface" in err

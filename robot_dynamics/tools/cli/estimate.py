@@ -141,11 +141,13 @@ def cmd_estimate(run: Invocation) -> List[str]:
         InvalidInputError: bad ``--free`` or ``--margin``, no estimate in the free ranges, no
             joint's effort a measurement (exactly 0 for every joint in every message).
         ParametersFileError: a bad parameters file.
-        CLIError: an unreadable recording (exit 2).
+        CLIError: an unreadable recording, or one without a velocity for a joint it gives
+            positions (exit 2).
     """
     from robot_dynamics.core.joint_data import DataError
     from robot_dynamics.tools.replay import (
         STATUS_NAMES,
+        no_velocity_text,
         recording_source,
         replay,
         stamp_handling,
@@ -162,6 +164,11 @@ def cmd_estimate(run: Invocation) -> List[str]:
     try:
         recorded = recording_source(args.data, node_model.joint_names, args.topic)
         stamps = stamp_handling(recorded(), node_model.joint_names, args.stamps)
+        if stamps.no_velocity:
+            data = str(args.data)
+            label = f"CSV {data!r}" if data.lower().endswith(".csv") else f"bag {data!r}"
+            n = len(node_model.joint_names)
+            raise DataError(no_velocity_text(label, stamps.no_velocity, n))
 
         def source():
             return stamps.apply(recorded())
