@@ -171,15 +171,15 @@ def unfollowed_velocities(t, position, velocity, stride=VELOCITY_CHECK_STRIDE, p
 
 
 def unfollowed_text(names, found):
-    """The joints of :func:`unfollowed_velocities` as text, e.g. ``"wrist_1 (velocity RMS 0 vs
-    the rate of change's 0.8)"``.
+    """What :func:`unfollowed_velocities` found, as the start of a warning: the joints, e.g.
+    ``"wrist_1 (velocity RMS 0 vs the rate of change's 0.8)"``, and the likely cause.
 
     Args:
         names: joint names, model order.
         found: the entries of :func:`unfollowed_velocities`.
 
     Returns:
-        str: the joints, ``"; "``-separated.
+        str: the sentence, ending in the cause (a question).
     """
     parts = []
     for j, velocity_rms, rate_rms, correlation in found:
@@ -188,7 +188,11 @@ def unfollowed_text(names, found):
             f"{names[j]} (velocity RMS {velocity_rms:.3g} vs the rate of change's "
             f"{rate_rms:.3g}{follows})"
         )
-    return "; ".join(parts)
+    return (
+        "the recorded velocities stay 0 or do not follow the positions' rate of change while "
+        f"the joints move: {'; '.join(parts)} [rad/s or m/s]: a driver that fills the velocity "
+        "field with zeros (no velocity state interface)?"
+    )
 
 
 __all__ = [

@@ -369,10 +369,8 @@ def velocity_warnings(names, unfollowed):
     if not unfollowed:
         return []
     return [
-        "velocity-field: the recorded velocities stay 0 or do not follow the positions' rate of "
-        f"change while the joints move: {unfollowed_text(names, unfollowed)} [rad/s or m/s]: a "
-        "driver that fills the velocity field with zeros (no velocity state interface)? The "
-        "node takes them for the joints' velocities, so the external torques and the wrench "
+        f"velocity-field: {unfollowed_text(names, unfollowed)} The node takes them for the "
+        "joints' velocities, so the external torques and the wrench "
         "carry the Coriolis, friction and momentum terms it misses (phantom forces): publish "
         "the joints' real velocities (the driver's velocity state interface)"
     ]

@@ -337,10 +337,8 @@ def velocity_warnings(names, unfollowed):
     if not unfollowed:
         return []
     return [
-        "velocity-field: the recorded velocities stay 0 or do not follow the positions' rate of "
-        f"change while the joints move: {unfollowed_text(names, unfollowed)} [rad/s or m/s]: a "
-        "driver that fills the velocity field with zeros (no velocity state interface)? "
-        "identify differentiated the positions instead (all joints alike); the dynamics node "
+        f"velocity-field: {unfollowed_text(names, unfollowed)} identify differentiated the "
+        "positions instead (all joints alike); the dynamics node "
         "estimates with the recorded velocities: publish the joints' real velocities before "
         "running it"
     ]
