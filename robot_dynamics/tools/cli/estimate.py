@@ -46,7 +46,6 @@ from robot_dynamics.core.effort_measurement import (
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.recorded_motion import (
     periodic_joints,
-    unfollowed_text,
     unfollowed_velocities,
 )
 from robot_dynamics.core.tip import no_tip_reason
@@ -57,7 +56,7 @@ from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_fi
 from .arguments import Invocation, number, output_paths
 from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
-from .output import stale_gaps_text, stretches_text, zero_stamps_text
+from .output import stale_gaps_text, stretches_text, velocity_field_warnings, zero_stamps_text
 
 _AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 SIGNIFICANT = 3  # digits of the written levels
@@ -355,25 +354,15 @@ def effort_scale_warnings(names, ratios, scale_set):
 
 
 def velocity_warnings(names, unfollowed):
-    """A warning naming the joints whose recorded velocities stay 0 or do not follow their
-    positions while they move (the estimate takes them for the joints' velocities).
-
-    Args:
-        names: joint names, model order.
-        unfollowed: entries of
-            :func:`~robot_dynamics.core.recorded_motion.unfollowed_velocities`.
-
-    Returns:
-        list: none or one warning string, ``velocity-field: ...``.
-    """
-    if not unfollowed:
-        return []
-    return [
-        f"velocity-field: {unfollowed_text(names, unfollowed)} The node takes them for the "
-        "joints' velocities, so the external torques and the wrench "
+    """estimate's ``velocity-field`` warning (:func:`~robot_dynamics.tools.cli.output.
+    velocity_field_warnings`): the node takes such velocities for the joints'."""
+    return velocity_field_warnings(
+        names,
+        unfollowed,
+        "The node takes them for the joints' velocities, so the external torques and the wrench "
         "carry the Coriolis, friction and momentum terms it misses (phantom forces): publish "
-        "the joints' real velocities (the driver's velocity state interface)"
-    ]
+        "the joints' real velocities (the driver's velocity state interface)",
+    )
 
 
 def disturbance_warnings(names, stretches, windows_given):

@@ -15,13 +15,12 @@ import numpy as np
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
 from robot_dynamics.core.effort_measurement import SCALE_FACTOR, effort_scale_finding
 from robot_dynamics.core.friction import FRICTION_TERMS
-from robot_dynamics.core.recorded_motion import unfollowed_text
 from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.tools.identification_data import STILL_SOURCE
 
 from .arguments import number, parse_joint_vector
 from .errors import CLIError
-from .output import stale_gaps_text, stretches_text, zero_stamps_text
+from .output import stale_gaps_text, stretches_text, velocity_field_warnings, zero_stamps_text
 
 
 def add_data_options(p):
@@ -322,26 +321,15 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
 
 
 def velocity_warnings(names, unfollowed):
-    """A warning naming the joints whose recorded velocities stay 0 or do not follow their
-    positions while they move (``JointData.report.unfollowed_velocities``): the data's
-    velocities were differentiated from the positions instead.
-
-    Args:
-        names: joint names, model order.
-        unfollowed: entries of
-            :func:`~robot_dynamics.core.recorded_motion.unfollowed_velocities`.
-
-    Returns:
-        list: none or one warning string, ``velocity-field: ...``.
-    """
-    if not unfollowed:
-        return []
-    return [
-        f"velocity-field: {unfollowed_text(names, unfollowed)} identify differentiated the "
-        "positions instead (all joints alike); the dynamics node "
+    """identify's ``velocity-field`` warning (:func:`~robot_dynamics.tools.cli.output.
+    velocity_field_warnings`): the positions were differentiated instead."""
+    return velocity_field_warnings(
+        names,
+        unfollowed,
+        "identify differentiated the positions instead (all joints alike); the dynamics node "
         "estimates with the recorded velocities: publish the joints' real velocities before "
-        "running it"
-    ]
+        "running it",
+    )
 
 
 def effort_scale_warnings(names, ratios, scale_given):

@@ -10,6 +10,8 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
+from robot_dynamics.core.recorded_motion import unfollowed_text
+
 
 def stale_gaps_text(stale_gaps: int, stale_cycles: int) -> str:
     """The gaps a logger filled with repeats (:class:`~robot_dynamics.core.stamps.StampReport`'s
@@ -46,6 +48,24 @@ def stretches_text(names: Sequence[str], stretches, shown: int = 3) -> str:
         texts.append(f"{start:.2f}-{end:.2f} s ({worst})")
     more = f" and {len(stretches) - shown} more" if len(stretches) > shown else ""
     return "; ".join(texts) + more
+
+
+def velocity_field_warnings(names: Sequence[str], unfollowed, fix: str) -> List[str]:
+    """A warning naming the joints whose recorded velocities stay 0 or do not follow their
+    positions while they move, for ``identify`` and ``estimate``.
+
+    Args:
+        names: joint names, model order.
+        unfollowed: entries of
+            :func:`~robot_dynamics.core.recorded_motion.unfollowed_velocities`.
+        fix: what the command did or the user does about it.
+
+    Returns:
+        list: none or one warning string, ``velocity-field: ...``.
+    """
+    if not unfollowed:
+        return []
+    return [f"velocity-field: {unfollowed_text(names, unfollowed)} {fix}"]
 
 
 def fmt_vec(values, precision: int) -> str:
