@@ -3,10 +3,13 @@ measures none (a gripper's) reports no effort, 0 or one constant value in every 
 identification (such joints are left out of the fit), ``robot-dynamics estimate`` and the dynamics
 node's diagnostics (their external torque is the model's torque, not an estimate).
 
-And whether the efforts are in the model's unit: :func:`model_torque_ratios` and
-:func:`effort_scale_finding` tell a driver's scale (motor currents, twice the torque) from a
-URDF's mass errors, for identify (against the nominal model) and estimate (against the model
-it estimates with)."""
+And whether the efforts are in the model's unit and sign: :func:`model_torque_ratios` and
+:func:`effort_scale_finding` tell a driver's scale (motor currents, twice the torque) and a
+joint of the other sign (wired backwards, a driver's convention) from a URDF's mass errors, for
+identify (against the nominal model) and estimate (against the model it estimates with)."""
+
+from dataclasses import dataclass
+from typing import List, NamedTuple, Optional
 
 import numpy as np
 
@@ -124,13 +127,68 @@ COMMON_SCALE_FACTOR = 1.6
 COMMON_SCALE_SPREAD = 1.5
 #: share of the judged joints that must be that near for one scale
 COMMON_SCALE_SHARE = 0.75
+#: share of a joint's measured torque variation a negative scale of the model's torques must
+#: explain (below :data:`SCALE_MIN_R2`) for the joint's sign to be judged
+SIGN_MIN_R2 = 0.25
+#: largest magnitude of that negative scale, a factor of the joints' typical scale: a model that
+#: misses most of a joint's torque (a wrist's small torques under a COM a few cm off) correlates
+#: with it by chance, with a large scale of either sign
+SIGN_MAX_SCALE = 1.25
+
+
+class TorqueScales(NamedTuple):
+    """Per joint, the least-squares scale of a model's torques in the measured ones
+    (:func:`model_torque_ratios`).
+
+    Attributes:
+        ratio: (n,) the scale [measured unit per model unit; about 1 for torques in N m or N];
+            NaN where no torque is measured or either torque has no variation beside friction
+            and offset.
+        share: (n,) the share of the measured torques' variation beside friction and offset
+            the scale explains (0 to 1; the squared correlation); NaN where no torque is
+            measured, 0 where either torque has no such variation.
+    """
+
+    ratio: np.ndarray
+    share: np.ndarray
+
+
+@dataclass(frozen=True)
+class EffortScaleFinding:
+    """What :func:`effort_scale_finding` found of the measured torques' unit and sign.
+
+    Attributes:
+        ratios: (n,) the scale of each judged joint (its size, its sign or both), NaN where not
+            judged.
+        common: the scale the joints judged in size share beyond ``1 / COMMON_SCALE_FACTOR`` to
+            ``COMMON_SCALE_FACTOR`` (its magnitude), or None.
+        bad: indices of the joints judged in size whose scale's magnitude is outside
+            ``1 / SCALE_FACTOR`` to ``SCALE_FACTOR`` (empty when ``common`` is given).
+        other_sign: indices of the joints whose measured torque is the model's with the other
+            sign (a negative scale).
+        unjudged: indices of the joints with a measured torque judged neither in size nor in
+            sign: the model's torques explain too little of theirs.
+    """
+
+    ratios: np.ndarray
+    common: Optional[float]
+    bad: List[int]
+    other_sign: List[int]
+    unjudged: List[int]
+
+    @property
+    def found(self):
+        """bool: something to warn about (a common scale, a joint out of size or of the
+        other sign)."""
+        return self.common is not None or bool(self.bad) or bool(self.other_sign)
 
 
 def model_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
     """Per joint, the least-squares scale of a model's torques in the measured ones, viscous and
     Coulomb friction and an offset fitted alongside (about 1 for torques in N m or N, a nominal
     URDF's inertials a few tens of percent off; the torque per unit of effort's inverse for
-    motor currents).
+    motor currents; negative for an effort of the other sign), and the share of the measured
+    torques' variation it explains.
 
     Args:
         tau: (N, n) measured torques (the recording's efforts after ``--effort-scale`` and
@@ -141,46 +199,132 @@ def model_torque_ratios(tau, nominal, qd, effort_mask, velocity_threshold):
         velocity_threshold: ``v_eps`` of the Coulomb friction's smooth sign [rad/s or m/s].
 
     Returns:
-        ndarray: (n,) the scales; NaN where no torque is measured or the nominal torques explain
-        less than :data:`SCALE_MIN_R2` of the measured ones' variation beside friction and offset
-        (too little to tell a scale).
+        TorqueScales: ``ratio`` and ``share``, each (n,).
     """
     N, n = tau.shape
-    ratios = np.full(n, np.nan)
+    ratio = np.full(n, np.nan)
+    share = np.full(n, np.nan)
     for k in np.flatnonzero(effort_mask):
         v = qd[:, k]
         Q, _ = np.linalg.qr(np.column_stack([v, smooth_sign(v, velocity_threshold), np.ones(N)]))
         nom = nominal[:, k] - Q @ (Q.T @ nominal[:, k])
         meas = tau[:, k] - Q @ (Q.T @ tau[:, k])
         nn, mm, nm = nom @ nom, meas @ meas, nom @ meas
-        if nn > 0 and mm > 0 and nm**2 >= SCALE_MIN_R2 * nn * mm:
-            ratios[k] = nm / nn
-    return ratios
+        share[k] = 0.0
+        if nn > 0 and mm > 0:
+            ratio[k] = nm / nn
+            share[k] = nm**2 / (nn * mm)
+    return TorqueScales(ratio, share)
 
 
-def effort_scale_finding(ratios):
-    """Whether measured torques are in another unit than a model's, from
-    :func:`model_torque_ratios`: one scale beyond ``1 / COMMON_SCALE_FACTOR`` to
-    ``COMMON_SCALE_FACTOR`` shared by the judged joints (three or more, and at least
-    :data:`COMMON_SCALE_SHARE` of them within ``COMMON_SCALE_SPREAD`` of their median: a wrist
-    joint whose small torques friction hides may miss it): a driver's unit, not a URDF's masses,
-    whose errors differ joint by joint. Else the joints beyond ``1 / SCALE_FACTOR`` to
-    ``SCALE_FACTOR``.
+def effort_scale_finding(scales):
+    """Whether measured torques are in another unit than a model's, or of the other sign, from
+    :func:`model_torque_ratios`.
+
+    Size: judged where the model's torques explain at least :data:`SCALE_MIN_R2` of the measured
+    ones' variation. One scale beyond ``1 / COMMON_SCALE_FACTOR`` to ``COMMON_SCALE_FACTOR``
+    shared by the joints judged (three or more, and at least :data:`COMMON_SCALE_SHARE` of them
+    within ``COMMON_SCALE_SPREAD`` of their median, in magnitude: a wrist joint whose small
+    torques friction hides may miss it) is a driver's unit, not a URDF's masses, whose errors
+    differ joint by joint; else the joints beyond ``1 / SCALE_FACTOR`` to ``SCALE_FACTOR`` in
+    magnitude.
+
+    Sign: a negative scale judged in size, or one that explains at least :data:`SIGN_MIN_R2` of
+    the variation with a magnitude of at most :data:`SIGN_MAX_SCALE` times the typical scale
+    (the median magnitude of the joints judged in size; 1 when there are none): the model's
+    torques are then about as large as the measured ones, and what the model misses (a
+    payload, masses tens of percent off), correlated with them by chance, cannot turn the scale
+    negative. Where the model misses most of a joint's torque, a chance correlation gives a
+    scale of either sign, large beside the typical one: that joint is not judged.
 
     Args:
-        ratios: (n,) the ratios, NaN where not judged.
+        scales: the :class:`TorqueScales`.
 
     Returns:
-        tuple: ``(common, bad)``: the shared scale (None when there is none beyond its band) and
-        the indices of the joints out of the per-joint band (empty when ``common`` is given).
+        EffortScaleFinding: the finding.
     """
-    ratios = np.asarray(ratios, dtype=float)
-    judged = ratios[np.isfinite(ratios)]
-    common = float(np.median(judged)) if judged.size >= 3 else 1.0
-    with np.errstate(invalid="ignore", divide="ignore"):  # scales of both signs: not one
-        near = np.abs(np.log(judged / common)) <= np.log(COMMON_SCALE_SPREAD)
-    shared = np.count_nonzero(near) >= max(3, COMMON_SCALE_SHARE * judged.size)
-    if not 1.0 / COMMON_SCALE_FACTOR <= common <= COMMON_SCALE_FACTOR and shared:
-        return common, []
-    out = np.isfinite(ratios) & ~((1.0 / SCALE_FACTOR <= ratios) & (ratios <= SCALE_FACTOR))
-    return None, [int(k) for k in np.flatnonzero(out)]
+    ratio = np.asarray(scales.ratio, dtype=float)
+    share = np.asarray(scales.share, dtype=float)
+    measured = np.isfinite(share)
+    with np.errstate(invalid="ignore"):
+        sized = measured & np.isfinite(ratio) & (share >= SCALE_MIN_R2)
+    magnitude = np.abs(ratio[sized])
+    typical = float(np.median(magnitude)) if magnitude.size else 1.0
+    with np.errstate(invalid="ignore"):
+        weak = (share >= SIGN_MIN_R2) & (np.abs(ratio) <= SIGN_MAX_SCALE * typical)
+        other_sign = measured & (ratio < 0) & (sized | weak)
+    judged = sized | other_sign
+    common = typical if magnitude.size >= 3 else 1.0
+    near = np.abs(np.log(magnitude / common)) <= np.log(COMMON_SCALE_SPREAD)
+    shared = np.count_nonzero(near) >= max(3, COMMON_SCALE_SHARE * magnitude.size)
+    bad = []
+    if shared and not 1.0 / COMMON_SCALE_FACTOR <= common <= COMMON_SCALE_FACTOR:
+        common = float(common)
+    else:
+        common = None
+        with np.errstate(invalid="ignore"):
+            within = (1.0 / SCALE_FACTOR <= np.abs(ratio)) & (np.abs(ratio) <= SCALE_FACTOR)
+        bad = [int(k) for k in np.flatnonzero(sized & ~within)]
+    return EffortScaleFinding(
+        ratios=np.where(judged, ratio, np.nan),
+        common=common,
+        bad=bad,
+        other_sign=[int(k) for k in np.flatnonzero(other_sign)],
+        unjudged=[int(k) for k in np.flatnonzero(measured & ~judged)],
+    )
+
+
+def suggested_effort_scale(finding, given=None):
+    """The effort scale per joint that gives torques of the model's size and sign, from a
+    finding: the given scale divided by the common scale, or by a joint's own ratio where it is
+    out of size, negated where the sign is the other.
+
+    Args:
+        finding: the :class:`EffortScaleFinding`.
+        given: (n,) the effort scale the measured torques were computed with [torque per unit
+            of effort], or None (1 for every joint).
+
+    Returns:
+        ndarray: (n,) the scale [torque per unit of effort]; joints judged neither in size nor
+        in sign keep the common scale's (or their given) value.
+    """
+    n = finding.ratios.size
+    scale = np.ones(n) if given is None else np.array(given, dtype=float)
+    if finding.common is not None:
+        scale = scale / finding.common
+    for k in finding.bad:
+        scale[k] /= finding.ratios[k]
+    flip = [k for k in finding.other_sign if k not in finding.bad]
+    scale[flip] = -scale[flip]
+    return scale
+
+
+def other_sign_text(names, finding):
+    """The joints of the other sign, for a warning.
+
+    Args:
+        names: joint names, model order.
+        finding: the :class:`EffortScaleFinding`.
+
+    Returns:
+        str: ``name xratio`` entries, comma-separated.
+    """
+    return ", ".join(f"{names[k]} x{finding.ratios[k]:.3g}" for k in finding.other_sign)
+
+
+def unjudged_text(names, finding, model):
+    """What a warning says of the joints judged neither in size nor in sign.
+
+    Args:
+        names: joint names, model order.
+        finding: the :class:`EffortScaleFinding` (``unjudged`` not empty).
+        model: which model's torques, as the text names it ("the nominal model's").
+
+    Returns:
+        str: one clause.
+    """
+    joints = ", ".join(names[k] for k in finding.unjudged)
+    return (
+        f"not judged: {joints} ({model} torques explain too little of their measured ones): "
+        "this covers neither their scale nor their sign; check those apart"
+    )

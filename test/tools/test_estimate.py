@@ -615,7 +615,9 @@ def test_efforts_in_another_unit_than_the_models_are_warned_about(
     that says so (the parameters file identify wrote left out), reads every force twice: a
     warning gives the scale, about x2, and the effort_scale to set; with it set, or on the
     recording as it is, no warning and every joint's ratio near 1. One joint ten times off (its
-    current, not its torque) is named alone."""
+    current, not its torque) is named alone; one joint negated (wired backwards) is named as of
+    the other sign, with the effort_scale that fixes it, and that effort_scale set, no
+    warning."""
     _, urdf, params = arm
     _, data = free_run
     rows = read_csv(data)
@@ -647,3 +649,19 @@ def test_efforts_in_another_unit_than_the_models_are_warned_about(
     assert code == 0
     assert "the measured torques are not the model's in size: panda_joint2 x" in err
     assert "panda_joint1 x" not in err
+
+    # panda_joint4 wired backwards: named as of the other sign (not out of size), with the
+    # effort_scale that fixes it; that effort_scale set, no warning
+    flipped = _scaled_efforts(rows, tmp_path / "flipped.csv", {"panda_joint4": -1.0})
+    code, _, err = run(capsys, "estimate", urdf, flipped, "--params", params, "--out", out)
+    assert code == 0 and err.count("warning: effort-scale") == 1, err
+    assert "the measured torques of panda_joint4 x-1" in err, err
+    assert "the model's with the other sign" in err and "not the model's in size" not in err
+    assert "effort_scale: [1, 1, 1, -1, 1, 1, 1]" in err, err
+    fixed = tmp_path / "fixed.yaml"
+    fixed.write_text(
+        parameters_yaml({**ER.node_parameters(), "effort_scale": [1.0, 1, 1, -1, 1, 1, 1]})
+    )
+    summary = ER.estimate_json(urdf, flipped, "--params", str(fixed), "--out", out)
+    assert not summary.get("warnings")
+    assert np.allclose(summary["model_torque_ratio"], 1.0, atol=0.2)

@@ -378,62 +378,6 @@ def test_identify_names_the_stretch_where_something_pushed_the_arm(tmp_path, cap
     assert disturbances(None) == []
 
 
-def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):
-    # the driver reports motor currents (effort = (tau - offset) / scale, with signs) of the
-    # perturbed robot with friction and torque offsets; identify is not told (no
-    # --effort-scale): a named warning gives the joints and the ratio, the run goes on; the
-    # same recording with its conversion, and the torques themselves, do not warn
-    model = RobotModel.from_urdf_file(bundled_urdf_path("panda"))
-    names = list(model.joint_names)
-    scale = np.array([12.0, -10.0, 9.0, 8.0, -3.0, 2.5, 2.0])
-    rec = record(model, rng, 20.0, effort_scale=scale)
-    path = tmp_path / "currents.csv"
-    path.write_text(csv_text(names, rec))
-    argv = ("identify", "panda", path, *FIT, "--filter-window", "0.15", "--json")
-    code, out, err = run(capsys, *argv, "--out", tmp_path / "a.urdf")
-    assert code == 0, err
-    report = json.loads(out)
-    (warning,) = report["warnings"]
-    assert warning.startswith("effort-scale: the measured torques are not the nominal model's")
-    assert "--effort-scale" in warning and "motor currents" in warning
-    assert "a negative one: an effort of the other sign" in warning  # panda_joint2's -10
-    ratios = np.array([np.nan if r is None else r for r in report["nominal_torque_ratio"]])
-    judged = np.isfinite(ratios)
-    assert judged[:4].all(), ratios
-    np.testing.assert_allclose(ratios[judged], 1.0 / scale[judged], rtol=0.3)
-    for k in np.flatnonzero(judged):  # named where outside 1/3 to 3 (joint 6's x0.4 is not)
-        named = f"{names[k]} x{ratios[k]:.3g}" in warning
-        assert named == (not 1 / 3 <= ratios[k] <= 3), (names[k], ratios[k], warning)
-    assert (tmp_path / "a.yaml").read_text().count("# warning: effort-scale: ") == 1
-    # the conversion given: friction, offsets and the URDF's errors stay within the bounds
-    code, out, err = run(capsys, *argv, "--out", tmp_path / "b.urdf", "--effort-scale", *scale)
-    assert code == 0, err
-    report = json.loads(out)
-    assert report["warnings"] == [] and "warning" not in (tmp_path / "b.yaml").read_text()
-    ratios = np.array([np.nan if r is None else r for r in report["nominal_torque_ratio"]])
-    assert np.isfinite(ratios[:4]).all() and np.nanmax(np.abs(np.log(ratios))) < np.log(1.5)
-    path.write_text(csv_text(names, record(model, rng, 20.0)))
-    code, out, err = run(capsys, *argv, "--out", tmp_path / "c.urdf")
-    assert code == 0 and json.loads(out)["warnings"] == [], err
-    # a driver reporting twice the torque on every joint: within 1/3 to 3, but one scale
-    path.write_text(csv_text(names, record(model, rng, 20.0, effort_scale=np.full(7, 0.5))))
-    code, out, err = run(capsys, *argv, "--out", tmp_path / "e.urdf")
-    assert code == 0, err
-    (warning,) = json.loads(out)["warnings"]
-    assert warning.startswith("effort-scale: the measured torques are the nominal model's times ")
-    assert "one scale, about x2" in warning, warning
-    suggested = float(warning.rsplit("about ", 1)[1].rstrip(")"))
-    assert suggested == pytest.approx(0.5, rel=0.2), warning  # the URDF's own errors beside
-    # the scale given once, for every joint: no warning
-    code, out, err = run(capsys, *argv, "--out", tmp_path / "f.urdf", "--effort-scale", "0.5")
-    assert code == 0 and json.loads(out)["warnings"] == [], err
-    # a wrong scale given (N m read as mN m): the same warning, saying a scale was given
-    code, out, err = run(capsys, *argv[:-1], "--out", tmp_path / "d.urdf", "--effort-scale",
-                         *["1000"] * 7)  # fmt: skip
-    assert code == 0, err
-    assert "warning: effort-scale: the measured torques with the given --effort-scale " in err
-
-
 def test_identify_a_mobile_manipulator_recording(tmp_path, capsys, rng):
     # prismatic torso + 7-joint arm recorded; head and gripper in the URDF only; efforts are
     # motor currents (reduction x torque constant, with signs); the wrist reports exactly 0

@@ -42,6 +42,9 @@ from robot_dynamics.core.effort_measurement import (
     effort_scale_finding,
     model_torque_ratios,
     nothing_measured,
+    other_sign_text,
+    suggested_effort_scale,
+    unjudged_text,
 )
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.recorded_motion import (
@@ -198,8 +201,11 @@ def cmd_estimate(run: Invocation) -> List[str]:
             f"no-wrench: {no_tip_reason(node_model.tree)}: no wrench is estimated (the "
             "external joint torques are); give --tip-link LINK or tip_link in a --params file"
         )
-    ratios = torque_ratios(first, params.values["friction_velocity_threshold"])
-    warnings += effort_scale_warnings(first.joint_names, ratios, "effort_scale" in from_files.given)
+    finding = effort_scale_finding(
+        torque_ratios(first, params.values["friction_velocity_threshold"])
+    )
+    scale_set = params.values["effort_scale"] if "effort_scale" in from_files.given else None
+    warnings += effort_scale_warnings(first.joint_names, finding, scale_set)
     estimated = first.estimated
     unfollowed = unfollowed_velocities(
         first.time[estimated],
@@ -273,7 +279,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
             "pauses": first.pauses,
             "unknown_joints": list(first.unknown_joints),
             "constant_efforts": dict(first.constant_efforts),
-            "model_torque_ratio": [float(x) for x in ratios],
+            "model_torque_ratio": [float(x) for x in finding.ratios],
             "unfollowed_velocities": [first.joint_names[j] for j, *_ in unfollowed],
             "contacts": int(first.contact_onsets.sum()) if (first.in_contact >= 0).any() else None,
             "free": {
@@ -306,7 +312,8 @@ def torque_ratios(replayed, velocity_threshold):
         velocity_threshold: ``friction_velocity_threshold`` [rad/s or m/s].
 
     Returns:
-        ndarray: (n,) the ratios, NaN where not judged (joints whose effort is no measurement).
+        TorqueScales: the scales and the shares of the measured torques' variation they explain,
+        each (n,), NaN where no effort is a measurement.
     """
     rows = np.all(np.isfinite(replayed.measured_torques), axis=1)
     rows &= np.all(np.isfinite(replayed.velocity), axis=1)
@@ -317,40 +324,65 @@ def torque_ratios(replayed, velocity_threshold):
     return model_torque_ratios(tau, model, replayed.velocity[rows], measured, velocity_threshold)
 
 
-def effort_scale_warnings(names, ratios, scale_set):
-    """A warning when the measured torques are not the model's in size
-    (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`): the wrench scales
-    with them.
+def effort_scale_warnings(names, finding, scale_set):
+    """A warning when the measured torques are not the model's in size, or a joint's are of the
+    other sign (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`): the wrench
+    scales with them.
 
     Args:
         names: joint names, model order.
-        ratios: (n,) of :func:`torque_ratios`.
-        scale_set: whether a parameters file set ``effort_scale``.
+        finding: the :class:`~robot_dynamics.core.effort_measurement.EffortScaleFinding` of
+            :func:`torque_ratios`.
+        scale_set: (n,) the ``effort_scale`` a parameters file set [torque per unit of effort],
+            or None.
 
     Returns:
         list: none or one warning string, ``effort-scale: ...``.
     """
-    common, bad = effort_scale_finding(ratios)
-    given = "with the effort_scale given " if scale_set else ""
-    if common is not None:
-        joints = ", ".join(f"{n} x{r:.3g}" for n, r in zip(names, ratios) if np.isfinite(r))
-        return [
-            f"effort-scale: the measured torques {given}are the model's times one scale, about "
-            f"x{common:.3g} ({joints}): a driver's unit or sign (motor "
-            "currents, twice the torque?), or the parameters file identify wrote beside this "
-            "URDF not given; the wrench and the contact levels scale with it. Set effort_scale "
-            f"(about {1.0 / common:.3g}) in a --params file"
-        ]
-    if not bad:
+    if not finding.found:
         return []
-    return [
-        f"effort-scale: the measured torques {given}are not the model's in size: "
-        + ", ".join(f"{names[k]} x{ratios[k]:.3g}" for k in bad)
-        + f" (least-squares scale of the measured on the model's torques, friction and offset "
-        f"fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): efforts "
-        "in another unit (motor currents?), or a model of another robot; the wrench is not "
-        "meaningful. Set effort_scale per joint (about 1 / the ratio) in a --params file"
-    ]
+    if scale_set is not None and len(scale_set) != len(names):
+        scale_set = np.ones(len(names))  # the node's default: an empty list
+    given = "with the effort_scale given " if scale_set is not None else ""
+    ratios = finding.ratios
+    flipped = set(finding.other_sign)
+    sentences = []
+    if finding.common is not None:
+        joints = ", ".join(
+            f"{n} x{r:.3g}" for k, (n, r) in enumerate(zip(names, ratios))
+            if np.isfinite(r) and k not in flipped
+        )  # fmt: skip
+        sentences.append(
+            f"the measured torques {given}are the model's times one scale, about "
+            f"x{finding.common:.3g} ({joints}): a driver's unit (motor currents, twice the "
+            "torque?), or the parameters file identify wrote beside this URDF not given; the "
+            "wrench and the contact levels scale with it. Set effort_scale "
+            f"(about {1.0 / finding.common:.3g}) in a --params file"
+        )
+    elif finding.bad:
+        sentences.append(
+            f"the measured torques {given}are not the model's in size: "
+            + ", ".join(f"{names[k]} x{ratios[k]:.3g}" for k in finding.bad)
+            + " (least-squares scale of the measured on the model's torques, friction and "
+            f"offset fitted alongside; expected within 1/{SCALE_FACTOR:g} to "
+            f"{SCALE_FACTOR:g}): efforts in another unit (motor currents?), or a model of "
+            "another robot; the wrench is not meaningful. Set effort_scale per joint (about "
+            "1 / the ratio) in a --params file"
+        )
+    if flipped:
+        scale = ", ".join(f"{v:.4g}" for v in suggested_effort_scale(finding, scale_set))
+        sentences.append(
+            f"the measured torques of {other_sign_text(names, finding)} {given}are the "
+            "model's with the other sign (the model's torques negated fit them, friction and "
+            "offset fitted alongside): an effort of the other sign, from a joint wired "
+            "backwards or a driver's sign convention; the wrench is not meaningful. Set a "
+            f"negative effort_scale for {'it' if len(flipped) == 1 else 'them'} in a --params "
+            f"file (effort_scale: [{scale}]), and identify again with it (--effort-scale) if "
+            "this URDF was identified from such a recording"
+        )
+    if finding.unjudged:
+        sentences.append(unjudged_text(names, finding, "the model's"))
+    return ["effort-scale: " + "; ".join(sentences)]
 
 
 def velocity_warnings(names, unfollowed):

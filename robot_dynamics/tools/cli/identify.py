@@ -31,7 +31,7 @@ from typing import List
 import numpy as np
 
 from robot_dynamics.core.disturbance import disturbed_stretches
-from robot_dynamics.core.effort_measurement import model_torque_ratios
+from robot_dynamics.core.effort_measurement import effort_scale_finding, model_torque_ratios
 from robot_dynamics.core.filter_window import base_parameter_fit
 from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
@@ -134,15 +134,14 @@ def cmd_identify(run: Invocation) -> List[str]:
     pred = Y @ result.theta
     rms_nominal = _rms(test.tau - pred_nominal)
     rms_identified = _rms(test.tau - pred)
-    ratios = model_torque_ratios(
+    scales = model_torque_ratios(
         test.tau, pred_nominal, test.qd, data.effort_mask, args.velocity_threshold
     )
+    finding = effort_scale_finding(scales)
     warnings = out.setdefault("warnings", [])
     warnings += held_joint_warnings(model, data.report.held, hold_sources, data.extra_joints)
     warnings += velocity_warnings(model.joint_names, data.report.unfollowed_velocities)
-    warnings += effort_scale_warnings(
-        model.joint_names, ratios, data.report.effort_scale is not None
-    )
+    warnings += effort_scale_warnings(model.joint_names, finding, data.report.effort_scale)
     measured = np.flatnonzero(data.effort_mask)
     Y_all = stacked_regressor(model, data.q, data.qd, data.qdd, layout, smooth=data.smoothed)
     stretches = disturbed_stretches(
@@ -172,7 +171,7 @@ def cmd_identify(run: Invocation) -> List[str]:
             "condition_number": float(result.condition_number),
             "rms_nominal": [float(x) for x in rms_nominal],
             "rms_identified": [float(x) for x in rms_identified],
-            "nominal_torque_ratio": [float(x) for x in ratios],
+            "nominal_torque_ratio": [float(x) for x in finding.ratios],
             "residual_sigma": [float(x) for x in result.joint_sigma],
             "base_parameters": [
                 {"name": name, "value": float(v), "std": float(s)}

@@ -13,7 +13,12 @@ import math
 import numpy as np
 
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
-from robot_dynamics.core.effort_measurement import SCALE_FACTOR, effort_scale_finding
+from robot_dynamics.core.effort_measurement import (
+    SCALE_FACTOR,
+    other_sign_text,
+    suggested_effort_scale,
+    unjudged_text,
+)
 from robot_dynamics.core.friction import FRICTION_TERMS
 from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.tools.identification_data import STILL_SOURCE
@@ -332,47 +337,71 @@ def velocity_warnings(names, unfollowed):
     )
 
 
-def effort_scale_warnings(names, ratios, scale_given):
-    """A warning when the measured torques are far from the nominal model's in size
-    (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`): a driver reporting
-    twice the torque would otherwise double every mass, and the wrench, without a word.
+def effort_scale_warnings(names, finding, scale_given):
+    """A warning when the measured torques are far from the nominal model's in size, or a joint's
+    are of the other sign (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`):
+    a driver reporting twice the torque would otherwise double every mass, and the wrench,
+    without a word; a joint wired backwards spoils every joint's fit.
 
     Args:
         names: joint names, model order.
-        ratios: (n,) of :func:`~robot_dynamics.core.effort_measurement.model_torque_ratios`
-            with the nominal model's torques.
-        scale_given: whether ``--effort-scale`` was given (or a parameters file's).
+        finding: the :class:`~robot_dynamics.core.effort_measurement.EffortScaleFinding` of the
+            nominal model's torques.
+        scale_given: (n,) the ``--effort-scale`` given (or a parameters file's) [torque per unit
+            of effort], or None.
 
     Returns:
         list: none or one warning string, ``effort-scale: ...``.
     """
-    given = "with the given --effort-scale " if scale_given else ""
-    common, bad = effort_scale_finding(ratios)
-    if common is not None:
-        return [
-            f"effort-scale: the measured torques {given}are the nominal model's times one "
-            f"scale, about x{common:.3g} ("
-            + ", ".join(f"{name} x{r:.3g}" for name, r in zip(names, ratios) if np.isfinite(r))
-            + "): a driver's unit or sign (motor currents, twice the torque?) rather than the "
-            "URDF's masses, whose errors differ joint by joint. The identified masses, and the "
-            "node's wrench, scale with it. Give the torque per unit of effort with "
-            f"--effort-scale (one value for every joint, or one per joint: the node's "
-            f"effort_scale; about {1.0 / common:.3g})"
-        ]
-    if not bad:
+    if not finding.found:
         return []
-    bad = [(names[k], ratios[k]) for k in bad]
-    return [
-        f"effort-scale: the measured torques {given}are not the nominal model's in size: "
-        + ", ".join(f"{name} x{r:.3g}" for name, r in bad)
-        + " (least-squares scale of the measured on the nominal URDF's torques, friction and "
-        f"offset fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): "
-        "efforts in another unit, such as motor currents? The identified masses scale with "
-        "them. Give the torque per unit of effort with --effort-scale (the node's "
-        "effort_scale; about 1 / the ratio"
-        + ("; a negative one: an effort of the other sign" if any(r < 0 for _, r in bad) else "")
-        + ")"
-    ]
+    given = "with the given --effort-scale " if scale_given is not None else ""
+    ratios = finding.ratios
+    flipped = set(finding.other_sign)
+    sentences = []
+    if finding.common is not None:
+        joints = ", ".join(
+            f"{names[k]} x{r:.3g}"
+            for k, r in enumerate(ratios)
+            if np.isfinite(r) and k not in flipped
+        )
+        sentences.append(
+            f"the measured torques {given}are the nominal model's times one scale, about "
+            f"x{finding.common:.3g} ({joints}): a driver's unit (motor currents, twice the "
+            "torque?) rather than the URDF's masses, whose errors differ joint by joint. The "
+            "identified masses, and the node's wrench, scale with it. Give the torque per unit "
+            "of effort with --effort-scale ("
+            + (
+                "one per joint, negative for " + ", ".join(names[k] for k in finding.other_sign)
+                if flipped
+                else "one value for every joint, or one per joint"
+            )
+            + f": the node's effort_scale; about {1.0 / finding.common:.3g})"
+        )
+    elif finding.bad:
+        sentences.append(
+            f"the measured torques {given}are not the nominal model's in size: "
+            + ", ".join(f"{names[k]} x{ratios[k]:.3g}" for k in finding.bad)
+            + " (least-squares scale of the measured on the nominal URDF's torques, friction "
+            f"and offset fitted alongside; expected within 1/{SCALE_FACTOR:g} to "
+            f"{SCALE_FACTOR:g}): efforts in another unit, such as motor currents? The "
+            "identified masses scale with them. Give the torque per unit of effort with "
+            "--effort-scale (the node's effort_scale; about 1 / the ratio)"
+        )
+    if flipped:
+        scale = " ".join(f"{v:.4g}" for v in suggested_effort_scale(finding, scale_given))
+        sentences.append(
+            f"the measured torques of {other_sign_text(names, finding)} {given}are the "
+            "nominal model's with the other sign (the nominal torques negated fit them, "
+            "friction and offset fitted alongside): an effort of the other sign, from a joint "
+            "wired backwards or a driver's sign convention, which the fit cannot follow: it "
+            "spoils every joint's parameters and the node's wrench. Give a negative "
+            f"--effort-scale for {'it' if len(flipped) == 1 else 'them'}: --effort-scale "
+            f"{scale} (the node's effort_scale)"
+        )
+    if finding.unjudged:
+        sentences.append(unjudged_text(names, finding, "the nominal model's"))
+    return ["effort-scale: " + "; ".join(sentences)]
 
 
 def disturbance_warnings(names, t, stretches):
