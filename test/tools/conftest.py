@@ -1,10 +1,19 @@
 """Fixtures shared by the tools tests."""
 
+import zlib
+
+import numpy as np
 import pytest
 
 from robot_dynamics.tools.params_file import parameters_yaml
 
 import estimate_recordings as ER
+
+
+@pytest.fixture
+def rng(request):
+    """A random generator seeded by the test's id (the same draws at every run)."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ against the node's own ContactDetector run over the same signals (never switched
 data they come from, switched on by a level above them), the free ranges."""
 
 import math
-import zlib
 
 import numpy as np
 import pytest
@@ -12,11 +11,6 @@ import pytest
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.tools import contact_levels as CL
 from robot_dynamics.tools.replay import ESTIMATED, PAUSED, Replay
-
-
-@pytest.fixture
-def rng(request):
-    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
 def make_replay(stamps, tau, wrench=None, status=None, components=("fx", "fy", "fz")):

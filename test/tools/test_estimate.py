@@ -31,7 +31,6 @@ from robot_dynamics import RobotModel
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
 from robot_dynamics.ros import dynamics_parameters as DP
-from robot_dynamics.tools import cli
 from robot_dynamics.tools.contact_levels import statistics
 from robot_dynamics.tools.identification_data import JointStateMessage, write_bag
 from robot_dynamics.tools.params_file import (
@@ -42,6 +41,7 @@ from robot_dynamics.tools.params_file import (
 from robot_dynamics.tools.replay import replay
 
 import estimate_recordings as ER
+from tools_helpers import run
 
 pytestmark = pytest.mark.slow
 
@@ -52,12 +52,6 @@ PUSHES = (
 PUSH_FREE = ("0.5:2.8", "5:6.3", "8.5:")
 ON_DELAY, OFF_DELAY = 0.1, 0.15  # [s]
 FORCE_TOLERANCE = 0.75  # [N]
-
-
-def run(capsys, *argv):
-    code = cli.main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def read_csv(path):

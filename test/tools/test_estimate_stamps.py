@@ -11,18 +11,12 @@ driver's messages between the arm's (a gripper's at 50 Hz) change the arm's repl
 import numpy as np
 import pytest
 
-from robot_dynamics.tools import cli
 from robot_dynamics.tools.identification_data import write_bag
 
 import estimate_recordings as ER
+from tools_helpers import run
 
 pytestmark = pytest.mark.slow
-
-
-def run(capsys, *argv):
-    code = cli.main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # ------------------------------------------------------------------ stamps

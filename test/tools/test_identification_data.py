@@ -8,7 +8,6 @@ import json
 import os
 import re
 import sys
-import zlib
 
 import numpy as np
 import pytest
@@ -26,7 +25,6 @@ from robot_dynamics.core.rest import does_not_move
 from robot_dynamics.core.regressor import ParameterLayout
 from robot_dynamics.core.stamps import repeated_samples, robot_time, time_base
 from robot_dynamics.tools.bundled import bundled_urdf_path
-from robot_dynamics.tools.cli import main as cli_main
 from robot_dynamics.tools.cli.identify_data import held_joint_warnings
 from robot_dynamics.tools.identification_data import write_bag
 from robot_dynamics.tools.params_file import read_parameters_file
@@ -41,17 +39,7 @@ from real_recordings import (  # noqa: E402
     record,
     true_torques,
 )
-
-
-@pytest.fixture
-def rng(request):
-    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
-
-
-def run(capsys, *argv):
-    code = cli_main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tools_helpers import run  # noqa: E402
 
 
 # ------------------------------------------------------------------ stamps

@@ -6,7 +6,6 @@ physically consistent, better than the nominal URDF on held-out data)."""
 import json
 import os
 import re
-import zlib
 
 import numpy as np
 import pytest
@@ -31,11 +30,6 @@ from tools_helpers import perturbed_inertials
 
 
 PENDULUM_G = (0.0, -9.81, 0.0)
-
-
-@pytest.fixture
-def rng(request):
-    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
 def truth_of(model, rng):

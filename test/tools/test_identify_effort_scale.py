@@ -7,28 +7,16 @@ scales that fix each, given, and the recordings as measured, give no warning."""
 
 import json
 import re
-import zlib
 
 import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
 from robot_dynamics.tools.bundled import bundled_urdf_path
-from robot_dynamics.tools.cli import main as cli_main
 from real_recordings import csv_text, perturbed_truth, record, true_torques
+from tools_helpers import run
 
 FIT = ("--friction-model", "asymmetric", "--offset", "on")  # the true robot's (no search)
-
-
-@pytest.fixture
-def rng(request):
-    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
-
-
-def run(capsys, *argv):
-    code = cli_main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):

@@ -20,7 +20,7 @@ from robot_dynamics.core.spatial import inertia_parameters, spatial_inertia
 from robot_dynamics.tools import cli
 from robot_dynamics.tools.identification_data import write_bag
 from robot_dynamics.tools.params_file import read_parameters_file
-from tools_helpers import ARM3_URDF
+from tools_helpers import ARM3_URDF, run
 
 # yaw: asymmetric; shoulder: viscous + Coulomb; elbow: asymmetric + Stribeck
 FRICTION = FrictionModel(
@@ -72,12 +72,6 @@ def arm3_recording(tmp_path_factory):
     bag = path / "bag"
     write_bag(bag, [(t[i], names, q[i], velocity[i], effort[i]) for i in range(t.size)])
     return model, truth, urdf, bag
-
-
-def run(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture(scope="module")

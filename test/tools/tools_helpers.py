@@ -29,6 +29,7 @@ __all__ = [
     "panda",
     "pendulum",
     "perturbed_inertials",
+    "run",
     "run_fail",
     "run_json",
 ]
@@ -72,6 +73,13 @@ def run_json(capsys, *argv):
     data = json.loads(out.out, parse_constant=_not_json)
     assert data["ok"] is True
     return data
+
+
+def run(capsys, *argv):
+    """``cli.main(argv)`` in-process: (exit code, stdout, stderr)."""
+    code = cli.main(list(map(str, argv)))
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
 def run_fail(capsys, *argv):

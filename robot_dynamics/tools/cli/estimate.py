@@ -37,14 +37,11 @@ from typing import List
 import numpy as np
 
 from robot_dynamics.core.effort_measurement import (
-    SCALE_FACTOR,
     constant_efforts_text,
     effort_scale_finding,
     model_torque_ratios,
     nothing_measured,
-    other_sign_text,
     suggested_effort_scale,
-    unjudged_text,
 )
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.recorded_motion import (
@@ -59,7 +56,13 @@ from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_fi
 from .arguments import Invocation, number, output_paths
 from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
-from .output import stale_gaps_text, stretches_text, velocity_field_warnings, zero_stamps_text
+from .output import (
+    effort_scale_text,
+    stale_gaps_text,
+    stretches_text,
+    velocity_field_warnings,
+    zero_stamps_text,
+)
 
 _AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 SIGNIFICANT = 3  # digits of the written levels
@@ -339,50 +342,27 @@ def effort_scale_warnings(names, finding, scale_set):
     Returns:
         list: none or one warning string, ``effort-scale: ...``.
     """
-    if not finding.found:
-        return []
     if scale_set is not None and len(scale_set) != len(names):
         scale_set = np.ones(len(names))  # the node's default: an empty list
-    given = "with the effort_scale given " if scale_set is not None else ""
-    ratios = finding.ratios
-    flipped = set(finding.other_sign)
-    sentences = []
-    if finding.common is not None:
-        joints = ", ".join(
-            f"{n} x{r:.3g}" for k, (n, r) in enumerate(zip(names, ratios))
-            if np.isfinite(r) and k not in flipped
-        )  # fmt: skip
-        sentences.append(
-            f"the measured torques {given}are the model's times one scale, about "
-            f"x{finding.common:.3g} ({joints}): a driver's unit (motor currents, twice the "
-            "torque?), or the parameters file identify wrote beside this URDF not given; the "
-            "wrench and the contact levels scale with it. Set effort_scale "
-            f"(about {1.0 / finding.common:.3g}) in a --params file"
-        )
-    elif finding.bad:
-        sentences.append(
-            f"the measured torques {given}are not the model's in size: "
-            + ", ".join(f"{names[k]} x{ratios[k]:.3g}" for k in finding.bad)
-            + " (least-squares scale of the measured on the model's torques, friction and "
-            f"offset fitted alongside; expected within 1/{SCALE_FACTOR:g} to "
-            f"{SCALE_FACTOR:g}): efforts in another unit (motor currents?), or a model of "
-            "another robot; the wrench is not meaningful. Set effort_scale per joint (about "
-            "1 / the ratio) in a --params file"
-        )
-    if flipped:
-        scale = ", ".join(f"{v:.4g}" for v in suggested_effort_scale(finding, scale_set))
-        sentences.append(
-            f"the measured torques of {other_sign_text(names, finding)} {given}are the "
-            "model's with the other sign (the model's torques negated fit them, friction and "
-            "offset fitted alongside): an effort of the other sign, from a joint wired "
-            "backwards or a driver's sign convention; the wrench is not meaningful. Set a "
-            f"negative effort_scale for {'it' if len(flipped) == 1 else 'them'} in a --params "
-            f"file (effort_scale: [{scale}]), and identify again with it (--effort-scale) if "
-            "this URDF was identified from such a recording"
-        )
-    if finding.unjudged:
-        sentences.append(unjudged_text(names, finding, "the model's"))
-    return ["effort-scale: " + "; ".join(sentences)]
+    flipped = finding.other_sign
+    scale = ", ".join(f"{v:.4g}" for v in suggested_effort_scale(finding, scale_set))
+    return effort_scale_text(
+        names,
+        finding,
+        model="the model's",
+        given="with the effort_scale given " if scale_set is not None else "",
+        common_fix=lambda common: (
+            ", or the parameters file identify wrote beside this URDF not given; the wrench "
+            "and the contact levels scale with it. Set effort_scale "
+            f"(about {1.0 / common:.3g}) in a --params file"
+        ),
+        size_fix=", or a model of another robot; the wrench is not meaningful. Set "
+        "effort_scale per joint (about 1 / the ratio) in a --params file",
+        sign_fix="; the wrench is not meaningful. Set a negative effort_scale for "
+        f"{'it' if len(flipped) == 1 else 'them'} in a --params file (effort_scale: "
+        f"[{scale}]), and identify again with it (--effort-scale) if this URDF was identified "
+        "from such a recording",
+    )
 
 
 def velocity_warnings(names, unfollowed):

@@ -14,10 +14,7 @@ import numpy as np
 
 from robot_dynamics.core.filter_window import CANDIDATE_WINDOWS
 from robot_dynamics.core.effort_measurement import (
-    SCALE_FACTOR,
-    other_sign_text,
     suggested_effort_scale,
-    unjudged_text,
 )
 from robot_dynamics.core.friction import FRICTION_TERMS
 from robot_dynamics.estimation.joint_names import renamed_joints
@@ -25,7 +22,13 @@ from robot_dynamics.tools.identification_data import STILL_SOURCE
 
 from .arguments import number, parse_joint_vector
 from .errors import CLIError
-from .output import stale_gaps_text, stretches_text, velocity_field_warnings, zero_stamps_text
+from .output import (
+    effort_scale_text,
+    stale_gaps_text,
+    stretches_text,
+    velocity_field_warnings,
+    zero_stamps_text,
+)
 
 
 def add_data_options(p):
@@ -353,55 +356,31 @@ def effort_scale_warnings(names, finding, scale_given):
     Returns:
         list: none or one warning string, ``effort-scale: ...``.
     """
-    if not finding.found:
-        return []
-    given = "with the given --effort-scale " if scale_given is not None else ""
-    ratios = finding.ratios
-    flipped = set(finding.other_sign)
-    sentences = []
-    if finding.common is not None:
-        joints = ", ".join(
-            f"{names[k]} x{r:.3g}"
-            for k, r in enumerate(ratios)
-            if np.isfinite(r) and k not in flipped
-        )
-        sentences.append(
-            f"the measured torques {given}are the nominal model's times one scale, about "
-            f"x{finding.common:.3g} ({joints}): a driver's unit (motor currents, twice the "
-            "torque?) rather than the URDF's masses, whose errors differ joint by joint. The "
+    flipped = finding.other_sign
+    per_joint = (
+        "one per joint, negative for " + ", ".join(names[k] for k in flipped)
+        if flipped
+        else "one value for every joint, or one per joint"
+    )
+    scale = " ".join(f"{v:.4g}" for v in suggested_effort_scale(finding, scale_given))
+    return effort_scale_text(
+        names,
+        finding,
+        model="the nominal model's",
+        given="with the given --effort-scale " if scale_given is not None else "",
+        common_fix=lambda common: (
+            " rather than the URDF's masses, whose errors differ joint by joint. The "
             "identified masses, and the node's wrench, scale with it. Give the torque per unit "
-            "of effort with --effort-scale ("
-            + (
-                "one per joint, negative for " + ", ".join(names[k] for k in finding.other_sign)
-                if flipped
-                else "one value for every joint, or one per joint"
-            )
-            + f": the node's effort_scale; about {1.0 / finding.common:.3g})"
-        )
-    elif finding.bad:
-        sentences.append(
-            f"the measured torques {given}are not the nominal model's in size: "
-            + ", ".join(f"{names[k]} x{ratios[k]:.3g}" for k in finding.bad)
-            + " (least-squares scale of the measured on the nominal URDF's torques, friction "
-            f"and offset fitted alongside; expected within 1/{SCALE_FACTOR:g} to "
-            f"{SCALE_FACTOR:g}): efforts in another unit, such as motor currents? The "
-            "identified masses scale with them. Give the torque per unit of effort with "
-            "--effort-scale (the node's effort_scale; about 1 / the ratio)"
-        )
-    if flipped:
-        scale = " ".join(f"{v:.4g}" for v in suggested_effort_scale(finding, scale_given))
-        sentences.append(
-            f"the measured torques of {other_sign_text(names, finding)} {given}are the "
-            "nominal model's with the other sign (the nominal torques negated fit them, "
-            "friction and offset fitted alongside): an effort of the other sign, from a joint "
-            "wired backwards or a driver's sign convention, which the fit cannot follow: it "
-            "spoils every joint's parameters and the node's wrench. Give a negative "
-            f"--effort-scale for {'it' if len(flipped) == 1 else 'them'}: --effort-scale "
-            f"{scale} (the node's effort_scale)"
-        )
-    if finding.unjudged:
-        sentences.append(unjudged_text(names, finding, "the nominal model's"))
-    return ["effort-scale: " + "; ".join(sentences)]
+            f"of effort with --effort-scale ({per_joint}: the node's effort_scale; about "
+            f"{1.0 / common:.3g})"
+        ),
+        size_fix=". The identified masses scale with them. Give the torque per unit of effort "
+        "with --effort-scale (the node's effort_scale; about 1 / the ratio)",
+        sign_fix=", which the fit cannot follow: it spoils every joint's parameters and the "
+        "node's wrench. Give a negative --effort-scale for "
+        f"{'it' if len(flipped) == 1 else 'them'}: --effort-scale {scale} (the node's "
+        "effort_scale)",
+    )
 
 
 def disturbance_warnings(names, t, stretches):

@@ -10,6 +10,7 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
+from robot_dynamics.core.effort_measurement import SCALE_FACTOR, other_sign_text, unjudged_text
 from robot_dynamics.core.recorded_motion import unfollowed_text
 
 
@@ -48,6 +49,59 @@ def stretches_text(names: Sequence[str], stretches, shown: int = 3) -> str:
         texts.append(f"{start:.2f}-{end:.2f} s ({worst})")
     more = f" and {len(stretches) - shown} more" if len(stretches) > shown else ""
     return "; ".join(texts) + more
+
+
+def effort_scale_text(names, finding, *, model, given, common_fix, size_fix, sign_fix):
+    """The ``effort-scale`` warning of identify and estimate, or none: a sentence each for a
+    common scale, joints out of size and joints of the other sign
+    (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`), and the joints
+    judged neither way; each command says what follows and the fix.
+
+    Args:
+        names: joint names, model order.
+        finding: the :class:`~robot_dynamics.core.effort_measurement.EffortScaleFinding`.
+        model: whose torques the measured ones were compared with ("the model's").
+        given: "" or the words saying a scale was given, ending in a space.
+        common_fix: (common scale) -> the rest of the common-scale sentence.
+        size_fix: the rest of the out-of-size sentence.
+        sign_fix: the rest of the other-sign sentence.
+
+    Returns:
+        list: none or one warning string, ``effort-scale: ...``.
+    """
+    if not finding.found:
+        return []
+    ratios, flipped = finding.ratios, set(finding.other_sign)
+    sentences = []
+    if finding.common is not None:
+        joints = ", ".join(
+            f"{names[k]} x{r:.3g}"
+            for k, r in enumerate(ratios)
+            if np.isfinite(r) and k not in flipped
+        )
+        sentences.append(
+            f"the measured torques {given}are {model} times one scale, about "
+            f"x{finding.common:.3g} ({joints}): a driver's unit (motor currents, twice the "
+            f"torque?){common_fix(finding.common)}"
+        )
+    elif finding.bad:
+        sentences.append(
+            f"the measured torques {given}are not {model} in size: "
+            + ", ".join(f"{names[k]} x{ratios[k]:.3g}" for k in finding.bad)
+            + f" (least-squares scale of the measured on {model} torques, friction and offset "
+            f"fitted alongside; expected within 1/{SCALE_FACTOR:g} to {SCALE_FACTOR:g}): "
+            f"efforts in another unit (motor currents?){size_fix}"
+        )
+    if flipped:
+        sentences.append(
+            f"the measured torques of {other_sign_text(names, finding)} {given}are {model} "
+            f"with the other sign ({model} torques negated fit them, friction and offset "
+            "fitted alongside): an effort of the other sign, from a joint wired backwards or a "
+            f"driver's sign convention{sign_fix}"
+        )
+    if finding.unjudged:
+        sentences.append(unjudged_text(names, finding, model))
+    return ["effort-scale: " + "; ".join(sentences)]
 
 
 def velocity_field_warnings(names: Sequence[str], unfollowed, fix: str) -> List[str]:
