@@ -231,8 +231,10 @@ SIMULATION = Section(
         Param(
             "external_wrench_axes",
             "link",
-            "Axes of incoming wrenches: link (the axes of header.frame_id, as ROS reads a "
-            "WrenchStamped) or base; the moment is always about that link's origin.",
+            "Axes of incoming wrenches: link (the axes of header.frame_id when the message "
+            "arrives, as ROS reads a WrenchStamped at its time; held in base axes from then on, "
+            "so a force that turns with the link comes as a stream of messages) or base; the "
+            "moment is always about that link's origin.",
             S,
             choices=("base", "link"),
             config="wrench_axes",
