@@ -40,11 +40,8 @@ def periodic_joints(model):
     Returns:
         ndarray: (n,) bool, False for the prismatic joints.
     """
-    from .tree import PRISMATIC
-
     tree = model.tree
-    body = tree.body_of_joint
-    return np.array([tree.joint_type[body[name]] != PRISMATIC for name in model.joint_names])
+    return ~tree.prismatic[[tree.body_of_joint[name] for name in model.joint_names]]
 
 
 def unwrap_positions(position, periodic):
@@ -62,7 +59,9 @@ def unwrap_positions(position, periodic):
     """
     position = np.array(position, dtype=float)
     wraps = np.zeros(position.shape[1], dtype=int)
-    for j in np.flatnonzero(np.zeros(position.shape[1], bool) if periodic is None else periodic):
+    if periodic is None:
+        return position, wraps
+    for j in np.flatnonzero(periodic):
         rows = np.flatnonzero(np.isfinite(position[:, j]))
         x = position[rows, j]
         steps = np.diff(x)

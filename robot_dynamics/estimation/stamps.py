@@ -141,11 +141,11 @@ class StampClock:
         c = self._counters
         own = self._stream(stream)
         late = own.last_ns is not None and 0 < own.last_ns - t_ns <= self.max_dt_ns
-        # a clock that stepped back ticks on from there; a logger's reordered burst does not
-        own.late_run = (
-            (own.late_run + 1 if own.late_run and t_ns > own.late_ns else 1) if late else 0
-        )
-        own.late_ns = t_ns
+        if late:  # a clock that stepped back ticks on from there; a reordered burst does not
+            own.late_run = own.late_run + 1 if own.late_run and t_ns > own.late_ns else 1
+            own.late_ns = t_ns
+        else:
+            own.late_run = 0
         if own.late_run >= LATE_RUN:  # the driver's clock stepped back: its time now
             own.late_run = 0
             c["stamps_backwards"] += 1

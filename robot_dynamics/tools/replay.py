@@ -218,7 +218,8 @@ def stamp_handling(messages, joint_names, mode="auto"):
         rows.append(row)
     if not stamps:
         raise DataError("the recording has no JointState message")
-    values = np.array(rows)[:, :-1].reshape(len(rows), 3, n)
+    rows = np.array(rows)
+    values = rows[:, :-1].reshape(len(rows), 3, n)
     lacking = np.any(np.isfinite(values[:, 0]), axis=0) & ~np.any(np.isfinite(values[:, 1]), axis=0)
     no_velocity = tuple(name for name, no in zip(joint_names, lacking) if no)
     t_ns, stamped = recording_times(stamps, logs)
@@ -228,7 +229,7 @@ def stamp_handling(messages, joint_names, mode="auto"):
     # driver's messages (a gripper's, at its own rate) keep their stamps
     main = Counter(d for d, k in zip(drivers, stamped) if k).most_common(1)[0][0]
     ours = np.flatnonzero([d == main and k for d, k in zip(drivers, stamped)])
-    timed = robot_time((t_ns[ours] - t_ns[ours[0]]) * 1e-9, [np.array(rows)[ours]])
+    timed = robot_time((t_ns[ours] - t_ns[ours[0]]) * 1e-9, [rows[ours]])
     report = timed.report
     repeated = int(np.count_nonzero(timed.repeat))
     note = "" if report.uniform else report.note
