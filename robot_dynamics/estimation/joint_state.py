@@ -159,7 +159,10 @@ class MergedJointState:
         """
         names = [self.joint_names[j] for j in np.flatnonzero(stale)]
         if (self.velocity_stamp[stale] == NEVER).any():
-            return f"no velocity for joints {names}"
+            return (
+                f"no velocity for joints {names} (the estimation takes the measured velocities; "
+                "it does not differentiate the positions)"
+            )
         return (
             f"stale velocity for joints {names} (older than velocity_timeout {timeout} s: a "
             "driver that publishes less often needs a longer velocity_timeout and "

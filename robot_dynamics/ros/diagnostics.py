@@ -12,11 +12,13 @@ message since the last status (positions missing, no or stale velocities or effo
 ``last_pause`` says which), the selected wrench problem is near-singular, or a joint's effort is no
 measurement over the latest :data:`EFFORT_CHECK_MESSAGES` messages (one value in every message while
 another joint's varies, such as a gripper's reporting 0:
-:func:`~robot_dynamics.core.effort_measurement.constant_efforts`); OK otherwise.
+:func:`~robot_dynamics.core.effort_measurement.constant_efforts`); OK otherwise. What lasts the
+node logs as well (:data:`LOGGED`).
 """
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
@@ -31,6 +33,35 @@ from .description import locked_joints_text
 #: log it): the node does not keep up. Below it, a message superseded by the next one of a burst
 #: (a driver's jitter, a busy moment of the machine) is only counted.
 SHED_WARN_FRACTION = 0.01
+
+#: What the node logs of a status, by kind: (level, shortest interval between two lines [s]).
+#: The rest is in /diagnostics only. A problem that lasts (the effort command withheld, the
+#: estimation paused on every message, no joint_states) reaches the console as well: a user
+#: without a diagnostics viewer sees why an output is missing.
+LOGGED = {
+    "withheld": ("error", 5.0),
+    "shed": ("warning", 5.0),
+    "paused": ("warning", 10.0),
+    "no_joint_states": ("warning", 30.0),
+    "no_effort": ("warning", 60.0),
+}
+
+
+class LogLine(NamedTuple):
+    """A line the node logs of a status: at most once per its kind's period (:data:`LOGGED`)
+    for one ``subject``; a new subject (another reason) is logged at once.
+
+    Attributes:
+        text: the line.
+        subject: what it is about (the reason without counts), or "".
+    """
+
+    text: str
+    subject: str = ""
+
+
+#: Statuses in a row without joint_states from which the node logs it.
+QUIET_STATUSES = 3
 
 #: The latest messages whose efforts each status looks at for joints whose effort is no
 #: measurement (2 s at 1 kHz), and the fewest it judges.
@@ -62,6 +93,7 @@ class NodeState:
         unknown_joints: joint_states names the model does not have.
         joint_states_publishers: publishers on the joint_states topic (one per driver: two of
             the same joints interleave their states).
+        joint_states_topic: the joint_states topic's resolved name.
     """
 
     name: str
@@ -80,6 +112,7 @@ class NodeState:
     last_callback_error: str = ""
     unknown_joints: tuple = ()
     joint_states_publishers: int = 0
+    joint_states_topic: str = "joint_states"
 
 
 def _text(value):
@@ -95,17 +128,15 @@ class DynamicsDiagnostics:
     processing rate.
 
     Attributes:
-        overload: the shed-messages warning of the last status ("" when the node kept up), for
-            the node's log.
-        no_effort: the warning of the last status on joints whose effort is no measurement
-            ("" when there is none), for the node's log.
+        to_log: what of the last status the node logs, kind (a key of :data:`LOGGED`) ->
+            :class:`LogLine`.
     """
 
     def __init__(self):
         self._previous = {}
         self._rate_from = None  # (monotonic time [s], messages processed)
-        self.overload = ""
-        self.no_effort = ""
+        self.to_log = {}
+        self._quiet = 0  # statuses in a row without joint_states
 
     def status(self, node, active, pipeline, rate, efforts=None):
         """DiagnosticStatus of a DynamicsNode.
@@ -140,7 +171,7 @@ class DynamicsDiagnostics:
         grew = {k: v - self._previous.get(k, 0) for k, v in seen.items()}
         self._previous = seen
         errors, warnings = [], []
-        self.overload = self.no_effort = ""
+        to_log = self.to_log = {}
         constant = ()
         if efforts is not None and len(efforts[1]) >= EFFORT_CHECK_MIN_MESSAGES:
             constant = constant_efforts(efforts[0], efforts[1], "message")
@@ -153,6 +184,8 @@ class DynamicsDiagnostics:
                     f"{pipeline.get('last_withheld', '')}"
                 )
                 errors.append(f"effort command withheld: {reason}")
+                subject = node.command_error or pipeline.get("last_withheld", "")
+                to_log["withheld"] = LogLine(errors[-1], subject)
             if grew["nonfinite_outputs"]:
                 errors.append(
                     f"{grew['nonfinite_outputs']} non-finite outputs suppressed "
@@ -160,12 +193,19 @@ class DynamicsDiagnostics:
                 )
             if grew["callback_errors"]:
                 errors.append(f"a callback raised: {node.last_callback_error}")
-            if not grew["received"]:
+            self._quiet = 0 if grew["received"] else self._quiet + 1
+            if self._quiet:
                 warnings.append(
-                    "no joint_states since the last status"
-                    if node.received
-                    else "no joint_states received yet"
+                    (
+                        "no joint_states since the last status"
+                        if node.received
+                        else "no joint_states received yet"
+                    )
+                    + f" (topic {node.joint_states_topic}, "
+                    f"{node.joint_states_publishers} publishers)"
                 )
+                if self._quiet >= QUIET_STATUSES:  # not a driver starting a moment later
+                    to_log["no_joint_states"] = LogLine(warnings[-1])
             if grew["refused"]:
                 warnings.append(f"{grew['refused']} joint_states messages refused")
             if grew["reference_refused"]:
@@ -176,7 +216,7 @@ class DynamicsDiagnostics:
                     f"{grew['received']} shed since the last status (a newer one came before "
                     "the node took them; the newest is processed)"
                 )
-                self.overload = warnings[-1]
+                to_log["shed"] = LogLine(warnings[-1])
             if grew["skipped_messages"] > 0:  # a late message takes back the gap it was seen as
                 warnings.append(f"{grew['skipped_messages']} joint_states skipped (stamp gaps)")
             if grew["stamps_backwards"]:
@@ -201,15 +241,21 @@ class DynamicsDiagnostics:
                     f"{grew['stamp_jumps']} joint_states stamp gaps longer than observer_max_dt "
                     "(a pause, a lost connection or a clock step; each restarts the observer)"
                 )
+            paused = LogLine(
+                f"estimation paused: {pipeline.get('last_pause', '')}",
+                pipeline.get("last_pause", ""),
+            )
             if pipeline.get("stale_effort"):
                 warnings.append(f"stale effort for {pipeline.get('stale_effort_joints', '')}")
+                to_log["paused"] = paused
             elif grew["paused"] and grew["paused"] >= grew["messages"] - grew["refused"]:
-                warnings.append(f"estimation paused: {pipeline.get('last_pause', '')}")
+                warnings.append(paused.text)
+                to_log["paused"] = paused
             if pipeline.get("near_singular"):
                 warnings.append("near a singularity")
             if constant:
-                self.no_effort = constant_efforts_text(constant, len(efforts[0]))
-                warnings.append(self.no_effort)
+                warnings.append(constant_efforts_text(constant, len(efforts[0])))
+                to_log["no_effort"] = LogLine(warnings[-1])
         status = DiagnosticStatus()
         status.name = f"{node.name}: dynamics"
         status.hardware_id = active.model.base_link if active is not None else ""
@@ -287,4 +333,4 @@ def _processed(pipeline):
     )
 
 
-__all__ = ["DynamicsDiagnostics", "NodeState"]
+__all__ = ["LOGGED", "DynamicsDiagnostics", "LogLine", "NodeState"]

@@ -57,7 +57,7 @@ from .description import (
     locked_joints_text,
     log_model_notes,
 )
-from .diagnostics import EFFORT_CHECK_MESSAGES, DynamicsDiagnostics, NodeState
+from .diagnostics import EFFORT_CHECK_MESSAGES, LOGGED, DynamicsDiagnostics, NodeState
 from .executors import CallbackErrors, io_node, make_executors, spin_node
 from .latest_messages import LatestMessages
 from .payload_service import PayloadService
@@ -598,6 +598,7 @@ class DynamicsNode(Node):
             last_callback_error=errors.last,
             unknown_joints=tuple(sorted(self._unknown)),
             joint_states_publishers=self._joint_states_sub.get_publisher_count(),
+            joint_states_topic=self._joint_states_sub.topic_name,
         )
 
     def _diagnostics(self):
@@ -613,10 +614,9 @@ class DynamicsNode(Node):
             self._state(), self._active, pipeline_status, self.get_clock().now().to_msg(), efforts
         )
         self._pub_diagnostics.publish(array)
-        if diagnostics.overload:
-            self._log("shed", 5.0, "warning", diagnostics.overload)
-        if diagnostics.no_effort:
-            self._log("no_effort", 60.0, "warning", diagnostics.no_effort)
+        for kind, line in diagnostics.to_log.items():
+            level, period = LOGGED[kind]
+            self._log((kind, line.subject), period, level, line.text)
 
 
 def main(args=None):

@@ -29,7 +29,7 @@ class ThrottledLog:
         """Log ``message`` unless a message of ``kind`` was logged less than ``period`` ago.
 
         Args:
-            kind: the kind of message (one per call site or problem).
+            kind: the kind of message (one per call site or problem; any hashable value).
             period: shortest interval between two messages of this kind [s].
             level: "error", "warning" or "info".
             message: the text.

@@ -13,6 +13,8 @@ from diagnostic_msgs.msg import DiagnosticStatus
 
 from robot_dynamics.ros.diagnostics import (
     EFFORT_CHECK_MIN_MESSAGES,
+    LOGGED,
+    QUIET_STATUSES,
     SHED_WARN_FRACTION,
     DynamicsDiagnostics,
     NodeState,
@@ -51,16 +53,16 @@ def test_a_few_shed_messages_are_counted_only_a_node_that_does_not_keep_up_warns
     status, node = period(diagnostics, node, active, 1000, few)
     assert status.level == DiagnosticStatus.OK, status.message
     assert values(status)["messages_shed"] == str(few)
-    assert diagnostics.overload == ""
+    assert "shed" not in diagnostics.to_log
     # a tenth of the next period's messages shed: WARN, and the text the node logs
     status, node = period(diagnostics, node, active, 1000, 100)
     assert status.level == DiagnosticStatus.WARN
-    assert diagnostics.overload in status.message
-    assert "100 of 1000 shed since the last status" in diagnostics.overload
+    assert diagnostics.to_log["shed"].text in status.message
+    assert "100 of 1000 shed since the last status" in diagnostics.to_log["shed"].text
     assert values(status)["messages_shed"] == str(few + 100)
     # keeping up again: OK, nothing to log
     status, node = period(diagnostics, node, active, 1000, 0)
-    assert status.level == DiagnosticStatus.OK and diagnostics.overload == ""
+    assert status.level == DiagnosticStatus.OK and "shed" not in diagnostics.to_log
 
 
 def test_the_backlog_shed_at_start_is_counted_only(panda):
@@ -73,7 +75,7 @@ def test_the_backlog_shed_at_start_is_counted_only(panda):
     # shed later, beyond the fraction: the node does not keep up
     status, node = period(diagnostics, node, active, 250, 10)
     assert status.level == DiagnosticStatus.WARN
-    assert "10 of 250 shed since the last status" in diagnostics.overload
+    assert "10 of 250 shed since the last status" in diagnostics.to_log["shed"].text
     assert values(status)["messages_shed"] == "46"
 
 
@@ -85,21 +87,27 @@ def test_a_joint_whose_effort_is_no_measurement_warns_with_the_fix(panda):
     effort = panda.gravity_torques(np.zeros(7)) + rng.normal(scale=0.02, size=(500, 7))
     status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, effort))
     assert status.level == DiagnosticStatus.OK, status.message
-    assert values(status)["no_effort_joints"] == "" and diagnostics.no_effort == ""
+    assert values(status)["no_effort_joints"] == "" and "no_effort" not in diagnostics.to_log
     effort[:, 6] = 0.0  # the last joint's driver reports 0
     status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, effort))
     assert status.level == DiagnosticStatus.WARN
     assert values(status)["no_effort_joints"] == "panda_joint7"
-    assert "panda_joint7: effort exactly 0 in every message" in diagnostics.no_effort
-    assert "locked_joints" in diagnostics.no_effort and diagnostics.no_effort in status.message
+    assert "panda_joint7: effort exactly 0 in every message" in diagnostics.to_log["no_effort"].text
+    assert (
+        "locked_joints" in diagnostics.to_log["no_effort"].text
+        and diagnostics.to_log["no_effort"].text in status.message
+    )
     # every joint 0: the driver measures nothing, or the arm is off (nothing to lock)
     status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, 0.0 * effort))
-    assert status.level == DiagnosticStatus.WARN and "not powered" in diagnostics.no_effort
+    assert (
+        status.level == DiagnosticStatus.WARN
+        and "not powered" in diagnostics.to_log["no_effort"].text
+    )
     assert values(status)["no_effort_joints"] == " ".join(names)
     # too few messages to judge
     few = effort[: EFFORT_CHECK_MIN_MESSAGES - 1]
     status, node = period(diagnostics, node, active, 1000, 0, efforts=(names, few))
-    assert status.level == DiagnosticStatus.OK and diagnostics.no_effort == ""
+    assert status.level == DiagnosticStatus.OK and "no_effort" not in diagnostics.to_log
 
 
 def test_errors_name_what_is_wrong(panda):
@@ -135,6 +143,45 @@ def test_commands_withheld_and_published_again_keep_their_reason(panda):
     assert f"effort command withheld: 190 since the last status, the last: {reason}" in (
         status.message
     )
+
+
+def test_lasting_problems_are_logged_as_well(panda):
+    """What leaves an output missing for a whole period reaches the node's log too (a user
+    without a diagnostics viewer): the estimation paused on every message, the effort command
+    withheld, no joint_states for QUIET_STATUSES statuses in a row (not a driver starting a
+    moment after the node). A pause on some of a period's messages is counted only."""
+    diagnostics = DynamicsDiagnostics()
+    node, active = loaded(panda)
+    node = replace(node, joint_states_topic="/arm/joint_states", joint_states_publishers=1)
+    reason = "no velocity for joints ['panda_joint1']"
+    pipeline = {"messages": 0, "estimation_paused": 0, "last_pause": reason}
+
+    def status(received, paused, **changes):
+        nonlocal node
+        node = replace(node, received=node.received + received, **changes)
+        pipeline["messages"] += received
+        pipeline["estimation_paused"] += paused
+        return diagnostics.status(node, active, dict(pipeline), rate=100.0)
+
+    warned = status(100, 100)
+    assert warned.level == DiagnosticStatus.WARN
+    assert diagnostics.to_log == {"paused": (f"estimation paused: {reason}", reason)}
+    assert diagnostics.to_log["paused"].text in warned.message
+    assert status(100, 3).level == DiagnosticStatus.OK and diagnostics.to_log == {}
+    node = replace(node, effort_command_on=True)
+    errored = status(100, 0, command_error="no command")
+    assert errored.level == DiagnosticStatus.ERROR
+    assert diagnostics.to_log == {"withheld": ("effort command withheld: no command", "no command")}
+    node = replace(node, effort_command_on=False)
+    for count in range(1, QUIET_STATUSES + 1):
+        quiet = status(0, 0)
+        text = "no joint_states since the last status (topic /arm/joint_states, 1 publishers)"
+        assert text in quiet.message
+        logged = {"no_joint_states": (text, "")} if count == QUIET_STATUSES else {}
+        assert diagnostics.to_log == logged
+    assert status(100, 0).level == DiagnosticStatus.OK and diagnostics.to_log == {}
+    assert status(0, 0).level == DiagnosticStatus.WARN and diagnostics.to_log == {}
+    assert set(LOGGED) >= {"paused", "withheld", "no_joint_states", "shed", "no_effort"}
 
 
 def test_stamps_going_backwards_or_jumping_warn(panda):

@@ -477,6 +477,15 @@ def test_diagnostics_warn_while_the_estimation_is_paused(dynamics_node, panda):
         )
         assert status.level == status.WARN, status.message
     assert "estimation paused" not in status.message  # the stale effort says it once
+    # the console says it as well: a pause that lasts a whole status is logged, each reason
+    for text in (
+        "estimation paused: no velocity for joints",
+        "estimation paused: stale effort for",
+    ):
+        deadline = time.monotonic() + 10.0
+        while text not in node.proc.output() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert text in node.proc.output(), node.proc.output()
     node.inbox["external_wrench"].clear()
     status, _ = node.diagnostics_while_publishing(
         lambda: node.joint_state(names, Q, np.zeros(7), g), lambda s, v: s.level == s.OK
