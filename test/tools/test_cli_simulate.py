@@ -179,3 +179,25 @@ def test_a_plot_is_written_in_the_format_its_name_says(tmp_path, capsys):
         )
         assert code == 0, capsys.readouterr().err
         assert (tmp_path / name).read_bytes().startswith(head), name
+
+
+def test_the_help_gives_each_joint_vector_its_own_default(capsys):
+    """simulate starts a bundled robot at its home pose; wrench needs --tau: the help says so,
+    once."""
+
+    def help_text(command):
+        assert cli.main([command, "--help"]) == 0
+        return " ".join(capsys.readouterr().out.split())
+
+    text = help_text("simulate")
+    assert (
+        "initial joint positions (n numbers in joint order, or name=value pairs; default "
+        "zeros, or a bundled robot's home pose)" in text
+    )
+    assert text.count("default zeros") == 3, text  # --q (with its bundled pose), --qd, --tau
+    text = help_text("wrench")
+    assert (
+        "the external joint torques) (n numbers in joint order, or name=value pairs; "
+        "required)" in text
+    )
+    assert "joint velocities (n numbers in joint order, or name=value pairs; default zeros)" in text

@@ -147,20 +147,25 @@ def number(low=None, high=None, *, above=False, below=False, integer=False):
     return convert
 
 
-def add_joint_vector(p: argparse.ArgumentParser, flag: str, text: str) -> None:
+def add_joint_vector(
+    p: argparse.ArgumentParser, flag: str, text: str, default: Optional[str] = "zeros"
+) -> None:
     """Add a joint-vector option (``--q``, ``--qd``, ...) to a command's parser.
 
     Args:
         p: the command's parser.
         flag: the option, e.g. ``--q``.
         text: its help text (units included).
+        default: what the command takes without it, for the help; None: the option is required
+            (the command says so).
     """
     p.add_argument(
         flag,
         nargs="+",
         default=None,
         metavar="V",
-        help=text + " (n numbers in joint order, or name=value pairs; default zeros)",
+        help=f"{text} (n numbers in joint order, or name=value pairs; "
+        + (f"default {default})" if default else "required)"),
     )
 
 

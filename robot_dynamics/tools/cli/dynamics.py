@@ -396,9 +396,10 @@ def add_parsers(sub, common) -> None:
         "--tau",
         "measured joint torques [N m] (with --params: the efforts, converted as the node converts "
         "them, and its friction compensation; with --external: the external joint torques)",
+        default=None,
     )
-    add_joint_vector(p, "--qd", "joint velocities (default zeros)")
-    add_joint_vector(p, "--qdd", "joint accelerations (default zeros)")
+    add_joint_vector(p, "--qd", "joint velocities")
+    add_joint_vector(p, "--qdd", "joint accelerations")
     p.add_argument(
         "--external",
         action="store_true",

@@ -246,7 +246,7 @@ def add_parsers(sub, common) -> None:
         help="forward simulation with constant torques or gravity compensation",
     )
     add_joint_vector(
-        p, "--q", "initial joint positions (default: zeros, or a bundled robot's home pose)"
+        p, "--q", "initial joint positions", default="zeros, or a bundled robot's home pose"
     )
     add_joint_vector(p, "--qd", "initial joint velocities")
     p.add_argument(
