@@ -300,10 +300,13 @@ class CheckedAlgorithms:
             ndarray: (...,) energy [J].
 
         Raises:
-            InvalidInputError: wrong shapes or non-finite values.
+            InvalidInputError: wrong shapes, non-broadcasting batches or non-finite values.
         """
+        names = self.tree.joint_names
+        q = check_vector(q, "q", names)
+        qd = check_vector(qd, "qd", names)
+        check_batch(q=q, qd=qd)
         M = self.mass_matrix(q)
-        qd = check_vector(qd, "qd", self.tree.joint_names)
         return 0.5 * np.einsum("...i,...ij,...j->...", qd, M, qd)
 
     def potential_energy(self, q):
@@ -334,7 +337,7 @@ class CheckedAlgorithms:
             ndarray: (...,) energy [J].
 
         Raises:
-            InvalidInputError: wrong shapes or non-finite values.
+            InvalidInputError: wrong shapes, non-broadcasting batches or non-finite values.
         """
         return self.kinetic_energy(q, qd) + self.potential_energy(q)
 
@@ -441,8 +444,8 @@ class CheckedAlgorithms:
         tau_ext,
         frame=None,
         components=None,
-        damping=0.05,
-        singular_threshold=0.01,
+        damping=_estimation.WRENCH_DAMPING,
+        singular_threshold=_estimation.SINGULAR_THRESHOLD,
         jacobian=None,
         sensor_frame=None,
     ):

@@ -18,6 +18,14 @@ from .validation import check_vector
 #: Names of the wrench components, in the order of every wrench vector.
 WRENCH_COMPONENTS = ("fx", "fy", "fz", "tx", "ty", "tz")
 
+#: Default momentum-observer gain K_O [1/s]: the estimate's time constant is 1 / K_O (20 ms).
+OBSERVER_GAIN = 50.0
+
+#: Default largest damping of the wrench's pseudo-inverse, and the singular value below which
+#: it fades in.
+WRENCH_DAMPING = 0.05
+SINGULAR_THRESHOLD = 0.01
+
 
 def resolve_wrench_components(components, n):
     """The wrench components to estimate, in :data:`WRENCH_COMPONENTS` order.
@@ -244,7 +252,7 @@ class MomentumObserver:
     def __init__(
         self,
         model,
-        gain=50.0,
+        gain=OBSERVER_GAIN,
         *,
         friction=False,
         friction_velocity_threshold=DEFAULT_VELOCITY_THRESHOLD,

@@ -43,8 +43,15 @@ def _noise(q):
 
 
 def position_resolution(position):
-    """(n,) the smallest nonzero step between successive positions per joint (an encoder's
-    count when the positions are quantized; 0 for a joint that never moves)."""
+    """The smallest nonzero step between successive positions per joint: an encoder's count
+    when the positions are quantized.
+
+    Args:
+        position: (N, n) positions in time order [rad or m].
+
+    Returns:
+        ndarray: (n,) the smallest step [rad or m], 0 for a joint that never moves.
+    """
     steps = np.abs(np.diff(position, axis=0))
     steps = np.where(steps > 0, steps, np.inf)
     smallest = steps.min(axis=0, initial=np.inf)
@@ -52,8 +59,13 @@ def position_resolution(position):
 
 
 def hold_means(q, still):
-    """Each run of samples at rest (``still``, (N,) bool) gets its mean position, in place: the
-    arm holds one pose there (the encoder noise would pass for small changes of pose)."""
+    """Each run of samples at rest gets its mean position, in place: the arm holds one pose
+    there (the encoder noise would pass for small changes of pose).
+
+    Args:
+        q: (N, n) positions in time order [rad or m], changed in place.
+        still: (N,) bool, the samples at rest (:func:`at_rest`).
+    """
     edges = np.flatnonzero(np.diff(np.concatenate([[False], still, [False]]).astype(int)))
     for a, b in zip(edges[::2], edges[1::2]):
         q[a:b] = q[a:b].mean(axis=0)

@@ -15,8 +15,9 @@ The policy lives here: which estimator, when the observer restarts (first messag
 stamps going backwards, estimation resuming after a pause; a refused message, one whose state is
 not measured whole, or another driver's with fewer joints than the widest's, a gripper's, is
 skipped and the next step spans it), what a partial or NaN-carrying message still allows, effort
-scaling, plausibility bounds, reference expiry, tare and contact detection. Every array it
-returns is finite.
+scaling, plausibility bounds (positions that jumped farther than the joints move:
+:mod:`~robot_dynamics.estimation.position_jumps`), reference expiry, tare and contact detection.
+Every array it returns is finite.
 
 Conventions as the core: joint vectors in ``model.joint_names`` order; wrenches
 ``[fx fy fz tx ty tz]`` applied by the environment on the robot, in the wrench frame's axes, moment
@@ -37,6 +38,7 @@ from .config import PipelineConfig, validate_config
 from .contact import ContactDetector
 from .external_torques import ExternalTorqueEstimator
 from .joint_state import NEVER, MergedJointState
+from .position_jumps import PositionJumps
 from .output import (
     COUNTERS,
     LATE_MESSAGE,
@@ -125,6 +127,7 @@ class EstimationPipeline:
         self._zero = np.zeros(self.n)
         self._validator = MessageValidator(self.joint_names, resolved)
         self._all = self._validator.all_joints
+        self._jumps = PositionJumps(model, resolved.velocity_bound)
         self._clock = StampClock(int(round(config.observer_max_dt * 1e9)), self.counters)
         self._restart = "first message"  # reason the observer must (re)start, or None
         self._refused_since = 0  # messages refused since the latest one merged
@@ -269,6 +272,7 @@ class EstimationPipeline:
             present, (position, velocity, effort), clean = self._validator.checked(
                 present, position, velocity, effort
             )
+            self._restart = self._jumps.check(t_ns, present, position, self._state) or self._restart
         except Refused as refused:
             return Sample(self._refuse(t_ns, *refused.args))
         if present is not self._all and self._positions_complete and not present.any():
@@ -409,9 +413,7 @@ class EstimationPipeline:
         sample.feedforward_done = True
         point = self._reference.active(sample.now_ns)
         if point is not None:
-            ff = self._reference.feedforward(point)
-            if ff is None:
-                self._nonfinite("feed-forward at the reference")
+            ff = self._finite(self._reference.feedforward(point), "feed-forward at the reference")
             ff_error = None if ff is not None else "the feed-forward at the reference is not finite"
         elif sample.have_velocity:
             ff = sample.terms.nonlinear_effects
@@ -585,12 +587,9 @@ class EstimationPipeline:
         # one sum for the common case; a sum that overflowed may still be of finite values
         if math.isfinite(np.add.reduce(values, axis=None)) or np.all(np.isfinite(values)):
             return values
-        self._nonfinite(name)
-        return None
-
-    def _nonfinite(self, name):
         self.counters["nonfinite_outputs"] += 1
         self._text["last_nonfinite_output"] = f"{name} not finite (withheld)"
+        return None
 
     # ------------------------------------------------------------------ reference
     def set_reference(self, t_ns, q, qd=None, qdd=None):

@@ -111,7 +111,7 @@ class Reference:
             point: the tuple :meth:`active` returned.
 
         Returns:
-            ndarray or None: (n,) torques [N m or N] (a copy), None when they are not finite.
+            ndarray: (n,) torques [N m or N] (a copy; not always finite: the caller judges).
         """
         cached = self._feedforward
         if cached is None or cached[0] is not point:
@@ -119,9 +119,8 @@ class Reference:
             ff = self.model.inverse_dynamics(q, qd, qdd)
             if self._friction is not None:
                 ff = ff + self._friction(qd)
-            cached = (point, ff if np.all(np.isfinite(ff)) else None)
-            self._feedforward = cached
-        return None if cached[1] is None else cached[1].copy()
+            cached = self._feedforward = (point, ff)
+        return cached[1].copy()
 
 
 __all__ = ["ABSURD_ACCELERATION", "Reference"]

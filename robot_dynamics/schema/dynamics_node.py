@@ -6,7 +6,13 @@ Every number has a finite, documented range: nothing non-finite can follow from 
 (gravity within +-100 m/s^2, a payload within 1e4 kg and 10 m of its frame, ...).
 """
 
-from robot_dynamics.core.estimation import WRENCH_COMPONENTS
+from robot_dynamics.core.estimation import (
+    OBSERVER_GAIN,
+    SINGULAR_THRESHOLD,
+    WRENCH_COMPONENTS,
+    WRENCH_DAMPING,
+)
+from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
 
 from .friction import friction_params
 from .model import model_section
@@ -96,7 +102,7 @@ ESTIMATION = Section(
         ),
         Param(
             "observer_gain",
-            50.0,
+            OBSERVER_GAIN,
             "Momentum observer gain K_O (time constant 1/K_O).",
             D,
             units="1/s",
@@ -146,7 +152,7 @@ ESTIMATION = Section(
         ),
         Param(
             "friction_velocity_threshold",
-            0.01,
+            DEFAULT_VELOCITY_THRESHOLD,
             "Velocity scale of the smooth Coulomb sign; 0 = sign(qd).",
             D,
             units="rad/s or m/s",
@@ -175,7 +181,7 @@ ESTIMATION = Section(
         ),
         Param(
             "wrench_damping",
-            0.05,
+            WRENCH_DAMPING,
             "Largest damping of the pseudo-inverse, applied to singular values below "
             "singular_threshold.",
             D,
@@ -184,7 +190,7 @@ ESTIMATION = Section(
         ),
         Param(
             "singular_threshold",
-            0.01,
+            SINGULAR_THRESHOLD,
             "Singular values of the selected problem below this are damped and reported as "
             "near-singular.",
             D,
@@ -250,7 +256,9 @@ ESTIMATION = Section(
         Param(
             "velocity_limit_factor",
             10.0,
-            "A measured |velocity| beyond this times the URDF velocity limit refuses the message.",
+            "A measured |velocity| beyond this times the URDF velocity limit refuses the message, "
+            "as does a position farther from the joint's latest than that velocity reaches in "
+            "the time between (another publisher of the same joints).",
             D,
             range=(1.0, 1.0e6),
             config="velocity_limit_factor",

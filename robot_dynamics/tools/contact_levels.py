@@ -30,12 +30,12 @@ import numpy as np
 
 from robot_dynamics.core.disturbance import outlying_stretches
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.core.estimation import WRENCH_COMPONENTS
 from robot_dynamics.core.runs import true_runs
 
 #: Smallest suggested level [N m, N, N m] (levels must be > 0).
 MIN_LEVEL = 1e-6
-FORCE, MOMENT = ("fx", "fy", "fz"), ("tx", "ty", "tz")
-_AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
+FORCE, MOMENT = WRENCH_COMPONENTS[:3], WRENCH_COMPONENTS[3:]
 
 
 def parse_window(text):
@@ -158,9 +158,11 @@ def phantom_statistics(replay, free):
         estimated = [c for c in names if c in replay.wrench_components]
         if not estimated or not replay.wrench_frame:
             continue
-        cols = [_AXES.index(c) for c in names]
+        cols = [WRENCH_COMPONENTS.index(c) for c in names]
         stats = statistics(np.linalg.norm(wrench[:, cols], axis=1))
-        stats["components"] = {c: statistics(wrench[:, _AXES.index(c)]) for c in estimated}
+        stats["components"] = {
+            c: statistics(wrench[:, WRENCH_COMPONENTS.index(c)]) for c in estimated
+        }
         out[key] = stats
     return out
 
@@ -254,7 +256,7 @@ def _signals(replay):
     for key, comps in (("force", FORCE), ("moment", MOMENT)):
         if replay.wrench_frame and any(c in replay.wrench_components for c in comps):
             names.append(key)
-            cols = [_AXES.index(c) for c in comps]
+            cols = [WRENCH_COMPONENTS.index(c) for c in comps]
             columns.append(np.linalg.norm(replay.wrench[:, cols], axis=1)[:, None])
     values = np.hstack(columns)
     return np.where(np.isfinite(values), values, 0.0), names  # no wrench: no level exceeded

@@ -86,6 +86,16 @@ WRONG_SIZE = [
         lambda m: m.inverse_dynamics(np.zeros((3, 2)), np.zeros((4, 2)), np.zeros((3, 2))),
         "qd",
     ),
+    (
+        "energy batch mismatch",
+        lambda m: m.kinetic_energy(np.zeros((2, 2)), np.zeros((3, 2))),
+        "qd",
+    ),
+    (
+        "total energy batch mismatch",
+        lambda m: m.total_energy(np.zeros((2, 2)), np.zeros((3, 2))),
+        "qd",
+    ),
     ("scalar q", lambda m: m.gravity_torques(0.5), "q"),
 ]
 

@@ -37,7 +37,8 @@ from robot_dynamics.core.joint_warnings import FREE_JOINT_FIXED, MIMIC_TARGET_MI
 TOL = 1e-9
 N_CONF = 2
 
-#: Files the issue reported refused by default; each must be among the files tested.
+#: Real descriptions with odd inertias, mimics or joints that must load by default (with named
+#: warnings); each must be among the files tested.
 NAMED = (
     "tiago_description/robots/tiago.urdf",
     "pr2_description/urdf/pr2.urdf",
@@ -73,7 +74,7 @@ def _path(rel):
     return os.path.join(robot_urdfs.robots_dir(), rel)
 
 
-def test_the_files_of_the_issue_are_tested():
+def test_the_odd_real_descriptions_are_among_the_files_tested():
     assert set(NAMED) <= set(FILES), sorted(set(NAMED) - set(FILES))
     assert len(FILES) >= 60
 

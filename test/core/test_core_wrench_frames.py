@@ -181,7 +181,7 @@ def test_planar_two_link_force_closed_form():
 
 
 def test_three_dof_arm_recovers_a_pure_force(rng):
-    """The issue's case: a 10 N push on a 3-DOF arm. Force only: exact; 6-D minimum norm: not."""
+    """A 10 N push on a 3-DOF arm. Force only: exact; 6-D minimum norm: not."""
     model = arm3()
     f = np.array([0.0, 0.0, -10.0])  # in the tool's axes, through the tool origin
     J = model.jacobian(ARM3_Q, frame="tool", axes="local")

@@ -195,7 +195,7 @@ def test_fuzzed_inputs_keep_the_node_alive_and_no_non_finite_command(dynamics_no
     for _ in range(300):
         node.publish(_fuzz_joint_state(node, rng, names))
         node.t.spin_for(0.002)
-    # the cases of the issue, explicitly
+    # velocities and efforts beyond every bound, explicitly
     for field, value in (("velocity", 1e200), ("velocity", 1e308), ("effort", 1e200)):
         vectors = {"position": Q, "velocity": np.zeros(7), "effort": panda.gravity_torques(Q)}
         vectors[field] = vectors[field].copy()
@@ -357,6 +357,38 @@ def test_refused_messages_stop_the_command_with_an_error_even_without_a_clock(dy
     ), status.message
     node.publish_until(lambda: node.joint_state(names, Q, np.zeros(7)), "effort_command")
     node.proc.assert_alive()
+
+
+def test_a_second_publisher_of_the_same_joints_never_moves_the_command(dynamics_node, panda):
+    """A joint_state_publisher left beside the driver (every joint at 0, no velocity or effort,
+    stamped now, every 20th message) on the same topic: its messages are refused naming the
+    jump, which the node logs, and every effort command is the driver's gravity torques."""
+    names = list(panda.joint_names)
+    node = dynamics_node(urdf=read(PANDA_URDF), publish_effort_command=True, diagnostics_period=0.2)
+    node.wait_connected(("gravity_torques", "effort_command"))
+    expected = panda.gravity_torques(Q)
+
+    def driver():
+        return node.joint_state(names, Q, np.zeros(7), expected)
+
+    node.publish_until(
+        driver, "effort_command", lambda m: np.allclose(m.data, expected, rtol=0, atol=1e-9)
+    )
+    inbox = node.inbox["effort_command"]
+    seen = len(inbox.messages)
+    for k in range(300):
+        node.publish(driver())
+        if k % 20 == 10:
+            node.publish(node.joint_state(names, np.zeros(7)))
+        node.t.spin_for(0.002)
+    _, values = node.diagnostics(lambda s, v: int(v.get("refused_position", 0)) >= 10)
+    commands = inbox.messages[seen:]
+    assert len(commands) > 100
+    for msg in commands:
+        np.testing.assert_allclose(msg.data, expected, rtol=0, atol=1e-9)
+    log = node.proc.output()
+    assert "joint_states message refused: position of joint 'panda_joint" in log, log
+    assert "a joint_state_publisher beside the driver" in log
 
 
 def test_ever_new_unknown_joint_names_stay_bounded(dynamics_node, panda):

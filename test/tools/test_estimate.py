@@ -266,6 +266,9 @@ def test_suggested_levels_give_the_stated_false_alarm_rate(arm, free_run, free_e
     # the fragment, loaded after the node's file, read back through the parameters reader
     fragment = read_parameters_file(out + ".contact.yaml")
     assert fragment.given == set(summary["suggested"]["levels"])
+    with open(out + ".contact.yaml") as f:  # its comment states the rate and the time in contact
+        comment = " ".join(line[1:].strip() for line in f if line.startswith("#"))
+    assert "0 false contact(s) in" in comment and "in contact 0.0 % of the free time" in comment
     loaded = read_parameters_file(params).with_values(
         {name: fragment.values[name] for name in fragment.given}
     )

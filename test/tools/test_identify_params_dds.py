@@ -16,7 +16,7 @@ at rest and in motion; measured 10 N and 21 N). Without the parameters file the 
 (0.15-0.4 N m) and the friction asymmetry (0.3-0.5 N m on the big joints), through levers of
 0.3-0.8 m, leave 2-3 N; the file removes them. What remains with it is torque noise (0.05 N m
 per joint through the observer: ~0.2 N at the flange) and what the fit could not resolve: below
-the issue's target of 1 N RMS at rest (measured 0.3 N) and below 1.5 N in motion (measured
+the target of 1 N RMS at rest (measured 0.3 N) and below 1.5 N in motion (measured
 1.05 N; the observer sees stamps of a machine shared with other processes). Phantom statistics
 leave out the 0.2 s after a gap in a node's input, so that a node starved of CPU by the other
 test processes is not mistaken for a model error.

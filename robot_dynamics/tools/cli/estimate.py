@@ -44,6 +44,7 @@ from robot_dynamics.core.effort_measurement import (
     suggested_effort_scale,
 )
 from robot_dynamics.core.errors import InvalidInputError
+from robot_dynamics.core.estimation import WRENCH_COMPONENTS
 from robot_dynamics.core.recorded_motion import (
     periodic_joints,
     unfollowed_velocities,
@@ -64,7 +65,6 @@ from .output import (
     zero_stamps_text,
 )
 
-_AXES = ("fx", "fy", "fz", "tx", "ty", "tz")
 SIGNIFICANT = 3  # digits of the written levels
 
 
@@ -446,8 +446,9 @@ def fragment_text(levels, args, params, alarms, duration, windows):
         f"(free: {free}; margin {args.margin} over the free residual; parameters: "
         f"{params.source()}).",
         f"On that recording: {alarms['count']} false contact(s) in {duration:.1f} s free "
-        f"({alarms['per_minute']:.2f} per minute), {alarms['elsewhere']} contact(s) outside "
-        "the free time.",
+        f"({alarms['per_minute']:.2f} per minute, in contact "
+        f"{100 * alarms['time_in_contact']:.1f} % of the free time), {alarms['elsewhere']} "
+        "contact(s) outside the free time.",
         "Load after the node's parameters file (the later file wins):",
         "  --ros-args "
         + "".join(f"--params-file {p} " for p in args.params or ["PARAMS"])
@@ -478,17 +479,17 @@ def write_csv(path, first, second, free):
 
     names = first.joint_names
     estimated = set(first.wrench_components) if first.wrench_frame else set()
-    axes = [a for a in _AXES if a in estimated]
+    axes = [a for a in WRENCH_COMPONENTS if a in estimated]
     header = (
         ["time", "stamp_ns", "status"]
         + [f"{j}.external_torque" for j in names]
         + [f"wrench.{a}" for a in axes]
-        + (["force"] if any(a in estimated for a in _AXES[:3]) else [])
-        + (["moment"] if any(a in estimated for a in _AXES[3:]) else [])
+        + (["force"] if any(a in estimated for a in WRENCH_COMPONENTS[:3]) else [])
+        + (["moment"] if any(a in estimated for a in WRENCH_COMPONENTS[3:]) else [])
         + ["free", "in_contact", "contact_link", "in_contact_suggested", "contact_link_suggested"]
     )
     t = first.time
-    cols = [_AXES.index(a) for a in axes]
+    cols = [WRENCH_COMPONENTS.index(a) for a in axes]
     force = np.linalg.norm(first.wrench[:, :3], axis=1)
     moment = np.linalg.norm(first.wrench[:, 3:], axis=1)
     with open(path, "w", newline="") as f:
