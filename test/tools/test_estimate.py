@@ -206,6 +206,23 @@ def test_wrench_frame_and_components_follow_the_parameters(arm, pushed, tmp_path
         assert np.linalg.norm(estimated - np.array(push.force)) <= FORCE_TOLERANCE, estimated
 
 
+def test_messages_near_a_singularity_are_counted_in_the_summary(arm, free_run, tmp_path, capsys):
+    """Every message near a singularity (singular_threshold above the arm's largest singular
+    value): the summary says how many and what it does to the wrench, as the node warns."""
+    _, urdf, _ = arm
+    _, data = free_run
+    params = tmp_path / "singular.yaml"
+    params.write_text(parameters_yaml(dict(ER.node_parameters(), singular_threshold=10.0)))
+    argv = [urdf, data, "--params", str(params), "--out", str(tmp_path / "s")]
+    code, text, _ = run(capsys, "estimate", *argv)
+    assert code == 0
+    text = " ".join(text.split())
+    summary = ER.estimate_json(*argv)
+    count = summary["pipeline"]["singular_warnings"]
+    assert count == summary["status"]["estimated"] > 0
+    assert f"near a singularity in {count} messages: the wrench there is damped" in text
+
+
 def test_stamps_reach_the_pipeline_as_logged(free_run, free_estimate):
     recording, _ = free_run
     summary, _ = free_estimate
@@ -633,7 +650,8 @@ def test_efforts_in_another_unit_than_the_models_are_warned_about(
     assert np.median(ratios) == pytest.approx(2.0, rel=0.1)
     assert np.count_nonzero(np.abs(np.log(ratios / 2)) < np.log(1.3)) >= 6
     assert f"are the model's times one scale, about x{np.median(ratios):.3g}" in err
-    assert "Set effort_scale (about 0.5" in err and err.count("warning: effort-scale") == 1
+    assert "Set effort_scale in a --params file: the drives' torque per unit of effort" in err
+    assert "1 / the ratio, about 0.5" in err and err.count("warning: effort-scale") == 1
 
     scaled = tmp_path / "scaled.yaml"
     scaled.write_text(parameters_yaml({**ER.node_parameters(), "effort_scale": [0.5] * 7}))

@@ -70,7 +70,8 @@ def test_identify_warns_of_efforts_in_another_unit(tmp_path, capsys, rng):
     (warning,) = json.loads(out)["warnings"]
     assert warning.startswith("effort-scale: the measured torques are the nominal model's times ")
     assert "one scale, about x2" in warning, warning
-    suggested = float(re.search(r"effort_scale; about ([0-9.]+)\)", warning).group(1))
+    suggested = float(re.search(r"1 / the ratio, about ([0-9.]+), only checks", warning).group(1))
+    assert "gear ratio x motor torque constant, from the driver or its datasheet" in warning
     assert suggested == pytest.approx(0.5, rel=0.2), warning  # the URDF's own errors beside
     # the scale given once, for every joint: no warning
     code, out, err = run(capsys, *argv, "--out", tmp_path / "f.urdf", "--effort-scale", "0.5")

@@ -59,6 +59,7 @@ from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
 from .output import (
     effort_scale_text,
+    scale_advice,
     stale_gaps_text,
     stretches_text,
     velocity_field_warnings,
@@ -353,11 +354,11 @@ def effort_scale_warnings(names, finding, scale_set):
         given="with the effort_scale given " if scale_set is not None else "",
         common_fix=lambda common: (
             ", or the parameters file identify wrote beside this URDF not given; the wrench "
-            "and the contact levels scale with it. Set effort_scale "
-            f"(about {1.0 / common:.3g}) in a --params file"
+            "and the contact levels scale with it. Set effort_scale in a --params file: "
+            + scale_advice(common)
         ),
         size_fix=", or a model of another robot; the wrench is not meaningful. Set "
-        "effort_scale per joint (about 1 / the ratio) in a --params file",
+        "effort_scale per joint in a --params file: " + scale_advice(),
         sign_fix="; the wrench is not meaningful. Set a negative effort_scale for "
         f"{'it' if len(flipped) == 1 else 'them'} in a --params file (effort_scale: "
         f"[{scale}]), and identify again with it (--effort-scale) if this URDF was identified "
@@ -579,6 +580,11 @@ def summary_lines(out, args):
             else "; no wrench (no tip link)"
         ),
     ]
+    if p["singular_warnings"]:
+        lines.append(
+            f"  near a singularity in {p['singular_warnings']} messages: the wrench there is "
+            "damped along its weakest directions, its phantom largest (the node warns there)"
+        )
     for reason, count in sorted(out["pauses"].items(), key=lambda kv: -kv[1])[:3]:
         lines.append(f"  paused {count}: {reason}")
     for reason, count in sorted(out["refusals"].items(), key=lambda kv: -kv[1])[:3]:

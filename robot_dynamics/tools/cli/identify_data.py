@@ -24,6 +24,7 @@ from .arguments import number, parse_joint_vector
 from .errors import CLIError
 from .output import (
     effort_scale_text,
+    scale_advice,
     stale_gaps_text,
     stretches_text,
     velocity_field_warnings,
@@ -371,11 +372,11 @@ def effort_scale_warnings(names, finding, scale_given):
         common_fix=lambda common: (
             " rather than the URDF's masses, whose errors differ joint by joint. The "
             "identified masses, and the node's wrench, scale with it. Give the torque per unit "
-            f"of effort with --effort-scale ({per_joint}: the node's effort_scale; about "
-            f"{1.0 / common:.3g})"
+            f"of effort with --effort-scale ({per_joint}; the node's effort_scale): "
+            + scale_advice(common)
         ),
         size_fix=". The identified masses scale with them. Give the torque per unit of effort "
-        "with --effort-scale (the node's effort_scale; about 1 / the ratio)",
+        "with --effort-scale (the node's effort_scale): " + scale_advice(),
         sign_fix=", which the fit cannot follow: it spoils every joint's parameters and the "
         "node's wrench. Give a negative --effort-scale for "
         f"{'it' if len(flipped) == 1 else 'them'}: --effort-scale {scale} (the node's "

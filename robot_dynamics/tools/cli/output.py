@@ -51,6 +51,24 @@ def stretches_text(names: Sequence[str], stretches, shown: int = 3) -> str:
     return "; ".join(texts) + more
 
 
+def scale_advice(ratio=None):
+    """Where the torque per unit of effort comes from, for the ``effort-scale`` warning's fix:
+    the drives' constants, which the measured ratio only checks.
+
+    Args:
+        ratio: the common ratio of the measured to the model's torques, or None (per joint).
+
+    Returns:
+        str: the words.
+    """
+    about = "" if ratio is None else f", about {1.0 / ratio:.3g},"
+    return (
+        "the drives' torque per unit of effort (gear ratio x motor torque constant, from the "
+        f"driver or its datasheet); 1 / the ratio{about} only checks it: the ratio is measured "
+        "against the URDF's torques, off by the URDF's errors"
+    )
+
+
 def effort_scale_text(names, finding, *, model, given, common_fix, size_fix, sign_fix):
     """The ``effort-scale`` warning of identify and estimate, or none: a sentence each for a
     common scale, joints out of size and joints of the other sign
