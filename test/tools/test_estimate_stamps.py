@@ -156,6 +156,15 @@ def test_cycles_logged_as_repeats_are_told_apart_from_gaps(arm, tmp_path, capsys
         "logger wrote as a repeat of the previous sample"
     )
     assert line in stdout, stdout
+    dropped = summary["stamps"]["repeats_dropped"]
+    assert (
+        dropped > 0
+        and f"{summary['messages']} messages ({dropped} repeated samples dropped)" in (stdout)
+    )
+    # the node given these stamps as they are computes the recorded replay: the summary says so
+    assert "a node given these stamps as they are computes --stamps recorded" in " ".join(
+        stdout.split()
+    ), stdout
 
 
 def test_auto_says_why_it_replays_as_recorded(arm, tmp_path, capsys):

@@ -543,7 +543,9 @@ def _stamp_lines(stamps):
         lines.append(f"  {stale_gaps_text(r['stale_gaps'], r['stale_cycles'])}")
     if stamps["on_cycle"]:
         lines.append(
-            f"  replayed on that cycle, {stamps['repeats_dropped']} repeats dropped, gaps kept"
+            f"  replayed on that cycle, {stamps['repeats_dropped']} repeats dropped, gaps kept "
+            "(the robot's own timing, as a driver stamping its cycle gives the node; a node "
+            "given these stamps as they are computes --stamps recorded)"
         )
     else:
         lines.append(f"  replayed as recorded (--stamps {stamps['mode']}): {stamps['note']}")
@@ -564,7 +566,13 @@ def summary_lines(out, args):
     status = out["status"]
     frame = out["wrench_frame"]
     lines = [
-        f"estimate: {out['data']}: {out['messages']} messages over {out['duration']:.3f} s; "
+        f"estimate: {out['data']}: {out['messages']} messages"
+        + (
+            f" ({out['stamps']['repeats_dropped']} repeated samples dropped)"
+            if out["stamps"]["repeats_dropped"]
+            else ""
+        )
+        + f" over {out['duration']:.3f} s; "
         f"estimated {status['estimated']}, paused {status['paused']}, refused "
         f"{status['refused']}",
         *_stamp_lines(out["stamps"]),
