@@ -76,10 +76,12 @@ def disturbed_stretches(t, Y, tau, qd):
     return runs
 
 
-def outlying_stretches(t, residual, qd, judged_by=None):
+def outlying_stretches(t, residual, qd, judged_by=None, rest_band=None):
     """The stretches where a residual stands out: beyond ``DISTURBED_SIGMA`` robust standard
-    deviations (``1.4826 MAD`` about the median, per joint) on a moving joint (``|qd| >=
-    MOVING_VELOCITY``) at every sample for ``DISTURBED_DURATION`` or longer.
+    deviations (``1.4826 MAD`` about the median, per joint) at every sample for
+    ``DISTURBED_DURATION`` or longer, on a moving joint (``|qd| >= MOVING_VELOCITY``), or on a
+    joint at rest by more than ``rest_band`` beyond them (what its friction may hold there: the
+    breakaway friction, whose share a noisy velocity's sign decides in the model's torque).
 
     Args:
         t: (N,) sample times [s], increasing.
@@ -87,6 +89,8 @@ def outlying_stretches(t, residual, qd, judged_by=None):
         qd: (N, m) the joints' velocities [rad/s or m/s].
         judged_by: (N,) bool, the samples the median and MAD come from (default all); they
             must have finite residuals.
+        rest_band: (m,) the torque each joint's friction may hold at rest [N m or N], or None;
+            a joint without one (None, or 0: its friction unknown) is not judged at rest.
 
     Returns:
         list: ``(first, last, peak)`` per stretch, in time order: sample indices (inclusive)
@@ -95,8 +99,15 @@ def outlying_stretches(t, residual, qd, judged_by=None):
     scale_rows = residual if judged_by is None else residual[judged_by]
     centre = np.median(scale_rows, axis=0)
     sigma = np.maximum(1.4826 * np.median(np.abs(scale_rows - centre), axis=0), 1e-12)
-    z = np.abs(residual - centre) / sigma
-    z[np.abs(qd) < MOVING_VELOCITY] = 0.0
+    deviation = np.abs(residual - centre)
+    z = deviation / sigma
+    resting = np.abs(qd) < MOVING_VELOCITY
+    if rest_band is None:
+        z[resting] = 0.0
+    else:
+        band = np.asarray(rest_band, dtype=float)
+        held = np.where(band > 0.0, np.maximum(deviation - band, 0.0) / sigma, 0.0)
+        z = np.where(resting, held, z)
     return [
         (int(a), int(b - 1), z[a:b].max(axis=0))
         for a, b in zip(*true_runs(z.max(axis=1) > DISTURBED_SIGMA))

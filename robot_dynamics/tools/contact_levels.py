@@ -167,17 +167,20 @@ def phantom_statistics(replay, free):
     return out
 
 
-def outlying_free_stretches(replay, free):
+def outlying_free_stretches(replay, free, friction=None):
     """The stretches of the free messages whose external torques stand out from the rest of the
     free residual (:func:`~robot_dynamics.core.disturbance.outlying_stretches`: a moving joint's
-    ``tau_ext`` beyond 8 robust standard deviations of its free values for 0.5 s or longer):
-    something touched the arm there, or the model is wrong there. The levels suggested from
-    such stretches are those of a contact. Joints whose effort is no measurement
-    (``replay.constant_efforts``) are not judged.
+    ``tau_ext`` beyond 8 robust standard deviations of its free values for 0.5 s or longer, a
+    resting joint's by that much beyond its breakaway friction): something touched the arm
+    there, or the model is wrong there. The levels suggested from such stretches are those of a
+    contact. Joints whose effort is no measurement (``replay.constant_efforts``) are not judged.
 
     Args:
         replay: the :class:`~robot_dynamics.tools.replay.Replay`.
         free: (k,) bool, the free messages.
+        friction: the model's :class:`~robot_dynamics.core.friction.FrictionModel` (its
+            Coulomb, Stribeck and asymmetry levels bound what a joint at rest may hold), or
+            None: joints at rest are not judged.
 
     Returns:
         list: ``(start, end, peak)`` per stretch in time order: seconds since the first stamp
@@ -192,7 +195,10 @@ def outlying_free_stretches(replay, free):
         if name in unmeasured:
             residual[sel, j] = 0.0
     t = replay.time
-    runs = outlying_stretches(t, residual, replay.velocity, sel)
+    band = None
+    if friction is not None:
+        band = friction.coulomb + friction.stribeck + np.abs(friction.asymmetry)
+    runs = outlying_stretches(t, residual, replay.velocity, sel, band)
     return [(float(t[a]), float(t[b]), peak) for a, b, peak in runs]
 
 

@@ -115,7 +115,7 @@ def node_parameters(offsets_error=0.01, seed=0):
     }
 
 
-def simulate(seed, duration, pushes=(), rate=1000.0, logged=True):
+def simulate(seed, duration, pushes=(), rate=1000.0, logged=True, rests=()):
     """Simulate and log a run (see the module docstring).
 
     Args:
@@ -125,6 +125,8 @@ def simulate(seed, duration, pushes=(), rate=1000.0, logged=True):
         rate: simulation and control rate [Hz].
         logged: the logger's stamps, repeats and gaps (False: every sample, stamped exactly on
             the cycle).
+        rests: ``(start, end)`` windows [s] in which the reference stands still (its time does
+            not pass), so the arm comes to rest.
 
     Returns:
         Recording: the logged run and its truth.
@@ -141,11 +143,15 @@ def simulate(seed, duration, pushes=(), rate=1000.0, logged=True):
     # the reference: sums of a (1 - cos(w t))^2, starting at HOME at rest (qd = qdd = 0)
     amp = rng.uniform(0.02, 0.06, (3, n)) * rng.choice((-1.0, 1.0), (3, n))
     freq = rng.uniform(0.15, 0.6, (3, n)) * 2 * np.pi
-    T = t_all[:, None, None]
+    warped, moving = t_all.copy(), np.ones(steps)
+    for start, end in rests:
+        warped -= np.clip(t_all - start, 0.0, end - start)
+        moving[(t_all >= start) & (t_all < end)] = 0.0
+    T = warped[:, None, None]
     c, s_ = np.cos(freq * T), np.sin(freq * T)
     qr = HOME + (amp * (1 - c) ** 2).sum(axis=1)
-    qdr = (2 * amp * freq * (1 - c) * s_).sum(axis=1)
-    qddr = (2 * amp * freq**2 * (s_**2 + (1 - c) * c)).sum(axis=1)
+    qdr = (2 * amp * freq * (1 - c) * s_).sum(axis=1) * moving[:, None]
+    qddr = (2 * amp * freq**2 * (s_**2 + (1 - c) * c)).sum(axis=1) * moving[:, None]
     feedforward = plant.inverse_dynamics(qr, qdr, qddr)
     force = np.zeros((steps, 3))
     for push in pushes:

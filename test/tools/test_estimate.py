@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
+from robot_dynamics.core.rest import MOVING_VELOCITY
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
 from robot_dynamics.ros import dynamics_parameters as DP
@@ -169,6 +170,30 @@ def test_pushes_taken_for_free_motion_are_named(arm, pushed, free_estimate, tmp_
     summary = ER.estimate_json(urdf, bag, "--params", params, "--out", out, *free)
     assert summary["disturbed"] == [] and not summary.get("warnings")
     assert free_estimate[0]["disturbed"] == []
+
+
+def test_a_push_on_the_arm_at_rest_is_named_beyond_its_friction(arm, tmp_path):
+    """The arm stands still for 3 s and is pushed with 10 N in the middle of it, the usual
+    check of a recording. At rest a joint's residual is judged beyond what its friction may
+    hold (the model's Coulomb, Stribeck and asymmetry), so the push is named; the same rest
+    without the push is not."""
+    folder, urdf, params = arm
+    rest = (3.0, 6.0)
+    push = ER.Push(4.0, 5.5, (0.0, 10.0, 0.0))
+    for pushes in ((push,), ()):
+        recording = ER.simulate(seed=14, duration=8.0, pushes=pushes, rests=(rest,))
+        held = (recording.t > push.start + 0.3) & (recording.t < push.end - 0.1)
+        speed = np.abs(np.diff(recording.q[held], axis=0)).max() / 1e-3
+        assert speed < 0.5 * MOVING_VELOCITY  # at rest under the push (or none)
+        path = tmp_path / f"rest_{len(pushes)}.csv"
+        ER.write_csv(str(path), recording, ER.JOINT_NAMES)
+        summary = ER.estimate_json(urdf, str(path), "--params", params, "--out", str(path))
+        if not pushes:
+            assert summary["disturbed"] == [], summary["disturbed"]
+            continue
+        [(start, end)] = summary["disturbed"]
+        assert push.start <= start <= push.start + 0.5 and push.end - 0.3 <= end <= push.end + 0.2
+        assert any(w.startswith("disturbance:") for w in summary["warnings"])
 
 
 def test_wrench_frame_and_components_follow_the_parameters(arm, pushed, tmp_path):

@@ -220,7 +220,7 @@ def cmd_estimate(run: Invocation) -> List[str]:
     warnings += velocity_warnings(first.joint_names, unfollowed)
     duration = CL.free_duration(t, windows)
     phantom = CL.phantom_statistics(first, free)
-    disturbed = CL.outlying_free_stretches(first, free)
+    disturbed = CL.outlying_free_stretches(first, free, node_model.friction)
     warnings += disturbance_warnings(first.joint_names, disturbed, bool(windows))
     min_duration = float(params.values["contact.min_duration"])
     levels, basis = CL.suggest_levels(first, free, min_duration, margin=args.margin)
