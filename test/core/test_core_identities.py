@@ -314,7 +314,15 @@ BATCH_CALLS = {
     "estimate_external_wrench": lambda m, f, q, qd, qdd, w: (
         m.estimate_external_wrench(q, qdd, frame=f).wrench
     ),
+    "momentum_terms": lambda m, f, q, qd, qdd, w: np.stack(m.momentum_terms(q, qd), axis=-2),
+    "state_terms": lambda m, f, q, qd, qdd, w: _state_terms(m.state_terms(q, qd, frame=f)),
 }
+
+
+def _state_terms(terms):
+    """Every term of a StateTerms, stacked (..., 6 + 5, n)."""
+    vectors = (terms.gravity, terms.nonlinear_effects, terms.momentum, terms.coriolis_transpose_qd)
+    return np.concatenate([np.stack(vectors, axis=-2), terms.jacobian], axis=-2)
 
 
 @pytest.mark.parametrize("call", sorted(BATCH_CALLS))
@@ -350,6 +358,20 @@ BROADCAST_CALLS = {
     "aba": lambda m, f, q, qd, tau, w: m.aba(q, qd, tau, w, f),
     "step": lambda m, f, q, qd, tau, w: np.stack(m.step(q, qd, tau, 1e-3, w, f), axis=-2),
 }
+
+
+#: RobotModel's public calls without a batch case, and why
+NOT_BATCHED = {"simulate": "one trajectory from one state"}
+
+
+def test_every_public_call_has_a_batch_case():
+    """A new RobotModel method joins BATCH_CALLS or BROADCAST_CALLS (or NOT_BATCHED, with the
+    reason)."""
+    from robot_dynamics.core.checked import CheckedAlgorithms
+
+    public = {n for n in vars(CheckedAlgorithms) if not n.startswith("_")}
+    cases = set(BATCH_CALLS) | set(BROADCAST_CALLS) | set(NOT_BATCHED)
+    assert sorted(public - cases) == []
 
 
 @pytest.mark.parametrize("call", sorted(BROADCAST_CALLS))
