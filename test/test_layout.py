@@ -7,7 +7,9 @@
 * no module is longer than 700 lines (split along its seams): the package's, the tests' and
   the benchmarks';
 * outside ``core/model.py`` nothing reads a model's private attributes (``model._x``): the
-  algorithms read the model's public data.
+  algorithms read the model's public data;
+* every module of the package is named in the docs (the layout of docs/design.md, the demo's
+  in docs/demo.md), so that a reader finds what it is for.
 """
 
 import ast
@@ -156,3 +158,20 @@ def test_the_private_read_finder_finds_one(tmp_path):
     path = tmp_path / "m.py"
     path.write_text("def f(model, self):\n    return model._tree, self._model._kin, model.n\n")
     assert _private_model_reads(str(path)) == [(2, "model._tree"), (2, "self._model._kin")]
+
+
+def test_every_module_is_named_in_the_docs():
+    root = os.path.dirname(PACKAGE)
+    docs = ""
+    for name in sorted(os.listdir(os.path.join(root, "docs"))):
+        if name.endswith(".md"):
+            with open(os.path.join(root, "docs", name), encoding="utf-8") as fh:
+                docs += fh.read()
+    unnamed = [
+        os.path.relpath(path, root)
+        for path in _python_files(PACKAGE)
+        if os.path.basename(path) not in ("__init__.py", "__main__.py")
+        and f"`{os.path.basename(path)}`" not in docs
+        and f"/{os.path.basename(path)}`" not in docs
+    ]
+    assert unnamed == []

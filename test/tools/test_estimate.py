@@ -28,7 +28,6 @@ import numpy as np
 import pytest
 
 from robot_dynamics import RobotModel
-from robot_dynamics.core.rest import MOVING_VELOCITY
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
 from robot_dynamics.ros import dynamics_parameters as DP
@@ -172,30 +171,6 @@ def test_pushes_taken_for_free_motion_are_named(arm, pushed, free_estimate, tmp_
     assert free_estimate[0]["disturbed"] == []
 
 
-def test_a_push_on_the_arm_at_rest_is_named_beyond_its_friction(arm, tmp_path):
-    """The arm stands still for 3 s and is pushed with 10 N in the middle of it, the usual
-    check of a recording. At rest a joint's residual is judged beyond what its friction may
-    hold (the model's Coulomb, Stribeck and asymmetry), so the push is named; the same rest
-    without the push is not."""
-    folder, urdf, params = arm
-    rest = (3.0, 6.0)
-    push = ER.Push(4.0, 5.5, (0.0, 10.0, 0.0))
-    for pushes in ((push,), ()):
-        recording = ER.simulate(seed=14, duration=8.0, pushes=pushes, rests=(rest,))
-        held = (recording.t > push.start + 0.3) & (recording.t < push.end - 0.1)
-        speed = np.abs(np.diff(recording.q[held], axis=0)).max() / 1e-3
-        assert speed < 0.5 * MOVING_VELOCITY  # at rest under the push (or none)
-        path = tmp_path / f"rest_{len(pushes)}.csv"
-        ER.write_csv(str(path), recording, ER.JOINT_NAMES)
-        summary = ER.estimate_json(urdf, str(path), "--params", params, "--out", str(path))
-        if not pushes:
-            assert summary["disturbed"] == [], summary["disturbed"]
-            continue
-        [(start, end)] = summary["disturbed"]
-        assert push.start <= start <= push.start + 0.5 and push.end - 0.3 <= end <= push.end + 0.2
-        assert any(w.startswith("disturbance:") for w in summary["warnings"])
-
-
 def test_wrench_frame_and_components_follow_the_parameters(arm, pushed, tmp_path):
     folder, urdf, _ = arm
     recording, bag = pushed
@@ -229,23 +204,6 @@ def test_wrench_frame_and_components_follow_the_parameters(arm, pushed, tmp_path
             axis=0,
         )
         assert np.linalg.norm(estimated - np.array(push.force)) <= FORCE_TOLERANCE, estimated
-
-
-def test_messages_near_a_singularity_are_counted_in_the_summary(arm, free_run, tmp_path, capsys):
-    """Every message near a singularity (singular_threshold above the arm's largest singular
-    value): the summary says how many and what it does to the wrench, as the node warns."""
-    _, urdf, _ = arm
-    _, data = free_run
-    params = tmp_path / "singular.yaml"
-    params.write_text(parameters_yaml(dict(ER.node_parameters(), singular_threshold=10.0)))
-    argv = [urdf, data, "--params", str(params), "--out", str(tmp_path / "s")]
-    code, text, _ = run(capsys, "estimate", *argv)
-    assert code == 0
-    text = " ".join(text.split())
-    summary = ER.estimate_json(*argv)
-    count = summary["pipeline"]["singular_warnings"]
-    assert count == summary["status"]["estimated"] > 0
-    assert f"near a singularity in {count} messages: the wrench there is damped" in text
 
 
 def test_stamps_reach_the_pipeline_as_logged(free_run, free_estimate):
