@@ -522,3 +522,36 @@ def test_one_effort_scale_is_every_joint_s():
         parse_joint_vector(["x"], names, "--effort-scale", 1.0, every_joint=True)
     with pytest.raises(CLIError, match="got 1 value"):
         parse_joint_vector(["0.5"], names, "--q")
+
+
+def test_every_named_warning_is_declared_and_documented():
+    """The recording commands' warnings are ``<name>: ...`` with a name of WARNING_NAMES, each
+    explained in docs/identification.md; no string of the tools or the core (which write them)
+    starts with another hyphenated name (a warning written without the registry)."""
+    import ast
+    import os
+    import re
+
+    from robot_dynamics.tools.cli.output import WARNING_NAMES, named_warning
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "identification.md"), encoding="utf-8") as fh:
+        docs = fh.read()
+    assert [name for name in WARNING_NAMES if f"`{name}`" not in docs] == []
+    with pytest.raises(KeyError):
+        named_warning("no-such-warning", "text")
+    programs = {"robot-dynamics", "robot-dynamics-demo"}
+    found = set()
+    writers = [os.path.join(root, "robot_dynamics", part) for part in ("tools", "core")]
+    for folder, _, files in (entry for top in writers for entry in os.walk(top)):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    match = re.match(r"([a-z]+(?:-[a-z]+)+): ", node.value)
+                    if match and match.group(1) not in programs:
+                        found.add(match.group(1))
+    assert found <= set(WARNING_NAMES), sorted(found - set(WARNING_NAMES))

@@ -59,6 +59,7 @@ from .errors import EXIT_USAGE, CLIError
 from .node_params import add_params_option, node_parameters
 from .output import (
     effort_scale_text,
+    named_warning,
     scale_advice,
     stale_gaps_text,
     stretches_text,
@@ -202,8 +203,11 @@ def cmd_estimate(run: Invocation) -> List[str]:
     warnings = out.setdefault("warnings", [])
     if node_model.tip_link is None:
         warnings.append(
-            f"no-wrench: {no_tip_reason(node_model.tree)}: no wrench is estimated (the "
-            "external joint torques are); give --tip-link LINK or tip_link in a --params file"
+            named_warning(
+                "no-wrench",
+                f"{no_tip_reason(node_model.tree)}: no wrench is estimated (the external joint "
+                "torques are); give --tip-link LINK or tip_link in a --params file",
+            )
         )
     finding = effort_scale_finding(
         torque_ratios(first, params.values["friction_velocity_threshold"])
@@ -396,11 +400,14 @@ def disturbance_warnings(names, stretches, windows_given):
     free = "in the --free ranges" if windows_given else "in the recording (all taken as free)"
     fix = "narrow the --free ranges" if windows_given else "give --free ranges"
     return [
-        f"disturbance: external torques far beyond the rest of the free residual {free} at "
-        f"{stretches_text(names, stretches)} (times its robust standard deviation): something "
-        "touched the arm (a push, a cable, a collision), or the model is wrong there. The "
-        f"suggested contact levels take them for free motion: {fix} where nothing touches the "
-        "arm (--free START:END)"
+        named_warning(
+            "disturbance",
+            f"external torques far beyond the rest of the free residual {free} at "
+            f"{stretches_text(names, stretches)} (times its robust standard deviation): "
+            "something touched the arm (a push, a cable, a collision), or the model is wrong "
+            f"there. The suggested contact levels take them for free motion: {fix} where "
+            "nothing touches the arm (--free START:END)",
+        )
     ]
 
 

@@ -24,6 +24,7 @@ from .arguments import number, parse_joint_vector
 from .errors import CLIError
 from .output import (
     effort_scale_text,
+    named_warning,
     scale_advice,
     stale_gaps_text,
     stretches_text,
@@ -310,22 +311,30 @@ def held_joint_warnings(model, held, hold_sources, unknown=()):
         links = ", ".join(tree.body_link_names[b] for b in carried)
         if source == STILL_SOURCE:
             warnings.append(
-                f"joint-still: {joint} does not move in the recording: held at {pos:g} where it "
-                f"stood, the links it carries ({links}) fitted as if fixed there; to identify "
-                f"them, move {joint} in the recording"
+                named_warning(
+                    "joint-still",
+                    f"{joint} does not move in the recording: held at {pos:g} where it stood, "
+                    f"the links it carries ({links}) fitted as if fixed there; to identify "
+                    f"them, move {joint} in the recording",
+                )
             )
             continue
         warned = True
         warnings.append(
-            f"joint-not-recorded: {joint} is not in the recording and was held at {pos:g} "
-            f"({source}): if it moved, the identification of the links it carries ({links}) is "
-            f"not meaningful; record {joint}, or give the position it stood at with --hold "
-            f"{joint}=POS"
+            named_warning(
+                "joint-not-recorded",
+                f"{joint} is not in the recording and was held at {pos:g} ({source}): if it "
+                f"moved, the identification of the links it carries ({links}) is not "
+                f"meaningful; record {joint}, or give the position it stood at with --hold "
+                f"{joint}=POS",
+            )
         )
     lacking = [joint for joint, _ in held if hold_sources.get(joint, "given") != STILL_SOURCE]
     hint = renamed_joints(lacking, unknown) if warned else ""
     if hint:
-        warnings.append(f"joint-names: the recording lacks joints the model has; {hint}")
+        warnings.append(
+            named_warning("joint-names", f"the recording lacks joints the model has; {hint}")
+        )
     return warnings
 
 
@@ -400,11 +409,14 @@ def disturbance_warnings(names, t, stretches):
         return []
     timed = [(t[first], t[last], peak) for first, last, peak in stretches]
     return [
-        "disturbance: torques the arm's own dynamics cannot explain at "
-        f"{stretches_text(names, timed)} (times the robust standard deviation of a fit on the "
-        "rest of the recording): something touched the arm or pulled on it (a push, a cable, a "
-        "collision)? The fit takes those torques for the arm's dynamics: record without them, "
-        "or identify from an undisturbed stretch (--time-window START END)"
+        named_warning(
+            "disturbance",
+            "torques the arm's own dynamics cannot explain at "
+            f"{stretches_text(names, timed)} (times the robust standard deviation of a fit on "
+            "the rest of the recording): something touched the arm or pulled on it (a push, a "
+            "cable, a collision)? The fit takes those torques for the arm's dynamics: record "
+            "without them, or identify from an undisturbed stretch (--time-window START END)",
+        )
     ]
 
 

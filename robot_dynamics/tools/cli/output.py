@@ -51,6 +51,40 @@ def stretches_text(names: Sequence[str], stretches, shown: int = 3) -> str:
     return "; ".join(texts) + more
 
 
+#: The named warnings of the recording commands (``warning: <name>: ...`` on stderr, the strings
+#: of ``--json``'s ``warnings``, ``# warning:`` lines atop a written parameters file), each
+#: documented in docs/identification.md. The payload ones are written by
+#: :mod:`robot_dynamics.core.payload`, which the service shares.
+WARNING_NAMES = {
+    "effort-scale": "the measured torques are not the model's in size or sign",
+    "velocity-field": "recorded velocities stay 0 or do not follow the positions",
+    "disturbance": "stretches something touched the arm in, or the model is wrong in",
+    "no-wrench": "no tip link: no wrench is estimated",
+    "joint-still": "a joint does not move in the recording",
+    "joint-not-recorded": "a model joint is not in the recording",
+    "joint-names": "the recording names the model's joints otherwise",
+    "payload-inconsistent": "the identified payload is not physically consistent",
+    "payload-at-rest": "most samples at rest with motor-side efforts",
+}
+
+
+def named_warning(name: str, text: str) -> str:
+    """A named warning's string, ``<name>: <text>``.
+
+    Args:
+        name: a key of :data:`WARNING_NAMES`.
+        text: what is odd, what follows and the fix.
+
+    Returns:
+        str: the warning.
+
+    Raises:
+        KeyError: a name not in :data:`WARNING_NAMES` (declare and document it first).
+    """
+    WARNING_NAMES[name]
+    return f"{name}: {text}"
+
+
 def scale_advice(ratio=None):
     """Where the torque per unit of effort comes from, for the ``effort-scale`` warning's fix:
     the drives' constants, which the measured ratio only checks.
@@ -119,7 +153,7 @@ def effort_scale_text(names, finding, *, model, given, common_fix, size_fix, sig
         )
     if finding.unjudged:
         sentences.append(unjudged_text(names, finding, model))
-    return ["effort-scale: " + "; ".join(sentences)]
+    return [named_warning("effort-scale", "; ".join(sentences))]
 
 
 def velocity_field_warnings(names: Sequence[str], unfollowed, fix: str) -> List[str]:
@@ -137,7 +171,7 @@ def velocity_field_warnings(names: Sequence[str], unfollowed, fix: str) -> List[
     """
     if not unfollowed:
         return []
-    return [f"velocity-field: {unfollowed_text(names, unfollowed)} {fix}"]
+    return [named_warning("velocity-field", f"{unfollowed_text(names, unfollowed)} {fix}")]
 
 
 def fmt_vec(values, precision: int) -> str:
