@@ -127,7 +127,7 @@ class EstimationPipeline:
         self._zero = np.zeros(self.n)
         self._validator = MessageValidator(self.joint_names, resolved)
         self._all = self._validator.all_joints
-        self._jumps = PositionJumps(model, resolved.velocity_bound)
+        self._jumps = PositionJumps(model, config.velocity_limit_factor)
         self._clock = StampClock(int(round(config.observer_max_dt * 1e9)), self.counters)
         self._restart = "first message"  # reason the observer must (re)start, or None
         self._refused_since = 0  # messages refused since the latest one merged
@@ -185,9 +185,10 @@ class EstimationPipeline:
         self._clock.take_over(old._clock)
         self._restart = "new configuration" if same_model else "new model"
         self._estimating = old._estimating
-        if old._estimating and self.joint_names == old.joint_names:
-            # the estimate goes on from where it was (no dip to 0 on a moving arm)
-            self._estimator.carry(old._estimator)
+        if self.joint_names == old.joint_names:  # the checks and the estimate go on
+            self._jumps.carry_over(old._jumps)
+            if old._estimating:  # (no dip to 0 on a moving arm)
+                self._estimator.carry(old._estimator)
         if same_model:
             self._reference.point = old._reference.point
             self._tare.carry_over(old._tare)
@@ -265,16 +266,16 @@ class EstimationPipeline:
         """
         self.counters["messages"] += 1
         try:
-            t_ns = int(t_ns)
+            t_ns = int(np.int64(t_ns))  # int64 nanoseconds, as every stamp inside
         except (TypeError, ValueError, OverflowError) as error:
-            return Sample(self._refuse(0, f"stamp is not an integer number of ns: {error}"))
+            return Sample(self._refuse(0, f"stamp is not an int64 number of ns: {error}"))
         try:
-            present, (position, velocity, effort), clean = self._validator.checked(
-                present, position, velocity, effort
-            )
-            self._restart = self._jumps.check(t_ns, present, position, self._state) or self._restart
+            present, arrays, clean = self._validator.checked(present, position, velocity, effort)
+            jumped = self._jumps.check(t_ns, present, arrays, clean, self._state)
+            self._restart = jumped or self._restart
         except Refused as refused:
             return Sample(self._refuse(t_ns, *refused.args))
+        position, velocity, effort = arrays
         if present is not self._all and self._positions_complete and not present.any():
             # another driver's (a gripper's): its stamps, on its own clock, are not this arm's
             self.counters["without_model_joints"] += 1

@@ -388,7 +388,7 @@ def test_a_second_publisher_of_the_same_joints_never_moves_the_command(dynamics_
         np.testing.assert_allclose(msg.data, expected, rtol=0, atol=1e-9)
     log = node.proc.output()
     assert "joint_states message refused: position of joint 'panda_joint" in log, log
-    assert "a joint_state_publisher beside the driver" in log
+    assert "in a message without velocity or effort: is a joint_state_publisher" in log
 
 
 def test_ever_new_unknown_joint_names_stay_bounded(dynamics_node, panda):
