@@ -88,8 +88,11 @@ class PositionJumps:
         speed = np.where(np.isfinite(limits) & (limits > 0.0), limits, fallback)
         self._bound = factor * speed * 1e-9  # per ns
         self._least = self._bound * MIN_JUMP_INTERVAL_NS  # allowed at any interval
+        self._least_sq = float(self._least.min()) ** 2 if self._least.size else 0.0
         self._unmeasured = np.zeros(len(self.joint_names), dtype=bool)  # set by such a message
+        self._any_unmeasured = False
         self._streams = {}
+        self._last = None  # (mask, measured, stream) of the latest message
 
     def check(self, t_ns, present, fields, clean, state):
         """Whether a validated message's positions are where the arm can be.
@@ -113,17 +116,17 @@ class PositionJumps:
         position, velocity, effort = fields
         if position is None:
             return None
-        measured = any(
-            values is not None and (clean or np.isfinite(values[present]).any())
-            for values in (velocity, effort)
-        )
-        key = (present.tobytes(), measured)
-        stream = self._streams.get(key)
-        if stream is None:
-            if len(self._streams) >= MAX_STREAMS:  # ever new sets of joints: start over
-                self._streams.clear()
-            stream = self._streams[key] = _Stream()
-        if (np.abs(position - state.position) <= self._least).all():  # the common case
+        if clean:
+            measured = velocity is not None or effort is not None
+        else:
+            measured = any(
+                values is not None and np.isfinite(values[present]).any()
+                for values in (velocity, effort)
+            )
+        stream = self._stream(present, measured)
+        step = position - state.position
+        # the common case; a clean message's positions are all within the plausible bound
+        if (clean and step @ step <= self._least_sq) or (np.abs(step) <= self._least).all():
             return self._take(stream, t_ns, present, measured, None)
         known = present & (state.position_stamp != NEVER)
         credit = measured or not (known & ~self._unmeasured).any()
@@ -165,6 +168,21 @@ class PositionJumps:
             "position",
         )
 
+    def _stream(self, present, measured):
+        """The stream of a message: the same as the previous message's when it carries the same
+        mask object (a full message's, the validator's one), else looked up by its joints."""
+        last = self._last
+        if last is not None and last[0] is present and last[1] == measured:
+            return last[2]
+        key = (present.tobytes(), measured)
+        stream = self._streams.get(key)
+        if stream is None:
+            if len(self._streams) >= MAX_STREAMS:  # ever new sets of joints: start over
+                self._streams.clear()
+            stream = self._streams[key] = _Stream()
+        self._last = (present, measured, stream)
+        return stream
+
     def carry_over(self, other):
         """Go on from ``other`` (the checks of a pipeline with the same joints): its streams
         and which joints a message without a measurement set.
@@ -174,13 +192,16 @@ class PositionJumps:
         """
         self._streams = other._streams
         self._unmeasured = other._unmeasured.copy()
+        self._any_unmeasured = other._any_unmeasured
 
     def _take(self, stream, t_ns, present, measured, restart):
         """Accept a message of ``stream`` (its stamp teaches the stream's interval: a refused
         one's, perhaps of another clock, does not); returns ``restart``."""
         stream.tick(t_ns)
         stream.run, stream.candidate = 0, None
-        self._unmeasured[present] = not measured
+        if not measured or self._any_unmeasured:
+            self._unmeasured[present] = not measured
+            self._any_unmeasured = bool(self._unmeasured.any())
         return restart
 
     def _jump(self, t_ns, joints, position, previous, stamps, stream, credit):
