@@ -6,11 +6,10 @@ state with the measured one: every one of its messages would turn the effort com
 of another configuration for a cycle, a kick to the robot each time. Its positions are where the
 arm cannot be: farther from the joint's latest position than the joint moves, at
 ``velocity_limit_factor`` times its URDF velocity limit (:data:`FALLBACK_SPEED` without one), in
-the time between them. That time is taken from the stamps only within what the message's stream
-(the messages carrying the same joints, measured or not) makes plausible: at least
-:data:`MIN_JUMP_INTERVAL_NS` or two of the stream's typical intervals (a running mean), and, once
-those are known, none beyond :data:`MAX_CREDIT_NS` or five of them (a publisher on another
-clock, a long stall: the stamps say nothing then). Such a message is refused, naming the joint.
+the time between them. That time counts from :data:`MIN_JUMP_INTERVAL_NS` or two of the typical
+intervals of the message's stream (the messages carrying the same joints, measured or not; a
+running mean), stamps jitter, and not beyond :data:`MAX_CREDIT_NS` (a publisher on another clock
+gains nothing from its stamps). Such a message is refused, naming the joint.
 
 A message without a velocity or an effort (a ``joint_state_publisher``'s) is no measurement: it
 never moves a joint a measured message set by more than the shortest time allows, and a measured
@@ -31,18 +30,18 @@ from .validation import Refused
 #: and repeat, so two messages of one driver may be stamped much closer than they were measured.
 MIN_JUMP_INTERVAL_NS = 10_000_000
 
-#: Longest interval [ns] (or five of the stream's intervals, if longer) that allows motion:
-#: beyond it the stamps are of another clock or a stall, and the shortest interval applies.
-MAX_CREDIT_NS = 100_000_000
+#: Longest interval [ns] that allows motion: beyond it the stamps are of another clock (a
+#: publisher on wall time beside a driver on simulated or controller time), and the shortest
+#: interval applies.
+MAX_CREDIT_NS = 10_000_000_000
 
 #: Messages of one stream in a row, each agreeing with the one before, after which positions
 #: that jumped are taken as the arm's.
 JUMP_RUN = 3
 
-#: Messages a stream's typical interval is the running mean of, and the longest step between
-#: two of its stamps that counts [ns].
+#: Messages a stream's typical interval is the running mean of (steps of at most
+#: :data:`MAX_CREDIT_NS` count).
 INTERVAL_MEAN = 8
-MAX_INTERVAL_NS = 10_000_000_000
 
 #: Streams (sets of joints, measured or not) followed at once; more start over.
 MAX_STREAMS = 64
@@ -65,9 +64,9 @@ class _Stream:
 
     def tick(self, t_ns):
         """Take a message's stamp into the typical interval: a running mean of the steps
-        forward of at most :data:`MAX_INTERVAL_NS` (a stamp of another clock is none)."""
+        forward of at most :data:`MAX_CREDIT_NS` (a stamp of another clock is none)."""
         last, self.last_ns = self.last_ns, t_ns
-        if last is not None and 0 < t_ns - last <= MAX_INTERVAL_NS:
+        if last is not None and 0 < t_ns - last <= MAX_CREDIT_NS:
             step, old = t_ns - last, self.interval_ns
             self.interval_ns = step if old is None else old + (step - old) // INTERVAL_MEAN
 
@@ -215,8 +214,7 @@ class PositionJumps:
         floor = MIN_JUMP_INTERVAL_NS
         if credit and stream.interval_ns is not None:
             floor = max(floor, 2 * stream.interval_ns)
-        cap = np.inf if stream.interval_ns is None else max(MAX_CREDIT_NS, 5 * floor)
-        credited = (elapsed > floor) & (elapsed <= cap) if credit else False
+        credited = (elapsed > floor) & (elapsed <= MAX_CREDIT_NS) if credit else False
         allowed = self._bound * np.where(credited, elapsed, floor)
         excess = np.where(joints, np.abs(step) - allowed, -np.inf)
         j = int(np.argmax(excess))
