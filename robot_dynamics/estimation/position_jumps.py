@@ -6,10 +6,11 @@ state with the measured one: every one of its messages would turn the effort com
 of another configuration for a cycle, a kick to the robot each time. Its positions are where the
 arm cannot be: farther from the joint's latest position than the joint moves, at
 ``velocity_limit_factor`` times its URDF velocity limit (:data:`FALLBACK_SPEED` without one), in
-the time between them. That time counts from :data:`MIN_JUMP_INTERVAL_NS` or two of the typical
-intervals of the message's stream (the messages carrying the same joints, measured or not; a
-running mean), stamps jitter, and not beyond :data:`MAX_CREDIT_NS` (a publisher on another clock
-gains nothing from its stamps). Such a message is refused, naming the joint.
+the time between them. That time counts as at least :data:`MIN_JUMP_INTERVAL_NS` or two of the
+typical intervals of the message's stream (the messages carrying the same joints, measured or
+not; a running mean), since stamps jitter; beyond :data:`MAX_CREDIT_NS` it counts as that least
+time (a publisher on another clock gains nothing from its stamps). Such a message is refused,
+naming the joint.
 
 A message without a velocity or an effort (a ``joint_state_publisher``'s) is no measurement: it
 never moves a joint a measured message set by more than the shortest time allows, and a measured
