@@ -242,6 +242,12 @@ class FrictionModel:
         """Number of joints."""
         return self.viscous.shape[0]
 
+    @property
+    def breakaway(self):
+        """(n,) the largest torque the friction holds at rest, either way [N m or N]:
+        ``coulomb + |asymmetry| + stribeck``."""
+        return self.coulomb + np.abs(self.asymmetry) + self.stribeck
+
     def replace(self, **changes):
         """A new model with some fields replaced (validated again).
 

@@ -392,8 +392,7 @@ def payload_warnings(model, estimate, qd, *, effort_mask, velocity_threshold, fr
     mask = np.asarray(effort_mask, bool)
     qd = np.asarray(qd, dtype=float)
     near = float(np.mean(np.all(np.abs(qd[:, mask]) <= velocity_threshold, axis=1)))
-    fr = model.friction
-    levels = np.asarray(fr.coulomb) + (0.0 if fr.stribeck is None else np.asarray(fr.stribeck))
+    levels = model.friction.breakaway
     with_friction = [n for n, f, m in zip(model.joint_names, levels, mask) if f > 0 and m]
     if near >= NEAR_REST_SHARE and ((friction and with_friction) or scaled):
         why = (

@@ -179,8 +179,8 @@ def outlying_free_stretches(replay, free, friction=None):
         replay: the :class:`~robot_dynamics.tools.replay.Replay`.
         free: (k,) bool, the free messages.
         friction: the model's :class:`~robot_dynamics.core.friction.FrictionModel` (its
-            Coulomb, Stribeck and asymmetry levels bound what a joint at rest may hold), or
-            None: joints at rest are not judged.
+            ``breakaway`` bounds what a joint at rest may hold), or None: joints at rest are not
+            judged.
 
     Returns:
         list: ``(start, end, peak)`` per stretch in time order: seconds since the first stamp
@@ -195,9 +195,7 @@ def outlying_free_stretches(replay, free, friction=None):
         if name in unmeasured:
             residual[sel, j] = 0.0
     t = replay.time
-    band = None
-    if friction is not None:
-        band = friction.coulomb + friction.stribeck + np.abs(friction.asymmetry)
+    band = None if friction is None else friction.breakaway
     runs = outlying_stretches(t, residual, replay.velocity, sel, band)
     return [(float(t[a]), float(t[b]), peak) for a, b, peak in runs]
 

@@ -83,6 +83,9 @@ def test_asymmetric_stribeck_friction_closed_form(rng):
     assert np.all(f.torques(np.zeros(n), eps) == 0.0)
     near = f.torques(np.full(n, 1e-4), 1e-7) - viscous * 1e-4
     np.testing.assert_allclose(near, coulomb + stribeck + asymmetry, rtol=1e-5)
+    # the breakaway level: the larger of the two just off rest
+    back = -f.torques(np.full(n, -1e-4), 1e-7) - viscous * 1e-4
+    np.testing.assert_allclose(f.breakaway, np.maximum(near, back), rtol=1e-5)
     # friction brakes in both directions: qd tau_f >= 0 (|asymmetry| <= coulomb)
     v = np.linspace(-3, 3, 2001)[:, None] * np.ones(n)
     assert np.all(v * f.torques(v, eps) >= 0.0)
