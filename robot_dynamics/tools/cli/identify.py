@@ -48,6 +48,7 @@ from .identify_model import (
     model_lines,
     write_outputs,
 )
+from .identify_node import known_torques, node_setup
 from .node_params import add_params_option, node_model
 from .identify_data import (
     add_data_options,
@@ -91,6 +92,8 @@ def add_identify_parser(sub, common):
     p.add_argument("--plot", default=None, metavar="PNG", help="plot held-out torques to a PNG")
     add_data_options(p)
     add_model_options(p)
+    p.set_defaults(velocity_threshold=None)  # given, else --params' or the default
+    add_params_option(p)
 
 
 def cmd_identify(run: Invocation) -> List[str]:
@@ -103,7 +106,12 @@ def cmd_identify(run: Invocation) -> List[str]:
     Raises:
         CLIError: data that cannot be read or identified.
     """
+    node = None
+    if run.args.params:
+        run, node = node_setup(run)
     args, model, path, xml, bundled, out = run
+    if args.velocity_threshold is None:
+        args.velocity_threshold = DEFAULT_VELOCITY_THRESHOLD
     params_path = parameters_path(args.out)
     if os.path.abspath(params_path) == os.path.abspath(args.out):
         raise _cli_error(
@@ -122,6 +130,8 @@ def cmd_identify(run: Invocation) -> List[str]:
         data, hold_sources = load_data(
             args, model, partial(base_parameter_fit, model, layout), holdout=args.holdout
         )
+        if node is not None:
+            data = known_torques(node, model, data)
         train, test = data.split(args.holdout) if args.holdout > 0 else (data, None)
         selection, result = fit_model(args, model, train, test)
     except IdentificationError as exc:
@@ -149,7 +159,9 @@ def cmd_identify(run: Invocation) -> List[str]:
     )
     names = [model.joint_names[j] for j in measured]
     warnings += disturbance_warnings(names, data.t, stretches)
-    params_text = write_outputs(args, model, xml, data, selection, result, params_path, warnings)
+    params_text = write_outputs(
+        args, model, xml, data, selection, result, params_path, warnings, node
+    )
     nominal_bodies = result.theta_nominal[: layout.n_inertial].reshape(-1, 10)
     bodies = result.body_parameters()
     validation = "held-out" if args.holdout > 0 else "training (no --holdout)"

@@ -24,6 +24,7 @@ from robot_dynamics.core.urdf_writer import identified_urdf
 from robot_dynamics.tools.identified_parameters import identified_parameters, parameters_file_text
 
 from .arguments import number
+from .identify_node import carried_values
 
 
 def add_velocity_threshold_option(p):
@@ -38,7 +39,7 @@ def add_velocity_threshold_option(p):
         type=number(0),
         default=DEFAULT_VELOCITY_THRESHOLD,
         help="v_eps of the Coulomb friction's smooth sign tanh(qd / v_eps) [rad/s] (the node's "
-        f"friction_velocity_threshold; default {DEFAULT_VELOCITY_THRESHOLD:g})",
+        f"friction_velocity_threshold; default: --params', else {DEFAULT_VELOCITY_THRESHOLD:g})",
     )
 
 
@@ -130,7 +131,7 @@ def fit_model(args, model, train, test):
     return selection, result
 
 
-def write_outputs(args, model, xml, data, selection, result, params_path, warnings=()):
+def write_outputs(args, model, xml, data, selection, result, params_path, warnings=(), node=None):
     """Write the identified URDF (``args.out``) and the node's parameters file.
 
     Args:
@@ -143,18 +144,28 @@ def write_outputs(args, model, xml, data, selection, result, params_path, warnin
         result: the :class:`~robot_dynamics.core.identification.IdentificationResult`.
         params_path: where the parameters file goes.
         warnings: the run's warnings, written as ``warning:`` comments at the file's top.
+        node: the :class:`~robot_dynamics.tools.cli.identify_node.NodeSetup` of ``--params``,
+            or None: the file then also carries the node's other parameters and locks its
+            locked joints.
 
     Returns:
         str: the parameters file's text.
     """
+    held = data.report.not_recorded
+    if node is not None:  # the joints the node locks, also where the recording carries them
+        listed = {name for name, _ in held}
+        locked = set(model.joint_names) - set(node.node_joints)
+        held += tuple((j, p) for j, p in data.report.held if j in locked and j not in listed)
     values = identified_parameters(
         result,
         model,
         args.velocity_threshold,
         effort_scale=data.report.effort_scale,
         effort_offset=data.report.effort_offset,
-        held=data.report.not_recorded,
+        held=held,
     )
+    if node is not None:
+        values = {**carried_values(node, model, held), **values}
     choices = ", ".join(
         f"{name} {kind.replace('_', '+')}{' + offset' if off else ''}"
         for name, kind, off in zip(model.joint_names, selection.friction, selection.offset)
