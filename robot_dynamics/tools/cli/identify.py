@@ -49,7 +49,7 @@ from .identify_model import (
     write_outputs,
 )
 from .identify_node import known_torques, node_setup
-from .node_params import add_params_option, node_model
+from .node_params import add_params_option, node_conversions, node_model
 from .identify_data import (
     add_data_options,
     data_report,
@@ -502,7 +502,7 @@ def cmd_identify_payload(run: Invocation) -> List[str]:
     )
 
     if params is not None:
-        _node_conversions(args, model, params)
+        node_conversions(args, params, model, model.joint_names)
     elif args.velocity_threshold is None:
         args.velocity_threshold = DEFAULT_VELOCITY_THRESHOLD
     friction = not args.no_friction
@@ -586,31 +586,6 @@ def cmd_identify_payload(run: Invocation) -> List[str]:
     lines += [f"note: {u}" for u in est.undetermined]
     lines.append("residual torque rms [N m]: " + np.array2string(est.residual_rms, precision=3))
     return lines
-
-
-def _node_conversions(args, model, params):
-    """Fill the effort conversion and the friction's smooth sign of ``args`` from the node's
-    parameters files where the command line does not give them (``--effort-scale``,
-    ``--effort-offset``, ``--velocity-threshold``): the torques the node computes, as its
-    ``~/identify_payload`` does.
-
-    Args:
-        args: the parsed command line (changed in place).
-        model: the node's model.
-        params: the NodeParameters of ``--params``.
-
-    Raises:
-        InvalidInputError: an effort_scale or effort_offset of the wrong length.
-    """
-    from robot_dynamics.estimation.config import validate_config
-
-    resolved = validate_config(model, params.pipeline_config())
-    if args.effort_scale is None:
-        args.effort_scale = [repr(float(v)) for v in resolved.effort_scale]
-    if args.effort_offset is None:
-        args.effort_offset = [repr(float(v)) for v in resolved.effort_offset]
-    if args.velocity_threshold is None:
-        args.velocity_threshold = float(params.values["friction_velocity_threshold"])
 
 
 def add_parsers(sub, common):

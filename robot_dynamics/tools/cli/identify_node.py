@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from robot_dynamics.ros.dynamics_parameters import derive_model
 from robot_dynamics.tools.params_file import read_parameters_files
 
-from .node_params import node_parameters
+from .node_params import node_conversions, node_parameters
 
 #: Parameters identify determines (or the identified URDF replaces): never carried over.
 DETERMINED = frozenset(
@@ -78,12 +78,6 @@ class NodeSetup:
     fit_armature: bool
 
 
-def _spread(values, node_joints, joint_names, fill):
-    """A per-joint list of the node's joints over every joint (``fill`` for the locked)."""
-    by_name = dict(zip(node_joints, values))
-    return [float(by_name.get(name, fill)) for name in joint_names]
-
-
 def node_setup(run):
     """A command's invocation with the node's model options, conversions and locked joints
     (see the module docstring), and what the written file needs of the node.
@@ -102,33 +96,23 @@ def node_setup(run):
         ParametersFileError: a file the node would refuse, or values that do not fit the model
             (as the node checks them at start-up).
     """
-    from robot_dynamics.estimation.config import validate_config
-
     args = run.args
     files = read_parameters_files(args.params, node=args.node_name)
     params = node_parameters(args, run.model, files)
     _, node = params.build_model(run.xml)
     params.pipeline(node)  # refuses what the node refuses at start-up
     model, _ = params.with_values(_UNDERIVED).build_model(run.xml)
-    names, node_joints = model.joint_names, node.joint_names
-    resolved = validate_config(node, params.pipeline_config())
-    if args.effort_scale is None:
-        args.effort_scale = [repr(v) for v in _spread(resolved.effort_scale, node_joints, names, 1)]
-    if args.effort_offset is None:
-        args.effort_offset = [
-            repr(v) for v in _spread(resolved.effort_offset, node_joints, names, 0)
-        ]
-    if args.velocity_threshold is None:
-        args.velocity_threshold = float(params.values["friction_velocity_threshold"])
+    node_conversions(args, params, node, model.joint_names)
     given = {token.partition("=")[0].strip() for token in args.hold or ()}
     args.hold = list(args.hold or ()) + [
         f"{name}={float(position)!r}" for name, position in node.locked_joints if name not in given
     ]
     overrides = {**_UNDERIVED, "payload.mass": params.values["payload.mass"]}
     if params.values["armature"] and not args.armature:
-        overrides["armature"] = _spread(params.values["armature"], node_joints, names, 0.0)
+        by_name = dict(zip(node.joint_names, params.values["armature"]))
+        overrides["armature"] = [by_name.get(j, 0.0) for j in model.joint_names]
     known = derive_model(model, {**params.values, **overrides})
-    setup = NodeSetup(params, tuple(node_joints), known, bool(args.armature))
+    setup = NodeSetup(params, tuple(node.joint_names), known, bool(args.armature))
     return run._replace(model=model), setup
 
 

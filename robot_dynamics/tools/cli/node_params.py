@@ -92,6 +92,35 @@ def node_model(run):
     return run._replace(model=model), params
 
 
+def node_conversions(args, params, node, joint_names):
+    """Fill the effort conversion and the friction's smooth sign of a command's ``args`` from
+    the node's parameters where the command line gives none (``--effort-scale``,
+    ``--effort-offset``, ``--velocity-threshold``): the torques the node computes.
+
+    Args:
+        args: the parsed command line (changed in place).
+        params: the NodeParameters of ``--params``.
+        node: the node's model (its joints name the files' per-joint lists).
+        joint_names: the command's joints: the node's, or more (the joints the node locks
+            get scale 1 and offset 0).
+
+    Raises:
+        InvalidInputError: an effort_scale or effort_offset of the wrong length.
+    """
+    from robot_dynamics.estimation.config import validate_config
+
+    resolved = validate_config(node, params.pipeline_config())
+    for name, values, fill in (
+        ("effort_scale", resolved.effort_scale, 1.0),
+        ("effort_offset", resolved.effort_offset, 0.0),
+    ):
+        if getattr(args, name) is None:
+            by_name = dict(zip(node.joint_names, values))
+            setattr(args, name, [repr(float(by_name.get(j, fill))) for j in joint_names])
+    if args.velocity_threshold is None:
+        args.velocity_threshold = float(params.values["friction_velocity_threshold"])
+
+
 def compensated_friction(params, model, qd):
     """The friction the node adds to its feed-forward and removes from measured torques.
 
@@ -137,6 +166,7 @@ __all__ = [
     "add_params_option",
     "compensated_friction",
     "effort_torques",
+    "node_conversions",
     "node_model",
     "node_parameters",
 ]
