@@ -49,12 +49,13 @@ FRICTION_FIELDS = FRICTION_TERMS + ("stribeck_velocity",)
 FRICTION_PARAMETERS = tuple(f"friction.{field}" for field in FRICTION_FIELDS)
 
 
-def check_velocity_threshold(velocity_threshold, n=None):
+def check_velocity_threshold(velocity_threshold, n=None, name="velocity_threshold"):
     """Validate a smooth-sign velocity threshold.
 
     Args:
         velocity_threshold: scalar or (n,) per joint [rad/s or m/s], finite and >= 0.
         n: expected number of joints, or None for any.
+        name: the argument's name, for the messages.
 
     Returns:
         ndarray: the threshold as a float array (0-d or (n,)).
@@ -65,15 +66,11 @@ def check_velocity_threshold(velocity_threshold, n=None):
     try:
         eps = np.asarray(velocity_threshold, dtype=float)
     except (TypeError, ValueError) as err:
-        raise InvalidInputError(f"velocity_threshold must be numeric: {err}") from None
+        raise InvalidInputError(f"{name} must be numeric: {err}") from None
     if eps.ndim > 1 or (eps.ndim == 1 and n is not None and eps.shape != (n,)):
-        raise InvalidInputError(
-            f"velocity_threshold must be a scalar or {n} values, got shape {eps.shape}"
-        )
+        raise InvalidInputError(f"{name} must be a scalar or {n} values, got shape {eps.shape}")
     if not np.all(np.isfinite(eps)) or np.any(eps < 0):
-        raise InvalidInputError(
-            f"velocity_threshold must be finite and >= 0, got {velocity_threshold!r}"
-        )
+        raise InvalidInputError(f"{name} must be finite and >= 0, got {velocity_threshold!r}")
     return eps
 
 
@@ -284,19 +281,25 @@ class FrictionModel:
                 changes[field] = value
         return self.replace(**changes) if changes else self
 
-    def torques(self, qd, velocity_threshold=DEFAULT_VELOCITY_THRESHOLD):
+    def torques(self, qd, velocity_threshold=DEFAULT_VELOCITY_THRESHOLD, rest_velocity=0.0):
         """Friction torques at joint velocities ``qd``.
 
         Args:
             qd: (..., n) joint velocities [rad/s or m/s].
             velocity_threshold: ``v_eps`` of :func:`smooth_sign`, scalar or (n,), >= 0.
+            rest_velocity: scalar or (n,), >= 0 [rad/s or m/s]: where every joint's ``|qd|``
+                is below it (per configuration), the arm is at rest and the friction is 0.
+                Friction at rest is static, anywhere within the breakaway level, and measured
+                velocities that small are a driver's noise, which the smooth sign would turn
+                into chatter. 0: off.
 
         Returns:
             ndarray: (..., n) friction torques [N m or N], opposing the motion when subtracted
             from the applied torque.
 
         Raises:
-            InvalidInputError: a bad velocity_threshold; qd whose last axis is not n.
+            InvalidInputError: a bad velocity_threshold or rest_velocity; qd whose last axis
+                is not n.
         """
         qd = np.asarray(qd, dtype=float)
         if qd.ndim == 0 or qd.shape[-1] != self.n:
@@ -304,6 +307,9 @@ class FrictionModel:
                 f"friction torques: qd must have shape (..., {self.n}), got {qd.shape}"
             )
         eps = check_velocity_threshold(velocity_threshold, self.n)
+        if np.any(rest_velocity):
+            rest = check_velocity_threshold(rest_velocity, self.n, "rest_velocity")
+            qd = np.where(np.all(np.abs(qd) < rest, axis=-1, keepdims=True), 0.0, qd)
         s = smooth_sign(qd, eps)
         out = self.viscous * qd
         for term in FRICTION_TERMS[1:]:

@@ -116,6 +116,11 @@ class DataReport:
             positions were differentiated instead.
         unwrapped: ``(joint, wraps)`` of the turning joints whose positions a driver wrapped
             by whole turns, unwrapped before anything is differentiated.
+        rest_velocity: (n,) the largest ``|velocity|`` each joint's driver reported while the
+            arm was at rest (:func:`~robot_dynamics.core.rest.at_rest`) [rad/s or m/s], NaN
+            for a joint without recorded velocities; None when the arm was never at rest or
+            no velocity was recorded.
+        rest_time: how long the arm was at rest [s].
     """
 
     joint_names: tuple
@@ -142,6 +147,8 @@ class DataReport:
     zero_stamps: int = 0
     unfollowed_velocities: tuple = ()
     unwrapped: tuple = ()
+    rest_velocity: object = None
+    rest_time: float = 0.0
 
     @property
     def not_recorded(self):
@@ -529,8 +536,10 @@ def smooth(
     measured = np.asarray(data.effort_mask, bool)
     still = np.isfinite(data.held)
     out = {k: [] for k in ("t", "q", "qd", "qdd", "tau")}
-    resolution = position_resolution(q) if rest else None
+    resolution = position_resolution(q)
     resting = 0
+    rest_velocity = np.full(q.shape[1], -np.inf)
+    rest_samples = 0
     short = 0
     for seg in np.split(np.arange(len(t)), cuts):
         ts = t[seg]
@@ -543,14 +552,18 @@ def smooth(
             return np.column_stack([np.interp(grid, ts, x[seg, j]) for j in range(x.shape[1])])
 
         qs = resample(q)
+        still_arm = at_rest(qs, window, resolution)
         if v is not None:
-            qds = savgol_filter(resample(v), window, polyorder, axis=0)
+            vs = resample(v)
+            qds = savgol_filter(vs, window, polyorder, axis=0)
+            if still_arm.any():  # the driver's velocity noise at rest
+                rest_velocity = np.fmax(rest_velocity, np.abs(vs[still_arm]).max(axis=0))
+                rest_samples += int(np.count_nonzero(still_arm))
         else:
             qds = savgol_filter(qs, window, polyorder, deriv=1, delta=dt, axis=0)
         qdds = savgol_filter(qds, window, polyorder, deriv=1, delta=dt, axis=0)
         qs[:, still], qds[:, still], qdds[:, still] = data.held[still], 0.0, 0.0
         if rest:
-            still_arm = at_rest(qs, window, resolution)
             hold_means(qs, still_arm)
             qds[still_arm], qdds[still_arm] = 0.0, 0.0
             resting += int(np.count_nonzero(still_arm[::stride]))
@@ -580,6 +593,10 @@ def smooth(
         bridged=bridged,
         stretches=len(out["t"]),
         at_rest=resting / sum(len(x) for x in out["t"]) if rest else None,
+        rest_velocity=np.where(np.isfinite(rest_velocity), rest_velocity, np.nan)
+        if rest_samples
+        else None,
+        rest_time=rest_samples * dt,
     )
     torque_window = max(polyorder + 2, (window // stride) | 1)  # the torque's filter, kept grid
     return JointData(

@@ -12,6 +12,8 @@ REST_NOISE_SPAN = 12.0
 #: a joint moves where its measured velocity reaches this [rad/s or m/s] (well above a robot's
 #: velocity noise of a few mrad/s)
 MOVING_VELOCITY = 0.05
+#: :func:`rest_velocity` over the largest velocity noise at rest
+REST_VELOCITY_MARGIN = 1.25
 
 
 def does_not_move(position):
@@ -98,11 +100,32 @@ def at_rest(q, window, resolution=None):
     return np.all(span <= REST_NOISE_SPAN * noise + resolution, axis=1)
 
 
+def rest_velocity(noise):
+    """The velocity below which every joint must be for the arm to be at rest
+    (the nodes' ``friction_rest_velocity``), from a driver's velocity noise at rest.
+
+    Args:
+        noise: (n,) the largest ``|velocity|`` each joint reported at rest [rad/s or m/s]
+            (NaN: not recorded), or None.
+
+    Returns:
+        float or None: :data:`REST_VELOCITY_MARGIN` times the largest, or None when there is
+        none or it reaches :data:`MOVING_VELOCITY` (velocities that large are motion, not
+        noise).
+    """
+    if noise is None or not np.isfinite(noise).any():
+        return None
+    largest = float(np.nanmax(noise))
+    return REST_VELOCITY_MARGIN * largest if largest < MOVING_VELOCITY else None
+
+
 __all__ = [
     "MOVING_VELOCITY",
+    "REST_VELOCITY_MARGIN",
     "REST_NOISE_SPAN",
     "at_rest",
     "does_not_move",
     "hold_means",
     "position_resolution",
+    "rest_velocity",
 ]

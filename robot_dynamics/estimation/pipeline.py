@@ -136,9 +136,9 @@ class EstimationPipeline:
         self._near_singular = False
         self._stale_effort = False
 
-    def _friction_torques(self, qd):
+    def _friction_torques(self, qd, rest_velocity=0.0):
         """Joint friction torques at ``qd`` (the model's friction, the configured threshold)."""
-        return self.model.friction.torques(qd, self._friction_threshold)
+        return self.model.friction.torques(qd, self._friction_threshold, rest_velocity)
 
     # ------------------------------------------------------------------ derived pipelines
     def with_config(self, config):
@@ -368,7 +368,7 @@ class EstimationPipeline:
         tree = self.model.tree
         sample.terms = StateTerms(tree, dynamics.kinematics(tree, q), qd, frame, "local")
         if self._friction is not None and have_velocity:
-            sample.friction = self._friction(qd)
+            sample.friction = self._friction(qd, self.config.friction_rest_velocity)
         return sample
 
     def command(self, sample, now_ns=None):

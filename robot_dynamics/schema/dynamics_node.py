@@ -160,6 +160,19 @@ ESTIMATION = Section(
             config="friction_velocity_threshold",
         ),
         Param(
+            "friction_rest_velocity",
+            0.0,
+            "While every joint's measured |velocity| is below it, the arm is at rest and the "
+            "friction compensation adds and removes nothing: friction at rest is static, anywhere "
+            "within its breakaway level, and velocities that small are the driver's noise, which "
+            "the smooth sign would turn into chatter of the feed-forward and the estimate; "
+            "0 = off (identify sets it from a recording's velocities at rest).",
+            D,
+            units="rad/s or m/s",
+            range=(0.0, 10.0),
+            config="friction_rest_velocity",
+        ),
+        Param(
             "wrench_frame",
             "",
             "Link whose frame ~/external_wrench is given in (components in its axes, moment "

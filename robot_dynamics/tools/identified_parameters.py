@@ -8,6 +8,8 @@ description_file:=/abs/X.urdf params_file:=/abs/X.yaml``, by ``--ros-args --para
 X.yaml`` and by the CLI's ``--params X.yaml``) holds:
 
 - ``friction_compensation: true`` and the ``friction_velocity_threshold`` the fit used;
+- ``friction_rest_velocity`` above the velocity noise the driver reported at rest, when the
+  recording has the arm at rest (no friction compensation while every joint is below it);
 - the friction model beyond the URDF's (``friction.asymmetry``, ``friction.stribeck``,
   ``friction.stribeck_velocity``; viscous and Coulomb friction are in the URDF);
 - the torque offsets as the node's effort conversion ``tau = effort_scale * effort +
@@ -31,7 +33,14 @@ from robot_dynamics.tools.params_file import parameters_yaml
 
 
 def identified_parameters(
-    result, model, velocity_threshold, *, effort_scale=None, effort_offset=None, held=()
+    result,
+    model,
+    velocity_threshold,
+    *,
+    effort_scale=None,
+    effort_offset=None,
+    held=(),
+    rest_velocity=None,
 ):
     """The dynamics node's parameters of what the fit found beyond the URDF (see the module
     docstring).
@@ -44,6 +53,8 @@ def identified_parameters(
         effort_offset: (n,) the offset identify applied [N m or N], or None (0).
         held: ``((joint, position [rad or m]), ...)`` of the joints the recording does not
             carry (identify held them there).
+        rest_velocity: ``friction_rest_velocity`` from the recording's velocity noise at rest
+            [rad/s or m/s] (:func:`~robot_dynamics.core.rest.rest_velocity`), or None.
 
     Returns:
         dict: parameter name -> value (floats, lists of floats in model joint order without
@@ -56,6 +67,7 @@ def identified_parameters(
     values = {
         "friction_compensation": True,
         "friction_velocity_threshold": float(velocity_threshold),
+        **({} if rest_velocity is None else {"friction_rest_velocity": float(rest_velocity)}),
         "friction.asymmetry": [float(x) + 0.0 for x in friction.asymmetry],
         "friction.stribeck": [float(x) + 0.0 for x in friction.stribeck],
         "friction.stribeck_velocity": [float(x) for x in friction.stribeck_velocity],

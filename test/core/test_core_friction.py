@@ -182,3 +182,27 @@ def test_friction_parameters_override_the_urdf():
         base.with_parameters({"friction.coulomb": [1.0]})
     with pytest.raises(InvalidInputError, match="friction.asymmetry of joint 'j1'"):
         base.with_parameters({"friction.asymmetry": [0.5] * n})
+
+
+def test_friction_at_rest_is_zero_below_the_rest_velocity():
+    # every joint below rest_velocity: the arm at rest, no friction (static, within its
+    # breakaway level); one joint above: the whole model, on every joint; per configuration
+    # of a batch; per-joint levels; 0: off
+    model = FrictionModel(
+        np.full(3, 0.4), np.full(3, 2.0), asymmetry=np.full(3, 0.5), stribeck=np.full(3, 1.0)
+    )
+    ripple = np.array([0.009, -0.008, 0.007])
+    moving = np.array([0.009, -0.008, 0.05])
+    qd = np.stack([ripple, moving, -ripple])
+    full = model.torques(qd, 0.01)
+    assert np.all(np.abs(full[0]) > 1.0)  # the smooth sign turns the ripple into ~2 N m
+    gated = model.torques(qd, 0.01, rest_velocity=0.012)
+    np.testing.assert_array_equal(gated[[0, 2]], 0.0)
+    np.testing.assert_array_equal(gated[1], full[1])
+    np.testing.assert_array_equal(model.torques(qd, 0.01, rest_velocity=0.0), full)
+    per_joint = model.torques(qd, 0.01, rest_velocity=[0.012, 0.012, 0.006])
+    np.testing.assert_array_equal(per_joint, full)  # joint 3 beyond its own level: not at rest
+    np.testing.assert_array_equal(model.torques(ripple, 0.01, 0.01), 0.0)  # a single one
+    for bad in (-0.1, np.nan, [0.01, 0.01]):
+        with pytest.raises(InvalidInputError, match="rest_velocity"):
+            model.torques(qd, 0.01, rest_velocity=bad)

@@ -1,6 +1,7 @@
 """The estimation pipeline's outputs for control, with plain pytest: feed-forward torques from
 the measured state or a reference (and its expiry), references refused naming the field and
-joint, friction compensation through the smooth sign, the effort command's sources and clamping,
+joint, friction compensation through the smooth sign (none at rest), the effort command's sources
+and clamping,
 and the last guard that withholds non-finite outputs.
 """
 
@@ -97,6 +98,43 @@ def test_friction_compensation_smooth_sign(panda):
     tau = model.inverse_dynamics(Q, qd, np.zeros(7)) + smooth
     out = p.update(T0, Q, qd, tau)
     np.testing.assert_allclose(out.external_torques, 0.0, atol=1e-9)
+
+
+def test_friction_compensation_at_rest(panda):
+    # the arm at rest, its driver's velocities a +-9 mrad/s ripple: with friction_rest_velocity
+    # above the ripple, the feed-forward and the estimate have no friction (friction at rest is
+    # static), where the smooth sign would chatter by most of the Coulomb level; as soon as one
+    # joint moves, the whole model on every joint
+    model = panda.with_friction(FrictionModel(np.full(7, 0.5), np.full(7, 2.0)))
+    options = dict(
+        friction_compensation=True, wrench_estimation="static", command_source="feedforward"
+    )
+    gated, plain = pipe(model, friction_rest_velocity=0.012, **options), pipe(model, **options)
+    rng = np.random.default_rng(3)
+    tau = model.gravity_torques(Q)  # held still: gravity, nothing static in friction
+    for k in range(20):
+        qd = 0.009 * np.sin(2 * np.pi * 15.0 * k * MS + rng.uniform(0, 6.3, 7))
+        nle = model.inverse_dynamics(Q, qd, np.zeros(7))
+        out = gated.update(T0 + k * MS, Q, qd, tau)
+        np.testing.assert_allclose(out.feedforward, nle, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(out.command, out.feedforward)
+        np.testing.assert_allclose(out.external_torques, nle - tau, rtol=0, atol=1e-12)
+        chatter = plain.update(T0 + k * MS, Q, qd, tau).feedforward - nle
+        np.testing.assert_allclose(chatter, model.friction_torques(qd, 0.01), atol=1e-12)
+    assert np.abs(chatter).max() > 0.5
+    qd[2] = 0.05  # one joint moves
+    out = gated.update(T0 + 20 * MS, Q, qd, tau)
+    friction = model.friction_torques(qd, 0.01)
+    np.testing.assert_allclose(
+        out.feedforward, model.inverse_dynamics(Q, qd, np.zeros(7)) + friction, atol=1e-12
+    )
+    # a reference's velocities are no measurement: its feed-forward has the friction
+    gated.set_reference(T0, Q, np.full(7, 0.005))
+    out = gated.update(T0 + 21 * MS, Q, np.zeros(7), tau)
+    expected = model.inverse_dynamics(Q, np.full(7, 0.005), np.zeros(7))
+    np.testing.assert_allclose(
+        out.feedforward, expected + model.friction_torques(np.full(7, 0.005), 0.01), atol=1e-12
+    )
 
 
 def test_command_clamp_at_the_limit_and_without_one():

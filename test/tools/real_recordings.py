@@ -87,6 +87,27 @@ def excitation(model, rng, moving, period=10.0, harmonics=8):
     return evaluate
 
 
+def resting_first(motion, rest, ramp=1.0):
+    """``motion`` after ``rest`` seconds at rest at its start pose, into which it eases over
+    ``ramp`` seconds (its time runs as ``s(t)``, ``s'`` rising smoothly from 0 to 1).
+
+    Returns:
+        callable: ``t (N,) -> (q, qd, qdd)``, each (N, n).
+    """
+
+    def evaluate(t):
+        u = np.clip((np.asarray(t, dtype=float) - rest) / ramp, 0.0, None)
+        inside = u < 1.0
+        s = np.where(inside, ramp * (u**3 - u**4 / 2), ramp / 2 + ramp * (u - 1.0))
+        rate = np.where(inside, 3 * u**2 - 2 * u**3, 1.0)
+        curve = np.where(inside, (6 * u - 6 * u**2) / ramp, 0.0)
+        q, dq, ddq = motion(s)  # derivatives in s
+        qd = dq * rate[:, None]
+        return q, qd, ddq * (rate**2)[:, None] + dq * curve[:, None]
+
+    return evaluate
+
+
 @dataclass
 class Log:
     """A logged recording.
@@ -184,7 +205,7 @@ class Recording:
 
 def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05,
            encoder_noise=1e-6, effort_scale=None, effort_offset=None, torques=None,
-           logged=True):  # fmt: skip
+           logged=True, rest=0.0):  # fmt: skip
     """A recording of the perturbed robot running an excitation, as a real logger gives it.
 
     Args:
@@ -201,6 +222,7 @@ def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05
         torques: the true torques ``(t (R,), q, qd, qdd) -> (R, n)`` [N m or N], or None: the
             perturbed robot's (``truth``).
         logged: the logger's stamps, repeats and gaps (False: every cycle, stamped exactly).
+        rest: seconds at rest before the excitation (the driver's ripple goes on).
 
     Returns:
         Recording: the recording.
@@ -209,6 +231,8 @@ def record(model, rng, duration, *, moving=None, ripple=0.003, torque_noise=0.05
     moving = np.ones(n, bool) if moving is None else np.asarray(moving, bool)
     layout, theta = perturbed_truth(model, rng)
     motion = excitation(model, rng, moving)
+    if rest:
+        motion = resting_first(motion, rest)
     cycles = int(round(duration / CYCLE))
     if logged:
         log = logger(cycles, rng)

@@ -1,9 +1,13 @@
 """What ``robot-dynamics estimate`` says about a recording beyond its numbers: a push on the arm
-at rest named as a disturbance (judged beyond what the joints' friction may hold), and the
-messages near a singularity counted in the summary.
+at rest named as a disturbance (judged beyond what the joints' friction may hold), the driver's
+velocity noise at rest beyond ``friction_rest_velocity`` named with the level that removes its
+phantom, and the messages near a singularity counted in the summary.
 """
 
+import csv
+
 import numpy as np
+import pytest
 
 from robot_dynamics.core.rest import MOVING_VELOCITY
 from robot_dynamics.tools.params_file import parameters_yaml
@@ -52,3 +56,42 @@ def test_messages_near_a_singularity_are_counted_in_the_summary(arm, tmp_path, c
     count = summary["pipeline"]["singular_warnings"]
     assert count == summary["status"]["estimated"] > 0
     assert f"near a singularity in {count} messages: the wrench there is damped" in text
+
+
+def test_velocity_noise_at_rest_is_named_and_its_level_removes_the_phantom(tmp_path, monkeypatch):
+    """A harmonic-drive arm (Coulomb friction 2-2.6 N m) whose driver reports a 9 mrad/s 15 Hz
+    velocity ripple stands still for 3 s. With friction compensation and no
+    friction_rest_velocity, the smooth sign turns the ripple at rest into up to 70 % of the
+    Coulomb level: named, with the level to set. That level set, nothing is named, the phantom
+    force at rest drops and in motion it stays the same."""
+    monkeypatch.setattr(ER, "COULOMB", ER.COULOMB * 4)
+    monkeypatch.setattr(ER, "STRIBECK", ER.STRIBECK * 4)
+    monkeypatch.setattr(ER, "RIPPLE", 9e-3)
+    recording = ER.simulate(seed=3, duration=8.0, rests=((2.0, 5.0),))
+    data, urdf = tmp_path / "r.csv", tmp_path / "arm.urdf"
+    ER.write_csv(str(data), recording, ER.JOINT_NAMES)
+    urdf.write_text(ER.estimator_urdf())
+
+    def estimate(name, **values):
+        params = tmp_path / f"{name}.yaml"
+        params.write_text(parameters_yaml({**ER.node_parameters(), **values}, node="/**"))
+        out = str(tmp_path / name)
+        summary = ER.estimate_json(str(urdf), str(data), "--params", str(params), "--out", out)
+        with open(out + ".csv") as fh:
+            rows = list(csv.DictReader(fh))
+        t = np.array([float(r["time"]) for r in rows])
+        force = np.array([float(r["force"] or "nan") for r in rows])
+        rest, moving = (t > 2.5) & (t < 5.0), ((t > 0.5) & (t < 2.0)) | (t > 5.5)
+        rms = [float(np.sqrt(np.nanmean(force[m] ** 2))) for m in (rest, moving)]
+        return summary, rms
+
+    summary, (rest, moving) = estimate("off")
+    (warning,) = [w for w in summary["warnings"] if w.startswith("velocity-noise:")]
+    noise = max(summary["rest_velocity"].values())
+    assert 0.008 < noise < 0.013 and summary["rest_time"] > 2.0  # the ripple and its noise
+    level = float(warning.split("Set friction_rest_velocity: ")[1].split(" ")[0])
+    assert level == pytest.approx(1.25 * noise, rel=0.01), warning
+    summary, (rest_gated, moving_gated) = estimate("set", friction_rest_velocity=level)
+    assert not [w for w in summary["warnings"] if w.startswith("velocity-noise:")]
+    assert rest_gated < 0.85 * rest, (rest_gated, rest)
+    assert moving_gated == pytest.approx(moving, rel=0.02)

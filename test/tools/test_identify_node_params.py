@@ -149,3 +149,29 @@ def test_a_file_the_node_would_refuse_is_named(tmp_path, capsys, arm):
     assert code != 0
     assert "armature" in err and "node.yaml" in err, err
     assert not (tmp_path / "a.urdf").exists()
+
+
+def test_the_written_file_sets_the_rest_velocity_from_the_velocities_at_rest(tmp_path, capsys):
+    # 3 s at rest before the excitation, the driver's ripple going on: the node's friction
+    # compensation is to add nothing while every joint is below 1.25 times the largest
+    # velocity reported at rest; a recording never at rest leaves it off
+    model = panda()
+    names = list(model.joint_names)
+    argv = ("identify", "panda", tmp_path / "r.csv", *FIT, "--json")
+    rec = record(model, np.random.default_rng(21), 20.0, rest=3.0, ripple=0.003)
+    (tmp_path / "r.csv").write_text(csv_text(names, rec))
+    code, out, err = run(capsys, *argv, "--out", tmp_path / "a.urdf")
+    assert code == 0, err
+    prepared = json.loads(out)["data_preparation"]
+    assert 2.0 < prepared["rest_time"] <= 3.0, prepared["rest_time"]
+    noise = np.abs(rec.velocity[rec.true_t < 2.5]).max()
+    assert 0.004 < noise < 0.01  # three 3 mrad/s components
+    value = read_parameters_files([tmp_path / "a.yaml"]).values["friction_rest_velocity"]
+    assert value == pytest.approx(1.25 * noise, rel=0.05)
+    assert max(prepared["rest_velocity"].values()) == pytest.approx(value / 1.25)
+    (tmp_path / "r.csv").write_text(csv_text(names, record(model, np.random.default_rng(21), 20.0)))
+    code, out, err = run(capsys, *argv, "--out", tmp_path / "b.urdf")
+    assert code == 0, err
+    assert json.loads(out)["data_preparation"]["rest_velocity"] is None
+    params = read_parameters_files([tmp_path / "b.yaml"])
+    assert "friction_rest_velocity" not in params.given

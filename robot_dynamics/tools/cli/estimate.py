@@ -39,9 +39,7 @@ import numpy as np
 from robot_dynamics.core.effort_measurement import (
     constant_efforts_text,
     effort_scale_finding,
-    model_torque_ratios,
     nothing_measured,
-    suggested_effort_scale,
 )
 from robot_dynamics.core.errors import InvalidInputError
 from robot_dynamics.core.estimation import WRENCH_COMPONENTS
@@ -56,14 +54,18 @@ from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_fi
 
 from .arguments import Invocation, number, output_paths
 from .errors import EXIT_USAGE, CLIError
+from .estimate_findings import (
+    disturbance_warnings,
+    effort_scale_warnings,
+    recorded_rest_velocity,
+    rest_velocity_warnings,
+    torque_ratios,
+    velocity_warnings,
+)
 from .node_params import add_params_option, node_parameters
 from .output import (
-    effort_scale_text,
     named_warning,
-    scale_advice,
     stale_gaps_text,
-    stretches_text,
-    velocity_field_warnings,
     zero_stamps_text,
 )
 
@@ -226,6 +228,8 @@ def cmd_estimate(run: Invocation) -> List[str]:
     phantom = CL.phantom_statistics(first, free)
     disturbed = CL.outlying_free_stretches(first, free, node_model.friction)
     warnings += disturbance_warnings(first.joint_names, disturbed, bool(windows))
+    rest_noise, rest_time = recorded_rest_velocity(first)
+    warnings += rest_velocity_warnings(first.joint_names, rest_noise, rest_time, params.values)
     min_duration = float(params.values["contact.min_duration"])
     levels, basis = CL.suggest_levels(first, free, min_duration, margin=args.margin)
     levels = rounded_levels(levels)
@@ -289,6 +293,10 @@ def cmd_estimate(run: Invocation) -> List[str]:
             "constant_efforts": dict(first.constant_efforts),
             "model_torque_ratio": [float(x) for x in finding.ratios],
             "unfollowed_velocities": [first.joint_names[j] for j, *_ in unfollowed],
+            "rest_time": rest_time,
+            "rest_velocity": None
+            if rest_noise is None
+            else {j: float(v) for j, v in zip(first.joint_names, rest_noise)},
             "contacts": int(first.contact_onsets.sum()) if (first.in_contact >= 0).any() else None,
             "free": {
                 "windows": [[a, b] for a, b in windows] or None,
@@ -308,107 +316,6 @@ def cmd_estimate(run: Invocation) -> List[str]:
         }
     )
     return summary_lines(out, args)
-
-
-def torque_ratios(replayed, velocity_threshold):
-    """Per joint, the scale of the model's torques in the measured ones over the estimated
-    messages (:func:`~robot_dynamics.core.effort_measurement.model_torque_ratios`; the model's
-    torque is the measured one plus the external torque, ``tau_ext`` = model - measured).
-
-    Args:
-        replayed: the :class:`~robot_dynamics.tools.replay.Replay`.
-        velocity_threshold: ``friction_velocity_threshold`` [rad/s or m/s].
-
-    Returns:
-        TorqueScales: the scales and the shares of the measured torques' variation they explain,
-        each (n,), NaN where no effort is a measurement.
-    """
-    rows = np.all(np.isfinite(replayed.measured_torques), axis=1)
-    rows &= np.all(np.isfinite(replayed.velocity), axis=1)
-    constant = {name for name, _ in replayed.constant_efforts}
-    measured = np.array([name not in constant for name in replayed.joint_names])
-    tau = replayed.measured_torques[rows]
-    model = tau + replayed.external_torques[rows]
-    return model_torque_ratios(tau, model, replayed.velocity[rows], measured, velocity_threshold)
-
-
-def effort_scale_warnings(names, finding, scale_set):
-    """A warning when the measured torques are not the model's in size, or a joint's are of the
-    other sign (:func:`~robot_dynamics.core.effort_measurement.effort_scale_finding`): the wrench
-    scales with them.
-
-    Args:
-        names: joint names, model order.
-        finding: the :class:`~robot_dynamics.core.effort_measurement.EffortScaleFinding` of
-            :func:`torque_ratios`.
-        scale_set: (n,) the ``effort_scale`` a parameters file set [torque per unit of effort],
-            or None.
-
-    Returns:
-        list: none or one warning string, ``effort-scale: ...``.
-    """
-    if scale_set is not None and len(scale_set) != len(names):
-        scale_set = np.ones(len(names))  # the node's default: an empty list
-    flipped = finding.other_sign
-    scale = ", ".join(f"{v:.4g}" for v in suggested_effort_scale(finding, scale_set))
-    return effort_scale_text(
-        names,
-        finding,
-        model="the model's",
-        given="with the effort_scale given " if scale_set is not None else "",
-        common_fix=lambda common: (
-            ", or the parameters file identify wrote beside this URDF not given; the wrench "
-            "and the contact levels scale with it. Set effort_scale in a --params file: "
-            + scale_advice(common)
-        ),
-        size_fix=", or a model of another robot; the wrench is not meaningful. Set "
-        "effort_scale per joint in a --params file: " + scale_advice(),
-        sign_fix="; the wrench is not meaningful. Set a negative effort_scale for "
-        f"{'it' if len(flipped) == 1 else 'them'} in a --params file (effort_scale: "
-        f"[{scale}]), and identify again with it (--effort-scale) if this URDF was identified "
-        "from such a recording",
-    )
-
-
-def velocity_warnings(names, unfollowed):
-    """estimate's ``velocity-field`` warning (:func:`~robot_dynamics.tools.cli.output.
-    velocity_field_warnings`): the node takes such velocities for the joints'."""
-    return velocity_field_warnings(
-        names,
-        unfollowed,
-        "The node takes them for the joints' velocities, so the external torques and the wrench "
-        "carry the Coriolis, friction and momentum terms it misses (phantom forces): publish "
-        "the joints' real velocities (the driver's velocity state interface)",
-    )
-
-
-def disturbance_warnings(names, stretches, windows_given):
-    """A warning naming the stretches of the free time where the external torques stand out
-    (:func:`~robot_dynamics.tools.contact_levels.outlying_free_stretches`), or none: the levels
-    suggested from them are those of a contact.
-
-    Args:
-        names: joint names, model order.
-        stretches: ``(start, end, peak)`` entries.
-        windows_given: whether ``--free`` ranges were given (else the whole recording is free).
-
-    Returns:
-        list: none or one warning string, ``disturbance: ...``.
-    """
-    if not stretches:
-        return []
-    free = "in the --free ranges" if windows_given else "in the recording (all taken as free)"
-    fix = "narrow the --free ranges" if windows_given else "give --free ranges"
-    return [
-        named_warning(
-            "disturbance",
-            f"external torques far beyond the rest of the free residual {free} at "
-            f"{stretches_text(names, stretches)} (times its robust standard deviation): "
-            "something touched the arm (a push, a cable, a collision), or the model is wrong "
-            f"there. The suggested contact levels take them for free motion: {fix} where "
-            "nothing touches the arm (--free START:END)",
-        )
-    ]
 
 
 def output_files(args):

@@ -59,6 +59,7 @@ from .identify_data import (
     load_data,
     nominal_friction_note,
     prismatic_joints,
+    rest_velocity_text,
     velocity_warnings,
 )
 
@@ -216,6 +217,8 @@ def cmd_identify(run: Invocation) -> List[str]:
         f"{result.condition_number:.4g}",
     ]
     lines[1:1] = data_lines
+    if data.report.rest_velocity is None:
+        lines.append(rest_velocity_text(data.report))
     if data.extra_joints:
         lines.append(f"ignored joints not in the model: {', '.join(data.extra_joints)}")
     lines.append(nominal_friction_note(model))

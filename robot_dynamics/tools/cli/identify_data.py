@@ -17,6 +17,7 @@ from robot_dynamics.core.effort_measurement import (
     suggested_effort_scale,
 )
 from robot_dynamics.core.friction import FRICTION_TERMS
+from robot_dynamics.core.rest import rest_velocity
 from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.tools.identification_data import STILL_SOURCE
 
@@ -159,6 +160,35 @@ def _ms(x):
     return f"{x * 1e3:.3g} ms" if x >= 1e-7 else "0 ms"
 
 
+def rest_velocity_text(report):
+    """The driver's velocity noise at rest, and the ``friction_rest_velocity`` it gives.
+
+    Args:
+        report: the :class:`~robot_dynamics.core.joint_data.DataReport`.
+
+    Returns:
+        str: one line.
+    """
+    noise = report.rest_velocity
+    if noise is None:
+        return (
+            "velocities at rest: the arm is never at rest (or no velocity recorded); a few "
+            "seconds at rest would set friction_rest_velocity"
+        )
+    j = int(np.nanargmax(noise))
+    gate = rest_velocity(noise)
+    found = (
+        f"velocities at rest ({report.rest_time:.3g} s): up to {noise[j]:.3g} "
+        f"(joint {report.joint_names[j]})"
+    )
+    if gate is None:
+        return found + ": motion, not noise; friction_rest_velocity not set"
+    return (
+        found + f": friction_rest_velocity {gate:.3g} (no friction compensation while every "
+        "joint is below it)"
+    )
+
+
 def data_report(data, hold_sources):
     """What data preparation found and did, as text lines and as a JSON-ready dict.
 
@@ -179,6 +209,10 @@ def data_report(data, hold_sources):
         "zero_stamps": r.zero_stamps,
         "unfollowed_velocities": [r.joint_names[j] for j, *_ in r.unfollowed_velocities],
         "unwrapped": dict(r.unwrapped),
+        "rest_time": r.rest_time,
+        "rest_velocity": None
+        if r.rest_velocity is None
+        else {j: float(v) for j, v in zip(r.joint_names, r.rest_velocity) if np.isfinite(v)},
     }
     if r.unwrapped:
         lines.append(
@@ -282,6 +316,8 @@ def data_report(data, hold_sources):
                 for j, pos in r.held
             )
         )
+    if r.rest_velocity is not None:
+        lines.append(rest_velocity_text(r))
     return lines, info
 
 
@@ -462,6 +498,7 @@ def prismatic_joints(model):
 __all__ = [
     "add_data_options",
     "data_report",
+    "rest_velocity_text",
     "effort_scale_warnings",
     "disturbance_warnings",
     "held_joint_warnings",

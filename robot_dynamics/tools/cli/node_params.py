@@ -127,15 +127,19 @@ def compensated_friction(params, model, qd):
     Args:
         params: the NodeParameters, or None (no file: no compensation).
         model: the node's model (its friction model).
-        qd: (n,) joint velocities [rad/s or m/s].
+        qd: (..., n) measured joint velocities [rad/s or m/s].
 
     Returns:
-        ndarray: (n,) friction torques [N m or N]; zeros without ``friction_compensation``.
+        ndarray: (..., n) friction torques [N m or N]; zeros without ``friction_compensation``
+        and where the arm is at rest (``friction_rest_velocity``).
     """
     if params is None or not params.values["friction_compensation"]:
         return np.zeros(model.n)
-    eps = params.values["friction_velocity_threshold"]
-    return np.asarray(model.friction_torques(qd, eps), dtype=float)
+    values = params.values
+    friction = model.friction.torques(
+        qd, values["friction_velocity_threshold"], values["friction_rest_velocity"]
+    )
+    return np.asarray(friction, dtype=float)
 
 
 def effort_torques(params, model, effort):

@@ -59,6 +59,7 @@ WARNING_NAMES = {
     "effort-scale": "the measured torques are not the model's in size or sign",
     "velocity-field": "recorded velocities stay 0 or do not follow the positions",
     "disturbance": "stretches something touched the arm in, or the model is wrong in",
+    "velocity-noise": "velocities at rest beyond friction_rest_velocity, the friction compensated",
     "no-wrench": "no tip link: no wrench is estimated",
     "joint-still": "a joint does not move in the recording",
     "joint-not-recorded": "a model joint is not in the recording",
