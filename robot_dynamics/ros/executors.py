@@ -120,6 +120,13 @@ class PoolExecutor(Executor):
     ``MultiThreadedExecutor.shutdown`` returns while callbacks still run in its pool and leaves
     its threads to the interpreter's exit.)
 
+    rclpy's ``wait_for_ready_callbacks`` yields a task again, without waiting, for as long as
+    it has not started: a task handed to the pool but still queued comes straight back. Handing
+    it over again and spinning on would keep the GIL from the pool's threads (rclpy 7.1's
+    ``MultiThreadedExecutor`` does so and burns a core: every ``/clock`` message of simulated
+    time, hundreds per second, starved the dynamics node's hot path for up to a second). So
+    ``spin_once`` hands a task over once and waits for the pool to start it.
+
     Args:
         num_threads: threads of the pool.
         context: the rclpy context.
@@ -131,7 +138,13 @@ class PoolExecutor(Executor):
             num_threads, thread_name_prefix="callbacks"
         )
         self._lock = threading.Lock()
-        self._handed = []  # (pool future, rclpy task) of the callbacks handed to the pool
+        # rclpy task -> (pool future, event set when a thread starts it), until it returns
+        self._handed = {}
+
+    @staticmethod
+    def _run(task, started):
+        started.set()
+        task()
 
     def _spin_once(self, timeout_sec, condition=_never):
         try:
@@ -144,9 +157,17 @@ class PoolExecutor(Executor):
         ):
             return
         with self._lock:
-            self._handed.append((self._pool.submit(handler), handler))
-            finished = [task for future, task in self._handed if future.done()]
-            self._handed = [(future, task) for future, task in self._handed if not future.done()]
+            handed = self._handed.get(handler)
+            if handed is None:
+                started = threading.Event()
+                handed = self._handed[handler] = (
+                    self._pool.submit(self._run, handler, started),
+                    started,
+                )
+            finished = [task for task, (future, _) in self._handed.items() if future.done()]
+            for task in finished:
+                del self._handed[task]
+        handed[1].wait(SPIN_TIMEOUT_S)  # the pool takes it before rclpy yields anything else
         for task in finished:
             task.result()  # raises what the callback raised
 
@@ -180,7 +201,7 @@ class PoolExecutor(Executor):
         """
         stopped = super().shutdown(timeout_sec=timeout_sec)
         with self._lock:
-            futures = [future for future, _ in self._handed]
+            futures = [future for future, _ in self._handed.values()]
         _, running = concurrent.futures.wait(futures, timeout=timeout_sec)
         if running:
             return False

@@ -2,7 +2,7 @@
 exception from a callback; the I/O node takes its topic names resolved (and remapped) by the
 main node; every executor kind serves both nodes and stops in spin_node's order (spin threads
 joined, executors shut down, nodes destroyed); the pool executor's shutdown waits for the
-callbacks still running in its pool and joins its threads. (The surviving is checked for "split" and
+callbacks still running in its pool and joins its threads, and it hands every task over once. (The surviving is checked for "split" and
 "multi_threaded" only: rclpy's EventsExecutor stops serving a subscription whose callback
 raised, so on "split_events" the dynamics node's hot-path callbacks catch everything
 themselves.)"""
@@ -142,4 +142,54 @@ def test_the_pool_executor_shuts_down_once_its_callbacks_returned(context, uniqu
     assert executor.shutdown(timeout_sec=20.0)
     assert returned.is_set()
     assert not [t for t in threading.enumerate() if t.name.startswith("callbacks")]
+    node.destroy_node()
+
+
+def test_the_pool_executor_hands_a_task_over_once(context, unique_name):
+    """rclpy yields a task handed to the pool again, until a thread starts it. With the pool's
+    one thread held by a callback, a timer's next task waits in the pool for 0.5 s: it is
+    handed over once, and runs once the thread is free. (Handed over at every wake-up, queued
+    copies pile up in the pool, and the spin thread keeps the GIL from it.)"""
+    from unittest import mock
+
+    from rclpy.callback_groups import ReentrantCallbackGroup
+    from rclpy.task import Task
+
+    calls = {}
+    run = Task.__call__
+
+    def counted(task):
+        calls[task] = calls.get(task, 0) + 1  # (kept: no other task takes its id)
+        return run(task)
+
+    node = rclpy.create_node("once_" + unique_name, context=context)
+    entered, release = threading.Event(), threading.Event()
+    ticks = []
+
+    def callback():  # the first call holds the pool's thread until released
+        ticks.append(time.monotonic())
+        if not entered.is_set():
+            entered.set()
+            release.wait(timeout=60.0)
+
+    node.create_timer(0.01, callback, callback_group=ReentrantCallbackGroup())
+    executor = PoolExecutor(1, context=context)
+    executor.add_node(node)
+    halt = threading.Event()
+    thread = threading.Thread(
+        target=spin_forever, args=(executor, context, node.get_logger(), None, halt)
+    )
+    with mock.patch.object(Task, "__call__", counted):
+        thread.start()
+        try:
+            assert entered.wait(timeout=20.0)
+            time.sleep(0.5)  # the next tick's task waits in the pool, the spin loop goes on
+            assert len(ticks) == 1
+        finally:
+            release.set()
+            assert _wait(lambda: len(ticks) > 2)  # the waiting task ran, and the timer goes on
+            halt.set()
+            thread.join(timeout=10.0)
+        assert executor.shutdown(timeout_sec=20.0)
+    assert calls and max(calls.values()) == 1, sorted(calls.values())
     node.destroy_node()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-
+from robot_dynamics.core.friction import FRICTION_PARAMETERS
 from robot_dynamics.ros.dynamics_parameters import derive_model
 from robot_dynamics.tools.params_file import read_parameters_files
 
@@ -35,11 +35,7 @@ DETERMINED = frozenset(
         "robot_description",
         "friction_compensation",
         "friction_velocity_threshold",
-        "friction.viscous",
-        "friction.coulomb",
-        "friction.asymmetry",
-        "friction.stribeck",
-        "friction.stribeck_velocity",
+        *FRICTION_PARAMETERS,
         "effort_scale",
         "effort_offset",
         "locked_joints",
@@ -54,8 +50,7 @@ _UNDERIVED = {
     "locked_joints": [],
     "armature": [],
     "payload.mass": 0.0,
-    **{f"friction.{field}": [] for field in ("viscous", "coulomb", "asymmetry", "stribeck")},
-    "friction.stribeck_velocity": [],
+    **dict.fromkeys(FRICTION_PARAMETERS, []),
 }
 
 
