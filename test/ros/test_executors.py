@@ -2,10 +2,10 @@
 exception from a callback; the I/O node takes its topic names resolved (and remapped) by the
 main node; every executor kind serves both nodes and stops in spin_node's order (spin threads
 joined, executors shut down, nodes destroyed); the pool executor's shutdown waits for the
-callbacks still running in its pool and joins its threads, and it hands every task over once. (The surviving is checked for "split" and
-"multi_threaded" only: rclpy's EventsExecutor stops serving a subscription whose callback
-raised, so on "split_events" the dynamics node's hot-path callbacks catch everything
-themselves.)"""
+callbacks still running in its pool and joins its threads, and it hands every task over once.
+(The surviving is checked for "split" and "multi_threaded" only: rclpy's EventsExecutor stops
+serving a subscription whose callback raised, so on "split_events" the dynamics node's hot-path
+callbacks catch everything themselves.)"""
 
 import threading
 import time
