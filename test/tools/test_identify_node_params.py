@@ -67,10 +67,11 @@ def six_joint_csv(path, model, rec):
     path.write_text(csv_text(list(model.joint_names[:6]), six))
 
 
-def test_the_written_file_launches_the_node_the_recording_was_made_with(tmp_path, capsys, arm):
-    six_joint_csv(tmp_path / "r.csv", arm.model, arm.recording(6, 20.0))
+def identify_with_the_node_file(tmp_path):
+    """``identify`` of ``r.csv`` with ``node.yaml`` (both in ``tmp_path``), the true friction
+    model, JSON out; ``--out`` to add."""
     (tmp_path / "node.yaml").write_text(NODE_YAML)
-    argv = (
+    return (
         "identify",
         "panda",
         tmp_path / "r.csv",
@@ -79,6 +80,11 @@ def test_the_written_file_launches_the_node_the_recording_was_made_with(tmp_path
         "--params",
         tmp_path / "node.yaml",
     )
+
+
+def test_the_written_file_launches_the_node_the_recording_was_made_with(tmp_path, capsys, arm):
+    six_joint_csv(tmp_path / "r.csv", arm.model, arm.recording(6, 20.0))
+    argv = identify_with_the_node_file(tmp_path)
     code, out, err = run(capsys, *argv, "--out", tmp_path / "id.urdf")
     assert code == 0, err
     report = json.loads(out)
@@ -118,16 +124,7 @@ def test_the_command_line_over_the_file(tmp_path, capsys, arm):
     # --effort-scale over the file's; --hold over its locked position; --armature fits the
     # armature the file gives, which the written file then replaces
     six_joint_csv(tmp_path / "r.csv", arm.model, arm.recording(6, 20.0))
-    (tmp_path / "node.yaml").write_text(NODE_YAML)
-    argv = (
-        "identify",
-        "panda",
-        tmp_path / "r.csv",
-        *FIT,
-        "--json",
-        "--params",
-        tmp_path / "node.yaml",
-    )
+    argv = identify_with_the_node_file(tmp_path)
     code, out, err = run(capsys, *argv, "--out", tmp_path / "a.urdf", "--effort-scale", "1",
                          "--hold", "panda_joint7=0.5", "--armature")  # fmt: skip
     assert code == 0, err
