@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from robot_dynamics.tools import cli
-from robot_dynamics.tools.params_file import parameters_yaml
+from robot_dynamics.tools.bundled import bundled_urdf_path
+from robot_dynamics.tools.params_file import parameters_yaml, read_parameters_files
 from tools_helpers import PANDA_Q, erd_urdf_path, panda, pendulum, run_fail, run_json
 
 
@@ -88,6 +89,33 @@ def test_info_with_the_node_parameters_lists_the_locked_joints(capsys, tmp_path)
         .read_text()
         .startswith("joint_names: [" + ", ".join(f"panda_joint{i}" for i in range(1, 8)) + "]")
     )
+
+
+def test_a_parameters_file_base_gets_the_nodes_gravity(capsys, tmp_path):
+    """A Panda on a wall (world -> panda_link0 rolled 90 degrees) and a parameters file whose
+    base_link is panda_link0: the commands compute with the node's gravity for that base (9.81
+    down the root's z as panda_link0 sees it), not the one of the URDF's root; --gravity and a
+    file's gravity still win."""
+    with open(bundled_urdf_path("panda")) as fh:
+        text = fh.read()
+    wall = (
+        '<link name="world"/><joint name="wall" type="fixed"><parent link="world"/>'
+        '<child link="panda_link0"/><origin xyz="0 0 1" rpy="1.5707963267948966 0 0"/></joint>'
+    )
+    head, sep, tail = text.partition('<link name="panda_link0">')
+    urdf = tmp_path / "wall.urdf"
+    urdf.write_text(head + wall + sep + tail)
+    params = tmp_path / "wall.yaml"
+    params.write_text(parameters_yaml({"base_link": "panda_link0", "tip_link": "tool"}))
+    node = read_parameters_files([params]).build_model(urdf.read_text())[1]
+    assert node.gravity == pytest.approx([0.0, -9.81, 0.0], abs=1e-12)
+    data = run_json(capsys, "info", urdf, "--params", params)
+    assert data["base_link"] == "panda_link0"
+    assert data["gravity"] == pytest.approx(node.gravity, abs=1e-12)
+    data = run_json(capsys, "info", urdf, "--params", params, "--gravity", "0", "0", "-1")
+    assert data["gravity"] == pytest.approx([0.0, 0.0, -1.0])
+    params.write_text(parameters_yaml({"base_link": "panda_link0", "gravity": [1.0, 0.0, 0.0]}))
+    assert run_json(capsys, "info", urdf, "--params", params)["gravity"] == [1.0, 0.0, 0.0]
 
 
 def test_info_with_the_node_parameters_adds_the_payload_and_armature(capsys, tmp_path):

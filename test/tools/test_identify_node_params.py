@@ -172,3 +172,18 @@ def test_the_written_file_sets_the_rest_velocity_from_the_velocities_at_rest(tmp
     assert json.loads(out)["data_preparation"]["rest_velocity"] is None
     params = read_parameters_files([tmp_path / "b.yaml"])
     assert "friction_rest_velocity" not in params.given
+
+
+def test_a_file_that_locks_no_joint(tmp_path, capsys):
+    # the usual node file (no locked_joints): every joint fitted, the file's settings carried
+    model = panda()
+    (tmp_path / "r.csv").write_text(
+        csv_text(list(model.joint_names), record(model, np.random.default_rng(4), 10.0))
+    )
+    (tmp_path / "node.yaml").write_text("/**:\n  ros__parameters:\n    observer_gain: 30.0\n")
+    code, out, err = run(capsys, "identify", "panda", tmp_path / "r.csv", *FIT, "--params",
+                         tmp_path / "node.yaml", "--out", tmp_path / "a.urdf")  # fmt: skip
+    assert code == 0, err
+    params = read_parameters_files([tmp_path / "a.yaml"])
+    assert params.values["observer_gain"] == 30.0 and "locked_joints" not in params.given
+    assert len(params.values["effort_offset"]) == 7

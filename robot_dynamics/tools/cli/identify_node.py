@@ -99,9 +99,9 @@ def node_setup(run):
     model, _ = params.with_values(_UNDERIVED).build_model(run.xml)
     node_conversions(args, params, node, model.joint_names)
     given = {token.partition("=")[0].strip() for token in args.hold or ()}
-    args.hold = list(args.hold or ()) + [
-        f"{name}={float(position)!r}" for name, position in node.locked_joints if name not in given
-    ]
+    locked = [f"{j}={float(p)!r}" for j, p in node.locked_joints if j not in given]
+    if locked:
+        args.hold = list(args.hold or ()) + locked
     overrides = {**_UNDERIVED, "payload.mass": params.values["payload.mass"]}
     if params.values["armature"] and not args.armature:
         by_name = dict(zip(node.joint_names, params.values["armature"]))

@@ -38,7 +38,8 @@ def add_params_option(p) -> None:
 def node_parameters(args, model, params):
     """The node parameters of the command: the files' (or the defaults), the command line's
     model options over them, and where neither sets the base, tip or gravity, the robot's own
-    defaults (a bundled robot's tip and gravity, the URDF's root).
+    defaults (a bundled robot's tip and gravity, the URDF's root; not the robot's gravity when a
+    file sets another base: the node's default gravity follows the base).
 
     Args:
         args: the parsed command line.
@@ -64,6 +65,10 @@ def node_parameters(args, model, params):
     overrides = {
         name: value for name, value in resolved.items() if given[name] or name not in params.given
     }
+    file_base = not given["base_link"] and params.values["base_link"] not in ("", model.base_link)
+    if file_base and not given["gravity"]:
+        # the model's gravity is for its own base: the node's default follows the file's
+        overrides.pop("gravity", None)
     if getattr(args, "balance_inertia", False):
         overrides["balance_inertia"] = True
     return params.with_values(overrides)
