@@ -42,7 +42,7 @@ from scipy.signal import savgol_filter
 from .effort_measurement import effort_reason
 from .identification import IdentificationError
 from .locked_joints import default_positions
-from .rest import at_rest, does_not_move, hold_means, position_resolution
+from .rest import at_rest, does_not_move, hold_means, position_resolution, velocity_noise
 from .stamps import robot_time
 
 
@@ -116,10 +116,10 @@ class DataReport:
             positions were differentiated instead.
         unwrapped: ``(joint, wraps)`` of the turning joints whose positions a driver wrapped
             by whole turns, unwrapped before anything is differentiated.
-        rest_velocity: (n,) the largest ``|velocity|`` each joint's driver reported while the
-            arm was at rest (:func:`~robot_dynamics.core.rest.at_rest`) [rad/s or m/s], NaN
-            for a joint without recorded velocities; None when the arm was never at rest or
-            no velocity was recorded.
+        rest_velocity: (n,) each joint's velocity noise while the arm was at rest
+            (:func:`~robot_dynamics.core.rest.at_rest`, :func:`~robot_dynamics.core.rest.
+            velocity_noise`) [rad/s or m/s], NaN for a joint without recorded velocities;
+            None when the arm was never at rest or no velocity was recorded.
         rest_time: how long the arm was at rest [s].
     """
 
@@ -538,7 +538,7 @@ def smooth(
     out = {k: [] for k in ("t", "q", "qd", "qdd", "tau")}
     resolution = position_resolution(q)
     resting = 0
-    rest_velocity = np.full(q.shape[1], -np.inf)
+    rest_speeds = []  # the recorded velocities where the arm is at rest
     rest_samples = 0
     short = 0
     for seg in np.split(np.arange(len(t)), cuts):
@@ -553,12 +553,11 @@ def smooth(
 
         qs = resample(q)
         still_arm = at_rest(qs, window, resolution)
+        rest_samples += int(np.count_nonzero(still_arm))
         if v is not None:
             vs = resample(v)
             qds = savgol_filter(vs, window, polyorder, axis=0)
-            if still_arm.any():  # the driver's velocity noise at rest
-                rest_velocity = np.fmax(rest_velocity, np.abs(vs[still_arm]).max(axis=0))
-                rest_samples += int(np.count_nonzero(still_arm))
+            rest_speeds.append(vs[still_arm])
         else:
             qds = savgol_filter(qs, window, polyorder, deriv=1, delta=dt, axis=0)
         qdds = savgol_filter(qds, window, polyorder, deriv=1, delta=dt, axis=0)
@@ -593,8 +592,8 @@ def smooth(
         bridged=bridged,
         stretches=len(out["t"]),
         at_rest=resting / sum(len(x) for x in out["t"]) if rest else None,
-        rest_velocity=np.where(np.isfinite(rest_velocity), rest_velocity, np.nan)
-        if rest_samples
+        rest_velocity=velocity_noise(np.concatenate(rest_speeds))
+        if v is not None and rest_samples
         else None,
         rest_time=rest_samples * dt,
     )

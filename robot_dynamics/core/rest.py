@@ -12,8 +12,12 @@ REST_NOISE_SPAN = 12.0
 #: a joint moves where its measured velocity reaches this [rad/s or m/s] (well above a robot's
 #: velocity noise of a few mrad/s)
 MOVING_VELOCITY = 0.05
-#: :func:`rest_velocity` over the largest velocity noise at rest
+#: :func:`rest_velocity` over the velocity noise at rest
 REST_VELOCITY_MARGIN = 1.25
+#: the share of a joint's velocities at rest its noise covers (a few glitches stay beyond it)
+REST_NOISE_QUANTILE = 0.995
+#: time at rest [s] from which the velocities there tell a driver's noise
+MIN_REST_TIME = 1.0
 
 
 def does_not_move(position):
@@ -100,27 +104,50 @@ def at_rest(q, window, resolution=None):
     return np.all(span <= REST_NOISE_SPAN * noise + resolution, axis=1)
 
 
-def rest_velocity(noise):
-    """The velocity below which every joint must be for the arm to be at rest
-    (the nodes' ``friction_rest_velocity``), from a driver's velocity noise at rest.
+def velocity_noise(velocity):
+    """Each joint's velocity noise at rest: the :data:`REST_NOISE_QUANTILE` quantile of its
+    ``|velocity|`` (a driver's glitch of a few samples does not count).
 
     Args:
-        noise: (n,) the largest ``|velocity|`` each joint reported at rest [rad/s or m/s]
-            (NaN: not recorded), or None.
+        velocity: (N, n) velocities the driver reported while the arm stood still [rad/s or
+            m/s], NaN where a sample lacks one.
 
     Returns:
-        float or None: :data:`REST_VELOCITY_MARGIN` times the largest, or None when there is
-        none or it reaches :data:`MOVING_VELOCITY` (velocities that large are motion, not
-        noise).
+        ndarray: (n,) the noise, NaN for a joint without a velocity.
     """
-    if noise is None or not np.isfinite(noise).any():
+    speed = np.abs(np.asarray(velocity, dtype=float))
+    noise = np.full(speed.shape[1], np.nan)
+    for j in range(speed.shape[1]):
+        finite = speed[:, j][np.isfinite(speed[:, j])]
+        if finite.size:
+            noise[j] = np.quantile(finite, REST_NOISE_QUANTILE)
+    return noise
+
+
+def rest_velocity(noise, seconds):
+    """The velocity below which every joint must be for the arm to be at rest (the nodes'
+    ``friction_rest_velocity``), from a driver's velocity noise at rest.
+
+    Args:
+        noise: (n,) each joint's :func:`velocity_noise` [rad/s or m/s] (NaN: not recorded), or
+            None.
+        seconds: how long the arm stood still [s].
+
+    Returns:
+        float or None: :data:`REST_VELOCITY_MARGIN` times the largest noise; None with less
+        than :data:`MIN_REST_TIME` at rest, without a velocity, or when it reaches
+        :data:`MOVING_VELOCITY` (velocities that large are motion, not noise).
+    """
+    if noise is None or seconds < MIN_REST_TIME or not np.isfinite(noise).any():
         return None
     largest = float(np.nanmax(noise))
     return REST_VELOCITY_MARGIN * largest if largest < MOVING_VELOCITY else None
 
 
 __all__ = [
+    "MIN_REST_TIME",
     "MOVING_VELOCITY",
+    "REST_NOISE_QUANTILE",
     "REST_VELOCITY_MARGIN",
     "REST_NOISE_SPAN",
     "at_rest",
@@ -128,4 +155,5 @@ __all__ = [
     "hold_means",
     "position_resolution",
     "rest_velocity",
+    "velocity_noise",
 ]

@@ -9,7 +9,8 @@ X.yaml`` and by the CLI's ``--params X.yaml``) holds:
 
 - ``friction_compensation: true`` and the ``friction_velocity_threshold`` the fit used;
 - ``friction_rest_velocity`` above the velocity noise the driver reported at rest, when the
-  recording has the arm at rest (no friction compensation while every joint is below it);
+  recording has the arm at rest for a second or more (no friction compensation while every
+  joint is below it);
 - the friction model beyond the URDF's (``friction.asymmetry``, ``friction.stribeck``,
   ``friction.stribeck_velocity``; viscous and Coulomb friction are in the URDF);
 - the torque offsets as the node's effort conversion ``tau = effort_scale * effort +
@@ -123,7 +124,10 @@ def parameters_file_text(values, model, comments=()):
         "per-joint lists in model order: "
         + ", ".join(name for name in model.joint_names if name not in locked),
         *(
-            ["locked_joints: not in the recording, fixed where identify held them"]
+            [
+                "locked_joints: fixed where identify held them (not in the recording, or locked "
+                "by the node's file)"
+            ]
             if locked
             else []
         ),

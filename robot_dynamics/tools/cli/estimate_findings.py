@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from robot_dynamics.core.effort_measurement import model_torque_ratios, suggested_effort_scale
-from robot_dynamics.core.rest import at_rest, rest_velocity
+from robot_dynamics.core.rest import at_rest, rest_velocity, velocity_noise
 
 from .output import (
     effort_scale_text,
@@ -21,9 +21,6 @@ from .output import (
 
 #: The window the arm must stand still over to be at rest in a replay [s].
 REST_WINDOW = 0.2
-#: The time at rest [s] from which the velocities there are judged (an arm starting slowly
-#: from rest stands still for a few tens of ms).
-MIN_REST_TIME = 1.0
 
 
 def torque_ratios(replayed, velocity_threshold):
@@ -128,8 +125,9 @@ def disturbance_warnings(names, stretches, windows_given):
 
 
 def recorded_rest_velocity(replayed):
-    """The largest ``|velocity|`` each joint's driver reported while the arm stood still
-    (:func:`~robot_dynamics.core.rest.at_rest` over :data:`REST_WINDOW`, the estimated messages).
+    """Each joint's velocity noise while the arm stood still
+    (:func:`~robot_dynamics.core.rest.at_rest` over :data:`REST_WINDOW`, the estimated messages;
+    :func:`~robot_dynamics.core.rest.velocity_noise`).
 
     Args:
         replayed: the :class:`~robot_dynamics.tools.replay.Replay`.
@@ -146,7 +144,7 @@ def recorded_rest_velocity(replayed):
     still = at_rest(q, window)
     if not still.any():
         return None, 0.0
-    return np.abs(replayed.velocity[rows][still]).max(axis=0), float(still.sum() * interval)
+    return velocity_noise(replayed.velocity[rows][still]), float(still.sum() * interval)
 
 
 def rest_velocity_warnings(names, noise, seconds, values):
@@ -156,19 +154,21 @@ def rest_velocity_warnings(names, noise, seconds, values):
 
     Args:
         names: joint names, model order.
-        noise: (n,) the largest ``|velocity|`` at rest [rad/s or m/s], or None.
+        noise: (n,) each joint's velocity noise at rest [rad/s or m/s] (NaN: none), or None.
         seconds: how long the arm was at rest [s].
         values: the node's parameter values.
 
     Returns:
         list: none or one warning string, ``velocity-noise: ...``.
     """
-    if not values["friction_compensation"] or noise is None or seconds < MIN_REST_TIME:
+    if not values["friction_compensation"]:
         return []
-    level = rest_velocity(noise)
+    level = rest_velocity(noise, seconds)
+    if level is None:
+        return []
     configured = float(values["friction_rest_velocity"])
-    j = int(np.argmax(noise))
-    if level is None or noise[j] < configured:
+    j = int(np.nanargmax(noise))
+    if noise[j] < configured:
         return []
     now = f"friction_rest_velocity {configured:g}" if configured else "friction_rest_velocity 0"
     return [

@@ -17,7 +17,7 @@ from robot_dynamics.core.effort_measurement import (
     suggested_effort_scale,
 )
 from robot_dynamics.core.friction import FRICTION_TERMS
-from robot_dynamics.core.rest import rest_velocity
+from robot_dynamics.core.rest import MIN_REST_TIME, rest_velocity
 from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.tools.identification_data import STILL_SOURCE
 
@@ -169,18 +169,21 @@ def rest_velocity_text(report):
     Returns:
         str: one line.
     """
+    seconds = report.rest_time
+    if seconds < MIN_REST_TIME:
+        return (
+            f"velocities at rest: the arm stands still {seconds:.3g} s; {MIN_REST_TIME:g} s "
+            "or more would set friction_rest_velocity"
+        )
     noise = report.rest_velocity
     if noise is None:
-        return (
-            "velocities at rest: the arm is never at rest (or no velocity recorded); a few "
-            "seconds at rest would set friction_rest_velocity"
-        )
+        return "velocities at rest: none recorded; friction_rest_velocity not set"
     j = int(np.nanargmax(noise))
-    gate = rest_velocity(noise)
     found = (
-        f"velocities at rest ({report.rest_time:.3g} s): up to {noise[j]:.3g} "
+        f"velocities at rest ({seconds:.3g} s): noise up to {noise[j]:.3g} "
         f"(joint {report.joint_names[j]})"
     )
+    gate = rest_velocity(noise, seconds)
     if gate is None:
         return found + ": motion, not noise; friction_rest_velocity not set"
     return (
@@ -316,7 +319,7 @@ def data_report(data, hold_sources):
                 for j, pos in r.held
             )
         )
-    if r.rest_velocity is not None:
+    if r.rest_time >= MIN_REST_TIME:
         lines.append(rest_velocity_text(r))
     return lines, info
 

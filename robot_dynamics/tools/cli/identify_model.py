@@ -164,7 +164,7 @@ def write_outputs(args, model, xml, data, selection, result, params_path, warnin
         effort_scale=data.report.effort_scale,
         effort_offset=data.report.effort_offset,
         held=held,
-        rest_velocity=rest_velocity(data.report.rest_velocity),
+        rest_velocity=rest_velocity(data.report.rest_velocity, data.report.rest_time),
     )
     if node is not None:
         values = {**carried_values(node, model, held), **values}
