@@ -552,16 +552,17 @@ def smooth(
             return np.column_stack([np.interp(grid, ts, x[seg, j]) for j in range(x.shape[1])])
 
         qs = resample(q)
-        still_arm = at_rest(qs, window, resolution)
-        rest_samples += int(np.count_nonzero(still_arm))
-        if v is not None:
-            vs = resample(v)
+        vs = None if v is None else resample(v)
+        if vs is not None:
             qds = savgol_filter(vs, window, polyorder, axis=0)
-            rest_speeds.append(vs[still_arm])
         else:
             qds = savgol_filter(qs, window, polyorder, deriv=1, delta=dt, axis=0)
         qdds = savgol_filter(qds, window, polyorder, deriv=1, delta=dt, axis=0)
         qs[:, still], qds[:, still], qdds[:, still] = data.held[still], 0.0, 0.0
+        still_arm = at_rest(qs, window, resolution)
+        rest_samples += int(np.count_nonzero(still_arm))
+        if vs is not None:  # the driver's velocity noise at rest
+            rest_speeds.append(vs[still_arm])
         if rest:
             hold_means(qs, still_arm)
             qds[still_arm], qdds[still_arm] = 0.0, 0.0
