@@ -42,7 +42,14 @@ from scipy.signal import savgol_filter
 from .effort_measurement import effort_reason
 from .identification import IdentificationError
 from .locked_joints import default_positions
-from .rest import at_rest, does_not_move, hold_means, position_resolution, velocity_noise
+from .rest import (
+    at_rest,
+    does_not_move,
+    hold_means,
+    position_resolution,
+    rest_velocity,
+    velocity_noise,
+)
 from .stamps import robot_time
 
 
@@ -149,6 +156,12 @@ class DataReport:
     unwrapped: tuple = ()
     rest_velocity: object = None
     rest_time: float = 0.0
+
+    @property
+    def rest_level(self):
+        """The nodes' ``friction_rest_velocity`` of this recording's velocity noise at rest
+        (:func:`~robot_dynamics.core.rest.rest_velocity`) [rad/s or m/s], or None."""
+        return rest_velocity(self.rest_velocity, self.rest_time)
 
     @property
     def not_recorded(self):

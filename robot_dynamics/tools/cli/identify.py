@@ -36,7 +36,7 @@ from robot_dynamics.core.filter_window import base_parameter_fit
 from robot_dynamics.core.friction import DEFAULT_VELOCITY_THRESHOLD
 from robot_dynamics.core.identification import IdentificationError, stacked_regressor
 from robot_dynamics.core.regressor import ParameterLayout
-from robot_dynamics.core.rest import MIN_REST_TIME, rest_velocity
+from robot_dynamics.core.rest import MIN_REST_TIME
 from robot_dynamics.tools.identified_parameters import parameters_path
 
 from .arguments import Invocation, number, output_paths
@@ -220,7 +220,7 @@ def cmd_identify(run: Invocation) -> List[str]:
     lines[1:1] = data_lines
     if data.report.rest_time < MIN_REST_TIME:
         lines.append(rest_velocity_text(data.report))
-    gate = rest_velocity(data.report.rest_velocity, data.report.rest_time)
+    gate = data.report.rest_level
     if gate is not None and node is not None and "friction_rest_velocity" in node.params.given:
         lines.append(
             f"friction_rest_velocity {gate:.3g} from the recording replaces the parameters "

@@ -17,7 +17,7 @@ from robot_dynamics.core.effort_measurement import (
     suggested_effort_scale,
 )
 from robot_dynamics.core.friction import FRICTION_TERMS
-from robot_dynamics.core.rest import MIN_REST_TIME, rest_velocity
+from robot_dynamics.core.rest import MIN_REST_TIME
 from robot_dynamics.estimation.joint_names import renamed_joints
 from robot_dynamics.tools.identification_data import STILL_SOURCE
 
@@ -183,7 +183,7 @@ def rest_velocity_text(report):
         f"velocities at rest ({seconds:.3g} s): noise up to {noise[j]:.3g} "
         f"(joint {report.joint_names[j]})"
     )
-    gate = rest_velocity(noise, seconds)
+    gate = report.rest_level
     if gate is None:
         return found + ": motion, not noise; friction_rest_velocity not set"
     return (

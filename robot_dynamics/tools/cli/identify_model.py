@@ -20,7 +20,6 @@ from robot_dynamics.core.friction_identification import (
     select_model,
 )
 from robot_dynamics.core.identification import identify
-from robot_dynamics.core.rest import rest_velocity
 from robot_dynamics.core.urdf_writer import identified_urdf
 from robot_dynamics.tools.identified_parameters import identified_parameters, parameters_file_text
 
@@ -164,7 +163,7 @@ def write_outputs(args, model, xml, data, selection, result, params_path, warnin
         effort_scale=data.report.effort_scale,
         effort_offset=data.report.effort_offset,
         held=held,
-        rest_velocity=rest_velocity(data.report.rest_velocity, data.report.rest_time),
+        rest_velocity=data.report.rest_level,
     )
     if node is not None:
         values = {**carried_values(node, model, held), **values}

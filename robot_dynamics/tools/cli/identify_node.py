@@ -27,7 +27,7 @@ from robot_dynamics.core.friction import FRICTION_PARAMETERS
 from robot_dynamics.ros.dynamics_parameters import derive_model
 from robot_dynamics.tools.params_file import read_parameters_files
 
-from .node_params import node_conversions, node_parameters
+from .node_params import by_joint, node_conversions, node_parameters
 
 #: Parameters identify determines (or the identified URDF replaces): never carried over.
 DETERMINED = frozenset(
@@ -104,8 +104,8 @@ def node_setup(run):
         args.hold = list(args.hold or ()) + locked
     overrides = {**_UNDERIVED, "payload.mass": params.values["payload.mass"]}
     if params.values["armature"] and not args.armature:
-        by_name = dict(zip(node.joint_names, params.values["armature"]))
-        overrides["armature"] = [by_name.get(j, 0.0) for j in model.joint_names]
+        armature = params.values["armature"]
+        overrides["armature"] = by_joint(armature, node.joint_names, model.joint_names, 0.0)
     known = derive_model(model, {**params.values, **overrides})
     setup = NodeSetup(params, tuple(node.joint_names), known, bool(args.armature))
     return run._replace(model=model), setup
@@ -148,8 +148,7 @@ def carried_values(setup, model, held):
     for name in sorted(params.given - skip):
         value = params.values[name]
         if name in PER_JOINT and value:
-            by_name = dict(zip(setup.node_joints, value))
-            value = [by_name[joint] for joint in joints]
+            value = by_joint(value, setup.node_joints, joints)
         values[name] = value
     return values
 

@@ -97,6 +97,22 @@ def node_model(run):
     return run._replace(model=model), params
 
 
+def by_joint(values, joints, joint_names, fill=None):
+    """A per-joint list of ``joints`` (a node's, say) over ``joint_names``, matched by name.
+
+    Args:
+        values: one value per joint of ``joints``.
+        joints: the joints ``values`` belong to, in order.
+        joint_names: the joints to list, in order.
+        fill: the value of a joint of ``joint_names`` not in ``joints``.
+
+    Returns:
+        list: one value per joint of ``joint_names``.
+    """
+    found = dict(zip(joints, values))
+    return [found.get(name, fill) for name in joint_names]
+
+
 def node_conversions(args, params, node, joint_names):
     """Fill the effort conversion and the friction's smooth sign of a command's ``args`` from
     the node's parameters where the command line gives none (``--effort-scale``,
@@ -120,8 +136,8 @@ def node_conversions(args, params, node, joint_names):
         ("effort_offset", resolved.effort_offset, 0.0),
     ):
         if getattr(args, name) is None:
-            by_name = dict(zip(node.joint_names, values))
-            setattr(args, name, [repr(float(by_name.get(j, fill))) for j in joint_names])
+            spread = by_joint(values, node.joint_names, joint_names, fill)
+            setattr(args, name, [repr(float(v)) for v in spread])
     if args.velocity_threshold is None:
         args.velocity_threshold = float(params.values["friction_velocity_threshold"])
 
@@ -173,6 +189,7 @@ def effort_torques(params, model, effort):
 
 __all__ = [
     "add_params_option",
+    "by_joint",
     "compensated_friction",
     "effort_torques",
     "node_conversions",
