@@ -3,81 +3,127 @@ coordinates.
 
 Every spatial quantity is in base-frame axes about the base origin, motion vectors ``[v; w]`` and
 forces ``[f; n]`` (linear part first: the reverse of Featherstone's ``[w; v]``), so no transform
-is needed between a body and its parent. Bodies at the same depth are processed together, so
-the two recursions run over tree depth, not over links::
+is needed between a body and its parent::
 
-    pass 1 (velocities, as the RNEA)  V_i = sum_{j anc i} S_j qd_j,  c_i = V_i x S_i qd_i,
+    pass 1 (velocities, as the RNEA)  V_i = V_parent + S_i qd_i,  c_i = V_i x S_i qd_i,
                                       p_i = V_i x* I_i V_i - f_ext_i
-    pass 2 (leaves to root)           U_i = IA_i S_i,  D_i = S_i . U_i,  u_i = tau_i - S_i . pA_i
+    pass 2 (leaves to root)           U_i = IA_i S_i,  D_i = S_i . U_i + armature_i,
+                                      u_i = tau_i - S_i . pA_i
                                       IA_parent += IA_i - U_i U_i^T / D_i
                                       pA_parent += pA_i + Ia_i c_i + U_i u_i / D_i
     pass 3 (root to leaves)           a'_i = a_parent + c_i  (a_0 = [-g; 0])
                                       qdd_i = (u_i - U_i . a'_i) / D_i,  a_i = a'_i + S_i qdd_i
 
-``x*`` is the force cross product, ``-(V x)^T``. The velocities are a sum over ancestors (one
-matrix product with the tree's ancestor mask), which is O(n^2) in flops but one numpy call.
+``x*`` is the force cross product, ``-(V x)^T``. A parent is numbered before its children, so
+the passes run over the body indices forwards and backwards.
 """
+
+import math
 
 import numpy as np
 
-from .spatial import motion_cross
+from .jit import kernel, rows
+from .spatial import cross_force, cross_motion, dot, times
 
 
-def aba(tree, kin, qd, tau, f_ext=None):
+_NO_FORCE = np.zeros((1, 6))
+
+
+@kernel
+def aba_kernel(parent, base_acceleration, armature, S, I, qd, tau, body, F_ext, qdd):
+    """The ABA's three passes, a configuration at a time.
+
+    Args:
+        parent: (nb,) parent body, -1 for the base (parents before children).
+        base_acceleration: (nb, 6) ``a_0 = [-g; 0]`` on the rows of the bodies on the base.
+        armature: (nb,) rotor inertias on the joints' own diagonal entries of M.
+        S: (Bk, nb, 6) joint axes; I: (Bk, nb, 6, 6) spatial inertias (Bk 1 or B).
+        qd, tau: (B, nb) body joint velocities and forces.
+        body: the body ``F_ext`` acts on, -1 for none.
+        F_ext: (Bf, 6) spatial force on ``body``, base axes about the base origin (Bf 1 or B).
+        qdd: (B, nb) output: joint accelerations (inf or nan where an articulated inertia is
+            zero).
+    """
+    nb = qd.shape[1]
+    V, c, pA, U, a = np.empty((5, nb, 6))
+    IA = np.empty((nb, 6, 6))
+    D, u = np.empty((2, nb))
+    t = np.empty(6)
+    for b in range(qd.shape[0]):
+        k = 0 if S.shape[0] == 1 else b
+        for i in range(nb):  # velocities, velocity-product accelerations, bias forces
+            p = parent[i]
+            Si = S[k, i]
+            for r in range(6):
+                V[i, r] = Si[r] * qd[b, i] + (V[p, r] if p >= 0 else 0.0)
+            cross_motion(V[i], Si, c[i])
+            for r in range(6):
+                c[i, r] *= qd[b, i]
+            IA[i] = I[k, i]
+            times(I[k, i], V[i], t)
+            cross_force(V[i], t, pA[i])
+        if body >= 0:
+            f = F_ext[0 if F_ext.shape[0] == 1 else b]
+            for r in range(6):
+                pA[body, r] -= f[r]
+        for i in range(nb - 1, -1, -1):  # articulated inertias, leaves to base
+            Si = S[k, i]
+            times(IA[i], Si, U[i])
+            D[i] = dot(Si, U[i]) + armature[i]
+            u[i] = tau[b, i] - dot(Si, pA[i])
+            p = parent[i]
+            if p >= 0:
+                for r in range(6):
+                    for col in range(6):
+                        IA[i, r, col] -= U[i, r] * U[i, col] / D[i]
+                times(IA[i], c[i], t)
+                for r in range(6):
+                    pA[p, r] += pA[i, r] + t[r] + U[i, r] * u[i] / D[i]
+                    for col in range(6):
+                        IA[p, r, col] += IA[i, r, col]
+        for i in range(nb):  # accelerations, base to leaves
+            p = parent[i]
+            for r in range(6):
+                t[r] = (a[p, r] if p >= 0 else base_acceleration[i, r]) + c[i, r]
+            qdd[b, i] = (u[i] - dot(U[i], t)) / D[i]
+            for r in range(6):
+                a[i, r] = t[r] + S[k, i, r] * qdd[b, i]
+
+
+def aba(tree, kin, qd, tau, f_ext, batch):
     """Joint accelerations of all body joints for an unconstrained tree (ABA), with gravity.
 
     Mimic joints are not handled here (``forward_dynamics`` solves the reduced system
-    instead).
+    instead); the armature is the tree's, one per body (no mimic joint: bodies are joints).
 
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
-        qd: (..., nb) body joint velocities [rad/s or m/s], the batch shape of the result
-            (``kin``'s broadcast to it).
-        tau: (..., nb) body joint torques [N m or N], qd's shape.
-        f_ext: optional ``(body, F_W)`` spatial force on a body, as in
-            :func:`~robot_dynamics.core.rnea.rnea`.
+        qd: (..., nb) body joint velocities [rad/s or m/s].
+        tau: (..., nb) body joint torques [N m or N].
+        f_ext: ``(body, F_W)`` spatial force on a body, as in
+            :func:`~robot_dynamics.core.rnea.rnea`, or None.
+        batch: the batch shape of the result, that of ``kin``, ``qd``, ``tau`` and ``F_W``
+            broadcast.
 
     Returns:
-        ndarray: (..., nb) joint accelerations [rad/s^2 or m/s^2].
+        ndarray: (..., nb) joint accelerations (inf or nan where an articulated inertia is
+        zero).
     """
-    # the order of these two only changes the cost: with I formed, S comes from its force
-    # transforms instead of a product of its own
-    I, S = kin.I, kin.S
-    Sqd = S * qd[..., None]
-    V = tree.ancestors @ Sqd
-    crmV = motion_cross(V)
-    c = (crmV @ Sqd[..., None])[..., 0]  # Sdot qd, velocity-product accel
-    batch = qd.shape[:-1]  # the kinematics may be one configuration for a batch of qd, tau
-    IA = np.broadcast_to(I, batch + I.shape[-3:]).copy()
-    pA = -(crmV.swapaxes(-1, -2) @ (I @ V[..., None]))[..., 0]  # V x* I V
-    if f_ext is not None and f_ext[0] >= 0:
-        pA[..., f_ext[0], :] -= f_ext[1]
-    U = np.empty(qd.shape + (6,))
-    D = np.empty(qd.shape)
-    u = np.empty(qd.shape)
-    for bodies, parents in reversed(tree.levels):
-        Sb = S[..., bodies, :]
-        Ub = (IA[..., bodies, :, :] @ Sb[..., None])[..., 0]
-        Db = np.einsum("...i,...i->...", Sb, Ub)
-        ub = tau[..., bodies] - np.einsum("...i,...i->...", Sb, pA[..., bodies, :])
-        U[..., bodies, :], D[..., bodies], u[..., bodies] = Ub, Db, ub
-        if parents is not None:
-            Ia = IA[..., bodies, :, :] - Ub[..., :, None] * Ub[..., None, :] / Db[..., None, None]
-            pa = (
-                pA[..., bodies, :]
-                + (Ia @ c[..., bodies, :, None])[..., 0]
-                + Ub * (ub / Db)[..., None]
-            )
-            IA[..., parents, :, :] += Ia  # parents unique within a level
-            pA[..., parents, :] += pa
-    a = np.zeros(qd.shape + (6,))
-    qdd = np.empty(qd.shape)
-    for bodies, parents in tree.levels:
-        # gravity as the base's acceleration a_0 = [-g; 0]
-        a_parent = tree.base_acceleration[bodies] if parents is None else a[..., parents, :]
-        ab = a_parent + c[..., bodies, :]
-        qb = (u[..., bodies] - np.einsum("...i,...i->...", U[..., bodies, :], ab)) / D[..., bodies]
-        qdd[..., bodies] = qb
-        a[..., bodies, :] = ab + S[..., bodies, :] * qb[..., None]
+    nb = tree.nb
+    S, I = kin.rows(batch)
+    body, F_ext = (-1, _NO_FORCE) if f_ext is None else (f_ext[0], rows(f_ext[1], batch, (6,)))
+    qdd = np.empty(batch + (nb,))
+    aba_kernel(
+        tree.parent,
+        tree.base_acceleration,
+        tree.armature,
+        S,
+        I,
+        rows(qd, batch, (nb,)),
+        rows(tau, batch, (nb,)),
+        body,
+        F_ext,
+        qdd.reshape(math.prod(batch), nb),
+    )
     return qdd

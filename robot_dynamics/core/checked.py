@@ -239,7 +239,7 @@ class CheckedAlgorithms:
     def aba(self, q, qd, tau, f_ext=None, frame=None):
         """Forward dynamics by the articulated-body algorithm (O(n)).
 
-        Only for models without mimic joints or armature.
+        Only for models without mimic joints.
 
         Args:
             q: (..., n) joint positions [rad or m].
@@ -253,14 +253,12 @@ class CheckedAlgorithms:
             ndarray: (..., n) joint accelerations [rad/s^2 or m/s^2].
 
         Raises:
-            InvalidInputError: the model has mimic joints or armature; bad shapes or values.
+            InvalidInputError: the model has mimic joints; bad shapes or values.
             SingularInertiaError: M is singular (names a joint that moves little or no inertia).
         """
         tree = self.tree
-        if tree.has_mimic or tree.has_armature:
-            raise InvalidInputError(
-                "aba handles neither mimic joints nor armature; use forward_dynamics"
-            )
+        if tree.has_mimic:
+            raise InvalidInputError("aba does not handle mimic joints; use forward_dynamics")
         q = check_vector(q, "q", tree.joint_names)
         qd = check_vector(qd, "qd", tree.joint_names)
         tau = check_vector(tau, "tau", tree.joint_names)

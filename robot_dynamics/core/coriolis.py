@@ -9,9 +9,14 @@ so ``Mdot - 2 C`` is skew-symmetric. Composite (subtree) sums of ``B_i`` and ``I
     k strict anc j:   C_jk = (B^C_j^T S_j) . S_k + (I^C_j S_j) . Sdot_k
 """
 
-from .crba import composite_inertias
+import math
+
+import numpy as np
+
+from .crba import crba
+from .jit import kernel
 from .rnea import rnea_pass
-from .spatial import force_bar, motion_cross
+from .spatial import cross_motion, dot, force_bar, motion_cross
 
 
 def coriolis(tree, kin, qd, IC=None):
@@ -26,11 +31,10 @@ def coriolis(tree, kin, qd, IC=None):
     Returns:
         ndarray: (..., nb, nb) C.
     """
-    anc = tree.ancestors
-    I, S = kin.I, kin.S  # I first: S then comes from the force transforms
+    I, S = kin.I, kin.S
     if IC is None:
-        IC = composite_inertias(tree, kin)
-    V = anc @ (S * qd[..., None])
+        IC = crba(tree, kin)[1]
+    V = tree.ancestors @ (S * qd[..., None])
     crmV = motion_cross(V)
     IV = (I @ V[..., None])[..., 0]
     B = 0.5 * (-crmV.swapaxes(-1, -2) @ I - I @ crmV + force_bar(IV))
@@ -53,16 +57,43 @@ def velocity_terms(tree, kin, qd):
         qd: (..., nb) body joint velocities [rad/s or m/s].
 
     Returns:
-        tuple: ``(h, crmV, IV)``: ``h = C qd + g`` of all body joints (..., nb) [N m or N],
-        and for :func:`momentum_from_velocity_terms` the body velocities' cross-product matrices
-        ``crm(V)`` (..., nb, 6, 6) and body momenta ``I V`` (..., nb, 6) (base axes, about the
-        base origin).
+        tuple: ``(h, V, IV)``: ``h = C qd + g`` of all body joints (..., nb) [N m or N], and for
+        :func:`momentum_from_velocity_terms` the body velocities ``V`` and momenta ``I V``
+        (..., nb, 6) each (base axes, about the base origin).
     """
-    return rnea_pass(tree, kin, qd, None)
+    h, V, _, IV = rnea_pass(tree, kin, qd, None)
+    return h, V, IV
 
 
-def momentum_from_velocity_terms(tree, kin, crmV, IV):
-    """``(M qd, C^T qd)`` of all body joints from :func:`velocity_terms`' ``crm(V)`` and ``I V``.
+@kernel
+def momentum_kernel(parent, S, V, IV, momentum, CTqd):
+    """``S_j . h_j`` and ``(V_j x S_j) . h_j`` with the subtree momenta ``h_j``, a configuration
+    at a time.
+
+    Args:
+        parent: (nb,) parent body, -1 for the base (parents before children).
+        S: (Bk, nb, 6) joint axes (Bk 1 or B).
+        V, IV: (B, nb, 6) body velocities and momenta.
+        momentum, CTqd: (B, nb) outputs: ``M qd`` and ``C^T qd`` of the body joints.
+    """
+    nb = V.shape[1]
+    h = np.empty((nb, 6))
+    Sdot = np.empty(6)
+    for b in range(V.shape[0]):
+        k = 0 if S.shape[0] == 1 else b
+        h[:, :] = IV[b]
+        for i in range(nb - 1, -1, -1):
+            momentum[b, i] = dot(S[k, i], h[i])
+            cross_motion(V[b, i], S[k, i], Sdot)
+            CTqd[b, i] = dot(Sdot, h[i])
+            p = parent[i]
+            if p >= 0:
+                for r in range(6):
+                    h[p, r] += h[i, r]
+
+
+def momentum_from_velocity_terms(tree, kin, V, IV):
+    """``(M qd, C^T qd)`` of all body joints from :func:`velocity_terms`' ``V`` and ``I V``.
 
     With the subtree momenta ``h_j`` and ``Sdot_j = V_j x S_j``: ``S_j . h_j`` and
     ``Sdot_j . h_j`` (see :func:`momentum_terms`).
@@ -70,16 +101,25 @@ def momentum_from_velocity_terms(tree, kin, crmV, IV):
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
-        crmV: (..., nb, 6, 6) body velocities' cross-product matrices.
+        V: (..., nb, 6) body velocities, base axes about the base origin.
         IV: (..., nb, 6) body momenta, base axes about the base origin.
 
     Returns:
         tuple: ``(M qd, C^T qd)``, (..., nb) each.
     """
-    S = kin.S
-    h_sub = tree.descendants @ IV
-    Sdot = (crmV @ S[..., None])[..., 0]
-    return (S * h_sub).sum(axis=-1), (Sdot * h_sub).sum(axis=-1)
+    batch, nb = V.shape[:-2], tree.nb
+    S, _ = kin.rows(batch)
+    momentum, CTqd = np.empty(batch + (nb,)), np.empty(batch + (nb,))
+    size = math.prod(batch)
+    momentum_kernel(
+        tree.parent,
+        S,
+        V.reshape(size, nb, 6),
+        IV.reshape(size, nb, 6),
+        momentum.reshape(size, nb),
+        CTqd.reshape(size, nb),
+    )
+    return momentum, CTqd
 
 
 def momentum_terms(tree, kin, qd):
@@ -98,7 +138,5 @@ def momentum_terms(tree, kin, qd):
     Returns:
         tuple: ``(p [kg m^2/s or kg m/s], C^T qd [N m or N])``, (..., nb) each.
     """
-    kin.F  # first: S then comes from the force transforms
-    V = tree.ancestors @ (kin.S * qd[..., None])
-    IV = kin.inertia_times(V[..., None])[..., 0]
-    return momentum_from_velocity_terms(tree, kin, motion_cross(V), IV)
+    _, V, IV = velocity_terms(tree, kin, qd)
+    return momentum_from_velocity_terms(tree, kin, V, IV)

@@ -1,8 +1,11 @@
 """Frame Jacobians, frame poses and the acceleration bias ``Jdot qd``."""
 
+import math
+
 import numpy as np
 
-from .spatial import motion_cross, skew
+from .jit import kernel
+from .spatial import motion_cross
 
 
 def frame_pose(tree, T, frame):
@@ -22,6 +25,37 @@ def frame_pose(tree, T, frame):
     return T[..., info.body, :, :] @ info.T_body_frame
 
 
+@kernel
+def point_jacobian_kernel(S, chain, p, J):
+    """Jacobian of a point moved by the joints of ``chain``, a configuration at a time.
+
+    Each joint's column is its axis moved to the point, ``[v + w x p; w]`` (revolute: ``z x (p -
+    o)``, prismatic: ``z``), for the joints that move the point, zero for the others.
+
+    Args:
+        S: (B, nb, 6) joint axes ``[v; w]`` about the base origin.
+        chain: (nb,) 1.0 for the joints that move the point, else 0.0.
+        p: (B, 3) the point, base frame [m].
+        J: (B, 6, nb) output.
+    """
+    for b in range(S.shape[0]):
+        p0, p1, p2 = p[b, 0], p[b, 1], p[b, 2]
+        for j in range(S.shape[1]):
+            m = chain[j]
+            v0, v1, v2, w0, w1, w2 = (
+                S[b, j, 0],
+                S[b, j, 1],
+                S[b, j, 2],
+                S[b, j, 3],
+                S[b, j, 4],
+                S[b, j, 5],
+            )
+            J[b, 0, j] = m * (v0 + w1 * p2 - w2 * p1)
+            J[b, 1, j] = m * (v1 + w2 * p0 - w0 * p2)
+            J[b, 2, j] = m * (v2 + w0 * p1 - w1 * p0)
+            J[b, 3, j], J[b, 4, j], J[b, 5, j] = m * w0, m * w1, m * w2
+
+
 def frame_jacobian_full(tree, kin, frame):
     """Jacobian over all body joints, rows ``[v; w]`` of the frame origin, base axes.
 
@@ -35,19 +69,13 @@ def frame_jacobian_full(tree, kin, frame):
     """
     info = tree.frames[frame]
     W_T_F = frame_pose(tree, kin.T, frame)
-    nb = tree.nb
-    if info.body < 0:
-        return np.zeros(kin.T.shape[:-3] + (6, nb)), W_T_F
-    z = kin.zh[..., 0]
-    d = W_T_F[..., None, :3, 3] - kin.T[..., :3, 3]  # frame origin relative to joints
-    z_x_d = (skew(z) @ d[..., None])[..., 0]  # revolute: v = z x d
-    mask = tree.ancestors[info.body, :, None]  # (nb, 1): the joints that move the frame
-    cols = np.concatenate([z_x_d, z], axis=-1) * mask
-    if tree.has_prismatic:
-        prismatic = tree.prismatic
-        cols[..., prismatic, :3] = z[..., prismatic, :] * mask[prismatic]
-        cols[..., prismatic, 3:] = 0.0
-    J = cols.swapaxes(-1, -2)
+    batch, nb = kin.batch, tree.nb
+    J = np.zeros(batch + (6, nb))
+    if info.body >= 0:
+        size = math.prod(batch)
+        p = np.ascontiguousarray(W_T_F[..., :3, 3]).reshape(size, 3)
+        S = kin.S.reshape(size, nb, 6)
+        point_jacobian_kernel(S, tree.ancestors[info.body], p, J.reshape(size, 6, nb))
     return J, W_T_F
 
 

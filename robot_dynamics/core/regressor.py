@@ -35,7 +35,7 @@ from .friction import (
     friction_basis,
 )
 from .dynamics import kinematics
-from .rnea import body_motions
+from .rnea import rnea_pass
 from .spatial import motion_cross
 from .validation import check_batch, check_vector
 
@@ -402,10 +402,10 @@ def joint_torque_regressor(model, q, qd, qdd):
     nb = tree.nb
     kin = kinematics(tree, q)
     qd_full, qdd_full = tree.body_rates(qd), tree.body_rates(qdd)
-    VA, _ = body_motions(tree, kin, qd_full, qdd_full)
+    _, V, A, _ = rnea_pass(tree, kin, qd_full, qdd_full)
     S, F = kin.S, kin.F
     anc = tree.ancestors
-    va = F.swapaxes(-1, -2) @ VA  # body-frame velocity and acceleration
+    va = F.swapaxes(-1, -2) @ np.stack([V, A], axis=-1)  # body-frame velocity, acceleration
     v, a = va[..., 0], va[..., 1]
     Pa = (a @ _UNIT_MATRIX).reshape(a.shape[:-1] + (6, 10))
     Pv = (v @ _UNIT_MATRIX).reshape(v.shape[:-1] + (6, 10))

@@ -1,19 +1,61 @@
-"""Recursive Newton-Euler inverse dynamics, vectorised over bodies with ancestor masks.
+"""Recursive Newton-Euler inverse dynamics (Featherstone, RBDA table 5.1) in base-frame
+coordinates.
 
-With every quantity in base-frame axes about the base origin (Featherstone's RNEA in world
-coordinates; motion vectors ``[v; w]`` and forces ``[f; n]``, linear part first, the reverse of
-Featherstone's ``[w; v]``; ``x*`` the force cross product ``-(V x)^T``), the forward pass is a
-masked sum over ancestors and the backward pass a masked sum over descendants::
+With every quantity in base-frame axes about the base origin (motion vectors ``[v; w]`` and
+forces ``[f; n]``, linear part first, the reverse of Featherstone's ``[w; v]``; ``x*`` the force
+cross product ``-(V x)^T``), no transform is needed between a body and its parent::
 
-    V_i = sum_{j anc i} S_j qd_j
-    A_i = a_0 + sum_{j anc i} (S_j qdd_j + V_j x S_j qd_j)        a_0 = [-g; 0]
-    f_i = I_i A_i + V_i x* I_i V_i
-    tau_j = S_j . sum_{i desc j} f_i
+    forward, base to leaves   V_i = V_parent + S_i qd_i
+                              A_i = A_parent + S_i qdd_i + V_i x S_i qd_i      A_0 = [-g; 0]
+                              f_i = I_i A_i + V_i x* I_i V_i
+    backward, leaves to base  tau_i = S_i . f_i,   f_parent += f_i
 """
 
 import numpy as np
 
-from .spatial import motion_cross
+from .jit import batch_shape, kernel, rows
+from .spatial import cross_force, cross_motion, dot, times
+
+
+@kernel
+def rnea_kernel(parent, base_acceleration, S, I, qd, qdd, tau, V, A, IV):
+    """The RNEA's two passes, a configuration at a time.
+
+    Args:
+        parent: (nb,) parent body, -1 for the base (parents before children).
+        base_acceleration: (nb, 6) ``a_0 = [-g; 0]`` on the rows of the bodies on the base.
+        S: (Bk, nb, 6) joint axes; I: (Bk, nb, 6, 6) spatial inertias (Bk 1 or B).
+        qd, qdd: (B, nb) body joint velocities and accelerations.
+        tau: (B, nb) output: joint forces.
+        V, A, IV: (B, nb, 6) outputs: body velocities, accelerations (gravity included) and
+            momenta ``I_i V_i``.
+    """
+    nb = qd.shape[1]
+    f = np.empty((nb, 6))
+    t = np.empty(6)
+    for b in range(qd.shape[0]):
+        k = 0 if S.shape[0] == 1 else b
+        Vb, Ab = V[b], A[b]
+        for i in range(nb):
+            p = parent[i]
+            Si = S[k, i]
+            for r in range(6):
+                Vb[i, r] = Si[r] * qd[b, i] + (Vb[p, r] if p >= 0 else 0.0)
+            cross_motion(Vb[i], Si, t)  # V_i x S_i qd_i = qd_i (V_i x S_i)
+            for r in range(6):
+                a = Ab[p, r] if p >= 0 else base_acceleration[i, r]
+                Ab[i, r] = a + Si[r] * qdd[b, i] + t[r] * qd[b, i]
+            times(I[k, i], Vb[i], IV[b, i])
+            times(I[k, i], Ab[i], f[i])
+            cross_force(Vb[i], IV[b, i], t)
+            for r in range(6):
+                f[i, r] += t[r]
+        for i in range(nb - 1, -1, -1):
+            tau[b, i] = dot(S[k, i], f[i])
+            p = parent[i]
+            if p >= 0:
+                for r in range(6):
+                    f[p, r] += f[i, r]
 
 
 def rnea(tree, kin, qd, qdd, f_ext=None):
@@ -30,7 +72,7 @@ def rnea(tree, kin, qd, qdd, f_ext=None):
     Returns:
         ndarray: tau_full (..., nb) [N m or N].
     """
-    tau, _, _ = rnea_pass(tree, kin, qd, qdd)
+    tau = rnea_pass(tree, kin, qd, qdd)[0]
     if f_ext is not None:
         body, F_W = f_ext
         if body >= 0:
@@ -38,43 +80,8 @@ def rnea(tree, kin, qd, qdd, f_ext=None):
     return tau
 
 
-def body_motions(tree, kin, qd, qdd):
-    """The RNEA's forward pass: every body's velocity and acceleration, gravity included as the
-    base's acceleration (``tree.base_acceleration``).
-
-    Args:
-        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
-        kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
-        qd: (..., nb) body joint velocities [rad/s, m/s].
-        qdd: (..., nb) body joint accelerations [rad/s^2, m/s^2], or None: zero.
-
-    Returns:
-        tuple: ``(VA, crmV)``: ``VA`` (..., nb, 6, 2) the velocities ``V_i`` [m/s, rad/s] and
-        accelerations ``A_i`` [m/s^2, rad/s^2] side by side (for one product with a matrix per
-        body), and ``crm(V_i)`` (..., nb, 6, 6); base axes about the base origin.
-    """
-    kin.F  # first: S then comes from the force transforms
-    S = kin.S
-    anc = tree.ancestors
-    Sqd = S * qd[..., None]
-    Sqdd = None if qdd is None else S * qdd[..., None]
-    shape = Sqd.shape
-    if Sqdd is not None and Sqdd.shape != shape:
-        shape = np.broadcast_shapes(shape, Sqdd.shape)
-    VA = np.empty(shape + (2,))
-    V, A = VA[..., 0], VA[..., 1]
-    V[...] = anc @ Sqd  # sums over ancestors
-    crmV = motion_cross(V)
-    bias = (crmV @ Sqd[..., None])[..., 0]  # Sdot_j qd_j
-    if Sqdd is not None:
-        bias += Sqdd
-    bias += tree.base_acceleration  # gravity, as the base's acceleration
-    A[...] = anc @ bias
-    return VA, crmV
-
-
 def rnea_pass(tree, kin, qd, qdd):
-    """RNEA (gravity included) without external force, also returning what the momentum terms reuse.
+    """RNEA (gravity included) without external force, also returning the body motions.
 
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
@@ -83,16 +90,22 @@ def rnea_pass(tree, kin, qd, qdd):
         qdd: (..., nb) body joint accelerations [rad/s^2, m/s^2], or None: zero.
 
     Returns:
-        tuple: ``(tau_full (..., nb) [N m or N], crmV, IV)`` with the body velocities' cross
-        product matrices ``crm(V_i)`` (..., nb, 6, 6) and body momenta ``I_i V_i`` (..., nb, 6),
-        base axes about the base origin.
+        tuple: ``(tau_full, V, A, IV)``: joint forces (..., nb) [N m or N]; the bodies'
+        velocities ``V_i`` [m/s, rad/s], accelerations ``A_i`` (gravity included as the base's
+        acceleration ``[-g; 0]``) [m/s^2, rad/s^2] and momenta ``I_i V_i`` [N s, N m s], each
+        (..., nb, 6), base axes about the base origin.
     """
-    VA, crmV = body_motions(tree, kin, qd, qdd)
-    IVA = kin.inertia_times(VA)
-    IV = IVA[..., :1]
-    f = (IVA[..., 1:] - crmV.swapaxes(-1, -2) @ IV)[..., 0]
-    tau = (kin.S * (tree.descendants @ f)).sum(axis=-1)  # sums over descendants
-    return tau, crmV, IV[..., 0]
+    shapes = (kin.batch, qd.shape[:-1]) + (() if qdd is None else (qdd.shape[:-1],))
+    batch = batch_shape(*shapes)
+    nb = tree.nb
+    qd = rows(qd, batch, (nb,))
+    qdd = np.zeros(qd.shape) if qdd is None else rows(qdd, batch, (nb,))
+    S, I = kin.rows(batch)
+    tau = np.empty_like(qd)
+    V, A, IV = (np.empty(qd.shape + (6,)) for _ in range(3))
+    rnea_kernel(tree.parent, tree.base_acceleration, S, I, qd, qdd, tau, V, A, IV)
+    motions = (x.reshape(batch + (nb, 6)) for x in (V, A, IV))
+    return (tau.reshape(batch + (nb,)), *motions)
 
 
 def world_wrench(point_W, wrench_W):

@@ -17,7 +17,7 @@ from scipy.integrate import solve_ivp
 
 from . import dynamics as _dynamics
 from .errors import InvalidInputError, SimulationError, SimulationLimitError
-from .validation import check_vector
+from .validation import check_vector, within
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 FIXED_STEP_METHODS = ("semi_implicit_euler",)
@@ -166,7 +166,7 @@ def torque_function(model, tau, max_torque=MAX_TORQUE):
 
 def _check_torque(values, max_torque, name, t=None):
     """Refuse torques that are not finite or beyond max_torque (sum of squares: one call)."""
-    flat = np.reshape(values, -1)
+    flat = values.reshape(-1)
     if _within(flat, max_torque):
         return
     bad = ~np.isfinite(flat) | (np.abs(np.where(np.isfinite(flat), flat, 0.0)) > max_torque)
@@ -181,7 +181,7 @@ def _check_torque(values, max_torque, name, t=None):
 
 def _within(x, bound):
     """True when every entry of x is finite and |x| <= bound (max |x| is NaN with a NaN)."""
-    return not x.size or bool(np.maximum.reduce(np.abs(x), axis=None) <= bound)
+    return within(x.reshape(-1), bound)
 
 
 def _positive(value, name, low, high=math.inf):

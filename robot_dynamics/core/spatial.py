@@ -14,6 +14,8 @@ base-frame origin, so no per-link coordinate transforms are needed between links
 
 import numpy as np
 
+from .jit import kernel
+
 #: ``(p @ SKEW_BASIS).reshape(..., 3, 3)`` is the cross-product matrix ``[p]x`` of ``p``.
 SKEW_BASIS = np.zeros((3, 9))
 # [p]x = [[0, -z, y], [z, 0, -x], [-y, x, 0]]: entry (row, col) -> row * 3 + col
@@ -97,6 +99,50 @@ def force_bar(F):
         ndarray: (..., 6, 6) ``B``.
     """
     return right_mul(F, FORCE_BAR_BASIS).reshape(F.shape[:-1] + (6, 6))
+
+
+@kernel
+def cross_motion(V, X, out):
+    """The motion cross product ``out = V x X = [w x x_v + v x x_w; w x x_w]`` of (6,) motion
+    vectors ``V = [v; w]`` and ``X = [x_v; x_w]`` (compiled; ``out`` is not ``V`` or ``X``)."""
+    v0, v1, v2, w0, w1, w2 = V[0], V[1], V[2], V[3], V[4], V[5]
+    x0, x1, x2, y0, y1, y2 = X[0], X[1], X[2], X[3], X[4], X[5]
+    out[0] = w1 * x2 - w2 * x1 + v1 * y2 - v2 * y1
+    out[1] = w2 * x0 - w0 * x2 + v2 * y0 - v0 * y2
+    out[2] = w0 * x1 - w1 * x0 + v0 * y1 - v1 * y0
+    out[3] = w1 * y2 - w2 * y1
+    out[4] = w2 * y0 - w0 * y2
+    out[5] = w0 * y1 - w1 * y0
+
+
+@kernel
+def cross_force(V, F, out):
+    """The force cross product ``out = V x* F = [w x f; w x n + v x f]`` of a (6,) motion vector
+    ``V = [v; w]`` and a force ``F = [f; n]`` (compiled; ``out`` is not ``V`` or ``F``)."""
+    v0, v1, v2, w0, w1, w2 = V[0], V[1], V[2], V[3], V[4], V[5]
+    f0, f1, f2, n0, n1, n2 = F[0], F[1], F[2], F[3], F[4], F[5]
+    out[0] = w1 * f2 - w2 * f1
+    out[1] = w2 * f0 - w0 * f2
+    out[2] = w0 * f1 - w1 * f0
+    out[3] = w1 * n2 - w2 * n1 + v1 * f2 - v2 * f1
+    out[4] = w2 * n0 - w0 * n2 + v2 * f0 - v0 * f2
+    out[5] = w0 * n1 - w1 * n0 + v0 * f1 - v1 * f0
+
+
+@kernel
+def times(M, x, out):
+    """``out = M x`` of a (6, 6) matrix and a (6,) vector (compiled)."""
+    for r in range(6):
+        acc = 0.0
+        for c in range(6):
+            acc += M[r, c] * x[c]
+        out[r] = acc
+
+
+@kernel
+def dot(a, b):
+    """``a . b`` of two (6,) vectors (compiled)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
 
 def rpy_to_matrix(rpy):

@@ -51,19 +51,19 @@ class StateTerms:
         self._jacobian = self._gravity = self._velocity = self._momentum = None
 
     def _velocity_terms(self):
-        """(C qd + g, crm(V), I V): the RNEA pass over the body velocities, on first use."""
+        """(C qd + g, V, I V): the RNEA pass over the body velocities, on first use."""
         if self._velocity is None:
             tree = self._tree
-            h, crmV, IV = _coriolis.velocity_terms(tree, self._kin, tree.body_rates(self._qd))
-            self._velocity = (tree.reduce(h), crmV, IV)
+            h, V, IV = _coriolis.velocity_terms(tree, self._kin, tree.body_rates(self._qd))
+            self._velocity = (tree.reduce(h), V, IV)
         return self._velocity
 
     def _momentum_terms(self):
         """(M qd, C^T qd) from the velocity pass's subtree momenta, on first use."""
         if self._momentum is None:
             tree = self._tree
-            _, crmV, IV = self._velocity_terms()
-            p, CTqd = _coriolis.momentum_from_velocity_terms(tree, self._kin, crmV, IV)
+            _, V, IV = self._velocity_terms()
+            p, CTqd = _coriolis.momentum_from_velocity_terms(tree, self._kin, V, IV)
             p, CTqd = tree.reduce(p), tree.reduce(CTqd)
             if tree.has_armature:
                 p = p + tree.armature * self._qd

@@ -1,6 +1,6 @@
 """The model as plain data (spatial_v2 / Pinocchio ``Model`` style): a frozen tree of bodies with
-its parent array, joint placements, axes, inertias, gravity, and the index schedules and masks
-the algorithms read, compiled once when the tree is made.
+its parent array, joint placements, axes, inertias, gravity, and the masks the algorithms read,
+compiled once when the tree is made.
 
 A *body* is a rigid group of links moved by one movable joint: links attached by fixed joints
 are merged into their parent's body (their frames stay addressable). Bodies are numbered in
@@ -29,7 +29,7 @@ from .joint_warnings import (
     ZERO_LIMIT,
     JointWarning,
 )
-from .spatial import force_transform, skew
+from .spatial import force_transform
 
 REVOLUTE, PRISMATIC = 0, 1
 #: URDF joint types read but not modelled (robot_dynamics models fixed-base robots): below the
@@ -116,33 +116,14 @@ class KinematicTree:
         body_of_joint: joint name -> its body's index, for every body joint (actuated and
             mimic; a read-only mapping).
         descendants: (nb, nb) ``ancestors.T``: 1.0 where column i is in the subtree of row j
-            (C-contiguous, the backward passes' subtree sums).
+            (C-contiguous, for subtree sums as one matrix product).
         strict_ancestors: (nb, nb) ``ancestors`` without the diagonal.
-        strict_descendants: (nb, nb) ``descendants`` without the diagonal.
         depth: (nb,) int, number of ancestors-or-self (1: hangs from the base).
-        levels: ``(bodies, parents)`` index pairs from the base outwards: bodies grouped by
-            depth, split so that no two bodies of a group share a parent (``parents`` None for
-            the bodies on the base); ABA's passes run over these groups.
-        fk_jumps: pointer-jumping schedule of forward kinematics, ``(bodies, targets)`` pairs:
-            step k composes each listed body with the body 2^k levels up.
-        fk_levels: ``(bodies, parents)`` per depth >= 2, composing level by level.
-        motion_constant: (nb, 1, 16) the part of ``T_parent_body(q)`` that does not vary with q
-            (flattened 4x4; a prismatic joint's ``T_parent_joint``).
-        motion_basis: (nb, 2, 16) ``T_parent_body(q) = motion_constant + [sin q, cos q] @
-            motion_basis`` (flattened 4x4; zero for prismatic joints).
-        prismatic_basis: (nb, 16) the part of ``T_parent_body`` linear in a prismatic q.
-        swapped_axes: (nb, 6, 1) joint axes in body axes with halves swapped, ``[w; v]``.
         prismatic: (nb,) bool, prismatic joints.
-        has_prismatic: whether any joint is prismatic.
-        subtree_mass: (nb,) mass of each body's subtree [kg].
-        axis_first_moment: (nb, 4, 2) columns ``[axis; 0]`` and ``[m c; m]`` in body axes
-            (a body pose times them gives the base-axes joint axis and first moment).
         GT: (n, nb) ``G.T``, C-contiguous.
-        neg_gravity_skew: (3, 3) ``[-gravity]x``.
         base_acceleration: (nb, 6) the base's acceleration ``a_0 = [-gravity; 0]`` on the rows of
-            the bodies on the base, zero elsewhere: ``ancestors @ base_acceleration`` is a_0 for
-            every body (each has one ancestor on the base), so a forward sum over ancestors
-            carries gravity.
+            the bodies on the base, zero elsewhere: the recursions start from it, so that they
+            carry gravity as the base's acceleration.
         has_armature: whether any armature is non-zero.
         armature_matrix: (n, n) ``diag(armature)``.
     """
@@ -177,21 +158,9 @@ class KinematicTree:
     body_of_joint: dict = dataclasses.field(init=False, repr=False)
     descendants: np.ndarray = dataclasses.field(init=False, repr=False)
     strict_ancestors: np.ndarray = dataclasses.field(init=False, repr=False)
-    strict_descendants: np.ndarray = dataclasses.field(init=False, repr=False)
     depth: np.ndarray = dataclasses.field(init=False, repr=False)
-    levels: tuple = dataclasses.field(init=False, repr=False)
-    fk_jumps: tuple = dataclasses.field(init=False, repr=False)
-    fk_levels: tuple = dataclasses.field(init=False, repr=False)
-    motion_constant: np.ndarray = dataclasses.field(init=False, repr=False)
-    motion_basis: np.ndarray = dataclasses.field(init=False, repr=False)
-    prismatic_basis: np.ndarray = dataclasses.field(init=False, repr=False)
-    swapped_axes: np.ndarray = dataclasses.field(init=False, repr=False)
     prismatic: np.ndarray = dataclasses.field(init=False, repr=False)
-    has_prismatic: bool = dataclasses.field(init=False, repr=False)
-    subtree_mass: np.ndarray = dataclasses.field(init=False, repr=False)
-    axis_first_moment: np.ndarray = dataclasses.field(init=False, repr=False)
     GT: np.ndarray = dataclasses.field(init=False, repr=False)
-    neg_gravity_skew: np.ndarray = dataclasses.field(init=False, repr=False)
     base_acceleration: np.ndarray = dataclasses.field(init=False, repr=False)
     has_armature: bool = dataclasses.field(init=False, repr=False)
     armature_matrix: np.ndarray = dataclasses.field(init=False, repr=False)
@@ -283,16 +252,6 @@ def _compile(tree):
     anc = tree.ancestors
     strict = anc - np.eye(nb)
     depth = anc.sum(axis=1).astype(int)
-    masses = tree.inertia[:, 0, 0]
-    constant, basis, prismatic_basis = _motion_basis(tree)
-    jumps, fk_levels = _fk_schedules(tree.parent, depth)
-    # columns [axis; 0] and [first moment h_B; m]: T @ column gives z_W and m c_W
-    cols = np.zeros((nb, 4, 2))
-    cols[:, :3, 0] = tree.axis
-    cols[:, 0, 1] = tree.inertia[:, 2, 4] * -1.0  # m c from the block m [c]x
-    cols[:, 1, 1] = tree.inertia[:, 0, 5] * -1.0
-    cols[:, 2, 1] = tree.inertia[:, 1, 3] * -1.0
-    cols[:, 3, 1] = masses
     prismatic = tree.joint_type == PRISMATIC
     return {
         "body_of_joint": MappingProxyType(
@@ -300,131 +259,15 @@ def _compile(tree):
         ),
         "descendants": np.ascontiguousarray(anc.T),
         "strict_ancestors": strict,
-        "strict_descendants": np.ascontiguousarray(strict.T),
         "depth": depth,
-        "levels": _aba_levels(tree.parent, depth),
-        "fk_jumps": jumps,
-        "fk_levels": fk_levels,
-        "motion_constant": constant,
-        "motion_basis": basis,
-        "prismatic_basis": prismatic_basis,
-        "swapped_axes": _swapped_axes(tree),
         "prismatic": prismatic,
-        "has_prismatic": bool(np.any(prismatic)),
-        "subtree_mass": anc.T @ masses,
-        "axis_first_moment": cols,
         "GT": np.ascontiguousarray(tree.G.T),
-        "neg_gravity_skew": skew(-tree.gravity),
         "base_acceleration": np.where(
             (tree.parent < 0)[:, None], np.concatenate([-tree.gravity, np.zeros(3)]), 0.0
         ),
         "has_armature": bool(np.any(tree.armature)),
         "armature_matrix": np.diag(tree.armature),
     }
-
-
-def _motion_basis(tree):
-    """Constant arrays that make every joint transform a single matrix product.
-
-    Revolute about unit axis a with ``K = [a]x``: ``R(q) = I + sin q K + (1 - cos q) K^2``, so
-    ``T_parent_body(q) = T0 (I + K^2) + [sin q, cos q] @ [T0 K, -T0 K^2]``. Prismatic:
-    ``T0``, plus the translation ``q a`` as ``q * T0 P``.
-
-    Returns:
-        tuple: ``(constant (nb, 1, 16), basis (nb, 2, 16), prismatic_basis (nb, 16))``.
-    """
-    nb = tree.nb
-    constant = np.zeros((nb, 4, 4))
-    basis = np.zeros((nb, 2, 4, 4))
-    prismatic = np.zeros((nb, 4, 4))
-    for b in range(nb):
-        T0 = tree.T_parent_joint[b]
-        a = tree.axis[b]
-        if tree.joint_type[b] == REVOLUTE:
-            K = np.zeros((4, 4))
-            K[:3, :3] = skew(a)
-            constant[b] = T0 + T0 @ K @ K
-            basis[b, 0] = T0 @ K
-            basis[b, 1] = -T0 @ K @ K
-        else:
-            constant[b] = T0
-            P = np.zeros((4, 4))
-            P[:3, 3] = a
-            prismatic[b] = T0 @ P
-    return constant.reshape(nb, 1, 16), basis.reshape(nb, 2, 16), prismatic.reshape(nb, 16)
-
-
-def _swapped_axes(tree):
-    """Joint axes in body coordinates with halves swapped, ``[w; v]``: revolute ``[a; 0]``,
-    prismatic ``[0; a]`` (what the force transform maps to the swapped world axis); (nb, 6, 1).
-    """
-    S = np.zeros((tree.nb, 6, 1))
-    for b in range(tree.nb):
-        if tree.joint_type[b] == PRISMATIC:
-            S[b, 3:, 0] = tree.axis[b]
-        else:
-            S[b, :3, 0] = tree.axis[b]
-    return S
-
-
-def _fk_schedules(parent, depth):
-    """``(jumps, levels)`` index schedules of forward kinematics.
-
-    ``jumps``: pointer jumping, ``(bodies, targets)`` pairs; step k composes each listed body with
-    the body 2^k levels up, so a chain of depth D takes ceil(log2 D) batched products.
-    ``levels``: ``(bodies, parents)`` per tree depth >= 2, for composing level by level.
-    """
-    jumps = []
-    pointer = parent.copy()
-    while np.any(pointer >= 0):
-        has = np.nonzero(pointer >= 0)[0]
-        jumps.append((has, pointer[has]))
-        pointer = np.where(pointer >= 0, pointer[np.maximum(pointer, 0)], -1)
-        pointer[parent < 0] = -1
-    levels = []
-    for d in range(2, int(depth.max()) + 1 if depth.size else 0):
-        bodies = np.nonzero(depth == d)[0]
-        levels.append((bodies, parent[bodies]))
-    return (
-        tuple((as_index(a), as_index(b)) for a, b in jumps),
-        tuple((as_index(a), as_index(b)) for a, b in levels),
-    )
-
-
-def _aba_levels(parent, depth):
-    """Bodies grouped by depth from the base outwards, split so that no two bodies of a group
-    share a parent; ``(bodies, parents)`` pairs, ``parents`` None at depth 1 (on the base)."""
-    levels = []
-    for d in range(1, int(depth.max()) + 1 if depth.size else 1):
-        bodies = np.nonzero(depth == d)[0]
-        if d == 1:
-            levels.append((_frozen_index(bodies), None))
-            continue
-        parents = parent[bodies]
-        rank = np.array([np.count_nonzero(parents[:i] == p) for i, p in enumerate(parents)])
-        for r in range(rank.max() + 1):
-            levels.append((_frozen_index(bodies[rank == r]), _frozen_index(parents[rank == r])))
-    return tuple(levels)
-
-
-def _frozen_index(indices):
-    return frozen_array(indices, int)
-
-
-def as_index(indices):
-    """Cheapest index for a set of body indices.
-
-    Args:
-        indices: 1-D integer array.
-
-    Returns:
-        slice or ndarray: a slice for a run of consecutive indices (a view, cheaper than fancy
-        indexing), else the (read-only) index array itself.
-    """
-    indices = np.asarray(indices)
-    if indices.size and np.all(np.diff(indices) == 1):
-        return slice(int(indices[0]), int(indices[-1]) + 1)
-    return _frozen_index(indices)
 
 
 def build_tree(robot, base_link=None):

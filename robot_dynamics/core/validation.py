@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .errors import InvalidInputError
+from .jit import kernel
 
 #: Bound on the magnitude of every number a method takes (joint positions, velocities,
 #: accelerations, torques, wrenches), SI units. With the URDF bounds of
@@ -25,7 +26,22 @@ MAX_JOINT_COEFFICIENT = 1e6
 #: The axes a Jacobian or a frame acceleration can be expressed in.
 AXES = ("base", "local")
 
-_MAXIMUM = np.maximum.reduce
+
+@kernel
+def within(x, bound):
+    """Whether every entry of ``x`` is finite and ``|x| <= bound`` (compiled).
+
+    Args:
+        x: (k,) float array (``arr.reshape(-1)`` of any array).
+        bound: the bound (inf: finiteness only).
+
+    Returns:
+        bool: False at the first entry that is NaN, infinite or beyond the bound.
+    """
+    for v in x:
+        if not abs(v) <= bound:  # False for NaN
+            return False
+    return True
 
 
 def check_vector(x, name, joint_names, size=None):
@@ -59,8 +75,7 @@ def check_vector(x, name, joint_names, size=None):
             f"{name} has shape {arr.shape}, expected (..., {size})"
             + (f" ordered as {list(joint_names)}" if size == n else "")
         )
-    # max |x| is NaN for a NaN entry, so one comparison checks finiteness and the bound
-    if arr.size and not _MAXIMUM(np.abs(arr), axis=None) <= MAX_INPUT:
+    if not within(arr.reshape(-1), MAX_INPUT):
         finite = np.isfinite(arr)
         bad_mask = ~finite | (np.abs(np.where(finite, arr, 0.0)) > MAX_INPUT)
         if np.any(bad_mask):

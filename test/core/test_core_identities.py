@@ -84,28 +84,30 @@ def test_c_qd_equals_nonlinear_effects_minus_gravity(name, rng):
 
 
 @pytest.mark.parametrize("name", robot_params(ROBOTS))
-def test_aba_equals_forward_dynamics(name, rng):
-    """The articulated-body algorithm (no matrices) against CRBA + Cholesky, on chains and on
-    branching trees (several children of one parent), batched, with and without a wrench."""
+def test_aba_solves_the_mass_matrix_system(name, rng):
+    """The articulated-body algorithm (no matrices) against ``M^-1 (tau + J^T f - h)`` from the
+    CRBA and the RNEA, on chains and on branching trees (several children of one parent),
+    batched, with and without a wrench, armature included."""
     model = load_model(name)
-    if model.tree.has_mimic or model.armature.any():
-        pytest.skip("aba handles neither mimic joints nor armature")
+    if model.tree.has_mimic:
+        pytest.skip("aba does not handle mimic joints")
     frame = robot_urdfs.default_frame(name)
     q, qd, qdd = random_state(model, name, rng, (N_CONF,))
     tau = model.inverse_dynamics(q, qd, qdd)
-    cond = float(np.max(np.linalg.cond(model.mass_matrix(q))))
-    assert_close(
-        model.aba(q, qd, tau),
-        model.forward_dynamics(q, qd, tau),
-        1e-12 * max(cond, 1e3),
-        "aba = forward_dynamics",
-    )
+    M = model.mass_matrix(q)
+    h = model.nonlinear_effects(q, qd)
+    cond = float(np.max(np.linalg.cond(M)))
+    expected = np.linalg.solve(M, (tau - h)[..., None])[..., 0]
+    assert_close(model.aba(q, qd, tau), expected, 1e-12 * max(cond, 1e3), "aba = M^-1 (tau - h)")
+    assert_close(model.forward_dynamics(q, qd, tau), expected, 1e-12 * max(cond, 1e3), "fd")
     f = rng.normal(scale=5.0, size=(N_CONF, 6))
+    JTf = (model.jacobian(q, frame, "base").swapaxes(-1, -2) @ f[..., None])[..., 0]
+    expected = np.linalg.solve(M, (tau + JTf - h)[..., None])[..., 0]
     assert_close(
         model.aba(q, qd, tau, f_ext=f, frame=frame),
-        model.forward_dynamics(q, qd, tau, f_ext=f, frame=frame),
+        expected,
         1e-12 * max(cond, 1e3),
-        "aba = forward_dynamics with f_ext",
+        "aba = M^-1 (tau + J^T f - h)",
     )
 
 
@@ -380,8 +382,8 @@ def test_one_configuration_broadcasts_over_a_batch(name, call, rng):
     """One q (n,) with a batch of velocities, torques or wrenches (2, 3, ...), and a batch of q
     with one velocity and torque, give the per-configuration results."""
     model = load_model(name)
-    if call == "aba" and (model.tree.has_mimic or model.tree.has_armature):
-        pytest.skip("aba handles neither mimic joints nor armature")
+    if call == "aba" and model.tree.has_mimic:
+        pytest.skip("aba does not handle mimic joints")
     frame = robot_urdfs.default_frame(name)
     fn = BROADCAST_CALLS[call]
     q, qd, tau = random_state(model, name, rng, (2, 3))
