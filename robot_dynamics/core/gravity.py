@@ -1,8 +1,38 @@
-"""Generalised gravity g(q): the torques that hold the arm still, the RNEA at rest."""
+"""Generalised gravity g(q): the torques that hold the arm still, the RNEA at rest.
+
+At rest every body's acceleration is the base's, ``a_0 = [-g; 0]``, so ``f_i = I_i a_0`` and
+``g_j = S_j . sum_{i in subtree(j)} f_i``.
+"""
 
 import numpy as np
 
-from .rnea import rnea_pass
+from .jit import kernel
+from .spatial import dot
+
+
+@kernel
+def gravity_kernel(parent, gravity, S, I, tau):
+    """Generalised gravity, a configuration at a time.
+
+    Args:
+        parent: (nb,) parent body, -1 for the base (parents before children).
+        gravity: (3,) gravity [m/s^2], base frame.
+        S: (B, nb, 6) joint axes; I: (B, nb, 6, 6) spatial inertias.
+        tau: (B, nb) output: g [N m or N].
+    """
+    nb = S.shape[1]
+    f = np.empty((nb, 6))
+    for b in range(S.shape[0]):
+        for i in range(nb):  # I_i a_0 with a_0 = [-g; 0]: the first three columns of I_i
+            for r in range(6):
+                Ir = I[b, i, r]
+                f[i, r] = -(Ir[0] * gravity[0] + Ir[1] * gravity[1] + Ir[2] * gravity[2])
+        for i in range(nb - 1, -1, -1):
+            tau[b, i] = dot(S[b, i], f[i])
+            p = parent[i]
+            if p >= 0:
+                for r in range(6):
+                    f[p, r] += f[i, r]
 
 
 def generalized_gravity(tree, kin):
@@ -15,4 +45,7 @@ def generalized_gravity(tree, kin):
     Returns:
         ndarray: (..., nb) torques [N m or N].
     """
-    return rnea_pass(tree, kin, np.zeros(kin.batch + (tree.nb,)), None)[0]
+    S, I = kin.rows(kin.batch)
+    tau = np.empty(S.shape[:2])
+    gravity_kernel(tree.parent, tree.gravity, S, I, tau)
+    return tau.reshape(kin.batch + S.shape[1:2])

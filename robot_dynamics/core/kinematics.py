@@ -6,8 +6,6 @@ One compiled pass (:func:`forward_kinematics_kernel`) walks the bodies from the 
 parent's pose.
 """
 
-import math
-
 import numpy as np
 
 from .jit import kernel, rows
@@ -127,6 +125,7 @@ class Kinematics:
 
     Attributes:
         tree: the tree.
+        batch: the batch shape ``q_full.shape[:-1]``.
         T: (..., nb, 4, 4) body poses ``W_T_B``.
         S: (..., nb, 6) joint motion axes ``[v; w]`` (revolute ``[p x z; z]``, prismatic
             ``[z; 0]``).
@@ -134,7 +133,7 @@ class Kinematics:
         F: (..., nb, 6, 6) force transforms body -> base (formed on first use).
     """
 
-    __slots__ = ("tree", "T", "S", "I", "_F")
+    __slots__ = ("tree", "T", "S", "I", "batch", "_rows", "_F")
 
     def __init__(self, tree, q_full):
         self.tree = tree
@@ -147,15 +146,12 @@ class Kinematics:
         forward_kinematics_kernel(
             q, tree.T_parent_joint, tree.axis, tree.prismatic, tree.parent, tree.inertia, T, S, I
         )
+        self.batch = batch
         self.T = T.reshape(batch + (nb, 4, 4))
         self.S = S.reshape(batch + (nb, 6))
         self.I = I.reshape(batch + (nb, 6, 6))
+        self._rows = (S, I)
         self._F = None
-
-    @property
-    def batch(self):
-        """The batch shape of the pass (``()`` for one configuration)."""
-        return self.T.shape[:-3]
 
     def rows(self, batch):
         """The joint axes and inertias as kernels read them, for a batch of joint vectors.
@@ -167,10 +163,9 @@ class Kinematics:
             tuple: ``S`` (Bk, nb, 6) and ``I`` (Bk, nb, 6, 6), C-contiguous, with Bk 1 (one
             configuration for the whole batch) or ``prod(batch)``.
         """
-        nb, own = self.tree.nb, self.batch
-        if own == tuple(batch) or math.prod(own) == 1:
-            size = math.prod(own)
-            return self.S.reshape(size, nb, 6), self.I.reshape(size, nb, 6, 6)
+        if batch == self.batch or len(self._rows[0]) == 1:
+            return self._rows
+        nb = self.tree.nb
         return rows(self.S, batch, (nb, 6)), rows(self.I, batch, (nb, 6, 6))
 
     @property

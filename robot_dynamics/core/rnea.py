@@ -97,15 +97,15 @@ def rnea_pass(tree, kin, qd, qdd):
     """
     shapes = (kin.batch, qd.shape[:-1]) + (() if qdd is None else (qdd.shape[:-1],))
     batch = batch_shape(*shapes)
-    nb = tree.nb
+    nb = qd.shape[-1]
     qd = rows(qd, batch, (nb,))
     qdd = np.zeros(qd.shape) if qdd is None else rows(qdd, batch, (nb,))
     S, I = kin.rows(batch)
-    tau = np.empty_like(qd)
-    V, A, IV = (np.empty(qd.shape + (6,)) for _ in range(3))
+    tau = np.empty(qd.shape)
+    V, A, IV = np.empty((3,) + qd.shape + (6,))
     rnea_kernel(tree.parent, tree.base_acceleration, S, I, qd, qdd, tau, V, A, IV)
-    motions = (x.reshape(batch + (nb, 6)) for x in (V, A, IV))
-    return (tau.reshape(batch + (nb,)), *motions)
+    shape = batch + (nb, 6)
+    return tau.reshape(batch + (nb,)), V.reshape(shape), A.reshape(shape), IV.reshape(shape)
 
 
 def world_wrench(point_W, wrench_W):
