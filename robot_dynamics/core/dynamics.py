@@ -283,9 +283,8 @@ def frame_jacobian(tree, kin, frame, axes):
     Returns:
         ndarray: (..., 6, n) J mapping qd to ``[v; w]`` [m/s; rad/s].
     """
-    J, W_T_F = _jacobian.frame_jacobian_full(tree, kin, frame)
-    J = tree.reduce(J)
-    return _jacobian.to_local_axes(J, W_T_F) if axes == "local" else J
+    J, _ = _jacobian.frame_jacobian_full(tree, kin, frame, local=axes == "local")
+    return tree.reduce(J)
 
 
 def jacobian_dot_qd(tree, kin, qd, frame, axes):

@@ -26,43 +26,48 @@ def frame_pose(tree, T, frame):
 
 
 @kernel
-def point_jacobian_kernel(S, chain, p, J):
-    """Jacobian of a point moved by the joints of ``chain``, a configuration at a time.
+def point_jacobian_kernel(S, chain, T, local, J):
+    """Jacobian of a frame's origin moved by the joints of ``chain``, a configuration at a time.
 
-    Each joint's column is its axis moved to the point, ``[v + w x p; w]`` (revolute: ``z x (p -
-    o)``, prismatic: ``z``), for the joints that move the point, zero for the others.
+    Each joint's column is its axis moved to the origin ``p``, ``[v + w x p; w]`` (revolute:
+    ``z x (p - o)``, prismatic: ``z``), for the joints that move the frame, zero for the others;
+    in the frame's own axes (``R^T`` on each half) when ``local``.
 
     Args:
         S: (B, nb, 6) joint axes ``[v; w]`` about the base origin.
-        chain: (nb,) 1.0 for the joints that move the point, else 0.0.
-        p: (B, 3) the point, base frame [m].
+        chain: (nb,) 1.0 for the joints that move the frame, else 0.0.
+        T: (B, 4, 4) the frame's pose in the base frame [m].
+        local: whether the rows are in the frame's axes (else base axes).
         J: (B, 6, nb) output.
     """
+    c = np.empty(6)
     for b in range(S.shape[0]):
-        p0, p1, p2 = p[b, 0], p[b, 1], p[b, 2]
+        R = T[b]
+        p0, p1, p2 = R[0, 3], R[1, 3], R[2, 3]
         for j in range(S.shape[1]):
             m = chain[j]
-            v0, v1, v2, w0, w1, w2 = (
-                S[b, j, 0],
-                S[b, j, 1],
-                S[b, j, 2],
-                S[b, j, 3],
-                S[b, j, 4],
-                S[b, j, 5],
-            )
-            J[b, 0, j] = m * (v0 + w1 * p2 - w2 * p1)
-            J[b, 1, j] = m * (v1 + w2 * p0 - w0 * p2)
-            J[b, 2, j] = m * (v2 + w0 * p1 - w1 * p0)
-            J[b, 3, j], J[b, 4, j], J[b, 5, j] = m * w0, m * w1, m * w2
+            v0, v1, v2 = S[b, j, 0], S[b, j, 1], S[b, j, 2]
+            w0, w1, w2 = S[b, j, 3], S[b, j, 4], S[b, j, 5]
+            c[0] = m * (v0 + w1 * p2 - w2 * p1)
+            c[1] = m * (v1 + w2 * p0 - w0 * p2)
+            c[2] = m * (v2 + w0 * p1 - w1 * p0)
+            c[3], c[4], c[5] = m * w0, m * w1, m * w2
+            for h in range(0, 6, 3):
+                for r in range(3):
+                    if local:  # R^T c
+                        J[b, h + r, j] = R[0, r] * c[h] + R[1, r] * c[h + 1] + R[2, r] * c[h + 2]
+                    else:
+                        J[b, h + r, j] = c[h + r]
 
 
-def frame_jacobian_full(tree, kin, frame):
-    """Jacobian over all body joints, rows ``[v; w]`` of the frame origin, base axes.
+def frame_jacobian_full(tree, kin, frame, local=False):
+    """Jacobian over all body joints, rows ``[v; w]`` of the frame origin.
 
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
         kin: :class:`~robot_dynamics.core.kinematics.Kinematics` at q.
         frame: link name.
+        local: rows in the frame's own axes (else base axes).
 
     Returns:
         tuple: ``(J_full (..., 6, nb), W_T_F (..., 4, 4))``.
@@ -73,9 +78,9 @@ def frame_jacobian_full(tree, kin, frame):
     J = np.zeros(batch + (6, nb))
     if info.body >= 0:
         size = math.prod(batch)
-        p = np.ascontiguousarray(W_T_F[..., :3, 3]).reshape(size, 3)
-        S = kin.S.reshape(size, nb, 6)
-        point_jacobian_kernel(S, tree.ancestors[info.body], p, J.reshape(size, 6, nb))
+        S, _ = kin.rows(batch)
+        T = W_T_F.reshape(size, 4, 4)
+        point_jacobian_kernel(S, tree.ancestors[info.body], T, local, J.reshape(size, 6, nb))
     return J, W_T_F
 
 

@@ -44,6 +44,23 @@ def within(x, bound):
     return True
 
 
+@kernel
+def within_each(x, bounds):
+    """Whether every entry of ``x`` is finite and ``|x[i]| <= bounds[i]`` (compiled).
+
+    Args:
+        x: (k,) float array.
+        bounds: (k,) float array, one bound per entry.
+
+    Returns:
+        bool: False at the first entry that is NaN, infinite or beyond its bound.
+    """
+    for i in range(x.shape[0]):
+        if not abs(x[i]) <= bounds[i]:  # False for NaN
+            return False
+    return True
+
+
 def check_vector(x, name, joint_names, size=None):
     """A float array (..., size) of finite numbers within ``MAX_INPUT``.
 

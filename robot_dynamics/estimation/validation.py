@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ..core.validation import within, within_each
 from .config import ABSURD_POSITION
 
 
@@ -66,9 +67,9 @@ class MessageValidator:
         # fast path: one comparison per field when every value is finite and within bounds
         # (NaN compares False and takes the detailed path)
         if (
-            (position is None or (np.abs(position) <= ABSURD_POSITION).all())
-            and (velocity is None or (np.abs(velocity) <= r.velocity_bound).all())
-            and (effort is None or (np.abs(effort) <= r.effort_raw_bound).all())
+            (position is None or within(position, ABSURD_POSITION))
+            and (velocity is None or within_each(velocity, r.velocity_bound))
+            and (effort is None or within_each(effort, r.effort_raw_bound))
         ):
             return present, arrays, True
         names = self.joint_names
