@@ -41,6 +41,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
+from robot_dynamics.core.dynamics import compile_kernels
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
 from robot_dynamics.estimation.joint_names import missing_joints_hint
@@ -186,6 +187,7 @@ class DynamicsNode(Node):
     # ------------------------------------------------------------------ model and parameters
     def _build(self, text, values):
         parsed, model = DP.build_model(text, values)
+        compile_kernels(model.tree)  # here, not at the first message
         return _Active(parsed, model, EstimationPipeline(model, pipeline_config(values)))
 
     def _install(self, active, source):
