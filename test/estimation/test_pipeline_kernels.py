@@ -49,7 +49,8 @@ for k in range(40):
         pipeline.command(sample, now_ns=k * 1_000_000)
         pipeline.estimate(sample)
 after = signatures()
-compiled = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+compiled = {name: count - before.get(name, 0) for name, count in after.items()}
+compiled = {name: count for name, count in compiled.items() if count}
 print(compiled)
 sys.exit(1 if compiled else 0)
 """
