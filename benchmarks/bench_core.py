@@ -2,7 +2,7 @@
 """Speed of the dynamics core against Pinocchio (and KDL where installed), measured in one run.
 
 For UR5 (6 DOF) and the Panda arm (7 DOF, example-robot-data's panda.urdf without its fingers):
-each API call on one configuration, and on a batch of 1000 configurations (ours: one vectorised
+each API call on one configuration, and on a batch of 1000 configurations (ours: one batched
 call; Pinocchio: called once per configuration in a Python loop), plus the 10 s double-pendulum
 simulation at rtol 1e-8 (ours vs the same solve_ivp driving pin.aba).
 

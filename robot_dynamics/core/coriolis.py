@@ -1,4 +1,5 @@
-"""Coriolis matrix consistent with the Christoffel symbols of M(q), vectorised.
+"""Coriolis matrix consistent with the Christoffel symbols of M(q) (numpy products over the
+kinematics pass), and the momentum terms the observer needs (a compiled pass).
 
 Echeandia & Wensing (2021): with the body-level factorisation
 ``B_i = 1/2 (V_i x* I_i - I_i V_i x + (I_i V_i) x-bar)``, the matrix

@@ -8,8 +8,8 @@ validates every argument once and calls the unchecked entry points of
 :mod:`robot_dynamics.core.checked`).
 
 All methods take batches: joint vectors of shape (..., n) give results of shape (..., n),
-(..., n, n), (..., 6, n) or (..., 4, 4), computed with a few vectorised numpy calls (no Python
-loop over the batch or, except ABA's depth loop, over the links).
+(..., n, n), (..., 6, n) or (..., 4, 4): a batch is one call of each compiled kernel, which loops
+over the configurations and the bodies (no Python loop over either).
 
 Conventions (see the package's dynamics reference):
 
