@@ -31,14 +31,15 @@ def rows(x, batch, tail):
         tail: the shape of one row (a tuple: ``(n,)`` for a joint vector).
 
     Returns:
-        ndarray: (prod(batch), *tail) float64, C-contiguous (a copy only when needed).
+        ndarray: (prod(batch), *tail) float64, C-contiguous and writable, as every kernel
+        argument but the tree's arrays is (a kernel is compiled once per kind of array); a copy
+        only when ``x`` is not such an array already.
     """
     shape = (math.prod(batch),) + tail
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous:
-        if x.shape == batch + tail:
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == batch + tail:
+        if x.flags.c_contiguous and x.flags.writeable:
             return x.reshape(shape)
-    x = np.broadcast_to(x, batch + tail).reshape(shape)
-    return np.ascontiguousarray(x, dtype=float)
+    return np.array(np.broadcast_to(x, batch + tail).reshape(shape), dtype=float, order="C")
 
 
 def batch_shape(*shapes):
