@@ -63,6 +63,8 @@ def compile_kernels(tree):
     Args:
         tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
     """
+    from .estimation import damped_pinv_solve  # (it imports this module)
+
     zero = np.zeros(tree.n)
     kin = kinematics(tree, zero)
     momentum_terms(tree, kin, zero)  # the RNEA's velocity pass, the momenta, gravity
@@ -73,8 +75,9 @@ def compile_kernels(tree):
         pass
     for frame in (tree.body_link_names or ())[-1:]:
         for axes in AXES:
-            frame_jacobian(tree, kin, frame, axes)
-    within(zero, 1.0)
+            J = frame_jacobian(tree, kin, frame, axes)
+        damped_pinv_solve(J, zero, damping=0.1, singular_threshold=0.01)
+    within(zero, 1.0)  # the bounds of a message's arrays
     within_each(zero, np.ones(tree.n))
 
 

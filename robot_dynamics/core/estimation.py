@@ -6,12 +6,12 @@ import functools
 import math
 
 import numpy as np
-from scipy.linalg.lapack import dgesdd as _dgesdd
 
 from . import dynamics as _dynamics
 from .errors import InvalidInputError
 from .friction import DEFAULT_VELOCITY_THRESHOLD, check_velocity_threshold
 from .jacobian import frame_pose
+from .jit import kernel, rows
 from .validation import check_vector
 
 
@@ -115,6 +115,37 @@ class WrenchEstimate:
     components: tuple = WRENCH_COMPONENTS
 
 
+_TINY = np.finfo(float).tiny
+
+
+@kernel
+def damped_pinv_kernel(J, tau_ext, damping, singular_threshold, f, singular_values):
+    """:func:`damped_pinv_solve`, a configuration at a time.
+
+    Args:
+        J: (B, k, n) Jacobian rows, k and n > 0.
+        tau_ext: (B, n) external joint torques.
+        damping: maximum damping lambda.
+        singular_threshold: singular value below which damping fades in.
+        f: (B, k) output: the wrench.
+        singular_values: (B, min(k, n)) output, descending.
+    """
+    coeff = np.empty(singular_values.shape[1])
+    for b in range(J.shape[0]):
+        U, s, Vt = np.linalg.svd(J[b], full_matrices=False)  # J = U diag(s) Vt
+        for i in range(s.size):
+            if s[i] >= singular_threshold and s[i] > 0.0:
+                gain = 1.0 / s[i]  # the exact inverse
+            else:
+                ratio = min(s[i] / singular_threshold, 1.0) if singular_threshold > 0.0 else 1.0
+                lam2 = damping**2 * (1.0 - ratio**2)
+                gain = s[i] / (s[i] ** 2 + lam2 + _TINY)
+            coeff[i] = (Vt[i] @ tau_ext[b]) * gain  # J^T = V diag(s) U^T: f = U diag(gain) V^T tau
+            singular_values[b, i] = s[i]
+        for r in range(f.shape[1]):
+            f[b, r] = U[r] @ coeff
+
+
 def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
     """Solve ``J^T f = tau_ext`` for f by a selectively damped SVD pseudo-inverse.
 
@@ -124,7 +155,7 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
 
     Args:
         J: (..., k, n) Jacobian rows (k = 6, or the selected components).
-        tau_ext: (..., n) external joint torques [N m or N].
+        tau_ext: (..., n) external joint torques [N m or N], J's batch shape.
         damping: maximum damping lambda.
         singular_threshold: singular value below which damping fades in.
 
@@ -132,26 +163,20 @@ def damped_pinv_solve(J, tau_ext, *, damping, singular_threshold):
         tuple: ``(f (..., k) [N, N m], singular values (..., min(k, n)))``, the singular values
         in descending order.
     """
-    if 0 in J.shape[-2:]:  # no joint moves the frame (or no component): nothing to solve
-        return np.zeros(J.shape[:-1]), np.zeros(J.shape[:-2] + (0,))
-    info = None
-    if J.ndim == 2:
-        # one configuration: LAPACK directly (numpy's wrapper costs more than the 6 x n SVD)
-        U, s, Vt, info = _dgesdd(J, full_matrices=0)
-        if info == 0 and s.size and s[-1] >= singular_threshold and s[-1] > 0.0:
-            # away from a singularity: the exact inverse, f = U diag(1 / s) V^T tau
-            return U @ ((Vt @ tau_ext) / s), s
-    if info != 0:  # a batch, or LAPACK's SVD did not converge
-        U, s, Vt = np.linalg.svd(J, full_matrices=False)  # J = U diag(s) Vt
-    if singular_threshold > 0.0:
-        ratio = np.clip(s / singular_threshold, 0.0, 1.0)
-    else:
-        ratio = np.ones_like(s)
-    lam2 = damping**2 * (1.0 - ratio**2)
-    gain = s / (s**2 + lam2 + np.finfo(float).tiny)
-    # J^T = V diag(s) U^T, so f = U diag(gain) V^T tau
-    coeff = (Vt @ tau_ext[..., None])[..., 0] * gain
-    return (U @ coeff[..., None])[..., 0], s
+    batch, (k, n) = J.shape[:-2], J.shape[-2:]
+    if 0 in (k, n):  # no joint moves the frame (or no component): nothing to solve
+        return np.zeros(batch + (k,)), np.zeros(batch + (0,))
+    f, s = np.empty(batch + (k,)), np.empty(batch + (min(k, n),))
+    size = math.prod(batch)
+    damped_pinv_kernel(
+        rows(J, batch, (k, n)),
+        rows(tau_ext, batch, (n,)),
+        float(damping),
+        float(singular_threshold),
+        f.reshape(size, k),
+        s.reshape(size, min(k, n)),
+    )
+    return f, s
 
 
 def external_wrench(
@@ -202,12 +227,12 @@ def external_wrench(
     if len(components) == 6:
         f, s = damped_pinv_solve(J, tau_ext, damping=damping, singular_threshold=singular_threshold)
     else:
-        rows = component_rows(components)
+        selected = component_rows(components)
         f_s, s = damped_pinv_solve(
-            J[..., rows, :], tau_ext, damping=damping, singular_threshold=singular_threshold
+            J[..., selected, :], tau_ext, damping=damping, singular_threshold=singular_threshold
         )
         f = np.zeros(shape + (6,))
-        f[..., rows] = f_s
+        f[..., selected] = f_s
     if lever is not None:
         f = np.concatenate([f[..., :3], f[..., 3:] + np.cross(lever, f[..., :3])], axis=-1)
     s_min = s[..., -1] if s.shape[-1] else np.zeros(s.shape[:-1])
