@@ -7,7 +7,7 @@ At rest every body's acceleration is the base's, ``a_0 = [-g; 0]``, so ``f_i = I
 import numpy as np
 
 from .jit import kernel
-from .spatial import dot
+from .rnea import joint_forces
 
 
 @kernel
@@ -27,12 +27,7 @@ def gravity_kernel(parent, gravity, S, I, tau):
             for r in range(6):
                 Ir = I[b, i, r]
                 f[i, r] = -(Ir[0] * gravity[0] + Ir[1] * gravity[1] + Ir[2] * gravity[2])
-        for i in range(nb - 1, -1, -1):
-            tau[b, i] = dot(S[b, i], f[i])
-            p = parent[i]
-            if p >= 0:
-                for r in range(6):
-                    f[p, r] += f[i, r]
+        joint_forces(parent, S[b], f, tau[b])
 
 
 def generalized_gravity(tree, kin):

@@ -18,6 +18,25 @@ from .spatial import cross_force, cross_motion, dot, times
 
 
 @kernel
+def joint_forces(parent, S, f, tau):
+    """The RNEA's backward pass for one configuration: ``tau_i = S_i . f_i`` from the leaves to
+    the base, each body's force added to its parent's (``f`` accumulates in place).
+
+    Args:
+        parent: (nb,) parent body, -1 for the base (parents before children).
+        S: (nb, 6) joint axes.
+        f: (nb, 6) the bodies' own forces; on return, their subtrees' sums.
+        tau: (nb,) output: joint forces.
+    """
+    for i in range(parent.shape[0] - 1, -1, -1):
+        tau[i] = dot(S[i], f[i])
+        p = parent[i]
+        if p >= 0:
+            for r in range(6):
+                f[p, r] += f[i, r]
+
+
+@kernel
 def rnea_kernel(parent, base_acceleration, S, I, qd, qdd, tau, V, A, IV):
     """The RNEA's two passes, a configuration at a time.
 
@@ -50,12 +69,7 @@ def rnea_kernel(parent, base_acceleration, S, I, qd, qdd, tau, V, A, IV):
             cross_force(Vb[i], IV[b, i], t)
             for r in range(6):
                 f[i, r] += t[r]
-        for i in range(nb - 1, -1, -1):
-            tau[b, i] = dot(S[k, i], f[i])
-            p = parent[i]
-            if p >= 0:
-                for r in range(6):
-                    f[p, r] += f[i, r]
+        joint_forces(parent, S[k], f, tau[b])
 
 
 def rnea(tree, kin, qd, qdd, f_ext=None):
