@@ -29,7 +29,6 @@ from .jit import batch_shape
 from .kinematics import Kinematics
 from .aba import aba as _aba
 from .rnea import rnea, world_wrench
-from .validation import AXES, within, within_each
 
 _isfinite = np.isfinite
 
@@ -51,34 +50,6 @@ def kinematics(tree, q):
         Kinematics: body poses at q (and, on first use, world axes and inertias).
     """
     return Kinematics(tree, tree.body_positions(q))
-
-
-def compile_kernels(tree):
-    """Run the compiled kernels once on the tree, at its zero configuration.
-
-    The first call of a kernel after an install compiles it (a few seconds for all of them);
-    later processes load it from Numba's cache (a fraction of a second). A node calls this
-    while it loads its model, so that its first message does not pay for it.
-
-    Args:
-        tree: the :class:`~robot_dynamics.core.tree.KinematicTree`.
-    """
-    from .estimation import damped_pinv_solve  # (it imports this module)
-
-    zero = np.zeros(tree.n)
-    kin = kinematics(tree, zero)
-    momentum_terms(tree, kin, zero)  # the RNEA's velocity pass, the momenta, gravity
-    mass_matrix(tree, kin)
-    try:
-        forward_dynamics(tree, kin, zero, zero)
-    except SingularInertiaError:  # a model for torques only (massless links): compiled anyway
-        pass
-    for frame in (tree.body_link_names or ())[-1:]:
-        for axes in AXES:
-            J = frame_jacobian(tree, kin, frame, axes)
-        damped_pinv_solve(J, zero, damping=0.1, singular_threshold=0.01)
-    within(zero, 1.0)  # the bounds of a message's arrays
-    within_each(zero, np.ones(tree.n))
 
 
 def in_chunks(tree, shape, function, q, *arrays, entries=36, **options):

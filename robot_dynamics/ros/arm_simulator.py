@@ -141,7 +141,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from robot_dynamics.core.dynamics import compile_kernels
+from robot_dynamics.core.precompile import compile_kernels
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.simulation.arm import (
     NANO,

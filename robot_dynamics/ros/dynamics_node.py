@@ -41,7 +41,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from robot_dynamics.core.dynamics import compile_kernels
+from robot_dynamics.core.precompile import compile_kernels
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
 from robot_dynamics.estimation.joint_names import missing_joints_hint

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from robot_dynamics import RobotModel
-from robot_dynamics.core.dynamics import compile_kernels
+from robot_dynamics.core.precompile import compile_kernels
 from robot_dynamics.estimation import EstimationPipeline, PipelineConfig
 
 
