@@ -17,9 +17,27 @@ import math
 import numpy as np
 from numba import njit
 
-#: Decorator of every kernel: compiled on first call and cached, the GIL released, floating
-#: point as numpy computes it (a division by zero gives inf or nan, it does not raise).
-kernel = njit(cache=True, nogil=True, error_model="numpy")
+_OPTIONS = dict(nogil=True, error_model="numpy")
+
+
+def kernel(function):
+    """Decorator of every kernel: compiled on first call and cached, the GIL released, floating
+    point as numpy computes it (a division by zero gives inf or nan, it does not raise).
+
+    Where Numba finds no writable cache directory (a read-only install, and a home without a
+    writable ``~/.cache``; ``NUMBA_CACHE_DIR`` names one), the kernel is compiled in every
+    process instead of refusing to load.
+
+    Args:
+        function: the Python function, in Numba's nopython subset.
+
+    Returns:
+        the compiled dispatcher.
+    """
+    try:
+        return njit(cache=True, **_OPTIONS)(function)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return njit(cache=False, **_OPTIONS)(function)
 
 
 def rows(x, batch, tail):
