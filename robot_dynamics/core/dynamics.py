@@ -29,6 +29,7 @@ from .jit import batch_shape
 from .kinematics import Kinematics
 from .aba import aba as _aba
 from .rnea import rnea, world_wrench
+from .validation import all_finite
 
 _isfinite = np.isfinite
 
@@ -237,7 +238,7 @@ def aba(tree, kin, qd, tau, f_ext=None, frame=None, what="aba"):
     if f_ext is not None:
         batches += (f_ext.shape[:-1],)
     qdd = _aba(tree, kin, qd, tau, external, batch_shape(*batches))
-    if not _isfinite(qdd).all():
+    if not all_finite(qdd):
         raise _singular(tree, mass_matrix(tree, kin), what)
     return qdd
 

@@ -6,6 +6,7 @@ names the argument and, for joint vectors, the joint.
 """
 
 import math
+import sys
 
 import numpy as np
 
@@ -42,6 +43,19 @@ def within(x, bound):
         if not abs(v) <= bound:  # False for NaN
             return False
     return True
+
+
+def all_finite(x):
+    """Whether every entry of the array ``x`` is finite (a compiled loop; ``np.isfinite(x).all()``
+    costs more for a handful of values).
+
+    Args:
+        x: float array.
+
+    Returns:
+        bool.
+    """
+    return within(x.reshape(-1), sys.float_info.max)
 
 
 @kernel

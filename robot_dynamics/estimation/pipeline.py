@@ -33,6 +33,7 @@ from robot_dynamics.core import dynamics
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.core.estimation import external_wrench
 from robot_dynamics.core.state_terms import StateTerms
+from robot_dynamics.core.validation import all_finite
 
 from .config import PipelineConfig, validate_config
 from .contact import ContactDetector
@@ -585,8 +586,7 @@ class EstimationPipeline:
 
     def _finite(self, values, name):
         """values, or None (counted, reason kept) when any is not finite: the last guard."""
-        # one sum for the common case; a sum that overflowed may still be of finite values
-        if math.isfinite(np.add.reduce(values, axis=None)) or np.all(np.isfinite(values)):
+        if all_finite(values):
             return values
         self.counters["nonfinite_outputs"] += 1
         self._text["last_nonfinite_output"] = f"{name} not finite (withheld)"

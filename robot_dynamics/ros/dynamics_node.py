@@ -42,6 +42,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from robot_dynamics.core.precompile import compile_kernels
+from robot_dynamics.core.validation import all_finite
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
 from robot_dynamics.estimation.joint_names import missing_joints_hint
@@ -452,7 +453,7 @@ class DynamicsNode(Node):
         if index is None:
             return
         values = out.command[index]
-        if not np.isfinite(values).all():  # the last check before a robot gets it
+        if not all_finite(values):  # the last check before a robot gets it
             self._command_error = "non-finite effort command withheld"
             active.pipeline.withhold_command(self._command_error)
             return
