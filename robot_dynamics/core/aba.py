@@ -23,7 +23,8 @@ import math
 import numpy as np
 
 from .jit import kernel, rows
-from .spatial import cross_force, cross_motion, dot, times
+from .rnea import body_velocity
+from .spatial import cross_force, dot, times
 
 
 _NO_FORCE = np.zeros((1, 6))
@@ -40,7 +41,8 @@ def aba_kernel(parent, base_acceleration, armature, S, I, qd, tau, body, F_ext, 
         S: (Bk, nb, 6) joint axes; I: (Bk, nb, 6, 6) spatial inertias (Bk 1 or B).
         qd, tau: (B, nb) body joint velocities and forces.
         body: the body ``F_ext`` acts on, -1 for none.
-        F_ext: (Bf, 6) spatial force on ``body``, base axes about the base origin (Bf 1 or B).
+        F_ext: (B, 6) spatial force on ``body``, base axes about the base origin (not read
+            when ``body`` is -1).
         qdd: (B, nb) output: joint accelerations (inf or nan where an articulated inertia is
             zero).
     """
@@ -52,20 +54,13 @@ def aba_kernel(parent, base_acceleration, armature, S, I, qd, tau, body, F_ext, 
     for b in range(qd.shape[0]):
         k = 0 if S.shape[0] == 1 else b
         for i in range(nb):  # velocities, velocity-product accelerations, bias forces
-            p = parent[i]
-            Si = S[k, i]
-            for r in range(6):
-                V[i, r] = Si[r] * qd[b, i] + (V[p, r] if p >= 0 else 0.0)
-            cross_motion(V[i], Si, c[i])
-            for r in range(6):
-                c[i, r] *= qd[b, i]
+            body_velocity(parent, S[k], qd[b], i, V, c[i])
             IA[i] = I[k, i]
             times(I[k, i], V[i], t)
             cross_force(V[i], t, pA[i])
         if body >= 0:
-            f = F_ext[0 if F_ext.shape[0] == 1 else b]
             for r in range(6):
-                pA[body, r] -= f[r]
+                pA[body, r] -= F_ext[b, r]
         for i in range(nb - 1, -1, -1):  # articulated inertias, leaves to base
             Si = S[k, i]
             times(IA[i], Si, U[i])

@@ -16,7 +16,7 @@ import numpy as np
 
 from .crba import crba
 from .jit import kernel
-from .rnea import rnea_pass
+from .rnea import joint_forces, rnea_pass
 from .spatial import cross_motion, dot, force_bar, motion_cross
 
 
@@ -83,14 +83,10 @@ def momentum_kernel(parent, S, V, IV, momentum, CTqd):
     for b in range(V.shape[0]):
         k = 0 if S.shape[0] == 1 else b
         h[:, :] = IV[b]
-        for i in range(nb - 1, -1, -1):
-            momentum[b, i] = dot(S[k, i], h[i])
+        joint_forces(parent, S[k], h, momentum[b])  # h becomes the subtree momenta
+        for i in range(nb):
             cross_motion(V[b, i], S[k, i], Sdot)
             CTqd[b, i] = dot(Sdot, h[i])
-            p = parent[i]
-            if p >= 0:
-                for r in range(6):
-                    h[p, r] += h[i, r]
 
 
 def momentum_from_velocity_terms(tree, kin, V, IV):

@@ -43,4 +43,4 @@ def generalized_gravity(tree, kin):
     S, I = kin.rows(kin.batch)
     tau = np.empty(S.shape[:2])
     gravity_kernel(tree.parent, tree.gravity, S, I, tau)
-    return tau.reshape(kin.batch + S.shape[1:2])
+    return tau.reshape(kin.batch + (tree.nb,))

@@ -26,9 +26,9 @@ def compile_kernels(tree):
         dynamics.forward_dynamics(tree, kin, zero, zero)
     except SingularInertiaError:  # a model for torques only (massless links): compiled anyway
         pass
-    for frame in (tree.body_link_names or ())[-1:]:
+    if tree.nb:  # a link the joints move: its Jacobian in either axes, the wrench solve
         for axes in AXES:
-            J = dynamics.frame_jacobian(tree, kin, frame, axes)
+            J = dynamics.frame_jacobian(tree, kin, tree.body_link_names[-1], axes)
         damped_pinv_solve(J, zero, damping=0.1, singular_threshold=0.01)
     within(zero, 1.0)  # the bounds of a message's arrays
     within_each(zero, np.ones(tree.n))

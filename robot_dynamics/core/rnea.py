@@ -18,6 +18,27 @@ from .spatial import cross_force, cross_motion, dot, times
 
 
 @kernel
+def body_velocity(parent, S, qd, i, V, c):
+    """The RNEA's velocity step for body ``i`` of one configuration: ``V_i = V_parent + S_i
+    qd_i`` and the velocity-product acceleration ``c = V_i x S_i qd_i``.
+
+    Args:
+        parent: (nb,) parent body, -1 for the base (parents before children).
+        S: (nb, 6) joint axes.
+        qd: (nb,) body joint velocities.
+        i: the body.
+        V: (nb, 6) body velocities, filled for the bodies before ``i``; row ``i`` is written.
+        c: (6,) output.
+    """
+    p = parent[i]
+    for r in range(6):
+        V[i, r] = S[i, r] * qd[i] + (V[p, r] if p >= 0 else 0.0)
+    cross_motion(V[i], S[i], c)  # V_i x S_i qd_i = qd_i (V_i x S_i)
+    for r in range(6):
+        c[r] *= qd[i]
+
+
+@kernel
 def joint_forces(parent, S, f, tau):
     """The RNEA's backward pass for one configuration: ``tau_i = S_i . f_i`` from the leaves to
     the base, each body's force added to its parent's (``f`` accumulates in place).
@@ -56,14 +77,11 @@ def rnea_kernel(parent, base_acceleration, S, I, qd, qdd, tau, V, A, IV):
         k = 0 if S.shape[0] == 1 else b
         Vb, Ab = V[b], A[b]
         for i in range(nb):
+            body_velocity(parent, S[k], qd[b], i, Vb, t)
             p = parent[i]
-            Si = S[k, i]
-            for r in range(6):
-                Vb[i, r] = Si[r] * qd[b, i] + (Vb[p, r] if p >= 0 else 0.0)
-            cross_motion(Vb[i], Si, t)  # V_i x S_i qd_i = qd_i (V_i x S_i)
             for r in range(6):
                 a = Ab[p, r] if p >= 0 else base_acceleration[i, r]
-                Ab[i, r] = a + Si[r] * qdd[b, i] + t[r] * qd[b, i]
+                Ab[i, r] = a + S[k, i, r] * qdd[b, i] + t[r]
             times(I[k, i], Vb[i], IV[b, i])
             times(I[k, i], Ab[i], f[i])
             cross_force(Vb[i], IV[b, i], t)

@@ -17,7 +17,7 @@ from scipy.integrate import solve_ivp
 
 from . import dynamics as _dynamics
 from .errors import InvalidInputError, SimulationError, SimulationLimitError
-from .validation import check_vector, within
+from .validation import all_finite, check_vector
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 FIXED_STEP_METHODS = ("semi_implicit_euler",)
@@ -165,9 +165,10 @@ def torque_function(model, tau, max_torque=MAX_TORQUE):
 
 
 def _check_torque(values, max_torque, name, t=None):
-    """Refuse torques that are not finite or beyond max_torque (sum of squares: one call)."""
+    """Refuse torques that are not finite or beyond max_torque (one compiled check when they
+    are all fine)."""
     flat = values.reshape(-1)
-    if _within(flat, max_torque):
+    if all_finite(flat, max_torque):
         return
     bad = ~np.isfinite(flat) | (np.abs(np.where(np.isfinite(flat), flat, 0.0)) > max_torque)
     if not np.any(bad):
@@ -177,11 +178,6 @@ def _check_torque(values, max_torque, name, t=None):
     if not math.isfinite(value):
         raise InvalidInputError(f"{name} has a NaN or infinite value{at}")
     raise InvalidInputError(f"{name} has {value:g}{at}, beyond max_torque = {max_torque:g}")
-
-
-def _within(x, bound):
-    """True when every entry of x is finite and |x| <= bound (max |x| is NaN with a NaN)."""
-    return within(x.reshape(-1), bound)
 
 
 def _positive(value, name, low, high=math.inf):
@@ -334,7 +330,7 @@ def simulate(
     def check_state(t, *parts):
         """SimulationError when (q, qd) leave the finite range or ``stop`` says so; the
         wall-time bound."""
-        if not all(_within(p, MAX_STATE) for p in parts):
+        if not all(all_finite(p, MAX_STATE) for p in parts):
             raise diverged(t)
         check_time(t)
 
@@ -400,7 +396,7 @@ def simulate(
                 )
             check_time(t)
             q, qd = y[:n], y[n:]
-            if not _within(qd, MAX_STATE):
+            if not all_finite(qd, MAX_STATE):
                 # a trial state (a stage, a Newton iterate) with velocities beyond the range: no
                 # derivative there, the integrator rejects the step and takes a smaller one. A
                 # trial position beyond it is computed (a numerical Jacobian probes a joint the

@@ -34,7 +34,7 @@ def within(x, bound):
 
     Args:
         x: (k,) float array (``arr.reshape(-1)`` of any array).
-        bound: the bound (inf: finiteness only).
+        bound: the bound, finite (``|inf| <= inf``: an infinite bound lets inf through).
 
     Returns:
         bool: False at the first entry that is NaN, infinite or beyond the bound.
@@ -45,17 +45,18 @@ def within(x, bound):
     return True
 
 
-def all_finite(x):
-    """Whether every entry of the array ``x`` is finite (a compiled loop; ``np.isfinite(x).all()``
-    costs more for a handful of values).
+def all_finite(x, bound=sys.float_info.max):
+    """Whether every entry of the float array ``x``, of any shape, is finite and ``|x| <= bound``
+    (:func:`within`; ``np.isfinite(x).all()`` costs more for a handful of values).
 
     Args:
         x: float array.
+        bound: the bound (default: the largest finite float, i.e. finiteness only).
 
     Returns:
         bool.
     """
-    return within(x.reshape(-1), sys.float_info.max)
+    return within(x.reshape(-1), bound)
 
 
 @kernel
@@ -106,7 +107,7 @@ def check_vector(x, name, joint_names, size=None):
             f"{name} has shape {arr.shape}, expected (..., {size})"
             + (f" ordered as {list(joint_names)}" if size == n else "")
         )
-    if not within(arr.reshape(-1), MAX_INPUT):
+    if not all_finite(arr, MAX_INPUT):
         finite = np.isfinite(arr)
         bad_mask = ~finite | (np.abs(np.where(finite, arr, 0.0)) > MAX_INPUT)
         if np.any(bad_mask):

@@ -141,7 +141,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from robot_dynamics.core.precompile import compile_kernels
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.simulation.arm import (
     NANO,
@@ -225,7 +224,6 @@ class ArmSimulator(Node):
     def _build(self, urdf: str, values: Dict):
         """(model, settings) from URDF text and parameter values; raises to refuse."""
         model = model_from_parameters(urdf, values)
-        compile_kernels(model.tree)  # here, not at the first physics step
         return model, ArmSettings.from_values(model, values)
 
     def _install(self, built, source: str) -> None:

@@ -29,6 +29,7 @@ from std_msgs.msg import String
 from robot_dynamics.core.errors import RobotDynamicsError
 from robot_dynamics.core.inertia import inertia_warning_lines
 from robot_dynamics.core.joint_warnings import joint_warning_lines
+from robot_dynamics.core.precompile import compile_kernels
 from robot_dynamics.core.tip import no_tip_reason
 from robot_dynamics.schema.model import locked_joints
 
@@ -78,7 +79,9 @@ def urdf_text(value, source):
 def model_from_parameters(text, values):
     """The :class:`~robot_dynamics.RobotModel` of URDF text with the model parameters both nodes
     declare (:func:`robot_dynamics.schema.model.model_section`: ``base_link``, ``tip_link``,
-    ``locked_joints``, ``gravity``, ``balance_inertia``, ``strict_inertia``).
+    ``locked_joints``, ``gravity``, ``balance_inertia``, ``strict_inertia``), its compiled
+    kernels run once (:func:`~robot_dynamics.core.precompile.compile_kernels`): a node compiles
+    or loads them while it loads the model, not at its first message or physics step.
 
     Args:
         text: URDF XML text.
@@ -92,7 +95,7 @@ def model_from_parameters(text, values):
     """
     from robot_dynamics import RobotModel
 
-    return RobotModel.from_urdf_string(
+    model = RobotModel.from_urdf_string(
         text,
         base_link=values["base_link"] or None,
         tip_link=values["tip_link"] or None,
@@ -101,6 +104,8 @@ def model_from_parameters(text, values):
         balance_inertia=bool(values["balance_inertia"]),
         strict_inertia=bool(values["strict_inertia"]),
     )
+    compile_kernels(model.tree)
+    return model
 
 
 def locked_joints_text(model):

@@ -41,7 +41,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from robot_dynamics.core.precompile import compile_kernels
 from robot_dynamics.core.validation import all_finite
 from robot_dynamics.estimation import EstimationPipeline
 from robot_dynamics.estimation.config import pipeline_config
@@ -188,7 +187,6 @@ class DynamicsNode(Node):
     # ------------------------------------------------------------------ model and parameters
     def _build(self, text, values):
         parsed, model = DP.build_model(text, values)
-        compile_kernels(model.tree)  # here, not at the first message
         return _Active(parsed, model, EstimationPipeline(model, pipeline_config(values)))
 
     def _install(self, active, source):
